@@ -1,0 +1,110 @@
+//! Rendering errors for people: the offending instruction in assembly form with its neighbours
+//! (or the line of the user's `.spvasm`), a label on the culprit, and the location in words.
+
+use codespan_reporting::diagnostic::{Diagnostic, Label};
+use codespan_reporting::files::SimpleFile;
+use codespan_reporting::term::{self, termcolor::WriteColor};
+use rspirv::binary::{Consumer, Disassemble, ParseAction as Action};
+use rspirv::dr;
+
+use crate::error::Error;
+
+/// How many instructions to show before and after the culprit in a binary's listing.
+const CONTEXT: usize = 3;
+
+/// Writes `error` about the input named `path` with contents `input`.
+pub fn render(error: &Error, path: &str, input: &[u8], out: &mut dyn WriteColor) -> std::io::Result<()> {
+    let config = term::Config::default();
+    let message = error.to_string();
+    let (file, diagnostic) = match source_and_span(error, input) {
+        Some((text, span, label)) => {
+            let file = SimpleFile::new(path.to_string(), text);
+            let diagnostic = Diagnostic::error().with_message(message).with_labels(vec![Label::primary((), span).with_message(label)]);
+            (file, diagnostic)
+        }
+        None => (SimpleFile::new(path.to_string(), String::new()), Diagnostic::error().with_message(message)),
+    };
+    let diagnostic = match error {
+        Error::Internal { .. } => diagnostic.with_notes(vec!["this is a bug in spv2wgsl: please report it with the input file".into()]),
+        _ => diagnostic,
+    };
+    term::emit_to_write_style(out, &config, &file, &diagnostic).map_err(std::io::Error::other)
+}
+
+/// The text to show, the byte span of the culprit in it, and the label for that span.
+fn source_and_span(error: &Error, input: &[u8]) -> Option<(String, std::ops::Range<usize>, String)> {
+    if let Error::Assembly(assembly) = error {
+        let text = String::from_utf8_lossy(input).into_owned();
+        let start = byte_of(&text, assembly.line, assembly.column)?;
+        let end = text[start..].find(char::is_whitespace).map_or(text.len(), |n| start + n.max(1));
+        return Some((text, start..end, assembly.message.clone()));
+    }
+    let offset = error.location()?.word_offset? as usize;
+    if crate::is_assembly(input) {
+        let text = String::from_utf8_lossy(input).into_owned();
+        let assembly = crate::spirv::assemble::assemble(&text).ok()?;
+        let line = assembly.lines.iter().find(|(word, _)| *word as usize == offset)?.1;
+        let start = byte_of(&text, line, 1)?;
+        let end = text[start..].find('\n').map_or(text.len(), |n| start + n);
+        return Some((text, start..end, "this instruction".into()));
+    }
+    binary_listing(input, offset)
+}
+
+/// Byte index of a 1-based line and column.
+fn byte_of(text: &str, line: u32, column: u32) -> Option<usize> {
+    let line_start = if line <= 1 {
+        0
+    } else {
+        text.match_indices('\n').nth(line as usize - 2).map(|(i, _)| i + 1)?
+    };
+    let column_byte = text[line_start..].char_indices().nth(column.saturating_sub(1) as usize).map_or(0, |(i, _)| i);
+    Some(line_start + column_byte)
+}
+
+/// A disassembly of the instructions around the one at `offset`, with the culprit's span.
+fn binary_listing(input: &[u8], offset: usize) -> Option<(String, std::ops::Range<usize>, String)> {
+    let words = crate::spirv::load::words_from_bytes(input).ok()?;
+    let mut collector = Collector { insts: Vec::new() };
+    // The module may be malformed after the culprit; what was parsed before it is enough.
+    let _ = rspirv::binary::parse_words(&words, &mut collector);
+    let mut offsets = Vec::new();
+    let mut at = 5;
+    while at < words.len() && offsets.len() < collector.insts.len() {
+        offsets.push(at);
+        at += ((words[at] >> 16) as usize).max(1);
+    }
+    let index = offsets.iter().position(|&o| o == offset)?;
+    let first = index.saturating_sub(CONTEXT);
+    let last = (index + CONTEXT + 1).min(collector.insts.len());
+    let mut text = String::new();
+    let mut span = 0..0;
+    for i in first..last {
+        let line = format!("{:>8}: {}\n", format!("{:#x}", offsets[i]), collector.insts[i].disassemble().trim());
+        if i == index {
+            span = text.len() + 10..text.len() + line.len() - 1;
+        }
+        text.push_str(&line);
+    }
+    Some((text, span, format!("word {offset:#x}")))
+}
+
+struct Collector {
+    insts: Vec<dr::Instruction>,
+}
+
+impl Consumer for Collector {
+    fn initialize(&mut self) -> Action {
+        Action::Continue
+    }
+    fn finalize(&mut self) -> Action {
+        Action::Continue
+    }
+    fn consume_header(&mut self, _: dr::ModuleHeader) -> Action {
+        Action::Continue
+    }
+    fn consume_instruction(&mut self, inst: dr::Instruction) -> Action {
+        self.insts.push(inst);
+        Action::Continue
+    }
+}

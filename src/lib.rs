@@ -1,0 +1,77 @@
+//! spv2wgsl: translates Vulkan SPIR-V into WGSL that WebGPU accepts.
+//!
+//! ```no_run
+//! let spirv = std::fs::read("shader.spv").unwrap();
+//! let translation = spv2wgsl::translate(&spirv, &spv2wgsl::Options::default()).unwrap();
+//! std::fs::write("shader.wgsl", translation.wgsl).unwrap();
+//! ```
+//!
+//! The pipeline reads one way: bytes, then [`spirv::load`] into a [`spirv::Module`], then the passes
+//! in the order [`translate`] lists them, then [`wgsl::emit`], printing, and validation with naga.
+
+pub mod diagnostics;
+pub mod error;
+pub mod ops;
+pub mod passes;
+pub mod spirv;
+pub mod wgsl;
+
+pub use error::{Error, Location};
+
+/// How to translate.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// Validate the WGSL with naga before returning it (on by default).
+    pub validate: bool,
+    /// Translate only the entry point with this name.
+    pub entry_point: Option<String>,
+    /// Drop writes of gl_PointSize other than 1.0 (with a warning) instead of failing.
+    pub ignore_point_size: bool,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options { validate: true, entry_point: None, ignore_point_size: false }
+    }
+}
+
+/// The result of a translation.
+#[derive(Debug, Clone)]
+pub struct Translation {
+    pub wgsl: String,
+    /// Things the user should know that did not stop the translation.
+    pub warnings: Vec<String>,
+}
+
+/// Translates a SPIR-V module (binary in either byte order, or assembly text) into WGSL.
+pub fn translate(input: &[u8], options: &Options) -> Result<Translation, Error> {
+    let words = read_words(input)?;
+    let mut module = spirv::load::load(&words)?;
+    // The pass order: each pass states what holds before and after it at the top of its file.
+    passes::entry_points::run(&mut module, options)?;
+    passes::structurize::run(&mut module, options)?;
+    passes::io_wrapper::run(&mut module, options)?;
+    passes::signedness::run(&mut module, options)?;
+    let ast = wgsl::emit::emit(&module, options)?;
+    let text = wgsl::print::print(&ast);
+    if options.validate {
+        wgsl::validate::validate(&text)?;
+    }
+    Ok(Translation { wgsl: text, warnings: module.warnings })
+}
+
+/// Whether the input is SPIR-V assembly text rather than a binary module.
+pub fn is_assembly(input: &[u8]) -> bool {
+    let binary_magic = input.len() >= 4
+        && matches!(u32::from_le_bytes([input[0], input[1], input[2], input[3]]), 0x0723_0203 | 0x0302_2307);
+    !binary_magic && std::str::from_utf8(input).is_ok_and(|text| text.contains("Op"))
+}
+
+/// The module's words in host order, assembling text input first.
+pub fn read_words(input: &[u8]) -> Result<Vec<u32>, Error> {
+    if is_assembly(input) {
+        let text = std::str::from_utf8(input).unwrap_or_default();
+        return Ok(spirv::assemble::assemble(text)?.words);
+    }
+    spirv::load::words_from_bytes(input)
+}

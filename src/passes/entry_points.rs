@@ -1,0 +1,45 @@
+//! Entry-point selection: keeps the entry points WGSL can express (and only the one asked for
+//! with `--entry-point`), warning about the ones dropped.
+//!
+//! After: `module.entry_points` is non-empty and every entry is a vertex, fragment or compute
+//! shader.
+
+use spirv::ExecutionModel;
+
+use crate::error::{Error, Location};
+use crate::spirv::Module;
+use crate::Options;
+
+pub fn run(module: &mut Module, options: &Options) -> Result<(), Error> {
+    if let Some(wanted) = &options.entry_point {
+        let available: Vec<String> = module.entry_points.iter().map(|e| e.name.clone()).collect();
+        module.entry_points.retain(|e| &e.name == wanted);
+        if module.entry_points.is_empty() {
+            return Err(Error::unsupported(
+                format!("no entry point named `{wanted}` (the module has: {})", available.join(", ")),
+                Location::default(),
+            ));
+        }
+    }
+    let mut rejected = Vec::new();
+    module.entry_points.retain(|e| {
+        let kept = matches!(e.model, ExecutionModel::Vertex | ExecutionModel::Fragment | ExecutionModel::GLCompute);
+        if !kept {
+            rejected.push((e.name.clone(), e.model, e.offset));
+        }
+        kept
+    });
+    for (name, model, _) in &rejected {
+        module.warnings.push(format!("skipped entry point `{name}`: WGSL has no {model:?} stage"));
+    }
+    if module.entry_points.is_empty() {
+        return Err(match rejected.first() {
+            Some((name, model, offset)) => Error::unsupported(
+                format!("entry point `{name}` is a {model:?} shader, a stage WGSL does not have"),
+                Location { word_offset: Some(*offset), opcode: Some(spirv::Op::EntryPoint), ..Location::default() },
+            ),
+            None => Error::unsupported("the module has no entry point", Location::default()),
+        });
+    }
+    Ok(())
+}

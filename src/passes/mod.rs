@@ -1,0 +1,7 @@
+//! The passes over the module, each `fn run(&mut Module, &Options) -> Result<(), Error>` in its own
+//! file. Their order is in `lib.rs`.
+
+pub mod entry_points;
+pub mod io_wrapper;
+pub mod signedness;
+pub mod structurize;

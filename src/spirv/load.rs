@@ -1,0 +1,651 @@
+//! Loading: SPIR-V words to our [`Module`], in one pass over rspirv's instruction stream.
+//!
+//! rspirv decodes each instruction by the grammar; we check what it trusts (word counts, id
+//! bounds, every operand id defined) so that later stages can index without panicking.
+
+use rspirv::binary::{Consumer, ParseAction as Action};
+use rspirv::dr::{self, Operand};
+use spirv::Op;
+
+use super::module::*;
+use crate::error::{Error, Location};
+
+const MAGIC: u32 = 0x0723_0203;
+const HEADER_WORDS: usize = 5;
+
+/// Turns bytes into words in host order, checking the magic number in either byte order.
+pub fn words_from_bytes(bytes: &[u8]) -> Result<Vec<u32>, Error> {
+    let malformed = |message: String| Error::Malformed { message, location: Location::default() };
+    if bytes.len() < HEADER_WORDS * 4 {
+        return Err(malformed(format!(
+            "{} bytes is too short for a SPIR-V header (20 bytes)",
+            bytes.len()
+        )));
+    }
+    if bytes.len() % 4 != 0 {
+        return Err(malformed(format!(
+            "length {} is not a multiple of 4: the file is truncated or not SPIR-V",
+            bytes.len()
+        )));
+    }
+    let little = u32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]);
+    let from: fn([u8; 4]) -> u32 = if little == MAGIC {
+        u32::from_le_bytes
+    } else if little.swap_bytes() == MAGIC {
+        u32::from_be_bytes
+    } else {
+        return Err(malformed(format!("wrong magic number {little:#010x} (expected 0x07230203)")));
+    };
+    Ok(bytes.chunks_exact(4).map(|c| from([c[0], c[1], c[2], c[3]])).collect())
+}
+
+/// Builds a module from host-order words whose magic number has been checked.
+pub fn load(words: &[u32]) -> Result<Module, Error> {
+    let offsets = instruction_offsets(words)?;
+    // Ids index a dense table: refuse bounds no real module has rather than allocate gigabytes.
+    let bound = words[3];
+    let limit = 16 * words.len() as u64 + 1024;
+    if u64::from(bound) > limit {
+        return Err(Error::Malformed {
+            message: format!(
+                "id bound {bound} is implausibly large for a module of {} words",
+                words.len()
+            ),
+            location: Location::default(),
+        });
+    }
+    let mut builder = Builder {
+        module: Module {
+            version: (((words[1] >> 16) & 0xff) as u8, ((words[1] >> 8) & 0xff) as u8),
+            bound,
+            defs: vec![Def::None; bound as usize],
+            ..Module::default()
+        },
+        offsets: &offsets,
+        index: 0,
+        function: None,
+        block: None,
+        error: None,
+    };
+    let result = rspirv::binary::parse_words(words, &mut builder);
+    if let Some(error) = builder.error.take() {
+        return Err(error);
+    }
+    if let Err(state) = result {
+        let location = Location {
+            word_offset: offsets.get(builder.index).map(|&o| o as u32),
+            ..Location::default()
+        };
+        return Err(Error::Malformed { message: state.to_string(), location });
+    }
+    if builder.function.is_some() {
+        return Err(Error::Malformed {
+            message: "the module ends inside a function (no OpFunctionEnd)".into(),
+            location: Location::default(),
+        });
+    }
+    let module = builder.module;
+    check_operands(&module)?;
+    Ok(module)
+}
+
+/// Word offsets of every instruction, checking that each word count is sane and in bounds.
+fn instruction_offsets(words: &[u32]) -> Result<Vec<usize>, Error> {
+    let mut offsets = Vec::with_capacity(words.len() / 4);
+    let mut at = HEADER_WORDS;
+    while at < words.len() {
+        let count = (words[at] >> 16) as usize;
+        let location = Location { word_offset: Some(at as u32), ..Location::default() };
+        if count == 0 {
+            return Err(Error::Malformed { message: "instruction with a word count of 0".into(), location });
+        }
+        if at + count > words.len() {
+            return Err(Error::Malformed {
+                message: format!(
+                    "instruction claims {count} words but the module ends after {}: truncated",
+                    words.len() - at
+                ),
+                location,
+            });
+        }
+        offsets.push(at);
+        at += count;
+    }
+    Ok(offsets)
+}
+
+struct Builder<'a> {
+    module: Module,
+    offsets: &'a [usize],
+    /// Index of the instruction being consumed.
+    index: usize,
+    function: Option<usize>,
+    block: Option<usize>,
+    error: Option<Error>,
+}
+
+impl Consumer for Builder<'_> {
+    fn initialize(&mut self) -> Action {
+        Action::Continue
+    }
+    fn finalize(&mut self) -> Action {
+        Action::Continue
+    }
+    fn consume_header(&mut self, _: dr::ModuleHeader) -> Action {
+        Action::Continue
+    }
+    fn consume_instruction(&mut self, inst: dr::Instruction) -> Action {
+        let result = self.instruction(inst);
+        self.index += 1;
+        match result {
+            Ok(()) => Action::Continue,
+            Err(error) => {
+                self.error = Some(error);
+                Action::Stop
+            }
+        }
+    }
+}
+
+/// Reads typed operands of an rspirv instruction with errors instead of panics.
+struct Operands<'a> {
+    inst: &'a dr::Instruction,
+    location: Location,
+}
+
+impl Operands<'_> {
+    fn missing(&self, index: usize, what: &str) -> Error {
+        Error::invalid(format!("operand {index} should be {what}"), self.location.clone())
+    }
+    fn id(&self, index: usize) -> Result<Id, Error> {
+        match self.inst.operands.get(index) {
+            Some(Operand::IdRef(id)) => Ok(*id),
+            _ => Err(self.missing(index, "an id")),
+        }
+    }
+    fn literal(&self, index: usize) -> Result<u32, Error> {
+        match self.inst.operands.get(index) {
+            Some(Operand::LiteralBit32(v)) => Ok(*v),
+            _ => Err(self.missing(index, "a literal number")),
+        }
+    }
+    fn string(&self, index: usize) -> Result<String, Error> {
+        match self.inst.operands.get(index) {
+            Some(Operand::LiteralString(s)) => Ok(s.clone()),
+            _ => Err(self.missing(index, "a string")),
+        }
+    }
+    fn ids_from(&self, index: usize) -> Result<Vec<Id>, Error> {
+        (index..self.inst.operands.len()).map(|i| self.id(i)).collect()
+    }
+}
+
+impl Builder<'_> {
+    fn location(&self, inst: &dr::Instruction) -> Location {
+        Location {
+            word_offset: self.offsets.get(self.index).map(|&o| o as u32),
+            opcode: Some(inst.class.opcode),
+            result_id: inst.result_id,
+            function: self.function.map(|f| self.module.functions[f].id),
+            block: self.block.map(|b| self.module.functions[self.function.unwrap_or(0)].blocks[b].label),
+        }
+    }
+
+    fn define(&mut self, id: Id, def: Def, location: &Location) -> Result<(), Error> {
+        match self.module.defs.get_mut(id as usize) {
+            None => Err(Error::invalid(
+                format!("id %{id} is not below the id bound {}", self.module.bound),
+                location.clone(),
+            )),
+            Some(Def::None) => {
+                self.module.defs[id as usize] = def;
+                Ok(())
+            }
+            Some(_) => Err(Error::invalid(format!("id %{id} is defined twice"), location.clone())),
+        }
+    }
+
+    /// Checks that `id` is a type declared earlier.
+    fn type_id(&self, id: Id, location: &Location) -> Result<Id, Error> {
+        match self.module.def(id) {
+            Def::Type(_) => Ok(id),
+            _ => Err(Error::invalid(format!("%{id} is not a type declared before its use"), location.clone())),
+        }
+    }
+
+    fn instruction(&mut self, inst: dr::Instruction) -> Result<(), Error> {
+        let location = self.location(&inst);
+        let ops = Operands { inst: &inst, location: location.clone() };
+        let op = inst.class.opcode;
+        if self.function.is_some() {
+            return self.function_instruction(inst, location);
+        }
+        match op {
+            Op::Capability => {
+                if let Some(Operand::Capability(c)) = inst.operands.first() {
+                    self.module.capabilities.push(*c);
+                }
+            }
+            Op::ExtInstImport => {
+                let name = ops.string(0)?;
+                let set = if name == "GLSL.std.450" {
+                    ExtSet::GlslStd450
+                } else if name.starts_with("NonSemantic.") || name.contains("DebugInfo") {
+                    ExtSet::NonSemantic
+                } else {
+                    ExtSet::Other
+                };
+                self.define(result(&inst, &location)?, Def::ExtInstSet(set), &location)?;
+            }
+            Op::MemoryModel => {
+                if let Some(Operand::AddressingModel(model)) = inst.operands.first()
+                    && *model != spirv::AddressingModel::Logical
+                {
+                    return Err(Error::unsupported(
+                        format!("addressing model {model:?}: WGSL has only logical addressing"),
+                        location,
+                    ));
+                }
+            }
+            Op::EntryPoint => {
+                let model = match inst.operands.first() {
+                    Some(Operand::ExecutionModel(m)) => *m,
+                    _ => return Err(ops.missing(0, "an execution model")),
+                };
+                self.module.entry_points.push(EntryPoint {
+                    model,
+                    function: ops.id(1)?,
+                    name: ops.string(2)?,
+                    interface: ops.ids_from(3)?,
+                    modes: Vec::new(),
+                    offset: location.word_offset.unwrap_or(0),
+                    io: None,
+                });
+            }
+            Op::ExecutionMode | Op::ExecutionModeId => {
+                let function = ops.id(0)?;
+                let mode = match inst.operands.get(1) {
+                    Some(Operand::ExecutionMode(m)) => *m,
+                    _ => return Err(ops.missing(1, "an execution mode")),
+                };
+                let args: Vec<u32> = inst.operands[2..]
+                    .iter()
+                    .filter_map(|o| match o {
+                        Operand::LiteralBit32(v) | Operand::IdRef(v) => Some(*v),
+                        _ => None,
+                    })
+                    .collect();
+                for entry in self.module.entry_points.iter_mut().filter(|e| e.function == function) {
+                    entry.modes.push((mode, args.clone()));
+                }
+            }
+            Op::String => {
+                self.define(result(&inst, &location)?, Def::String(ops.string(0)?), &location)?;
+            }
+            Op::Name => {
+                let target = ops.id(0)?;
+                self.module.names.insert(target, ops.string(1)?);
+            }
+            Op::MemberName => {
+                let key = (ops.id(0)?, ops.literal(1)?);
+                self.module.member_names.insert(key, ops.string(2)?);
+            }
+            Op::Decorate | Op::DecorateId | Op::DecorateString => {
+                let (decoration, value, builtin) = decoration_operands(&inst.operands[1..]);
+                if let Some(decoration) = decoration {
+                    self.module.decorations.entry(ops.id(0)?).or_default().add(decoration, value, builtin);
+                }
+            }
+            Op::MemberDecorate | Op::MemberDecorateString => {
+                let key = (ops.id(0)?, ops.literal(1)?);
+                let (decoration, value, builtin) = decoration_operands(&inst.operands[2..]);
+                if let Some(decoration) = decoration {
+                    self.module.member_decorations.entry(key).or_default().add(decoration, value, builtin);
+                }
+            }
+            Op::DecorationGroup | Op::GroupDecorate | Op::GroupMemberDecorate => {
+                return Err(Error::unsupported(
+                    "decoration groups (deprecated since SPIR-V 1.5) are not supported",
+                    location,
+                ));
+            }
+            Op::Variable => self.global_variable(&inst, &ops, location)?,
+            Op::Function => self.begin_function(&inst, &ops, location)?,
+            _ if is_type(op) => self.declare_type(&inst, &ops, location)?,
+            _ if is_constant(op) => self.declare_constant(&inst, &ops, location)?,
+            // Debug information, extensions, source text: nothing to translate.
+            _ => {}
+        }
+        Ok(())
+    }
+
+    fn declare_type(&mut self, inst: &dr::Instruction, ops: &Operands, location: Location) -> Result<(), Error> {
+        let id = result(inst, &location)?;
+        let ty = match inst.class.opcode {
+            Op::TypeVoid => Type::Void,
+            Op::TypeBool => Type::Bool,
+            Op::TypeInt => Type::Int { width: ops.literal(0)?, signed: ops.literal(1)? != 0 },
+            Op::TypeFloat => Type::Float { width: ops.literal(0)? },
+            Op::TypeVector => {
+                Type::Vector { component: self.type_id(ops.id(0)?, &location)?, count: ops.literal(1)? }
+            }
+            Op::TypeMatrix => {
+                Type::Matrix { column: self.type_id(ops.id(0)?, &location)?, columns: ops.literal(1)? }
+            }
+            Op::TypeArray => Type::Array { element: self.type_id(ops.id(0)?, &location)?, length: ops.id(1)? },
+            Op::TypeRuntimeArray => Type::RuntimeArray { element: self.type_id(ops.id(0)?, &location)? },
+            Op::TypeStruct => {
+                let members = ops.ids_from(0)?;
+                for &member in &members {
+                    self.type_id(member, &location)?;
+                }
+                Type::Struct { members }
+            }
+            Op::TypePointer => {
+                let class = match inst.operands.first() {
+                    Some(Operand::StorageClass(c)) => *c,
+                    _ => return Err(ops.missing(0, "a storage class")),
+                };
+                // The pointee may be a struct declared later through OpTypeForwardPointer.
+                Type::Pointer { class, pointee: ops.id(1)? }
+            }
+            Op::TypeFunction => Type::Function { result: ops.id(0)?, params: ops.ids_from(1)? },
+            Op::TypeImage => Type::Image(ImageType {
+                sampled_type: self.type_id(ops.id(0)?, &location)?,
+                dim: match inst.operands.get(1) {
+                    Some(Operand::Dim(d)) => *d,
+                    _ => return Err(ops.missing(1, "a dimension")),
+                },
+                depth: ops.literal(2)?,
+                arrayed: ops.literal(3)? != 0,
+                multisampled: ops.literal(4)? != 0,
+                sampled: ops.literal(5)?,
+                format: match inst.operands.get(6) {
+                    Some(Operand::ImageFormat(f)) => *f,
+                    _ => return Err(ops.missing(6, "an image format")),
+                },
+            }),
+            Op::TypeSampler => Type::Sampler,
+            Op::TypeSampledImage => Type::SampledImage { image: self.type_id(ops.id(0)?, &location)? },
+            other => Type::Unsupported(other),
+        };
+        if !matches!(ty, Type::Struct { .. }) {
+            self.module.type_ids.entry(ty.clone()).or_insert(id);
+        }
+        self.define(id, Def::Type(ty), &location)?;
+        self.module.declarations.push(id);
+        Ok(())
+    }
+
+    fn declare_constant(&mut self, inst: &dr::Instruction, ops: &Operands, location: Location) -> Result<(), Error> {
+        let id = result(inst, &location)?;
+        let ty = self.type_id(inst.result_type.ok_or_else(|| ops.missing(0, "a result type"))?, &location)?;
+        let value = match inst.class.opcode {
+            Op::ConstantTrue | Op::SpecConstantTrue => ConstValue::Bool(true),
+            Op::ConstantFalse | Op::SpecConstantFalse => ConstValue::Bool(false),
+            Op::Constant | Op::SpecConstant => match inst.operands.first() {
+                Some(Operand::LiteralBit32(v)) => ConstValue::Scalar(u64::from(*v)),
+                Some(Operand::LiteralBit64(v)) => ConstValue::Scalar(*v),
+                _ => return Err(ops.missing(0, "a literal value")),
+            },
+            Op::ConstantComposite | Op::SpecConstantComposite => ConstValue::Composite(ops.ids_from(0)?),
+            Op::ConstantNull => ConstValue::Null,
+            Op::Undef => ConstValue::Undef,
+            other => {
+                return Err(Error::unsupported(format!("Op{other:?} is not supported yet"), location));
+            }
+        };
+        let spec_id = if is_spec_constant(inst.class.opcode) { self.module.decorations(id).spec_id } else { None };
+        self.define(id, Def::Constant(Constant { ty, value, spec_id }), &location)?;
+        self.module.declarations.push(id);
+        Ok(())
+    }
+
+    fn global_variable(&mut self, inst: &dr::Instruction, ops: &Operands, location: Location) -> Result<(), Error> {
+        let id = result(inst, &location)?;
+        let ty = inst.result_type.ok_or_else(|| ops.missing(0, "a result type"))?;
+        let (class, pointee) = match self.module.def(ty) {
+            Def::Type(Type::Pointer { class, pointee }) => (*class, *pointee),
+            _ => return Err(Error::invalid(format!("the type %{ty} of a variable is not a pointer"), location)),
+        };
+        if let Some(Operand::StorageClass(declared)) = inst.operands.first()
+            && *declared != class
+        {
+            return Err(Error::invalid("variable storage class differs from its pointer type's", location));
+        }
+        let initializer = ops.id(1).ok();
+        let index = self.module.globals.len();
+        self.module.globals.push(Global {
+            id,
+            ty,
+            class,
+            pointee,
+            initializer,
+            offset: location.word_offset.unwrap_or(0),
+        });
+        self.define(id, Def::Global(index), &location)?;
+        self.module.declarations.push(id);
+        Ok(())
+    }
+
+    fn begin_function(&mut self, inst: &dr::Instruction, ops: &Operands, location: Location) -> Result<(), Error> {
+        let id = result(inst, &location)?;
+        let index = self.module.functions.len();
+        self.module.functions.push(Function {
+            id,
+            result_type: inst.result_type.ok_or_else(|| ops.missing(0, "a result type"))?,
+            params: Vec::new(),
+            insts: Vec::new(),
+            blocks: Vec::new(),
+            body: None,
+            offset: location.word_offset.unwrap_or(0),
+        });
+        self.define(id, Def::Function(index), &location)?;
+        self.function = Some(index);
+        Ok(())
+    }
+
+    fn function_instruction(&mut self, inst: dr::Instruction, location: Location) -> Result<(), Error> {
+        let function = self.function.unwrap_or_default();
+        let op = inst.class.opcode;
+        match (op, self.block) {
+            (Op::FunctionParameter, None) => {
+                let id = result(&inst, &location)?;
+                let ty = inst.result_type.ok_or_else(|| Error::invalid("missing result type", location.clone()))?;
+                self.module.functions[function].params.push(Param { id, ty });
+                self.define(id, Def::Param { function, ty }, &location)
+            }
+            (Op::Label, None) => {
+                let id = result(&inst, &location)?;
+                let blocks = &mut self.module.functions[function].blocks;
+                let block = blocks.len();
+                blocks.push(Block { label: id, insts: Vec::new(), merge: None, terminator: usize::MAX });
+                self.block = Some(block);
+                self.define(id, Def::Label { function, block }, &location)
+            }
+            (Op::FunctionEnd, None) => {
+                if self.module.functions[function].blocks.is_empty() {
+                    return Err(Error::unsupported("function declarations without a body (linkage)", location));
+                }
+                self.function = None;
+                Ok(())
+            }
+            (Op::Line | Op::NoLine, _) => Ok(()),
+            (_, None) => Err(Error::invalid(format!("Op{op:?} outside a block"), location)),
+            (_, Some(block)) => {
+                let f = &mut self.module.functions[function];
+                let index = f.insts.len();
+                let result = inst.result_id;
+                let ty = inst.result_type;
+                f.insts.push(Inst {
+                    op,
+                    ty,
+                    result,
+                    operands: inst.operands,
+                    offset: location.word_offset.unwrap_or(0),
+                });
+                let b = &mut f.blocks[block];
+                if matches!(op, Op::SelectionMerge | Op::LoopMerge) {
+                    b.merge = Some(index);
+                } else if is_terminator(op) {
+                    b.terminator = index;
+                    self.block = None;
+                } else {
+                    b.insts.push(index);
+                }
+                match (result, ty) {
+                    (Some(id), Some(ty)) => self.define(id, Def::Value { function, inst: index, ty }, &location),
+                    (Some(_), None) => Err(Error::invalid("result without a result type", location)),
+                    _ => Ok(()),
+                }
+            }
+        }
+    }
+}
+
+fn result(inst: &dr::Instruction, location: &Location) -> Result<Id, Error> {
+    inst.result_id.ok_or_else(|| Error::invalid("missing result id", location.clone()))
+}
+
+/// The decoration, its first literal value, and its builtin, from the operands after the target.
+fn decoration_operands(operands: &[Operand]) -> (Option<spirv::Decoration>, Option<u32>, Option<spirv::BuiltIn>) {
+    let decoration = match operands.first() {
+        Some(Operand::Decoration(d)) => Some(*d),
+        _ => None,
+    };
+    let value = operands.get(1).and_then(|o| match o {
+        Operand::LiteralBit32(v) => Some(*v),
+        _ => None,
+    });
+    let builtin = operands.get(1).and_then(|o| match o {
+        Operand::BuiltIn(b) => Some(*b),
+        _ => None,
+    });
+    (decoration, value, builtin)
+}
+
+fn is_type(op: Op) -> bool {
+    matches!(
+        op,
+        Op::TypeVoid
+            | Op::TypeBool
+            | Op::TypeInt
+            | Op::TypeFloat
+            | Op::TypeVector
+            | Op::TypeMatrix
+            | Op::TypeImage
+            | Op::TypeSampler
+            | Op::TypeSampledImage
+            | Op::TypeArray
+            | Op::TypeRuntimeArray
+            | Op::TypeStruct
+            | Op::TypeOpaque
+            | Op::TypePointer
+            | Op::TypeFunction
+            | Op::TypeEvent
+            | Op::TypeDeviceEvent
+            | Op::TypeReserveId
+            | Op::TypeQueue
+            | Op::TypePipe
+            | Op::TypeAccelerationStructureKHR
+            | Op::TypeRayQueryKHR
+    )
+}
+
+fn is_constant(op: Op) -> bool {
+    matches!(
+        op,
+        Op::ConstantTrue
+            | Op::ConstantFalse
+            | Op::Constant
+            | Op::ConstantComposite
+            | Op::ConstantNull
+            | Op::Undef
+            | Op::SpecConstantOp
+    ) || is_spec_constant(op)
+}
+
+fn is_spec_constant(op: Op) -> bool {
+    matches!(
+        op,
+        Op::SpecConstantTrue | Op::SpecConstantFalse | Op::SpecConstant | Op::SpecConstantComposite
+    )
+}
+
+pub fn is_terminator(op: Op) -> bool {
+    matches!(
+        op,
+        Op::Branch
+            | Op::BranchConditional
+            | Op::Switch
+            | Op::Return
+            | Op::ReturnValue
+            | Op::Kill
+            | Op::TerminateInvocation
+            | Op::Unreachable
+    )
+}
+
+/// Every id an instruction reads must be defined somewhere in the module; later stages rely on it.
+fn check_operands(module: &Module) -> Result<(), Error> {
+    for (f, function) in module.functions.iter().enumerate() {
+        for (b, block) in function.blocks.iter().enumerate() {
+            if block.terminator == usize::MAX {
+                return Err(Error::invalid(
+                    format!("block %{} has no terminator", block.label),
+                    Location { function: Some(function.id), block: Some(block.label), ..Location::default() },
+                ));
+            }
+            let all = block.insts.iter().chain(block.merge.iter()).chain(std::iter::once(&block.terminator));
+            for &index in all {
+                let inst = &function.insts[index];
+                let undefined = inst.id_operands().chain(inst.ty).find(|&id| matches!(module.def(id), Def::None));
+                if let Some(id) = undefined {
+                    let mut location = module.location_of(f, inst);
+                    location.block = Some(function.blocks[b].label);
+                    return Err(Error::invalid(format!("%{id} is used but never defined"), location));
+                }
+            }
+        }
+    }
+    for global in &module.globals {
+        if !matches!(module.def(global.pointee), Def::Type(_)) {
+            return Err(Error::invalid(
+                format!("the store type %{} of %{} is not a type", global.pointee, global.id),
+                Location { word_offset: Some(global.offset), result_id: Some(global.id), ..Location::default() },
+            ));
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn magic_is_checked_in_both_byte_orders() {
+        let mut bytes = vec![0u8; 20];
+        bytes[..4].copy_from_slice(&MAGIC.to_be_bytes());
+        assert_eq!(words_from_bytes(&bytes).unwrap()[0], MAGIC);
+        bytes[..4].copy_from_slice(&MAGIC.to_le_bytes());
+        assert_eq!(words_from_bytes(&bytes).unwrap()[0], MAGIC);
+        bytes[0] = 0;
+        assert!(words_from_bytes(&bytes).unwrap_err().to_string().contains("wrong magic"));
+    }
+
+    #[test]
+    fn word_count_past_the_end_is_reported_as_truncation() {
+        // Header, then OpCapability claiming 3 words where only 2 remain.
+        let words = [MAGIC, 0x0001_0000, 0, 10, 0, (3 << 16) | 17, 1];
+        let error = load(&words).unwrap_err();
+        assert!(error.to_string().contains("truncated"), "{error}");
+        assert_eq!(error.location().unwrap().word_offset, Some(5));
+    }
+
+    #[test]
+    fn absurd_id_bound_is_refused() {
+        let words = [MAGIC, 0x0001_0000, 0, u32::MAX, 0];
+        assert!(load(&words).unwrap_err().to_string().contains("implausibly large"));
+    }
+}

@@ -1,0 +1,444 @@
+//! The in-memory SPIR-V module every pass and the emitter read: definitions indexed by result id,
+//! decorations and names, globals, and functions whose instructions live in a per-function arena.
+//!
+//! Invariants: every id in `defs` below `bound`; a block's `insts` never holds its merge or
+//! terminator; instructions keep the word offset they came from (0 for ones a pass created).
+
+use std::collections::HashMap;
+
+pub use rspirv::dr::Operand;
+use spirv::{BuiltIn, Decoration as D, ExecutionMode, ExecutionModel, Op, StorageClass};
+
+use crate::error::{Error, Location};
+
+/// A SPIR-V result id.
+pub type Id = u32;
+
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum Type {
+    Void,
+    Bool,
+    Int { width: u32, signed: bool },
+    Float { width: u32 },
+    Vector { component: Id, count: u32 },
+    Matrix { column: Id, columns: u32 },
+    /// `length` is the id of a constant.
+    Array { element: Id, length: Id },
+    RuntimeArray { element: Id },
+    Struct { members: Vec<Id> },
+    Pointer { class: StorageClass, pointee: Id },
+    Function { result: Id, params: Vec<Id> },
+    Image(ImageType),
+    Sampler,
+    SampledImage { image: Id },
+    /// A type WGSL has no counterpart for (events, ray queries, ...): an error only if used.
+    Unsupported(Op),
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct ImageType {
+    pub sampled_type: Id,
+    pub dim: spirv::Dim,
+    pub depth: u32,
+    pub arrayed: bool,
+    pub multisampled: bool,
+    /// 1: used with a sampler, 2: storage image, 0: known at run time only.
+    pub sampled: u32,
+    pub format: spirv::ImageFormat,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum ConstValue {
+    /// Bit pattern of an integer or float scalar, zero-extended.
+    Scalar(u64),
+    Bool(bool),
+    Composite(Vec<Id>),
+    Null,
+    Undef,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Constant {
+    pub ty: Id,
+    pub value: ConstValue,
+    /// `SpecId` for specialization constants.
+    pub spec_id: Option<u32>,
+}
+
+#[derive(Debug, Clone)]
+pub struct Global {
+    pub id: Id,
+    pub ty: Id,
+    pub class: StorageClass,
+    /// Store type (the pointee of `ty`).
+    pub pointee: Id,
+    pub initializer: Option<Id>,
+    pub offset: u32,
+}
+
+/// What a result id stands for.
+#[derive(Debug, Clone, Default)]
+pub enum Def {
+    #[default]
+    None,
+    Type(Type),
+    Constant(Constant),
+    /// Index into `Module::globals`.
+    Global(usize),
+    /// Index into `Module::functions`.
+    Function(usize),
+    Param { function: usize, ty: Id },
+    /// An instruction result: the function, the instruction's arena index, its type.
+    Value { function: usize, inst: usize, ty: Id },
+    Label { function: usize, block: usize },
+    ExtInstSet(ExtSet),
+    String(String),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ExtSet {
+    GlslStd450,
+    /// `NonSemantic.*` and debug-info sets: their instructions have no effect and are skipped.
+    NonSemantic,
+    Other,
+}
+
+/// The decorations of an id or of a struct member, gathered into fields.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Decorations {
+    pub location: Option<u32>,
+    pub component: Option<u32>,
+    pub index: Option<u32>,
+    pub binding: Option<u32>,
+    pub set: Option<u32>,
+    pub builtin: Option<BuiltIn>,
+    pub offset: Option<u32>,
+    pub array_stride: Option<u32>,
+    pub matrix_stride: Option<u32>,
+    pub spec_id: Option<u32>,
+    pub row_major: bool,
+    pub block: bool,
+    pub buffer_block: bool,
+    pub non_writable: bool,
+    pub non_readable: bool,
+    pub flat: bool,
+    pub no_perspective: bool,
+    pub centroid: bool,
+    pub sample: bool,
+    pub invariant: bool,
+}
+
+impl Decorations {
+    /// Records one decoration; ones that do not change the translation are ignored.
+    pub fn add(&mut self, decoration: D, value: Option<u32>, builtin: Option<BuiltIn>) {
+        match decoration {
+            D::Location => self.location = value,
+            D::Component => self.component = value,
+            D::Index => self.index = value,
+            D::Binding => self.binding = value,
+            D::DescriptorSet => self.set = value,
+            D::BuiltIn => self.builtin = builtin,
+            D::Offset => self.offset = value,
+            D::ArrayStride => self.array_stride = value,
+            D::MatrixStride => self.matrix_stride = value,
+            D::SpecId => self.spec_id = value,
+            D::RowMajor => self.row_major = true,
+            D::ColMajor => self.row_major = false,
+            D::Block => self.block = true,
+            D::BufferBlock => self.buffer_block = true,
+            D::NonWritable => self.non_writable = true,
+            D::NonReadable => self.non_readable = true,
+            D::Flat => self.flat = true,
+            D::NoPerspective => self.no_perspective = true,
+            D::Centroid => self.centroid = true,
+            D::Sample => self.sample = true,
+            D::Invariant => self.invariant = true,
+            _ => {}
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct Inst {
+    pub op: Op,
+    pub ty: Option<Id>,
+    pub result: Option<Id>,
+    pub operands: Vec<Operand>,
+    /// Word offset in the input; 0 for instructions a pass created.
+    pub offset: u32,
+}
+
+impl Inst {
+    /// The id operand at `index`, if that operand is an id.
+    pub fn id(&self, index: usize) -> Option<Id> {
+        match self.operands.get(index)? {
+            Operand::IdRef(id) | Operand::IdScope(id) | Operand::IdMemorySemantics(id) => Some(*id),
+            _ => None,
+        }
+    }
+
+    /// The 32-bit literal operand at `index`, if that operand is one.
+    pub fn literal(&self, index: usize) -> Option<u32> {
+        match self.operands.get(index)? {
+            Operand::LiteralBit32(v) | Operand::LiteralExtInstInteger(v) => Some(*v),
+            _ => None,
+        }
+    }
+
+    /// Every id this instruction reads.
+    pub fn id_operands(&self) -> impl Iterator<Item = Id> + '_ {
+        self.operands.iter().filter_map(|operand| match operand {
+            Operand::IdRef(id) | Operand::IdScope(id) | Operand::IdMemorySemantics(id) => Some(*id),
+            _ => None,
+        })
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct Block {
+    pub label: Id,
+    /// Arena indices of the block's instructions, phis first, without merge and terminator.
+    pub insts: Vec<usize>,
+    /// `OpSelectionMerge` or `OpLoopMerge`.
+    pub merge: Option<usize>,
+    pub terminator: usize,
+}
+
+#[derive(Debug, Clone)]
+pub struct Param {
+    pub id: Id,
+    pub ty: Id,
+}
+
+#[derive(Debug, Clone)]
+pub struct Function {
+    pub id: Id,
+    pub result_type: Id,
+    pub params: Vec<Param>,
+    /// Every instruction of the function; blocks refer into it by index.
+    pub insts: Vec<Inst>,
+    /// In file order; the first is the entry block.
+    pub blocks: Vec<Block>,
+    /// The structured form, set by the `structurize` pass.
+    pub body: Option<Vec<crate::spirv::structured::Node>>,
+    pub offset: u32,
+}
+
+impl Function {
+    pub fn terminator(&self, block: usize) -> &Inst {
+        &self.insts[self.blocks[block].terminator]
+    }
+}
+
+/// How one WGSL entry-point parameter or result member feeds or drains a private proxy variable.
+#[derive(Debug, Clone, PartialEq)]
+pub struct IoValue {
+    /// The proxy global (formerly the Input/Output variable).
+    pub global: Id,
+    /// Member index path inside the proxy (empty for the whole variable).
+    pub path: Vec<u32>,
+    /// Name for the parameter or member.
+    pub name: String,
+    /// SPIR-V type of the value at `path`.
+    pub ty: Id,
+    pub binding: IoBinding,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum IoBinding {
+    /// A WGSL builtin and the WGSL type it has there (may differ in signedness from `ty`).
+    BuiltIn { name: &'static str, wgsl_type: &'static str },
+    Location { location: u32, interpolation: Option<String>, blend_src: Option<u32> },
+}
+
+/// The WGSL interface of an entry point, worked out by the `io_wrapper` pass.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct IoPlan {
+    pub inputs: Vec<IoValue>,
+    pub outputs: Vec<IoValue>,
+}
+
+#[derive(Debug, Clone)]
+pub struct EntryPoint {
+    pub model: ExecutionModel,
+    pub function: Id,
+    pub name: String,
+    pub interface: Vec<Id>,
+    pub modes: Vec<(ExecutionMode, Vec<u32>)>,
+    pub offset: u32,
+    /// Set by `io_wrapper`.
+    pub io: Option<IoPlan>,
+}
+
+#[derive(Debug, Default)]
+pub struct Module {
+    pub version: (u8, u8),
+    /// One past the largest id; passes allocate new ids from here.
+    pub bound: u32,
+    pub capabilities: Vec<spirv::Capability>,
+    pub entry_points: Vec<EntryPoint>,
+    pub defs: Vec<Def>,
+    pub names: HashMap<Id, String>,
+    pub member_names: HashMap<(Id, u32), String>,
+    pub decorations: HashMap<Id, Decorations>,
+    pub member_decorations: HashMap<(Id, u32), Decorations>,
+    /// Type, constant and global ids in declaration order.
+    pub declarations: Vec<Id>,
+    pub globals: Vec<Global>,
+    pub functions: Vec<Function>,
+    /// Non-struct types by structure, so passes can find or add e.g. `vec3<i32>`.
+    pub type_ids: HashMap<Type, Id>,
+    /// Things the user should know that do not stop the translation.
+    pub warnings: Vec<String>,
+}
+
+static NO_DECORATIONS: Decorations = Decorations {
+    location: None,
+    component: None,
+    index: None,
+    binding: None,
+    set: None,
+    builtin: None,
+    offset: None,
+    array_stride: None,
+    matrix_stride: None,
+    spec_id: None,
+    row_major: false,
+    block: false,
+    buffer_block: false,
+    non_writable: false,
+    non_readable: false,
+    flat: false,
+    no_perspective: false,
+    centroid: false,
+    sample: false,
+    invariant: false,
+};
+
+impl Module {
+    pub fn def(&self, id: Id) -> &Def {
+        self.defs.get(id as usize).unwrap_or(&Def::None)
+    }
+
+    pub fn decorations(&self, id: Id) -> &Decorations {
+        self.decorations.get(&id).unwrap_or(&NO_DECORATIONS)
+    }
+
+    pub fn member_decorations(&self, id: Id, member: u32) -> &Decorations {
+        self.member_decorations.get(&(id, member)).unwrap_or(&NO_DECORATIONS)
+    }
+
+    /// The non-empty OpName of `id`.
+    pub fn name(&self, id: Id) -> Option<&str> {
+        self.names.get(&id).map(String::as_str).filter(|name| !name.is_empty())
+    }
+
+    pub fn ty(&self, id: Id) -> Result<&Type, Error> {
+        match self.def(id) {
+            Def::Type(ty) => Ok(ty),
+            _ => Err(Error::invalid(format!("%{id} is not a type"), Location::default())),
+        }
+    }
+
+    pub fn constant(&self, id: Id) -> Option<&Constant> {
+        match self.def(id) {
+            Def::Constant(constant) => Some(constant),
+            _ => None,
+        }
+    }
+
+    /// The type of a value id (constant, global pointer, parameter or instruction result).
+    pub fn type_of(&self, id: Id) -> Result<Id, Error> {
+        match self.def(id) {
+            Def::Constant(c) => Ok(c.ty),
+            Def::Global(g) => Ok(self.globals[*g].ty),
+            Def::Param { ty, .. } | Def::Value { ty, .. } => Ok(*ty),
+            _ => Err(Error::invalid(format!("%{id} is not a value"), Location::default())),
+        }
+    }
+
+    /// A constant's value as a 32-bit integer, for array lengths, indices and the like.
+    pub fn const_u32(&self, id: Id) -> Option<u32> {
+        match self.constant(id)?.value {
+            ConstValue::Scalar(bits) => u32::try_from(bits).ok(),
+            ConstValue::Null => Some(0),
+            _ => None,
+        }
+    }
+
+    /// The scalar type at the bottom of a scalar or vector type, and the vector size (1 for scalars).
+    pub fn scalar_of(&self, ty: Id) -> Option<(Id, u32)> {
+        match self.def(ty) {
+            Def::Type(Type::Vector { component, count }) => Some((*component, *count)),
+            Def::Type(Type::Bool | Type::Int { .. } | Type::Float { .. }) => Some((ty, 1)),
+            _ => None,
+        }
+    }
+
+    pub fn global_index(&self, id: Id) -> Option<usize> {
+        match self.def(id) {
+            Def::Global(index) => Some(*index),
+            _ => None,
+        }
+    }
+
+    pub fn function_index(&self, id: Id) -> Option<usize> {
+        match self.def(id) {
+            Def::Function(index) => Some(*index),
+            _ => None,
+        }
+    }
+
+    /// A fresh id with `def`.
+    pub fn add_def(&mut self, def: Def) -> Id {
+        let id = self.bound;
+        self.bound += 1;
+        self.defs.push(def);
+        id
+    }
+
+    /// The id of a non-struct type, declaring it if the module lacks it.
+    pub fn intern_type(&mut self, ty: Type) -> Id {
+        if let Some(id) = self.type_ids.get(&ty) {
+            return *id;
+        }
+        let id = self.add_def(Def::Type(ty.clone()));
+        self.type_ids.insert(ty, id);
+        self.declarations.push(id);
+        id
+    }
+
+    /// Where an instruction of a function is, for errors.
+    pub fn location_of(&self, function: usize, inst: &Inst) -> Location {
+        Location {
+            word_offset: (inst.offset != 0).then_some(inst.offset),
+            opcode: Some(inst.op),
+            result_id: inst.result,
+            function: self.functions.get(function).map(|f| f.id),
+            block: None,
+        }
+    }
+}
+
+impl Module {
+    /// Functions reachable from `root` through `OpFunctionCall`, `root` first, each once.
+    pub fn reachable_functions(&self, root: usize) -> Vec<usize> {
+        let mut seen = vec![false; self.functions.len()];
+        let mut order = vec![root];
+        seen[root] = true;
+        let mut next = 0;
+        while next < order.len() {
+            let function = &self.functions[order[next]];
+            next += 1;
+            for inst in function.insts.iter().filter(|i| i.op == Op::FunctionCall) {
+                if let Some(callee) = inst.id(0).and_then(|id| self.function_index(id))
+                    && !seen[callee]
+                {
+                    seen[callee] = true;
+                    order.push(callee);
+                }
+            }
+        }
+        order
+    }
+}

@@ -1,0 +1,178 @@
+//! The WGSL syntax tree the emitter builds and the printer writes out. Names and types are
+//! already final strings here: every decision is made before printing.
+
+/// A WGSL type, spelled out (`vec4<f32>`, `array<u32, 4>`, a struct name).
+pub type Type = String;
+
+#[derive(Debug, Default)]
+pub struct Module {
+    /// `enable` directives, e.g. `f16`.
+    pub enables: Vec<&'static str>,
+    pub structs: Vec<Struct>,
+    pub globals: Vec<Global>,
+    pub functions: Vec<Function>,
+}
+
+#[derive(Debug)]
+pub struct Struct {
+    pub name: String,
+    pub members: Vec<Member>,
+}
+
+#[derive(Debug)]
+pub struct Member {
+    pub attributes: Vec<Attribute>,
+    pub name: String,
+    pub ty: Type,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Attribute {
+    Group(u32),
+    Binding(u32),
+    Location(u32),
+    Builtin(&'static str),
+    Interpolate(String),
+    BlendSrc(u32),
+    Invariant,
+    Size(u32),
+    Align(u32),
+    Id(u32),
+    Stage(&'static str),
+    WorkgroupSize([u32; 3]),
+}
+
+#[derive(Debug)]
+pub enum GlobalKind {
+    /// `var<space>`; `space` is e.g. `private`, `uniform`, `storage, read`, or empty for handles.
+    Var { space: String },
+    Const,
+    Override,
+}
+
+#[derive(Debug)]
+pub struct Global {
+    pub attributes: Vec<Attribute>,
+    pub kind: GlobalKind,
+    pub name: String,
+    pub ty: Option<Type>,
+    pub init: Option<Expr>,
+}
+
+#[derive(Debug)]
+pub struct Function {
+    pub attributes: Vec<Attribute>,
+    pub name: String,
+    pub params: Vec<Param>,
+    pub result: Option<(Vec<Attribute>, Type)>,
+    pub body: Vec<Stmt>,
+}
+
+#[derive(Debug)]
+pub struct Param {
+    pub attributes: Vec<Attribute>,
+    pub name: String,
+    pub ty: Type,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Literal {
+    Bool(bool),
+    I32(i32),
+    U32(u32),
+    /// Bit pattern of a finite f32.
+    F32(u32),
+    /// Bit pattern of a finite f16.
+    F16(u16),
+    /// An untyped integer, as in `vec3<f32>(x).xy` index positions or array sizes.
+    Abstract(i64),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum UnaryOp {
+    Negate,
+    Not,
+    BitNot,
+    Deref,
+    AddressOf,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BinaryOp {
+    Add,
+    Subtract,
+    Multiply,
+    Divide,
+    Modulo,
+    Equal,
+    NotEqual,
+    Less,
+    LessEqual,
+    Greater,
+    GreaterEqual,
+    And,
+    Or,
+    Xor,
+    LogicalAnd,
+    LogicalOr,
+    ShiftLeft,
+    ShiftRight,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Expr {
+    Ident(String),
+    Literal(Literal),
+    Unary(UnaryOp, Box<Expr>),
+    Binary(BinaryOp, Box<Expr>, Box<Expr>),
+    /// A call of a function, builtin, or type constructor (`vec4<f32>`, `bitcast<u32>`).
+    Call(String, Vec<Expr>),
+    Index(Box<Expr>, Box<Expr>),
+    /// Member access or swizzle: `.name`, `.xyz`.
+    Member(Box<Expr>, String),
+}
+
+impl Expr {
+    pub fn ident(name: impl Into<String>) -> Expr {
+        Expr::Ident(name.into())
+    }
+    pub fn call(name: impl Into<String>, args: Vec<Expr>) -> Expr {
+        Expr::Call(name.into(), args)
+    }
+    pub fn unary(op: UnaryOp, operand: Expr) -> Expr {
+        Expr::Unary(op, Box::new(operand))
+    }
+    pub fn binary(op: BinaryOp, left: Expr, right: Expr) -> Expr {
+        Expr::Binary(op, Box::new(left), Box::new(right))
+    }
+    pub fn index(base: Expr, index: Expr) -> Expr {
+        Expr::Index(Box::new(base), Box::new(index))
+    }
+    pub fn member(base: Expr, name: impl Into<String>) -> Expr {
+        Expr::Member(Box::new(base), name.into())
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Stmt {
+    Let { name: String, ty: Option<Type>, value: Expr },
+    Var { name: String, ty: Type, value: Option<Expr> },
+    Assign { target: Expr, value: Expr },
+    /// A call whose result, if any, is not used.
+    Call(Expr),
+    If { condition: Expr, accept: Vec<Stmt>, reject: Vec<Stmt> },
+    Loop { body: Vec<Stmt>, continuing: Vec<Stmt>, break_if: Option<Expr> },
+    Switch { selector: Expr, cases: Vec<SwitchCase> },
+    Break,
+    Continue,
+    Return(Option<Expr>),
+    Discard,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct SwitchCase {
+    /// Selector values; `default` may be combined with them.
+    pub selectors: Vec<Expr>,
+    pub default: bool,
+    pub body: Vec<Stmt>,
+}

@@ -1,0 +1,351 @@
+//! Lowering one function's structured body to WGSL statements.
+//!
+//! Values: a pure value with one use in the same block is inlined at that use; anything else gets
+//! a `let`. Loads are inlined too, but every side effect (store, call, barrier) first turns the
+//! pending inlined values that read memory into `let`s, so no read moves past a write.
+//! Pointers are never stored: an access chain is kept as its base and steps and re-derived as a
+//! reference expression at each use; its dynamic indices are bound to `let`s if it is used twice.
+
+use std::collections::{HashMap, HashSet};
+
+use spirv::Op;
+
+use super::ast::{self, Expr, Literal, Stmt, UnaryOp};
+use super::emit::Emitter;
+use super::names::Namer;
+use crate::error::{Error, Location};
+use crate::spirv::structured::Node;
+use crate::spirv::{Def, Function, Id, Inst, Module, Operand, Type};
+
+pub fn emit(e: &mut Emitter, f: usize) -> Result<ast::Function, Error> {
+    let module = e.module;
+    let function = &module.functions[f];
+    let mut lower = Lower {
+        module,
+        f,
+        function,
+        namer: Namer::default(),
+        values: HashMap::new(),
+        pending: Vec::new(),
+        uses: use_counts(module, function),
+        stmts: Vec::new(),
+        block: 0,
+        consumed_memory: false,
+        insert_vars: HashSet::new(),
+    };
+    let name = e.names.get(&function.id).cloned().unwrap_or_default();
+    let mut params = Vec::new();
+    for param in &function.params {
+        let base = module.name(param.id).map(str::to_string).unwrap_or_else(|| format!("p_{}", param.id));
+        let param_name = lower.namer.fresh(&base, Some(&e.namer));
+        let value = match module.ty(param.ty)? {
+            Type::Pointer { .. } => Value::Pointer(Pointer {
+                base: Expr::unary(UnaryOp::Deref, Expr::ident(param_name.clone())),
+                steps: Vec::new(),
+            }),
+            _ => Value::Named(Expr::ident(param_name.clone())),
+        };
+        lower.values.insert(param.id, value);
+        params.push(ast::Param { attributes: vec![], name: param_name, ty: e.ty(param.ty)? });
+    }
+    let result = match module.ty(function.result_type)? {
+        Type::Void => None,
+        _ => Some((vec![], e.ty(function.result_type)?)),
+    };
+    let body = function.body.as_deref().ok_or_else(|| Error::internal("function was not structurized"))?;
+    let body = lower.nodes(e, body)?;
+    Ok(ast::Function { attributes: vec![], name, params, result, body })
+}
+
+#[derive(Clone)]
+pub(super) enum Value {
+    /// Reusable as is: an identifier or a constant expression.
+    Named(Expr),
+    /// Inlined at its single use; `reads_memory` if it contains a load.
+    Pending { expr: Expr, reads_memory: bool },
+    Pointer(Pointer),
+}
+
+#[derive(Clone)]
+pub(super) struct Pointer {
+    pub(super) base: Expr,
+    pub(super) steps: Vec<Step>,
+}
+
+#[derive(Clone)]
+pub(super) enum Step {
+    Member(String),
+    Component(&'static str),
+    Constant(u32),
+    Dynamic(Id),
+}
+
+#[derive(Clone, Copy, Default)]
+pub(super) struct Use {
+    pub(super) count: u32,
+    pub(super) block: usize,
+    /// Used by a phi, i.e. at the end of a predecessor, never inlinable.
+    by_phi: bool,
+}
+
+fn use_counts(module: &Module, function: &Function) -> HashMap<Id, Use> {
+    let mut uses: HashMap<Id, Use> = HashMap::new();
+    for (b, block) in function.blocks.iter().enumerate() {
+        let all = block.insts.iter().chain(block.merge.iter()).chain(std::iter::once(&block.terminator));
+        for &index in all {
+            let inst = &function.insts[index];
+            if inst.op == Op::Phi {
+                for pair in inst.operands.chunks(2) {
+                    if let [Operand::IdRef(value), Operand::IdRef(parent)] = pair {
+                        let entry = uses.entry(*value).or_default();
+                        entry.count += 1;
+                        entry.by_phi = true;
+                        if let Def::Label { block, .. } = module.def(*parent) {
+                            entry.block = *block;
+                        }
+                    }
+                }
+                continue;
+            }
+            for id in inst.id_operands() {
+                let entry = uses.entry(id).or_default();
+                entry.count += 1;
+                entry.block = b;
+            }
+        }
+    }
+    uses
+}
+
+pub(super) const COMPONENTS: [&str; 4] = ["x", "y", "z", "w"];
+
+pub(super) struct Lower<'m> {
+    pub(super) module: &'m Module,
+    pub(super) f: usize,
+    pub(super) function: &'m Function,
+    pub(super) namer: Namer,
+    pub(super) values: HashMap<Id, Value>,
+    /// Ids whose value is `Pending`, in definition order.
+    pub(super) pending: Vec<Id>,
+    pub(super) uses: HashMap<Id, Use>,
+    pub(super) stmts: Vec<Stmt>,
+    pub(super) block: usize,
+    /// Set when `take` consumes a pending value that reads memory.
+    pub(super) consumed_memory: bool,
+    /// `var`s made for OpCompositeInsert results, which a single-use insert may update in place.
+    pub(super) insert_vars: HashSet<Id>,
+}
+
+impl<'m> Lower<'m> {
+    pub(super) fn location(&self, inst: &Inst) -> Location {
+        let mut location = self.module.location_of(self.f, inst);
+        location.block = self.function.blocks.get(self.block).map(|b| b.label);
+        location
+    }
+
+    fn nodes(&mut self, e: &mut Emitter, nodes: &[Node]) -> Result<Vec<Stmt>, Error> {
+        let outer = std::mem::take(&mut self.stmts);
+        for node in nodes {
+            self.node(e, node)?;
+        }
+        self.flush(e, false);
+        Ok(std::mem::replace(&mut self.stmts, outer))
+    }
+
+    fn node(&mut self, e: &mut Emitter, node: &Node) -> Result<(), Error> {
+        match node {
+            Node::Block(b) => {
+                self.block = *b;
+                for &index in &self.function.blocks[*b].insts {
+                    self.instruction(e, &self.function.insts[index])?;
+                }
+            }
+            Node::If { condition, accept, reject } => {
+                let condition = self.take(e, *condition)?;
+                self.flush(e, false);
+                let accept = self.nodes(e, accept)?;
+                let reject = self.nodes(e, reject)?;
+                self.stmts.push(Stmt::If { condition, accept, reject });
+            }
+            Node::Loop { body, continuing, break_if } => {
+                self.flush(e, false);
+                let body = self.nodes(e, body)?;
+                let outer = std::mem::take(&mut self.stmts);
+                for node in continuing {
+                    self.node(e, node)?;
+                }
+                let break_if = break_if.map(|c| self.take(e, c)).transpose()?;
+                self.flush(e, false);
+                let continuing = std::mem::replace(&mut self.stmts, outer);
+                self.stmts.push(Stmt::Loop { body, continuing, break_if });
+            }
+            Node::Switch { selector, cases } => {
+                let selector_ty = self.module.type_of(*selector)?;
+                let selector_expr = self.take(e, *selector)?;
+                self.flush(e, false);
+                let mut out = Vec::with_capacity(cases.len());
+                for case in cases {
+                    let selectors = case
+                        .values
+                        .iter()
+                        .map(|&v| e.constant_bits(selector_ty, v))
+                        .collect::<Result<_, _>>()?;
+                    let body = self.nodes(e, &case.body)?;
+                    out.push(ast::SwitchCase { selectors, default: case.default, body });
+                }
+                self.stmts.push(Stmt::Switch { selector: selector_expr, cases: out });
+            }
+            Node::Break => self.stmts.push(Stmt::Break),
+            Node::Continue => self.stmts.push(Stmt::Continue),
+            Node::Return(value) => {
+                let value = value.map(|v| self.take(e, v)).transpose()?;
+                self.flush(e, false);
+                self.stmts.push(Stmt::Return(value));
+            }
+            Node::Kill => {
+                self.flush(e, false);
+                self.stmts.push(Stmt::Discard);
+            }
+            Node::Unreachable => {
+                // WGSL has no unreachable statement; a non-void function still needs a return.
+                self.flush(e, false);
+                if !matches!(self.module.ty(self.function.result_type)?, Type::Void) {
+                    let zero = Expr::Call(e.ty(self.function.result_type)?, vec![]);
+                    self.stmts.push(Stmt::Return(Some(zero)));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Binds pending values to `let`s: only those that read memory (before a side effect), or all.
+    pub(super) fn flush(&mut self, e: &Emitter, only_memory: bool) {
+        let pending = std::mem::take(&mut self.pending);
+        for id in pending {
+            match self.values.get(&id) {
+                Some(Value::Pending { reads_memory, .. }) if only_memory && !reads_memory => self.pending.push(id),
+                Some(Value::Pending { expr, .. }) => {
+                    let expr = expr.clone();
+                    self.bind(e, id, expr);
+                }
+                _ => {}
+            }
+        }
+    }
+
+    /// A fresh local name for `id`: its OpName, or `x_<id>`.
+    pub(super) fn local_name(&mut self, e: &Emitter, id: Id) -> String {
+        let base = self.module.name(id).map(str::to_string).unwrap_or_else(|| format!("x_{id}"));
+        self.namer.fresh(&base, Some(&e.namer))
+    }
+
+    /// `let name = expr;` for `id`.
+    pub(super) fn bind(&mut self, e: &Emitter, id: Id, expr: Expr) {
+        let name = self.local_name(e, id);
+        self.stmts.push(Stmt::Let { name: name.clone(), ty: None, value: expr });
+        self.values.insert(id, Value::Named(Expr::ident(name)));
+    }
+
+    /// Records the value of `inst`: inlined at its single use in this block, else a `let`.
+    pub(super) fn define(&mut self, e: &Emitter, inst: &Inst, expr: Expr, reads_memory: bool) -> Result<(), Error> {
+        let id = self.result(inst)?;
+        let reads_memory = reads_memory || self.consumed_memory;
+        let usage = self.uses.get(&id).copied().unwrap_or_default();
+        if usage.count == 0 {
+            return Ok(());
+        }
+        let trivial = matches!(expr, Expr::Ident(_) | Expr::Literal(_));
+        if trivial && !reads_memory {
+            self.values.insert(id, Value::Named(expr));
+        } else if usage.count == 1 && usage.block == self.block && !usage.by_phi {
+            self.values.insert(id, Value::Pending { expr, reads_memory });
+            self.pending.push(id);
+        } else {
+            self.bind(e, id, expr);
+        }
+        Ok(())
+    }
+
+    /// A statement with side effects: pending reads of memory are bound first, so none moves
+    /// past it.
+    pub(super) fn side_effect(&mut self, e: &Emitter, stmt: Stmt) {
+        self.flush(e, true);
+        self.stmts.push(stmt);
+    }
+
+    /// The expression for value `id`, consuming it if it was pending.
+    pub(super) fn take(&mut self, e: &mut Emitter, id: Id) -> Result<Expr, Error> {
+        match self.values.get(&id) {
+            Some(Value::Named(expr)) => return Ok(expr.clone()),
+            Some(Value::Pending { .. }) => {
+                let Some(Value::Pending { expr, reads_memory }) = self.values.remove(&id) else { unreachable!() };
+                self.consumed_memory |= reads_memory;
+                if let Some(at) = self.pending.iter().rposition(|&p| p == id) {
+                    self.pending.remove(at);
+                }
+                return Ok(expr);
+            }
+            Some(Value::Pointer(_)) => {
+                return Err(Error::unsupported(
+                    format!("pointer %{id} used as a value (pointer-typed phis or selects)"),
+                    Location { result_id: Some(id), ..Location::default() },
+                ));
+            }
+            None => {}
+        }
+        match self.module.def(id) {
+            Def::Constant(_) => e.constant(id),
+            _ => Err(Error::unsupported(
+                format!("%{id} is used outside the region that defines it (needs the structurizer's hoisting)"),
+                Location { result_id: Some(id), function: Some(self.function.id), ..Location::default() },
+            )),
+        }
+    }
+
+    /// Like `take`, for an expression that will be written more than once: binds it first.
+    pub(super) fn take_shared(&mut self, e: &mut Emitter, id: Id) -> Result<Expr, Error> {
+        if let Some(Value::Pending { expr, .. }) = self.values.get(&id) {
+            let expr = expr.clone();
+            if let Some(at) = self.pending.iter().position(|&p| p == id) {
+                self.pending.remove(at);
+            }
+            self.bind(e, id, expr);
+        }
+        self.take(e, id)
+    }
+
+    /// The pointer value for `id`: a global, a local variable, a parameter, or an access chain.
+    pub(super) fn pointer(&mut self, e: &Emitter, id: Id) -> Result<Pointer, Error> {
+        if let Some(Value::Pointer(pointer)) = self.values.get(&id) {
+            return Ok(pointer.clone());
+        }
+        match e.names.get(&id) {
+            Some(name) if matches!(self.module.def(id), Def::Global(_)) => {
+                Ok(Pointer { base: Expr::ident(name.clone()), steps: Vec::new() })
+            }
+            _ => Err(Error::unsupported(
+                format!("%{id} is not a pointer we can follow"),
+                Location { result_id: Some(id), function: Some(self.function.id), ..Location::default() },
+            )),
+        }
+    }
+
+    /// The reference expression a pointer designates, re-derived at this use.
+    pub(super) fn pointer_expr(&mut self, e: &mut Emitter, id: Id) -> Result<Expr, Error> {
+        let pointer = self.pointer(e, id)?;
+        let shared = self.uses.get(&id).is_none_or(|u| u.count > 1 || u.block != self.block);
+        let mut expr = pointer.base;
+        for step in pointer.steps {
+            expr = match step {
+                Step::Member(name) => Expr::member(expr, name),
+                Step::Component(c) => Expr::member(expr, c),
+                Step::Constant(i) => Expr::index(expr, Expr::Literal(Literal::Abstract(i64::from(i)))),
+                Step::Dynamic(index) => {
+                    let index = if shared { self.take_shared(e, index)? } else { self.take(e, index)? };
+                    Expr::index(expr, index)
+                }
+            };
+        }
+        Ok(expr)
+    }
+}

@@ -1,0 +1,443 @@
+//! Lowering single instructions to WGSL expressions and statements, one function per family.
+//! Operators, builtins and conversions come from the tables in `ops.rs`.
+
+use spirv::Op;
+
+use super::ast::{BinaryOp, Expr, Literal, Stmt, UnaryOp};
+use super::emit::Emitter;
+use super::function::{Lower, Pointer, Step, Value, COMPONENTS};
+use crate::error::Error;
+use crate::ops::{self, Spelling};
+use crate::spirv::{Def, ExtSet, Id, Inst, Operand, Type};
+
+impl Lower<'_> {
+    pub(super) fn instruction(&mut self, e: &mut Emitter, inst: &Inst) -> Result<(), Error> {
+        self.consumed_memory = false;
+        match inst.op {
+            Op::Nop | Op::Line | Op::NoLine | Op::SelectionMerge | Op::LoopMerge => Ok(()),
+            Op::Variable => self.local_variable(e, inst),
+            Op::AccessChain | Op::InBoundsAccessChain => self.access_chain(e, inst),
+            Op::Load => {
+                let expr = self.pointer_expr(e, self.operand(inst, 0)?)?;
+                self.define(e, inst, expr, true)
+            }
+            Op::Store => {
+                let target = self.pointer_expr(e, self.operand(inst, 0)?)?;
+                let value = self.take(e, self.operand(inst, 1)?)?;
+                self.side_effect(e, Stmt::Assign { target, value });
+                Ok(())
+            }
+            Op::CopyMemory => {
+                let target = self.pointer_expr(e, self.operand(inst, 0)?)?;
+                let value = self.pointer_expr(e, self.operand(inst, 1)?)?;
+                self.side_effect(e, Stmt::Assign { target, value });
+                Ok(())
+            }
+            Op::CopyObject | Op::CopyLogical => {
+                let source = self.operand(inst, 0)?;
+                if let Some(Value::Pointer(pointer)) = self.values.get(&source).cloned() {
+                    self.values.insert(self.result(inst)?, Value::Pointer(pointer));
+                    return Ok(());
+                }
+                let expr = self.take(e, source)?;
+                self.define(e, inst, expr, false)
+            }
+            Op::FunctionCall => self.call(e, inst),
+            Op::ExtInst => self.ext_inst(e, inst),
+            Op::Bitcast => {
+                let ty = e.ty(self.result_type(inst)?)?;
+                let value = self.take(e, self.operand(inst, 0)?)?;
+                self.define(e, inst, Expr::Call(format!("bitcast<{ty}>"), vec![value]), false)
+            }
+            Op::Undef => {
+                let zero = Expr::Call(e.ty(self.result_type(inst)?)?, vec![]);
+                self.define(e, inst, zero, false)
+            }
+            Op::CompositeConstruct => {
+                let ty = e.ty(self.result_type(inst)?)?;
+                let parts = self.take_all(e, &inst.operands)?;
+                self.define(e, inst, Expr::Call(ty, parts), false)
+            }
+            Op::CompositeExtract => self.composite_extract(e, inst),
+            Op::CompositeInsert => self.composite_insert(e, inst),
+            Op::VectorShuffle => self.vector_shuffle(e, inst),
+            Op::VectorExtractDynamic => {
+                let base = self.take(e, self.operand(inst, 0)?)?;
+                let index = self.take(e, self.operand(inst, 1)?)?;
+                self.define(e, inst, Expr::index(base, index), false)
+            }
+            Op::VectorInsertDynamic => {
+                let (var, target) = self.copy_to_var(e, inst)?;
+                let value = self.take(e, self.operand(inst, 1)?)?;
+                let index = self.take(e, self.operand(inst, 2)?)?;
+                self.stmts.push(Stmt::Assign { target: Expr::index(target, index), value });
+                self.values.insert(self.result(inst)?, Value::Named(Expr::ident(var)));
+                Ok(())
+            }
+            Op::Select => {
+                let condition = self.take(e, self.operand(inst, 0)?)?;
+                let accept = self.take(e, self.operand(inst, 1)?)?;
+                let reject = self.take(e, self.operand(inst, 2)?)?;
+                self.define(e, inst, Expr::call("select", vec![reject, accept, condition]), false)
+            }
+            Op::IsNan | Op::IsInf => self.float_class(e, inst),
+            Op::SMod | Op::FMod => self.modulo(e, inst),
+            Op::OuterProduct => {
+                let column = self.take_shared(e, self.operand(inst, 0)?)?;
+                let row = self.take_shared(e, self.operand(inst, 1)?)?;
+                let ty = self.result_type(inst)?;
+                let columns = match self.module.ty(ty)? {
+                    Type::Matrix { columns, .. } => *columns,
+                    _ => 0,
+                };
+                let parts = (0..columns as usize)
+                    .map(|i| Expr::binary(BinaryOp::Multiply, column.clone(), Expr::member(row.clone(), COMPONENTS[i])))
+                    .collect();
+                let ty = e.ty(ty)?;
+                self.define(e, inst, Expr::Call(ty, parts), false)
+            }
+            Op::ArrayLength => {
+                let base = self.pointer_expr(e, self.operand(inst, 0)?)?;
+                let struct_ty = match self.module.ty(self.module.type_of(self.operand(inst, 0)?)?)? {
+                    Type::Pointer { pointee, .. } => *pointee,
+                    _ => 0,
+                };
+                let member = e.member_name(struct_ty, inst.literal(1).unwrap_or(0))?;
+                let expr = Expr::call("arrayLength", vec![Expr::unary(UnaryOp::AddressOf, Expr::member(base, member))]);
+                self.define(e, inst, expr, false)
+            }
+            Op::ControlBarrier | Op::MemoryBarrier => self.barrier(e, inst),
+            Op::Phi => Err(Error::unsupported("OpPhi needs the structurizer (not supported yet)", self.location(inst))),
+            _ => match ops::core_row(inst.op) {
+                Some(row) => {
+                    let operands = self.take_all(e, &inst.operands)?;
+                    let expr = self.spell(e, inst, row.spelling, operands)?;
+                    self.define(e, inst, expr, false)
+                }
+                None => Err(Error::unsupported(
+                    format!("Op{:?} is not supported yet", inst.op),
+                    self.location(inst),
+                )),
+            },
+        }
+    }
+
+    /// The expression for an operator, builtin or conversion applied to `operands`.
+    fn spell(&mut self, e: &mut Emitter, inst: &Inst, spelling: Spelling, mut operands: Vec<Expr>) -> Result<Expr, Error> {
+        let result_ty = self.result_type(inst)?;
+        let vector_result = matches!(self.module.ty(result_ty)?, Type::Vector { .. });
+        Ok(match spelling {
+            Spelling::Binary(op) => {
+                // `&&` and `||` are for scalars; vectors of bool use `&` and `|`.
+                let op = match op {
+                    BinaryOp::LogicalAnd if vector_result => BinaryOp::And,
+                    BinaryOp::LogicalOr if vector_result => BinaryOp::Or,
+                    op => op,
+                };
+                let right = operands.pop().ok_or_else(|| self.missing(inst))?;
+                let left = operands.pop().ok_or_else(|| self.missing(inst))?;
+                Expr::binary(op, left, right)
+            }
+            Spelling::Unary(op) => Expr::unary(op, operands.pop().ok_or_else(|| self.missing(inst))?),
+            Spelling::Builtin(name) => Expr::call(name, operands),
+            Spelling::Convert => {
+                let ty = e.ty(result_ty)?;
+                let source_ty = e.ty(self.module.type_of(self.operand(inst, 0)?)?)?;
+                let value = operands.pop().ok_or_else(|| self.missing(inst))?;
+                if ty == source_ty { value } else { Expr::Call(ty, vec![value]) }
+            }
+        })
+    }
+
+    fn missing(&self, inst: &Inst) -> Error {
+        Error::invalid("missing operand", self.location(inst))
+    }
+
+    pub(super) fn operand(&self, inst: &Inst, index: usize) -> Result<Id, Error> {
+        inst.id(index).ok_or_else(|| Error::invalid(format!("operand {index} should be an id"), self.location(inst)))
+    }
+
+    pub(super) fn result(&self, inst: &Inst) -> Result<Id, Error> {
+        inst.result.ok_or_else(|| Error::invalid("missing result id", self.location(inst)))
+    }
+
+    fn result_type(&self, inst: &Inst) -> Result<Id, Error> {
+        inst.ty.ok_or_else(|| Error::invalid("missing result type", self.location(inst)))
+    }
+
+    /// Every id operand, consumed in order.
+    fn take_all(&mut self, e: &mut Emitter, operands: &[Operand]) -> Result<Vec<Expr>, Error> {
+        operands
+            .iter()
+            .filter_map(|o| match o {
+                Operand::IdRef(id) => Some(*id),
+                _ => None,
+            })
+            .map(|id| self.take(e, id))
+            .collect()
+    }
+
+    fn local_variable(&mut self, e: &mut Emitter, inst: &Inst) -> Result<(), Error> {
+        let id = self.result(inst)?;
+        let pointee = match self.module.ty(self.result_type(inst)?)? {
+            Type::Pointer { pointee, .. } => *pointee,
+            _ => return Err(Error::invalid("variable type is not a pointer", self.location(inst))),
+        };
+        let ty = e.ty(pointee)?;
+        let value = inst.id(1).map(|init| self.take(e, init)).transpose()?;
+        let name = self.local_name(e, id);
+        self.stmts.push(Stmt::Var { name: name.clone(), ty, value });
+        self.values.insert(id, Value::Pointer(Pointer { base: Expr::ident(name), steps: Vec::new() }));
+        Ok(())
+    }
+
+    fn access_chain(&mut self, e: &mut Emitter, inst: &Inst) -> Result<(), Error> {
+        let base = self.operand(inst, 0)?;
+        let mut pointer = self.pointer(e, base)?;
+        let mut ty = match self.module.ty(self.module.type_of(base)?)? {
+            Type::Pointer { pointee, .. } => *pointee,
+            _ => return Err(Error::invalid("access chain base is not a pointer", self.location(inst))),
+        };
+        for position in 1..inst.operands.len() {
+            let index = self.operand(inst, position)?;
+            let constant = self.module.constant(index).and_then(|_| self.module.const_u32(index));
+            let (step, next) = match (self.module.ty(ty)?, constant) {
+                (Type::Struct { members }, Some(i)) => {
+                    let member_ty = *members
+                        .get(i as usize)
+                        .ok_or_else(|| Error::invalid(format!("struct has no member {i}"), self.location(inst)))?;
+                    (Step::Member(e.member_name(ty, i)?), member_ty)
+                }
+                (Type::Vector { component, .. }, Some(i)) if i < 4 => (Step::Component(COMPONENTS[i as usize]), *component),
+                (Type::Vector { component, .. }, _) => (Step::Dynamic(index), *component),
+                (Type::Array { element, .. } | Type::RuntimeArray { element }, Some(i)) => (Step::Constant(i), *element),
+                (Type::Array { element, .. } | Type::RuntimeArray { element }, None) => (Step::Dynamic(index), *element),
+                (Type::Matrix { column, .. }, Some(i)) => (Step::Constant(i), *column),
+                (Type::Matrix { column, .. }, None) => (Step::Dynamic(index), *column),
+                _ => return Err(Error::invalid("access chain index into a non-composite", self.location(inst))),
+            };
+            pointer.steps.push(step);
+            ty = next;
+        }
+        self.values.insert(self.result(inst)?, Value::Pointer(pointer));
+        Ok(())
+    }
+
+    fn call(&mut self, e: &mut Emitter, inst: &Inst) -> Result<(), Error> {
+        let callee = self.operand(inst, 0)?;
+        let name = e
+            .names
+            .get(&callee)
+            .cloned()
+            .ok_or_else(|| Error::invalid(format!("%{callee} is not a function"), self.location(inst)))?;
+        let mut args = Vec::new();
+        for position in 1..inst.operands.len() {
+            let arg = self.operand(inst, position)?;
+            let is_pointer = matches!(self.module.ty(self.module.type_of(arg)?)?, Type::Pointer { .. });
+            args.push(if is_pointer { address_of(self.pointer_expr(e, arg)?) } else { self.take(e, arg)? });
+        }
+        let call = Expr::Call(name, args);
+        let used = inst.result.is_some_and(|id| self.uses.get(&id).is_some_and(|u| u.count > 0));
+        self.flush(e, true);
+        match inst.result {
+            Some(id) if used => self.bind(e, id, call),
+            _ => self.stmts.push(Stmt::Call(call)),
+        }
+        Ok(())
+    }
+
+    fn ext_inst(&mut self, e: &mut Emitter, inst: &Inst) -> Result<(), Error> {
+        let set = self.operand(inst, 0)?;
+        let number = inst.literal(1).unwrap_or(u32::MAX);
+        match self.module.def(set) {
+            Def::ExtInstSet(ExtSet::NonSemantic) => return Ok(()),
+            Def::ExtInstSet(ExtSet::GlslStd450) => {}
+            _ => return Err(Error::unsupported("extended instruction set other than GLSL.std.450", self.location(inst))),
+        }
+        let row = ops::glsl_row(number).ok_or_else(|| {
+            let name = spirv::GlslStd450Op::from_u32(number).map(|op| format!("{op:?}")).unwrap_or_else(|| number.to_string());
+            Error::unsupported(format!("GLSL.std.450 {name} has no WGSL counterpart (not supported yet)"), self.location(inst))
+        })?;
+        let args = self.take_all(e, &inst.operands[2..])?;
+        let call = Expr::call(row.name, args);
+        // modf and frexp return WGSL's own result structs: rebuild the SPIR-V struct from them.
+        if matches!(row.name, "modf" | "frexp") {
+            let (first, second) = if row.name == "modf" { ("fract", "whole") } else { ("fract", "exp") };
+            let id = self.result(inst)?;
+            let ty = e.ty(self.result_type(inst)?)?;
+            let name = self.local_name(e, id);
+            self.stmts.push(Stmt::Let { name: name.clone(), ty: None, value: call });
+            let rebuilt = Expr::Call(ty, vec![Expr::member(Expr::ident(name.clone()), first), Expr::member(Expr::ident(name), second)]);
+            self.values.insert(id, Value::Named(rebuilt));
+            return Ok(());
+        }
+        self.define(e, inst, call, false)
+    }
+
+    fn composite_extract(&mut self, e: &mut Emitter, inst: &Inst) -> Result<(), Error> {
+        let composite = self.operand(inst, 0)?;
+        let mut ty = self.module.type_of(composite)?;
+        let mut expr = self.take(e, composite)?;
+        for position in 1..inst.operands.len() {
+            let index = inst.literal(position).ok_or_else(|| self.missing(inst))?;
+            let (next, step) = self.literal_step(e, ty, index, inst)?;
+            expr = step(expr);
+            ty = next;
+        }
+        self.define(e, inst, expr, false)
+    }
+
+    /// The type inside `ty` at a literal index, and how to write the access.
+    fn literal_step(&mut self, e: &mut Emitter, ty: Id, index: u32, inst: &Inst) -> Result<(Id, Box<dyn Fn(Expr) -> Expr>), Error> {
+        Ok(match self.module.ty(ty)? {
+            Type::Struct { members } => {
+                let member = *members.get(index as usize).ok_or_else(|| self.missing(inst))?;
+                let name = e.member_name(ty, index)?;
+                (member, Box::new(move |x| Expr::member(x, name.clone())))
+            }
+            Type::Vector { component, .. } if index < 4 => (*component, Box::new(move |x| Expr::member(x, COMPONENTS[index as usize]))),
+            Type::Array { element: inner, .. } | Type::Matrix { column: inner, .. } => {
+                (*inner, Box::new(move |x| Expr::index(x, Expr::Literal(Literal::Abstract(i64::from(index))))))
+            }
+            _ => return Err(Error::invalid("composite index into a non-composite", self.location(inst))),
+        })
+    }
+
+    fn composite_insert(&mut self, e: &mut Emitter, inst: &Inst) -> Result<(), Error> {
+        let (var, mut target) = self.copy_to_var_from(e, inst, 1)?;
+        let value = self.take(e, self.operand(inst, 0)?)?;
+        let mut ty = self.result_type(inst)?;
+        for position in 2..inst.operands.len() {
+            let index = inst.literal(position).ok_or_else(|| self.missing(inst))?;
+            let (next, step) = self.literal_step(e, ty, index, inst)?;
+            target = step(target);
+            ty = next;
+        }
+        self.stmts.push(Stmt::Assign { target, value });
+        let id = self.result(inst)?;
+        self.insert_vars.insert(id);
+        self.values.insert(id, Value::Named(Expr::ident(var)));
+        Ok(())
+    }
+
+    fn copy_to_var(&mut self, e: &mut Emitter, inst: &Inst) -> Result<(String, Expr), Error> {
+        self.copy_to_var_from(e, inst, 0)
+    }
+
+    /// A `var` holding a copy of the composite operand at `position`, to update in place. A
+    /// single-use insert result already in a `var` is updated without a copy.
+    fn copy_to_var_from(&mut self, e: &mut Emitter, inst: &Inst, position: usize) -> Result<(String, Expr), Error> {
+        let base = self.operand(inst, position)?;
+        let single_use = self.uses.get(&base).is_some_and(|u| u.count == 1 && u.block == self.block);
+        if single_use
+            && self.insert_vars.contains(&base)
+            && let Some(Value::Named(Expr::Ident(name))) = self.values.get(&base)
+        {
+            let name = name.clone();
+            return Ok((name.clone(), Expr::ident(name)));
+        }
+        let ty = e.ty(self.result_type(inst)?)?;
+        let value = self.take(e, base)?;
+        let name = self.local_name(e, self.result(inst)?);
+        self.stmts.push(Stmt::Var { name: name.clone(), ty, value: Some(value) });
+        Ok((name.clone(), Expr::ident(name)))
+    }
+
+    fn vector_shuffle(&mut self, e: &mut Emitter, inst: &Inst) -> Result<(), Error> {
+        let (first, second) = (self.operand(inst, 0)?, self.operand(inst, 1)?);
+        let first_len = match self.module.ty(self.module.type_of(first)?)? {
+            Type::Vector { count, .. } => *count,
+            _ => return Err(Error::invalid("shuffle of a non-vector", self.location(inst))),
+        };
+        // 0xFFFFFFFF selects an undefined component: any value will do, take the first.
+        let selectors: Vec<u32> =
+            (2..inst.operands.len()).map(|i| inst.literal(i).map(|c| if c == u32::MAX { 0 } else { c })).collect::<Option<_>>().ok_or_else(|| self.missing(inst))?;
+        let swizzle = |offset: u32| -> String { selectors.iter().map(|&c| COMPONENTS[(c - offset) as usize % 4]).collect() };
+        let expr = if selectors.iter().all(|&c| c < first_len) {
+            Expr::member(self.take(e, first)?, swizzle(0))
+        } else if selectors.iter().all(|&c| c >= first_len) {
+            Expr::member(self.take(e, second)?, swizzle(first_len))
+        } else {
+            let a = self.take_shared(e, first)?;
+            let b = self.take_shared(e, second)?;
+            let parts = selectors
+                .iter()
+                .map(|&c| if c < first_len { Expr::member(a.clone(), COMPONENTS[c as usize % 4]) } else { Expr::member(b.clone(), COMPONENTS[(c - first_len) as usize % 4]) })
+                .collect();
+            Expr::Call(e.ty(self.result_type(inst)?)?, parts)
+        };
+        self.define(e, inst, expr, false)
+    }
+
+    /// OpIsNan / OpIsInf as exact tests on the bits, since WGSL may assume floats are finite.
+    fn float_class(&mut self, e: &mut Emitter, inst: &Inst) -> Result<(), Error> {
+        let operand = self.operand(inst, 0)?;
+        let count = self.module.scalar_of(self.module.type_of(operand)?).map_or(1, |(_, n)| n);
+        let u32_of = |v: u32| -> Expr {
+            let literal = Expr::Literal(Literal::U32(v));
+            if count == 1 { literal } else { Expr::Call(format!("vec{count}<u32>"), vec![literal]) }
+        };
+        let bits_ty = if count == 1 { "u32".to_string() } else { format!("vec{count}<u32>") };
+        let value = self.take(e, operand)?;
+        let magnitude = Expr::binary(BinaryOp::And, Expr::Call(format!("bitcast<{bits_ty}>"), vec![value]), u32_of(0x7fff_ffff));
+        let op = if inst.op == Op::IsNan { BinaryOp::Greater } else { BinaryOp::Equal };
+        let expr = Expr::binary(op, magnitude, u32_of(0x7f80_0000));
+        self.define(e, inst, expr, false)
+    }
+
+    /// OpSMod and OpFMod: the result takes the sign of the divisor, unlike WGSL's `%`.
+    fn modulo(&mut self, e: &mut Emitter, inst: &Inst) -> Result<(), Error> {
+        let x = self.take_shared(e, self.operand(inst, 0)?)?;
+        let y = self.take_shared(e, self.operand(inst, 1)?)?;
+        let ty = e.ty(self.result_type(inst)?)?;
+        if inst.op == Op::FMod {
+            let quotient = Expr::call("floor", vec![Expr::binary(BinaryOp::Divide, x.clone(), y.clone())]);
+            let expr = Expr::binary(BinaryOp::Subtract, x, Expr::binary(BinaryOp::Multiply, y, quotient));
+            return self.define(e, inst, expr, false);
+        }
+        // r = x % y (sign of x); where r != 0 and the signs of r and y differ, r + y.
+        let remainder = self.result(inst)?;
+        let r_name = self.local_name(e, remainder);
+        self.stmts.push(Stmt::Let { name: r_name.clone(), ty: None, value: Expr::binary(BinaryOp::Modulo, x, y.clone()) });
+        let r = Expr::ident(r_name);
+        let zero = if ty == "i32" { Expr::Literal(Literal::I32(0)) } else { Expr::Call(ty.clone(), vec![]) };
+        let nonzero = Expr::binary(BinaryOp::NotEqual, r.clone(), zero.clone());
+        let signs_differ = Expr::binary(
+            BinaryOp::NotEqual,
+            Expr::binary(BinaryOp::Less, r.clone(), zero.clone()),
+            Expr::binary(BinaryOp::Less, y.clone(), zero),
+        );
+        let fix = Expr::binary(BinaryOp::And, nonzero, signs_differ);
+        let expr = Expr::call("select", vec![r.clone(), Expr::binary(BinaryOp::Add, r, y), fix]);
+        self.values.remove(&remainder);
+        self.define(e, inst, expr, false)
+    }
+
+    fn barrier(&mut self, e: &mut Emitter, inst: &Inst) -> Result<(), Error> {
+        // Semantics: UniformMemory 0x40, WorkgroupMemory 0x100, ImageMemory 0x800.
+        let semantics_position = if inst.op == Op::ControlBarrier { 2 } else { 1 };
+        let semantics = inst.id(semantics_position).and_then(|id| self.module.const_u32(id)).unwrap_or(0);
+        let mut calls = Vec::new();
+        if semantics & 0x40 != 0 {
+            calls.push("storageBarrier");
+        }
+        if semantics & 0x800 != 0 {
+            calls.push("textureBarrier");
+        }
+        if inst.op == Op::ControlBarrier && (semantics & 0x100 != 0 || calls.is_empty()) {
+            calls.push("workgroupBarrier");
+        }
+        for call in calls {
+            self.side_effect(e, Stmt::Call(Expr::call(call, vec![])));
+        }
+        Ok(())
+    }
+}
+
+/// `&reference`, folding `&*p` to `p`.
+fn address_of(reference: Expr) -> Expr {
+    match reference {
+        Expr::Unary(UnaryOp::Deref, pointer) => *pointer,
+        other => Expr::unary(UnaryOp::AddressOf, other),
+    }
+}

@@ -1,0 +1,10 @@
+//! Writing WGSL: the syntax tree, the lowering from the structured module, identifiers, printing,
+//! and validation of the result with naga.
+
+pub mod ast;
+pub mod emit;
+mod function;
+mod instruction;
+pub mod names;
+pub mod print;
+pub mod validate;

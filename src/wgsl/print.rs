@@ -1,0 +1,445 @@
+//! Printing the WGSL syntax tree as text: top-down (enables, structs, globals, functions), four-space
+//! indentation, and parentheses exactly where WGSL's grammar needs them.
+
+use std::fmt::Write;
+
+use super::ast::*;
+
+/// Renders a whole module.
+pub fn print(module: &Module) -> String {
+    let mut printer = Printer { out: String::new(), indent: 0 };
+    printer.module(module);
+    printer.out
+}
+
+/// Renders one expression, as it would appear in a statement.
+pub fn expr_to_string(expr: &Expr) -> String {
+    let mut printer = Printer { out: String::new(), indent: 0 };
+    printer.expr(expr);
+    printer.out
+}
+
+struct Printer {
+    out: String,
+    indent: usize,
+}
+
+/// How an operand sits in WGSL's expression grammar, loosest last.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Level {
+    Primary,
+    Unary,
+    Multiplicative,
+    Additive,
+    Shift,
+    Relational,
+    Bitwise,
+    Logical,
+}
+
+fn level(expr: &Expr) -> Level {
+    match expr {
+        Expr::Literal(lit) if literal_is_negative(lit) => Level::Unary,
+        Expr::Ident(_) | Expr::Literal(_) | Expr::Call(..) | Expr::Index(..) | Expr::Member(..) => Level::Primary,
+        Expr::Unary(..) => Level::Unary,
+        Expr::Binary(op, ..) => binary_level(*op),
+    }
+}
+
+fn binary_level(op: BinaryOp) -> Level {
+    use BinaryOp::*;
+    match op {
+        Multiply | Divide | Modulo => Level::Multiplicative,
+        Add | Subtract => Level::Additive,
+        ShiftLeft | ShiftRight => Level::Shift,
+        Equal | NotEqual | Less | LessEqual | Greater | GreaterEqual => Level::Relational,
+        And | Or | Xor => Level::Bitwise,
+        LogicalAnd | LogicalOr => Level::Logical,
+    }
+}
+
+fn literal_is_negative(lit: &Literal) -> bool {
+    match lit {
+        Literal::I32(v) => *v < 0,
+        Literal::Abstract(v) => *v < 0,
+        Literal::F32(bits) => bits >> 31 == 1,
+        Literal::F16(bits) => bits >> 15 == 1,
+        Literal::Bool(_) | Literal::U32(_) => false,
+    }
+}
+
+/// Whether `child` needs parentheses as the `left` or right operand of `op`.
+fn needs_parens(op: BinaryOp, child: &Expr, left: bool) -> bool {
+    let child_level = level(child);
+    if child_level <= Level::Unary {
+        return false;
+    }
+    match binary_level(op) {
+        // Left-associative chains: `a * b / c`, `a + b * c - d`.
+        Level::Multiplicative => !(left && child_level == Level::Multiplicative),
+        Level::Additive => {
+            !(child_level == Level::Multiplicative || (left && child_level == Level::Additive))
+        }
+        // Relational operands are shift expressions (which include sums and products).
+        Level::Relational => child_level > Level::Shift,
+        // `a & b & c` chains only with the same operator; logical operands are relational.
+        Level::Bitwise => !(left && matches!(child, Expr::Binary(o, ..) if *o == op)),
+        Level::Logical => {
+            child_level > Level::Relational
+                && !(left && matches!(child, Expr::Binary(o, ..) if *o == op))
+        }
+        _ => true,
+    }
+}
+
+fn binary_symbol(op: BinaryOp) -> &'static str {
+    use BinaryOp::*;
+    match op {
+        Add => "+",
+        Subtract => "-",
+        Multiply => "*",
+        Divide => "/",
+        Modulo => "%",
+        Equal => "==",
+        NotEqual => "!=",
+        Less => "<",
+        LessEqual => "<=",
+        Greater => ">",
+        GreaterEqual => ">=",
+        And => "&",
+        Or => "|",
+        Xor => "^",
+        LogicalAnd => "&&",
+        LogicalOr => "||",
+        ShiftLeft => "<<",
+        ShiftRight => ">>",
+    }
+}
+
+/// Shortest decimal that reads back as the same f32, with the WGSL suffix.
+fn float_literal(value: f32, suffix: &str) -> String {
+    let text = format!("{value:?}");
+    format!("{text}{suffix}")
+}
+
+fn f16_to_f32(bits: u16) -> f32 {
+    let sign = if bits >> 15 == 1 { -1.0 } else { 1.0 };
+    let exponent = i32::from((bits >> 10) & 0x1f);
+    let mantissa = f32::from(bits & 0x3ff);
+    let magnitude = if exponent == 0 {
+        mantissa * (2.0f32).powi(-24)
+    } else {
+        (1.0 + mantissa / 1024.0) * (2.0f32).powi(exponent - 15)
+    };
+    sign * magnitude
+}
+
+fn attribute(attr: &Attribute) -> String {
+    match attr {
+        Attribute::Group(n) => format!("@group({n})"),
+        Attribute::Binding(n) => format!("@binding({n})"),
+        Attribute::Location(n) => format!("@location({n})"),
+        Attribute::Builtin(name) => format!("@builtin({name})"),
+        Attribute::Interpolate(how) => format!("@interpolate({how})"),
+        Attribute::BlendSrc(n) => format!("@blend_src({n})"),
+        Attribute::Invariant => "@invariant".to_string(),
+        Attribute::Size(n) => format!("@size({n})"),
+        Attribute::Align(n) => format!("@align({n})"),
+        Attribute::Id(n) => format!("@id({n})"),
+        Attribute::Stage(stage) => format!("@{stage}"),
+        Attribute::WorkgroupSize([x, y, z]) => format!("@workgroup_size({x}, {y}, {z})"),
+    }
+}
+
+fn attributes(attrs: &[Attribute]) -> String {
+    attrs.iter().map(|a| attribute(a) + " ").collect()
+}
+
+impl Printer {
+    fn line(&mut self, text: &str) {
+        for _ in 0..self.indent {
+            self.out.push_str("    ");
+        }
+        self.out.push_str(text);
+        self.out.push('\n');
+    }
+
+    fn module(&mut self, module: &Module) {
+        let mut sections = 0;
+        let mut separate = |printer: &mut Printer| {
+            if sections > 0 {
+                printer.out.push('\n');
+            }
+            sections += 1;
+        };
+        if !module.enables.is_empty() {
+            separate(self);
+            for enable in &module.enables {
+                self.line(&format!("enable {enable};"));
+            }
+        }
+        for s in &module.structs {
+            separate(self);
+            self.line(&format!("struct {} {{", s.name));
+            for m in &s.members {
+                self.line(&format!("    {}{}: {},", attributes(&m.attributes), m.name, m.ty));
+            }
+            self.line("}");
+        }
+        if !module.globals.is_empty() {
+            separate(self);
+            for g in &module.globals {
+                self.global(g);
+            }
+        }
+        for f in &module.functions {
+            separate(self);
+            self.function(f);
+        }
+    }
+
+    fn global(&mut self, g: &Global) {
+        let keyword = match &g.kind {
+            GlobalKind::Var { space } if space.is_empty() => "var".to_string(),
+            GlobalKind::Var { space } => format!("var<{space}>"),
+            GlobalKind::Const => "const".to_string(),
+            GlobalKind::Override => "override".to_string(),
+        };
+        let mut text = format!("{}{keyword} {}", attributes(&g.attributes), g.name);
+        if let Some(ty) = &g.ty {
+            let _ = write!(text, ": {ty}");
+        }
+        if let Some(init) = &g.init {
+            let _ = write!(text, " = {}", expr_to_string(init));
+        }
+        text.push(';');
+        self.line(&text);
+    }
+
+    fn function(&mut self, f: &Function) {
+        for attr in &f.attributes {
+            self.line(&attribute(attr));
+        }
+        let params: Vec<String> =
+            f.params.iter().map(|p| format!("{}{}: {}", attributes(&p.attributes), p.name, p.ty)).collect();
+        let result = match &f.result {
+            Some((attrs, ty)) => format!(" -> {}{ty}", attributes(attrs)),
+            None => String::new(),
+        };
+        let one_line = format!("fn {}({}){result} {{", f.name, params.join(", "));
+        if one_line.len() <= 100 {
+            self.line(&one_line);
+        } else {
+            self.line(&format!("fn {}(", f.name));
+            for p in &params {
+                self.line(&format!("    {p},"));
+            }
+            self.line(&format!("){result} {{"));
+        }
+        self.block(&f.body);
+        self.line("}");
+    }
+
+    fn block(&mut self, stmts: &[Stmt]) {
+        self.indent += 1;
+        for s in stmts {
+            self.stmt(s);
+        }
+        self.indent -= 1;
+    }
+
+    fn stmt(&mut self, stmt: &Stmt) {
+        match stmt {
+            Stmt::Let { name, ty, value } => {
+                let ty = ty.as_ref().map(|t| format!(": {t}")).unwrap_or_default();
+                self.line(&format!("let {name}{ty} = {};", expr_to_string(value)));
+            }
+            Stmt::Var { name, ty, value } => match value {
+                Some(v) => self.line(&format!("var {name}: {ty} = {};", expr_to_string(v))),
+                None => self.line(&format!("var {name}: {ty};")),
+            },
+            Stmt::Assign { target, value } => {
+                self.line(&format!("{} = {};", expr_to_string(target), expr_to_string(value)));
+            }
+            Stmt::Call(call) => self.line(&format!("{};", expr_to_string(call))),
+            Stmt::If { condition, accept, reject } => self.if_chain(condition, accept, reject, ""),
+            Stmt::Loop { body, continuing, break_if } => {
+                self.line("loop {");
+                self.block(body);
+                if !continuing.is_empty() || break_if.is_some() {
+                    self.indent += 1;
+                    self.line("continuing {");
+                    self.block(continuing);
+                    if let Some(condition) = break_if {
+                        self.indent += 1;
+                        self.line(&format!("break if {};", expr_to_string(condition)));
+                        self.indent -= 1;
+                    }
+                    self.line("}");
+                    self.indent -= 1;
+                }
+                self.line("}");
+            }
+            Stmt::Switch { selector, cases } => {
+                self.line(&format!("switch {} {{", expr_to_string(selector)));
+                self.indent += 1;
+                for case in cases {
+                    let mut labels: Vec<String> = case.selectors.iter().map(expr_to_string).collect();
+                    if case.default {
+                        labels.push("default".into());
+                    }
+                    let head = if labels == ["default"] { "default".to_string() } else { format!("case {}", labels.join(", ")) };
+                    self.line(&format!("{head}: {{"));
+                    self.block(&case.body);
+                    self.line("}");
+                }
+                self.indent -= 1;
+                self.line("}");
+            }
+            Stmt::Break => self.line("break;"),
+            Stmt::Continue => self.line("continue;"),
+            Stmt::Return(None) => self.line("return;"),
+            Stmt::Return(Some(value)) => self.line(&format!("return {};", expr_to_string(value))),
+            Stmt::Discard => self.line("discard;"),
+        }
+    }
+
+    /// `if a {} else if b {} else {}` without nesting when the else branch is a lone `if`.
+    fn if_chain(&mut self, condition: &Expr, accept: &[Stmt], reject: &[Stmt], prefix: &str) {
+        self.line(&format!("{prefix}if {} {{", expr_to_string(condition)));
+        self.block(accept);
+        match reject {
+            [] => self.line("}"),
+            [Stmt::If { condition, accept, reject }] => self.if_chain(condition, accept, reject, "} else "),
+            _ => {
+                self.line("} else {");
+                self.block(reject);
+                self.line("}");
+            }
+        }
+    }
+
+    fn expr(&mut self, expr: &Expr) {
+        match expr {
+            Expr::Ident(name) => self.out.push_str(name),
+            Expr::Literal(lit) => self.literal(lit),
+            Expr::Unary(op, operand) => {
+                self.out.push_str(match op {
+                    UnaryOp::Negate => "-",
+                    UnaryOp::Not => "!",
+                    UnaryOp::BitNot => "~",
+                    UnaryOp::Deref => "*",
+                    UnaryOp::AddressOf => "&",
+                });
+                // `--x` would lex as a decrement, so a negated negation is parenthesised too.
+                let nested_minus = *op == UnaryOp::Negate && level(operand) == Level::Unary;
+                self.operand(operand, level(operand) > Level::Unary || nested_minus);
+            }
+            Expr::Binary(op, left, right) => {
+                self.operand(left, needs_parens(*op, left, true));
+                let _ = write!(self.out, " {} ", binary_symbol(*op));
+                self.operand(right, needs_parens(*op, right, false));
+            }
+            Expr::Call(name, args) => {
+                self.out.push_str(name);
+                self.out.push('(');
+                for (i, arg) in args.iter().enumerate() {
+                    if i > 0 {
+                        self.out.push_str(", ");
+                    }
+                    self.expr(arg);
+                }
+                self.out.push(')');
+            }
+            Expr::Index(base, index) => {
+                self.operand(base, level(base) != Level::Primary);
+                self.out.push('[');
+                self.expr(index);
+                self.out.push(']');
+            }
+            Expr::Member(base, name) => {
+                self.operand(base, level(base) != Level::Primary);
+                self.out.push('.');
+                self.out.push_str(name);
+            }
+        }
+    }
+
+    fn operand(&mut self, expr: &Expr, parens: bool) {
+        if parens {
+            self.out.push('(');
+        }
+        self.expr(expr);
+        if parens {
+            self.out.push(')');
+        }
+    }
+
+    fn literal(&mut self, lit: &Literal) {
+        let text = match lit {
+            Literal::Bool(b) => b.to_string(),
+            // The most negative i32 has no literal: its magnitude overflows before the minus applies.
+            Literal::I32(i32::MIN) => "i32(-2147483648)".to_string(),
+            Literal::I32(v) => format!("{v}i"),
+            Literal::U32(v) => format!("{v}u"),
+            Literal::F32(bits) => float_literal(f32::from_bits(*bits), "f"),
+            Literal::F16(bits) => float_literal(f16_to_f32(*bits), "h"),
+            Literal::Abstract(v) => v.to_string(),
+        };
+        self.out.push_str(&text);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn id(name: &str) -> Expr {
+        Expr::ident(name)
+    }
+
+    #[test]
+    fn precedence_follows_the_wgsl_grammar() {
+        use BinaryOp::*;
+        let sum = Expr::binary(Add, id("a"), id("b"));
+        assert_eq!(expr_to_string(&Expr::binary(Multiply, sum.clone(), id("c"))), "(a + b) * c");
+        assert_eq!(expr_to_string(&Expr::binary(Add, id("c"), Expr::binary(Multiply, id("a"), id("b")))), "c + a * b");
+        assert_eq!(expr_to_string(&Expr::binary(Subtract, id("c"), sum.clone())), "c - (a + b)");
+        assert_eq!(expr_to_string(&Expr::binary(Subtract, sum.clone(), id("c"))), "a + b - c");
+        // Bitwise operators never mix with others without parentheses.
+        assert_eq!(expr_to_string(&Expr::binary(And, sum.clone(), id("c"))), "(a + b) & c");
+        assert_eq!(
+            expr_to_string(&Expr::binary(Or, Expr::binary(And, id("a"), id("b")), id("c"))),
+            "(a & b) | c"
+        );
+        assert_eq!(expr_to_string(&Expr::binary(Less, sum.clone(), id("c"))), "a + b < c");
+        assert_eq!(expr_to_string(&Expr::binary(ShiftLeft, sum, id("c"))), "(a + b) << c");
+        let less = Expr::binary(Less, id("a"), id("b"));
+        assert_eq!(expr_to_string(&Expr::binary(LogicalAnd, less.clone(), less.clone())), "a < b && a < b");
+        assert_eq!(expr_to_string(&Expr::binary(Equal, less, id("c"))), "(a < b) == c");
+    }
+
+    #[test]
+    fn unary_and_postfix_operands() {
+        let neg = Expr::unary(UnaryOp::Negate, Expr::Literal(Literal::I32(-1)));
+        assert_eq!(expr_to_string(&neg), "-(-1i)");
+        let deref = Expr::unary(UnaryOp::Deref, id("p"));
+        assert_eq!(expr_to_string(&Expr::member(deref, "x")), "(*p).x");
+        assert_eq!(
+            expr_to_string(&Expr::binary(BinaryOp::Subtract, id("a"), Expr::Literal(Literal::I32(-2)))),
+            "a - -2i"
+        );
+    }
+
+    #[test]
+    fn literals_are_exact_and_typed() {
+        assert_eq!(expr_to_string(&Expr::Literal(Literal::F32(1.0f32.to_bits()))), "1.0f");
+        assert_eq!(expr_to_string(&Expr::Literal(Literal::F32(0.1f32.to_bits()))), "0.1f");
+        assert_eq!(expr_to_string(&Expr::Literal(Literal::F32(1e-7f32.to_bits()))), "1e-7f");
+        assert_eq!(expr_to_string(&Expr::Literal(Literal::I32(i32::MIN))), "i32(-2147483648)");
+        assert_eq!(expr_to_string(&Expr::Literal(Literal::U32(u32::MAX))), "4294967295u");
+        // 0x3c00 is 1.0 in half precision, 0x3555 is 0.333251953125.
+        assert_eq!(expr_to_string(&Expr::Literal(Literal::F16(0x3c00))), "1.0h");
+        assert_eq!(expr_to_string(&Expr::Literal(Literal::F16(0x3555))), "0.33325195h");
+    }
+}
