@@ -14,6 +14,8 @@ pub enum Spelling {
     Builtin(&'static str),
     /// A value conversion to the result type: `f32(x)`, `vec3<u32>(v)`.
     Convert,
+    /// Lowered by a function of its own in the emitter (no single WGSL operator does it).
+    Custom,
 }
 
 /// How an operation reads the signedness of its integer operands (SPIR-V decides it by opcode,
@@ -54,7 +56,7 @@ const fn row(op: Op, spelling: Spelling, sign: Sign) -> OpRow {
 
 use BinaryOp as B;
 use Sign as S;
-use Spelling::{Binary, Builtin, Convert, Unary};
+use Spelling::{Binary, Builtin, Convert, Custom, Unary};
 
 /// Core instructions that map to one WGSL operator, builtin or conversion.
 pub static CORE: &[OpRow] = &[
@@ -71,6 +73,9 @@ pub static CORE: &[OpRow] = &[
     row(Op::FRem, Binary(B::Modulo), S::None),
     row(Op::SRem, Binary(B::Modulo), S::Signed),
     row(Op::UMod, Binary(B::Modulo), S::Unsigned),
+    // The result takes the divisor's sign: exact code, see `wgsl/instruction.rs`.
+    row(Op::SMod, Custom, S::Signed),
+    row(Op::FMod, Custom, S::None),
     row(Op::VectorTimesScalar, Binary(B::Multiply), S::None),
     row(Op::MatrixTimesScalar, Binary(B::Multiply), S::None),
     row(Op::VectorTimesMatrix, Binary(B::Multiply), S::None),
@@ -258,6 +263,6 @@ mod tests {
         assert_eq!(core_row(Op::IEqual).unwrap().sign, Sign::AsFirst);
         assert_eq!(core_row(Op::ShiftRightArithmetic).unwrap().sign, Sign::Shift(ShiftBase::Signed));
         assert_eq!(glsl_row(GLOp::SMax as u32).unwrap().sign, Sign::Signed);
-        assert!(core_row(Op::SMod).is_none(), "SMod needs exact code, not `%`");
+        assert_eq!(core_row(Op::SMod).unwrap().spelling, Spelling::Custom, "SMod needs exact code, not `%`");
     }
 }

@@ -68,7 +68,9 @@ pub fn run(module: &mut Module, options: &Options) -> Result<(), Error> {
                 StorageClass::Output => true,
                 _ => continue,
             };
-            if !used.contains(&var) {
+            // WGSL requires a vertex shader to output a position, so a declared one is kept.
+            let position = entry.model == ExecutionModel::Vertex && is_output && declares_position(module, var);
+            if !used.contains(&var) && !position {
                 continue;
             }
             proxies.insert(g);
@@ -148,7 +150,8 @@ impl Planner<'_> {
             let decorations = module.member_decorations(struct_ty, i);
             let name = module.member_names.get(&(struct_ty, i)).cloned().unwrap_or_else(|| format!("member_{i}"));
             if let Some(builtin) = decorations.builtin {
-                if used.as_ref().is_none_or(|set| set.contains(&i)) {
+                let position = builtin == BuiltIn::Position && self.model == ExecutionModel::Vertex;
+                if position || used.as_ref().is_none_or(|set| set.contains(&i)) {
                     values.extend(self.builtin(var, builtin, vec![i], name, member_ty)?);
                 }
                 continue;
@@ -302,4 +305,16 @@ fn writes_only_one(module: &Module, var: Id, path: &[u32]) -> bool {
         }
     }
     true
+}
+
+/// Whether an output variable is, or is a block containing, the Position builtin.
+fn declares_position(module: &Module, var: Id) -> bool {
+    let Some(g) = module.global_index(var) else { return false };
+    let pointee = module.globals[g].pointee;
+    module.decorations(var).builtin == Some(BuiltIn::Position)
+        || match module.def(pointee) {
+            Def::Type(Type::Struct { members }) => (0..members.len() as u32)
+                .any(|i| module.member_decorations(pointee, i).builtin == Some(BuiltIn::Position)),
+            _ => false,
+        }
 }

@@ -1,21 +1,4 @@
 //! SPIR-V assembler: turns the text `spirv-dis` prints (and `spirv-as` reads) into SPIR-V words.
-//!
-//! Instruction layouts come from rspirv's grammar tables, the operands that follow an enumerant
-//! (`Location 0`, `Aligned 4`) from `rspirv::dr::Operand::additional_operands`, and enumerant
-//! names from the `spirv` crate.
-//!
-//! The words match `spirv-as` exactly, except for the generator word, with these choices:
-//! - The version comes from a `; Version: X.Y` comment before the first instruction (which
-//!   `spirv-dis` writes), else it is 1.0: the output equals `spirv-as --target-env spvX.Y`.
-//! - The generator word is 0 (an unregistered tool); `spirv-as` writes its own, 0x0007_0000.
-//! - Ids are numbered from 1 in order of first appearance, numeric names such as `%12` included,
-//!   as `spirv-as` does without `--preserve-numeric-ids`; the bound is one past the last.
-//!
-//! Unlike `spirv-as`, this refuses ids that are used but never defined or defined twice, accepts
-//! every instruction and enumerant whatever the version, accepts `OpSpecConstantOp` opcode names
-//! with or without the `Op` prefix, and accepts numbers as extended instruction names. After a raw
-//! `!<word>` operand, or a raw `!<word>` opcode, the rest of the instruction (up to the next
-//! `OpName` or `%id =`) is read word by word: `!<word>`s, integers and ids.
 
 use std::collections::HashMap;
 use std::fmt;
@@ -54,6 +37,24 @@ impl fmt::Display for AssembleError {
 impl std::error::Error for AssembleError {}
 
 /// Assembles SPIR-V assembly text into a module.
+///
+/// Instruction layouts come from rspirv's grammar tables, the operands that follow an enumerant
+/// (`Location 0`, `Aligned 4`) from `rspirv::dr::Operand::additional_operands`, and enumerant
+/// names from the `spirv` crate.
+///
+/// The words match `spirv-as` exactly, except for the generator word, with these choices:
+/// - The version comes from a `; Version: X.Y` comment before the first instruction (which
+///   `spirv-dis` writes), else it is 1.0: the output equals `spirv-as --target-env spvX.Y`.
+/// - The generator word is 0 (an unregistered tool); `spirv-as` writes its own, 0x0007_0000.
+/// - Ids are numbered from 1 in order of first appearance, numeric names such as `%12` included,
+///   as `spirv-as` does without `--preserve-numeric-ids`; the bound is one past the last.
+///
+/// Unlike `spirv-as`, this refuses ids that are used but never defined or defined twice, accepts
+/// every instruction and enumerant whatever the version, accepts `OpSpecConstantOp` opcode names
+/// with or without the `Op` prefix, and accepts numbers as extended instruction names. Operands
+/// of kinds that only extended instruction sets define (such as `DebugInfoFlags`) are numbers.
+/// After a raw `!<word>` operand, or a raw `!<word>` opcode, the rest of the instruction (up to
+/// the next `OpName` or `%id =`) is read word by word: `!<word>`s, integers and ids.
 pub fn assemble(text: &str) -> Result<Assembly, AssembleError> {
     let (tokens, version) = lex(text)?;
     let mut asm = Assembler {
@@ -61,7 +62,7 @@ pub fn assemble(text: &str) -> Result<Assembly, AssembleError> {
         pos: 0,
         names: HashMap::new(),
         // Index 0 stands for the invalid id 0, so that ids index this directly.
-        ids: vec![IdInfo::new(Token::default())],
+        ids: vec![IdInfo::default()],
         words: vec![spirv::MAGIC_NUMBER, 0, 0, 0, 0],
         lines: Vec::new(),
     };
@@ -70,11 +71,14 @@ pub fn assemble(text: &str) -> Result<Assembly, AssembleError> {
     }
     if let Some(info) = asm.ids.iter().skip(1).find(|info| !info.defined) {
         let message = format!("`{}` is used but never defined", info.first.text);
-        return Err(at(&info.first, message));
+        return Err(at(info.first.pos, message));
     }
     asm.words[1] = version.unwrap_or(1 << 16);
     asm.words[3] = asm.ids.len() as u32;
-    Ok(Assembly { words: asm.words, lines: asm.lines })
+    Ok(Assembly {
+        words: asm.words,
+        lines: asm.lines,
+    })
 }
 
 /// A word or a quoted string of the source, with its position.
@@ -82,8 +86,8 @@ pub fn assemble(text: &str) -> Result<Assembly, AssembleError> {
 struct Token<'a> {
     /// The text; strings keep their quotes and escapes.
     text: &'a str,
-    line: u32,
-    col: u32,
+    /// (line, column) of the first character.
+    pos: (u32, u32),
     /// The position just past the token, where a missing operand is reported.
     end: (u32, u32),
 }
@@ -94,16 +98,19 @@ impl Token<'_> {
     }
 }
 
-fn at(tok: &Token, message: String) -> AssembleError {
-    AssembleError { line: tok.line, column: tok.col, message }
+fn at((line, column): (u32, u32), message: impl Into<String>) -> AssembleError {
+    AssembleError {
+        line,
+        column,
+        message: message.into(),
+    }
 }
 
-/// Walks the source bytes, keeping the line and (character) column.
+/// Walks the source bytes, keeping the (line, character column).
 struct Cursor<'a> {
     bytes: &'a [u8],
     i: usize,
-    line: u32,
-    col: u32,
+    pos: (u32, u32),
 }
 
 impl Cursor<'_> {
@@ -115,17 +122,12 @@ impl Cursor<'_> {
         let b = self.peek()?;
         self.i += 1;
         if b == b'\n' {
-            self.line += 1;
-            self.col = 1;
+            self.pos = (self.pos.0 + 1, 1);
         } else if b & 0xC0 != 0x80 {
             // Only the first byte of a UTF-8 character starts a column.
-            self.col += 1;
+            self.pos.1 += 1;
         }
         Some(b)
-    }
-
-    fn error(&self, message: String) -> AssembleError {
-        AssembleError { line: self.line, column: self.col, message }
     }
 }
 
@@ -136,11 +138,15 @@ fn ends_word(b: u8) -> bool {
 
 /// Splits the source into tokens, and reads the version from the header comments.
 fn lex(text: &str) -> Result<(Vec<Token<'_>>, Option<u32>), AssembleError> {
-    let mut cur = Cursor { bytes: text.as_bytes(), i: 0, line: 1, col: 1 };
+    let mut cur = Cursor {
+        bytes: text.as_bytes(),
+        i: 0,
+        pos: (1, 1),
+    };
     let mut tokens = Vec::new();
     let mut version = None;
     while let Some(b) = cur.peek() {
-        let (start, line, col) = (cur.i, cur.line, cur.col);
+        let (start, pos) = (cur.i, cur.pos);
         if b.is_ascii_whitespace() {
             cur.bump();
             continue;
@@ -149,10 +155,9 @@ fn lex(text: &str) -> Result<(Vec<Token<'_>>, Option<u32>), AssembleError> {
             while cur.peek().is_some_and(|b| b != b'\n') {
                 cur.bump();
             }
-            if tokens.is_empty() {
-                if let Some(v) = version_comment(&text[start + 1..cur.i]) {
-                    version = Some(v.map_err(|m| AssembleError { line, column: col, message: m })?);
-                }
+            if let Some(v) = version_comment(&text[start + 1..cur.i]).filter(|_| tokens.is_empty())
+            {
+                version = Some(v.map_err(|m| at(pos, m))?);
             }
             continue;
         }
@@ -163,22 +168,22 @@ fn lex(text: &str) -> Result<(Vec<Token<'_>>, Option<u32>), AssembleError> {
                     Some(b'"') => break,
                     Some(b'\\') if cur.bump().is_some() => {}
                     Some(b) if b != b'\\' => {}
-                    _ => {
-                        let message = "unterminated string".to_string();
-                        return Err(AssembleError { line, column: col, message });
-                    }
+                    _ => return Err(at(pos, "unterminated string")),
                 }
             }
             if cur.peek().is_some_and(|b| !ends_word(b)) {
-                return Err(cur.error("expected a space after the closing quote".to_string()));
+                return Err(at(cur.pos, "expected a space after the closing quote"));
             }
         } else {
             while cur.peek().is_some_and(|b| !ends_word(b)) {
                 cur.bump();
             }
         }
-        let end = (cur.line, cur.col);
-        tokens.push(Token { text: &text[start..cur.i], line, col, end });
+        tokens.push(Token {
+            text: &text[start..cur.i],
+            pos,
+            end: cur.pos,
+        });
     }
     Ok((tokens, version))
 }
@@ -186,9 +191,9 @@ fn lex(text: &str) -> Result<(Vec<Token<'_>>, Option<u32>), AssembleError> {
 /// Reads the version word from a `; Version: 1.3` comment, if the comment is one.
 fn version_comment(comment: &str) -> Option<Result<u32, String>> {
     let rest = comment.trim().strip_prefix("Version:")?.trim();
-    let parsed = rest.split_once('.').and_then(|(major, minor)| {
-        Some((major.parse::<u8>().ok()?, minor.parse::<u8>().ok()?))
-    });
+    let parsed = rest
+        .split_once('.')
+        .and_then(|(major, minor)| Some((major.parse::<u8>().ok()?, minor.parse::<u8>().ok()?)));
     Some(match parsed {
         Some((1, minor)) if minor <= spirv::MINOR_VERSION => Ok(1 << 16 | u32::from(minor) << 8),
         _ => Err(format!(
@@ -199,6 +204,7 @@ fn version_comment(comment: &str) -> Option<Result<u32, String>> {
 }
 
 /// What the assembler knows about one id.
+#[derive(Default)]
 struct IdInfo<'a> {
     /// Where the id first appears, for the "never defined" error.
     first: Token<'a>,
@@ -209,12 +215,6 @@ struct IdInfo<'a> {
     num: Option<Num>,
     /// Set when the id is an OpExtInstImport.
     ext: Option<ExtSet>,
-}
-
-impl<'a> IdInfo<'a> {
-    fn new(first: Token<'a>) -> Self {
-        IdInfo { first, defined: false, ty: None, num: None, ext: None }
-    }
 }
 
 #[derive(Clone, Copy)]
@@ -240,8 +240,15 @@ struct Pending<'a> {
 }
 
 /// Operands in the order to pop them from a stack: the first one last.
-fn pending<'a>(operands: &[LogicalOperand], owner: &'a str) -> impl Iterator<Item = Pending<'a>> {
-    operands.iter().rev().map(move |o| Pending { kind: o.kind, quant: o.quantifier, owner })
+fn pending<'g, 'a>(
+    operands: impl DoubleEndedIterator<Item = &'g LogicalOperand>,
+    owner: &'a str,
+) -> impl Iterator<Item = Pending<'a>> {
+    operands.rev().map(move |o| Pending {
+        kind: o.kind,
+        quant: o.quantifier,
+        owner,
+    })
 }
 
 struct Assembler<'t, 'a> {
@@ -258,30 +265,33 @@ impl<'a> Assembler<'_, 'a> {
     /// Assembles the instruction that starts with `first`, just taken.
     fn instruction(&mut self, first: Token<'a>) -> Result<(), AssembleError> {
         let start = self.words.len();
-        self.lines.push((start as u32, first.line));
+        self.lines.push((start as u32, first.pos.0));
         let first_pos = self.pos.saturating_sub(1);
         let starts = self.starts_instruction(first_pos) || first.text.starts_with('!');
         let previous = first_pos.checked_sub(1).and_then(|i| self.toks.get(i));
-        if !starts && previous.is_some_and(|p| p.end.0 == first.line) {
-            let message = format!("too many operands: `{}` follows a complete instruction", first.text);
-            return Err(at(&first, message));
+        if !starts && previous.is_some_and(|p| p.end.0 == first.pos.0) {
+            let message = format!(
+                "too many operands: `{}` follows a complete instruction",
+                first.text
+            );
+            return Err(at(first.pos, message));
         }
         let (result, op) = if first.text.starts_with('%') {
             let id = self.id(&first)?;
             if !starts {
-                let (line, column) = self.toks.get(self.pos).map_or(first.end, |t| (t.line, t.col));
-                let message = format!("expected `=` after `{}`", first.text);
-                return Err(AssembleError { line, column, message });
+                let here = self.toks.get(self.pos).map_or(first.end, |t| t.pos);
+                return Err(at(here, format!("expected `=` after `{}`", first.text)));
             }
             let eq_end = self.toks.get(self.pos).map_or(first.end, |eq| eq.end);
             self.pos += 1;
             if std::mem::replace(&mut self.ids[id as usize].defined, true) {
-                return Err(at(&first, format!("`{}` is defined more than once", first.text)));
+                return Err(at(
+                    first.pos,
+                    format!("`{}` is defined more than once", first.text),
+                ));
             }
             let Some(op) = self.next_token() else {
-                let (line, column) = eq_end;
-                let message = "expected an opcode after `=`".to_string();
-                return Err(AssembleError { line, column, message });
+                return Err(at(eq_end, "expected an opcode after `=`"));
             };
             (Some(id), op)
         } else {
@@ -290,28 +300,34 @@ impl<'a> Assembler<'_, 'a> {
         if let Some(raw) = op.text.strip_prefix('!') {
             if result.is_some() {
                 let message = "a raw `!` opcode cannot have a result id".to_string();
-                return Err(at(&op, message));
+                return Err(at(op.pos, message));
             }
             // The first word is written as given, word count included.
             self.words.push(raw_word(&op, raw)?);
             return self.raw_operands();
         }
         let inst = opcode(&op)?;
-        let has_result = inst.operands.iter().any(|o| o.kind == OperandKind::IdResult);
+        let has_result = inst
+            .operands
+            .iter()
+            .any(|o| o.kind == OperandKind::IdResult);
         if result.is_some() && !has_result {
-            return Err(at(&first, format!("{} does not produce a result id", op.text)));
+            return Err(at(
+                first.pos,
+                format!("{} does not produce a result id", op.text),
+            ));
         }
         if result.is_none() && has_result {
             let message = format!("{0} needs a result id: `%name = {0} ...`", op.text);
-            return Err(at(&op, message));
+            return Err(at(op.pos, message));
         }
         self.words.push(inst.opcode as u32);
-        let mut stack: Vec<Pending> = pending(inst.operands, op.text).collect();
+        let mut stack: Vec<Pending> = pending(inst.operands.iter(), op.text).collect();
         self.operands(&mut stack, start, result)?;
         let count = self.words.len() - start;
         if count > 0xFFFF {
             let message = format!("{} is too long: {count} words, the limit is 65535", op.text);
-            return Err(at(&op, message));
+            return Err(at(op.pos, message));
         }
         self.words[start] |= (count as u32) << 16;
         if let Some(id) = result {
@@ -332,22 +348,37 @@ impl<'a> Assembler<'_, 'a> {
 
     /// Whether the token at `pos` starts an instruction: `OpName` or `%id =`.
     fn starts_instruction(&self, pos: usize) -> bool {
-        let Some(tok) = self.toks.get(pos) else { return false };
-        let opcode = tok.text.strip_prefix("Op").is_some_and(|r| r.starts_with(|c: char| c.is_ascii_uppercase()));
-        let result = tok.text.starts_with('%') && self.toks.get(pos + 1).is_some_and(|t| t.text == "=");
+        let Some(tok) = self.toks.get(pos) else {
+            return false;
+        };
+        let opcode = tok
+            .text
+            .strip_prefix("Op")
+            .is_some_and(|r| r.starts_with(|c: char| c.is_ascii_uppercase()));
+        let result =
+            tok.text.starts_with('%') && self.toks.get(pos + 1).is_some_and(|t| t.text == "=");
         opcode || result
     }
 
     /// Reads the operands on `stack`, pushing more as enumerants and extended instructions ask.
-    fn operands(&mut self, stack: &mut Vec<Pending<'a>>, start: usize, result: Option<u32>) -> Result<(), AssembleError> {
+    fn operands(
+        &mut self,
+        stack: &mut Vec<Pending<'a>>,
+        start: usize,
+        result: Option<u32>,
+    ) -> Result<(), AssembleError> {
         while let Some(p) = stack.pop() {
             if p.kind == OperandKind::IdResult {
                 // Written before the opcode, and checked to be there.
                 self.words.extend(result);
                 continue;
             }
-            // An opcode name is never a new instruction here, so `OpSpecConstantOp` can take `OpIAdd`.
-            let opcode_operand = p.kind == OperandKind::LiteralSpecConstantOpInteger;
+            // `OpSpecConstantOp` takes `IAdd`, as spirv-dis writes it, and also `OpIAdd`.
+            let opcode_operand = p.kind == OperandKind::LiteralSpecConstantOpInteger
+                && self
+                    .toks
+                    .get(self.pos)
+                    .is_some_and(|t| t.text.starts_with("Op"));
             let tok = match self.toks.get(self.pos) {
                 Some(tok) if opcode_operand || !self.at_instruction_start() => *tok,
                 _ if p.quant == OperandQuantifier::One => return Err(self.missing(&p)),
@@ -367,13 +398,18 @@ impl<'a> Assembler<'_, 'a> {
 
     fn missing(&self, p: &Pending) -> AssembleError {
         let last = self.pos.checked_sub(1).and_then(|i| self.toks.get(i));
-        let (line, column) = last.map_or((1, 1), |t| t.end);
         let message = format!("missing operand: {} expects {}", p.owner, describe(p.kind));
-        AssembleError { line, column, message }
+        at(last.map_or((1, 1), |t| t.end), message)
     }
 
     /// Reads one operand of kind `p.kind` starting at `tok`, already taken.
-    fn operand(&mut self, p: &Pending<'a>, tok: &Token<'a>, stack: &mut Vec<Pending<'a>>, start: usize) -> Result<(), AssembleError> {
+    fn operand(
+        &mut self,
+        p: &Pending<'a>,
+        tok: &Token<'a>,
+        stack: &mut Vec<Pending<'a>>,
+        start: usize,
+    ) -> Result<(), AssembleError> {
         use OperandKind as K;
         match p.kind {
             K::IdResultType | K::IdRef | K::IdScope | K::IdMemorySemantics => {
@@ -382,30 +418,35 @@ impl<'a> Assembler<'_, 'a> {
             }
             K::LiteralInteger => self.words.push(literal_u32(tok)?),
             K::LiteralFloat => {
-                let bits = float_bits(tok.text, 32).map_err(|m| at(tok, m))?;
+                let bits = float_bits(tok.text, 32).map_err(|m| at(tok.pos, m))?;
                 self.words.push(bits as u32);
             }
             K::LiteralString => self.string(tok)?,
             K::LiteralContextDependentNumber => {
-                let ty = self.words.get(start + 1).copied().unwrap_or(0);
-                let num = self.ids.get(ty as usize).and_then(|info| info.num);
-                let Some(num) = num else {
-                    let name = self.ids.get(ty as usize).map_or("", |info| info.first.text);
-                    let message = format!("cannot read `{}`: its type `{name}` is not an integer or float type declared earlier", tok.text);
-                    return Err(at(tok, message));
+                // OpConstant, OpSpecConstant: the width comes from the result type, word 1.
+                let ty = self.info(self.words.get(start + 1).copied());
+                let Some(num) = ty.and_then(|ty| ty.num) else {
+                    let ty = ty.map_or("", |ty| ty.first.text);
+                    let message = format!(
+                        "cannot read `{}`: its type `{ty}` is not an integer or float type declared earlier",
+                        tok.text
+                    );
+                    return Err(at(tok.pos, message));
                 };
                 self.number(tok, num)?;
             }
             K::PairLiteralIntegerIdRef => {
-                // OpSwitch: the case literals take the width of the selector's type.
-                let selector = self.words.get(start + 1).copied().unwrap_or(0) as usize;
-                let ty = self.ids.get(selector).and_then(|info| info.ty);
-                match ty.and_then(|ty| self.ids.get(ty as usize)).and_then(|info| info.num) {
+                // OpSwitch: the width comes from the type of the selector, word 1.
+                let selector = self.info(self.words.get(start + 1).copied());
+                match self.info(selector.and_then(|s| s.ty)).and_then(|ty| ty.num) {
                     Some(num @ Num::Int { .. }) => self.number(tok, num)?,
                     _ => {
-                        let name = self.ids.get(selector).map_or("", |info| info.first.text);
-                        let message = format!("cannot read `{}`: the selector `{name}` does not have an integer type declared earlier", tok.text);
-                        return Err(at(tok, message));
+                        let selector = selector.map_or("", |s| s.first.text);
+                        let message = format!(
+                            "cannot read `{}`: the selector `{selector}` does not have an integer type declared earlier",
+                            tok.text
+                        );
+                        return Err(at(tok.pos, message));
                     }
                 }
                 let label = self.pair_second(p)?;
@@ -427,23 +468,30 @@ impl<'a> Assembler<'_, 'a> {
             K::LiteralExtInstInteger => self.ext_inst(tok, stack)?,
             K::LiteralSpecConstantOpInteger => {
                 let name = tok.text.strip_prefix("Op").unwrap_or(tok.text);
-                let inst = opcode_named(name).ok_or_else(|| at(tok, format!("unknown opcode `{}`", tok.text)))?;
+                let inst = opcode_named(name)
+                    .ok_or_else(|| at(tok.pos, format!("unknown opcode `{}`", tok.text)))?;
                 self.words.push(inst.opcode as u32);
                 stack.clear();
-                let operands = inst.operands.iter().filter(|o| !matches!(o.kind, K::IdResultType | K::IdResult));
-                stack.extend(operands.rev().map(|o| Pending { kind: o.kind, quant: o.quantifier, owner: tok.text }));
+                let operands = inst.operands.iter();
+                let operands =
+                    operands.filter(|o| !matches!(o.kind, K::IdResultType | K::IdResult));
+                stack.extend(pending(operands, tok.text));
             }
             kind => match enumerant(kind, tok.text) {
                 Some(Ok((value, params))) => {
                     self.words.push(value);
-                    stack.extend(pending(&params, tok.text));
+                    stack.extend(pending(params.iter(), tok.text));
                 }
-                Some(Err(message)) => return Err(at(tok, message)),
+                Some(Err(message)) => return Err(at(tok.pos, message)),
                 // Operand kinds of extended instruction sets are written as numbers.
                 None => self.words.push(literal_u32(tok)?),
             },
         }
         Ok(())
+    }
+
+    fn info(&self, id: Option<u32>) -> Option<&IdInfo<'a>> {
+        self.ids.get(id? as usize)
     }
 
     /// The second token of a two-token operand.
@@ -457,34 +505,44 @@ impl<'a> Assembler<'_, 'a> {
     /// The id named by `tok`, numbering it if it is new.
     fn id(&mut self, tok: &Token<'a>) -> Result<u32, AssembleError> {
         let Some(name) = tok.text.strip_prefix('%') else {
-            return Err(at(tok, format!("expected an id, found `{}`", tok.text)));
+            return Err(at(tok.pos, format!("expected an id, found `{}`", tok.text)));
         };
         if name.is_empty() || !name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_') {
-            let message = format!("invalid id `{}`: ids are `%` followed by letters, digits and `_`", tok.text);
-            return Err(at(tok, message));
+            let message = format!(
+                "invalid id `{}`: ids are `%` followed by letters, digits and `_`",
+                tok.text
+            );
+            return Err(at(tok.pos, message));
         }
         if let Some(&id) = self.names.get(tok.text) {
             return Ok(id);
         }
         let id = self.ids.len() as u32;
         self.names.insert(tok.text, id);
-        self.ids.push(IdInfo::new(*tok));
+        self.ids.push(IdInfo {
+            first: *tok,
+            ..IdInfo::default()
+        });
         Ok(id)
     }
 
     /// A string literal: UTF-8, nul-terminated, packed little-endian into words.
     fn string(&mut self, tok: &Token) -> Result<(), AssembleError> {
-        let body = tok.text.strip_prefix('"').and_then(|s| s.strip_suffix('"'));
-        let Some(body) = body.filter(|_| tok.is_string()) else {
-            return Err(at(tok, format!("expected a string in double quotes, found `{}`", tok.text)));
+        let Some(body) = tok.text.strip_prefix('"').and_then(|s| s.strip_suffix('"')) else {
+            return Err(at(
+                tok.pos,
+                format!("expected a string in double quotes, found `{}`", tok.text),
+            ));
         };
         let mut bytes = Vec::with_capacity(body.len() + 4);
-        let mut chars = body.chars();
-        while let Some(c) = chars.next() {
-            // A backslash takes the next character as it is: `\"` and `\\`.
-            let c = if c == '\\' { chars.next().unwrap_or('\\') } else { c };
-            let mut buf = [0; 4];
-            bytes.extend_from_slice(c.encode_utf8(&mut buf).as_bytes());
+        let mut iter = body.bytes();
+        while let Some(b) = iter.next() {
+            // A backslash takes the next byte as it is: `\"` and `\\`.
+            bytes.push(if b == b'\\' {
+                iter.next().unwrap_or(b)
+            } else {
+                b
+            });
         }
         bytes.push(0);
         for chunk in bytes.chunks(4) {
@@ -501,7 +559,7 @@ impl<'a> Assembler<'_, 'a> {
             Num::Int { width, signed } => (int_bits(tok.text, width, signed), width),
             Num::Float { width } => (float_bits(tok.text, width), width),
         };
-        let bits = bits.map_err(|m| at(tok, m))?;
+        let bits = bits.map_err(|m| at(tok.pos, m))?;
         self.words.push(bits as u32);
         if width > 32 {
             self.words.push((bits >> 32) as u32);
@@ -510,12 +568,17 @@ impl<'a> Assembler<'_, 'a> {
     }
 
     /// The instruction name of OpExtInst, looked up in the set named by the previous operand.
-    fn ext_inst(&mut self, tok: &Token<'a>, stack: &mut Vec<Pending<'a>>) -> Result<(), AssembleError> {
-        let set = self.words.last().copied().unwrap_or(0) as usize;
-        let Some(ext) = self.ids.get(set).and_then(|info| info.ext) else {
-            let name = self.ids.get(set).map_or("", |info| info.first.text);
-            let message = format!("`{name}` is not an instruction set imported earlier with OpExtInstImport");
-            return Err(at(tok, message));
+    fn ext_inst(
+        &mut self,
+        tok: &Token<'a>,
+        stack: &mut Vec<Pending<'a>>,
+    ) -> Result<(), AssembleError> {
+        let set = self.info(self.words.last().copied());
+        let Some(ext) = set.and_then(|set| set.ext) else {
+            let name = set.map_or("", |set| set.first.text);
+            let message =
+                format!("`{name}` is not an instruction set imported earlier with OpExtInstImport");
+            return Err(at(tok.pos, message));
         };
         let table = match ext {
             ExtSet::Known(table) => Some(table),
@@ -524,16 +587,29 @@ impl<'a> Assembler<'_, 'a> {
         let (number, operands) = match table.and_then(|t| t.iter().find(|i| i.opname == tok.text)) {
             Some(inst) => (inst.opcode.into(), Some(inst.operands)),
             None => {
-                let number = literal_u32(tok)
-                    .map_err(|_| at(tok, format!("unknown extended instruction `{}`", tok.text)))?;
-                (number, table.and_then(|t| t.lookup_opcode(number)).map(|i| i.operands))
+                let number = literal_u32(tok).map_err(|_| {
+                    at(
+                        tok.pos,
+                        format!("unknown extended instruction `{}`", tok.text),
+                    )
+                })?;
+                (
+                    number,
+                    table
+                        .and_then(|t| t.lookup_opcode(number))
+                        .map(|i| i.operands),
+                )
             }
         };
         self.words.push(number);
         stack.clear();
         match operands {
-            Some(operands) => stack.extend(pending(operands, tok.text)),
-            None => stack.push(Pending { kind: OperandKind::IdRef, quant: OperandQuantifier::ZeroOrMore, owner: tok.text }),
+            Some(operands) => stack.extend(pending(operands.iter(), tok.text)),
+            None => stack.push(Pending {
+                kind: OperandKind::IdRef,
+                quant: OperandQuantifier::ZeroOrMore,
+                owner: tok.text,
+            }),
         }
         Ok(())
     }
@@ -550,7 +626,7 @@ impl<'a> Assembler<'_, 'a> {
                 None if tok.text.starts_with('%') => self.id(&tok)?,
                 None => literal_u32(&tok).map_err(|_| {
                     let message = format!("expected a `!<word>`, an integer or an id after a raw `!` word, found `{}`", tok.text);
-                    at(&tok, message)
+                    at(tok.pos, message)
                 })?,
             };
             self.words.push(word);
@@ -562,7 +638,11 @@ impl<'a> Assembler<'_, 'a> {
     fn describe_result(&mut self, inst: &Instruction, start: usize, id: u32) {
         let words = &self.words[start..];
         let info = &mut self.ids[id as usize];
-        if inst.operands.first().is_some_and(|o| o.kind == OperandKind::IdResultType) {
+        if inst
+            .operands
+            .first()
+            .is_some_and(|o| o.kind == OperandKind::IdResultType)
+        {
             info.ty = words.get(1).copied();
         }
         match (inst.opcode, words.get(2).copied()) {
@@ -571,11 +651,18 @@ impl<'a> Assembler<'_, 'a> {
                 info.num = Some(Num::Int { width, signed });
             }
             // A float with an explicit encoding (such as bfloat16) is not an IEEE float.
-            (spirv::Op::TypeFloat, Some(width)) if words.len() == 3 => info.num = Some(Num::Float { width }),
+            (spirv::Op::TypeFloat, Some(width)) if words.len() == 3 => {
+                info.num = Some(Num::Float { width })
+            }
             (spirv::Op::ExtInstImport, _) => {
-                let bytes: Vec<u8> = words[2..].iter().flat_map(|w| w.to_le_bytes()).take_while(|&b| b != 0).collect();
+                let bytes: Vec<u8> = (words.iter().skip(2))
+                    .flat_map(|w| w.to_le_bytes())
+                    .take_while(|&b| b != 0)
+                    .collect();
                 let name = String::from_utf8_lossy(&bytes);
-                info.ext = Some(rspirv::grammar::ext_inst_table(&name).map_or(ExtSet::Unknown, ExtSet::Known));
+                info.ext = Some(
+                    rspirv::grammar::ext_inst_table(&name).map_or(ExtSet::Unknown, ExtSet::Known),
+                );
             }
             _ => {}
         }
@@ -585,15 +672,26 @@ impl<'a> Assembler<'_, 'a> {
 /// The grammar of the opcode named by `tok` (`OpIAdd`).
 fn opcode(tok: &Token) -> Result<&'static Instruction<'static>, AssembleError> {
     match tok.text.strip_prefix("Op").filter(|_| !tok.is_string()) {
-        Some(name) => opcode_named(name).ok_or_else(|| at(tok, format!("unknown opcode `{}`", tok.text))),
-        None => Err(at(tok, format!("expected an instruction, found `{}`", tok.text))),
+        Some(name) => {
+            opcode_named(name).ok_or_else(|| at(tok.pos, format!("unknown opcode `{}`", tok.text)))
+        }
+        None => Err(at(
+            tok.pos,
+            format!("expected an instruction, found `{}`", tok.text),
+        )),
     }
 }
 
 /// The grammar of an opcode by its name without `Op` (`IAdd`).
 fn opcode_named(name: &str) -> Option<&'static Instruction<'static>> {
-    static OPCODES: OnceLock<HashMap<&'static str, &'static Instruction<'static>>> = OnceLock::new();
-    let table = OPCODES.get_or_init(|| rspirv::grammar::INSTRUCTION_TABLE.iter().map(|i| (i.opname, i)).collect());
+    static OPCODES: OnceLock<HashMap<&'static str, &'static Instruction<'static>>> =
+        OnceLock::new();
+    let table = OPCODES.get_or_init(|| {
+        rspirv::grammar::INSTRUCTION_TABLE
+            .iter()
+            .map(|i| (i.opname, i))
+            .collect()
+    });
     table.get(name).copied()
 }
 
@@ -601,7 +699,9 @@ fn opcode_named(name: &str) -> Option<&'static Instruction<'static>> {
 fn describe(kind: OperandKind) -> String {
     use OperandKind as K;
     match kind {
-        K::IdResultType | K::IdRef | K::IdScope | K::IdMemorySemantics | K::IdResult => "an id".into(),
+        K::IdResultType | K::IdRef | K::IdScope | K::IdMemorySemantics | K::IdResult => {
+            "an id".into()
+        }
         K::LiteralString => "a string".into(),
         K::LiteralFloat => "a float".into(),
         K::LiteralContextDependentNumber => "a number".into(),
@@ -616,14 +716,21 @@ fn describe(kind: OperandKind) -> String {
 }
 
 fn literal_u32(tok: &Token) -> Result<u32, AssembleError> {
-    int_bits(tok.text, 32, false).map(|bits| bits as u32).map_err(|m| at(tok, m))
+    int_bits(tok.text, 32, false)
+        .map(|bits| bits as u32)
+        .map_err(|m| at(tok.pos, m))
 }
 
 /// The word of a raw `!<word>` token, `raw` being the text after the `!`.
 fn raw_word(tok: &Token, raw: &str) -> Result<u32, AssembleError> {
     int_bits(raw, 32, false)
         .map(|bits| bits as u32)
-        .map_err(|_| at(tok, format!("expected a 32-bit word after `!`, found `{}`", tok.text)))
+        .map_err(|_| {
+            at(
+                tok.pos,
+                format!("expected a 32-bit word after `!`, found `{}`", tok.text),
+            )
+        })
 }
 
 /// Declares the enumerant lookup for the operand kinds named by the `spirv` crate's types.
@@ -681,13 +788,19 @@ fn mask(
     bits.sort_by_key(|(value, _)| *value);
     bits.dedup_by_key(|(value, _)| *value);
     let value = bits.iter().fold(0, |acc, (value, _)| acc | value);
-    Ok((value, bits.into_iter().flat_map(|(_, params)| params).collect()))
+    Ok((
+        value,
+        bits.into_iter().flat_map(|(_, params)| params).collect(),
+    ))
 }
 
 /// Whether a bitflags constant (`NOT_NAN`) is the grammar name (`NotNaN`).
 fn same_name(constant: &str, name: &str) -> bool {
     let a = constant.bytes().filter(|&b| b != b'_');
-    let b = name.bytes().filter(|&b| b != b'_').map(|b| b.to_ascii_uppercase());
+    let b = name
+        .bytes()
+        .filter(|&b| b != b'_')
+        .map(|b| b.to_ascii_uppercase());
     a.eq(b)
 }
 
@@ -728,7 +841,9 @@ fn int_bits(text: &str, width: u32, signed: bool) -> Result<u64, String> {
         None => (10, body),
     };
     if digits.is_empty() || !digits.chars().all(|c| c.is_digit(radix)) {
-        return Err(format!("expected a {width}-bit {sign} integer, found `{text}`"));
+        return Err(format!(
+            "expected a {width}-bit {sign} integer, found `{text}`"
+        ));
     }
     let too_big = || format!("`{text}` does not fit in a {width}-bit {sign} integer");
     let magnitude = u64::from_str_radix(digits, radix).map_err(|_| too_big())?;
@@ -737,7 +852,11 @@ fn int_bits(text: &str, width: u32, signed: bool) -> Result<u64, String> {
         if negative {
             return Err(format!("`{text}` is negative but the literal is unsigned"));
         }
-        return if magnitude <= max { Ok(magnitude) } else { Err(too_big()) };
+        return if magnitude <= max {
+            Ok(magnitude)
+        } else {
+            Err(too_big())
+        };
     }
     let half = 1u64 << (width - 1);
     let value = if negative {
@@ -778,13 +897,19 @@ fn float_bits(text: &str, width: u32) -> Result<u64, String> {
         let (mantissa, exp) = hex_float(hex).ok_or_else(invalid)?;
         return Ok(pack_float(negative, mantissa, exp, frac_bits, exp_bits));
     }
-    let decimal = body.bytes().all(|b| b.is_ascii_digit() || matches!(b, b'.' | b'e' | b'E' | b'+' | b'-'));
+    let decimal = body
+        .bytes()
+        .all(|b| b.is_ascii_digit() || matches!(b, b'.' | b'e' | b'E' | b'+' | b'-'));
     if !decimal || !body.bytes().any(|b| b.is_ascii_digit()) {
         return Err(invalid());
     }
     if width == 64 {
         let value: f64 = text.parse().map_err(|_| invalid())?;
-        return if value.is_finite() { Ok(value.to_bits()) } else { Err(out_of_range()) };
+        return if value.is_finite() {
+            Ok(value.to_bits())
+        } else {
+            Err(out_of_range())
+        };
     }
     let value: f32 = text.parse().map_err(|_| invalid())?;
     if !value.is_finite() {
@@ -799,7 +924,13 @@ fn float_bits(text: &str, width: u32) -> Result<u64, String> {
         0 => (frac, -149),
         _ => (frac | 1 << 23, i64::from(exp_field) - 150),
     };
-    let half = pack_float(value.is_sign_negative(), u64::from(mantissa), exp, frac_bits, exp_bits);
+    let half = pack_float(
+        value.is_sign_negative(),
+        u64::from(mantissa),
+        exp,
+        frac_bits,
+        exp_bits,
+    );
     if (half >> frac_bits) & 0x1F == 0x1F {
         return Err(out_of_range());
     }
@@ -864,5 +995,360 @@ fn shift(value: u64, by: i64) -> u64 {
         0..=63 => value << by,
         -63..=-1 => value >> -by,
         _ => 0,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The words of the instruction that starts on `line`.
+    fn inst(asm: &Assembly, line: u32) -> &[u32] {
+        let k = asm
+            .lines
+            .iter()
+            .position(|&(_, l)| l == line)
+            .expect("no instruction on that line");
+        let start = asm.lines[k].0 as usize;
+        let end = asm
+            .lines
+            .get(k + 1)
+            .map_or(asm.words.len(), |&(w, _)| w as usize);
+        &asm.words[start..end]
+    }
+
+    fn error(text: &str) -> (u32, u32, String) {
+        let e = assemble(text).err().expect("assembly should fail");
+        (e.line, e.column, e.message)
+    }
+
+    const TYPES: &str = "\
+%f32 = OpTypeFloat 32
+%f64 = OpTypeFloat 64
+%f16 = OpTypeFloat 16
+%i16 = OpTypeInt 16 1
+%u64 = OpTypeInt 64 0
+%i32 = OpTypeInt 32 1
+";
+
+    #[test]
+    fn whole_module() {
+        let text = "; SPIR-V\n; Version: 1.3\nOpCapability Shader\nOpMemoryModel Logical GLSL450
+OpEntryPoint GLCompute %main \"main\"\nOpExecutionMode %main LocalSize 1 1 1
+%void = OpTypeVoid\n%fn = OpTypeFunction %void\n%main = OpFunction %void None %fn
+%entry = OpLabel\nOpReturn\nOpFunctionEnd\n";
+        let asm = assemble(text).unwrap();
+        // Ids by first appearance: %main 1, %void 2, %fn 3, %entry 4; so the bound is 5.
+        #[rustfmt::skip]
+        let expected = [
+            0x0723_0203, 0x0001_0300, 0, 5, 0,
+            0x0002_0011, 1,
+            0x0003_000e, 0, 1,
+            0x0005_000f, 5, 1, 0x6e69_616d, 0,
+            0x0006_0010, 1, 17, 1, 1, 1,
+            0x0002_0013, 2,
+            0x0003_0021, 3, 2,
+            0x0005_0036, 2, 1, 0, 3,
+            0x0002_00f8, 4,
+            0x0001_00fd,
+            0x0001_0038,
+        ];
+        assert_eq!(asm.words, expected);
+        let lines: Vec<u32> = asm.lines.iter().map(|&(_, line)| line).collect();
+        assert_eq!(lines, (3..=12).collect::<Vec<_>>());
+        assert_eq!(asm.lines[..3], [(5, 3), (7, 4), (10, 5)]);
+    }
+
+    #[test]
+    fn version_comment_or_default() {
+        assert_eq!(assemble("OpNop").unwrap().words[1], 0x0001_0000);
+        assert_eq!(
+            assemble("; Version: 1.5\nOpNop").unwrap().words[1],
+            0x0001_0500
+        );
+        // Only header comments count.
+        assert_eq!(
+            assemble("OpNop\n; Version: 1.5").unwrap().words[1],
+            0x0001_0000
+        );
+        let (line, col, message) = error("  ; Version: 2.0\nOpNop");
+        assert_eq!((line, col), (1, 3));
+        assert!(
+            message.contains("unsupported SPIR-V version `2.0`"),
+            "{message}"
+        );
+    }
+
+    #[test]
+    fn forward_references_number_in_order_of_appearance() {
+        let asm =
+            assemble("OpName %b \"b\"\n%a = OpTypeVoid\n%b = OpTypePointer Function %a").unwrap();
+        assert_eq!(inst(&asm, 1)[1], 1);
+        assert_eq!(inst(&asm, 2), [0x0002_0013, 2]);
+        assert_eq!(inst(&asm, 3), [0x0004_0020, 1, 7, 2]);
+        assert_eq!(asm.words[3], 3);
+    }
+
+    #[test]
+    fn numeric_ids_are_renumbered() {
+        let asm = assemble("%7 = OpTypeVoid\n%3 = OpTypeBool").unwrap();
+        assert_eq!(inst(&asm, 1), [0x0002_0013, 1]);
+        assert_eq!(inst(&asm, 2), [0x0002_0014, 2]);
+    }
+
+    #[test]
+    fn constants_take_their_width_from_the_type() {
+        let text = format!(
+            "{TYPES}%a = OpConstant %f32 -0x1.8p+1
+%b = OpConstant %f32 0x1p+128
+%c = OpConstant %f32 -0x1.8p+128
+%d = OpConstant %f32 0x1p-149
+%e = OpConstant %f32 0x1.0000018p+0
+%f = OpConstant %f64 1.5
+%g = OpConstant %i16 -2
+%h = OpConstant %i16 0xffff
+%i = OpSpecConstant %u64 0x100000002
+%j = OpConstant %f16 2051
+%k = OpConstant %f16 -0x1.8p+1
+%l = OpConstant %f32 0.1
+"
+        );
+        let asm = assemble(&text).unwrap();
+        let last = |line| *inst(&asm, line).last().unwrap();
+        assert_eq!(last(7), 0xc040_0000);
+        assert_eq!(last(8), 0x7f80_0000, "infinity");
+        assert_eq!(last(9), 0xffc0_0000, "NaN keeps its fraction bits");
+        assert_eq!(last(10), 1, "smallest subnormal");
+        assert_eq!(
+            last(11),
+            0x3f80_0000,
+            "hex floats truncate, as spirv-as does"
+        );
+        assert_eq!(inst(&asm, 12)[3..], [0, 0x3ff8_0000], "low word first");
+        assert_eq!(
+            last(13),
+            0xffff_fffe,
+            "signed narrow ints are sign-extended"
+        );
+        assert_eq!(last(14), 0xffff_ffff, "hex gives the bit pattern");
+        assert_eq!(inst(&asm, 15), [0x0005_0032, 5, 15, 2, 1]);
+        // 2051 is halfway between the halves 2050 and 2052: spirv-as truncates to 2050.
+        assert_eq!(last(16), 0x6801);
+        assert_eq!(last(17), 0xc200);
+        assert_eq!(last(18), 0x3dcc_cccd, "decimal rounds to nearest");
+    }
+
+    #[test]
+    fn literal_range_errors() {
+        let cases = [
+            (
+                "%x = OpConstant %i16 32768",
+                "`32768` does not fit in a 16-bit signed integer",
+            ),
+            (
+                "%x = OpConstant %u64 -1",
+                "`-1` is negative but the literal is unsigned",
+            ),
+            (
+                "%x = OpConstant %f32 1e39",
+                "`1e39` is out of range for a 32-bit float",
+            ),
+            (
+                "%x = OpConstant %f32 inf",
+                "expected a 32-bit float, found `inf`",
+            ),
+            (
+                "%x = OpConstant %f16 65536",
+                "`65536` is out of range for a 16-bit float",
+            ),
+        ];
+        for (line, expected) in cases {
+            let (l, c, message) = error(&format!("{TYPES}{line}"));
+            assert_eq!((l, c, message.as_str()), (7, 22, expected), "{line}");
+        }
+    }
+
+    #[test]
+    fn switch_literals_follow_the_selector_type() {
+        let text = format!(
+            "{TYPES}%s = OpConstant %u64 1\nOpSwitch %s %d 0x100000000 %l 7 %l\n%d = OpLabel\n%l = OpLabel"
+        );
+        let asm = assemble(&text).unwrap();
+        // %s is 7, %d 8, %l 9; each 64-bit case literal takes two words, low first.
+        assert_eq!(inst(&asm, 8), [0x0009_00fb, 7, 8, 0, 1, 9, 7, 0, 9]);
+        let (line, col, message) = error(&format!("{TYPES}OpSwitch %f32 %d 1 %d\n%d = OpLabel"));
+        assert_eq!((line, col), (7, 18));
+        assert!(
+            message.contains("the selector `%f32` does not have an integer type"),
+            "{message}"
+        );
+    }
+
+    #[test]
+    fn enumerants_masks_and_their_operands() {
+        let text = "OpDecorate %x LinkageAttributes \"ab\" Export
+OpDecorate %x BuiltIn Position
+%l = OpLoad %t %p Volatile|Aligned 4
+%m = OpLoad %t %p MakePointerAvailable|Aligned 16 %scope
+%i = OpImageSampleExplicitLod %t %s %c Lod|ConstOffset %lod %off
+OpSelectionMerge %x None
+%t = OpTypeImage %x 2D 0 0 0 1 Rgba8
+%x = OpUndef %p\n%p = OpTypeVoid\n%s = OpUndef %p\n%c = OpUndef %p\n%scope = OpUndef %p
+%lod = OpUndef %p\n%off = OpUndef %p";
+        let asm = assemble(text).unwrap();
+        assert_eq!(inst(&asm, 1), [0x0005_0047, 1, 41, 0x6261, 0]);
+        assert_eq!(inst(&asm, 2), [0x0004_0047, 1, 11, 0]);
+        assert_eq!(inst(&asm, 3), [0x0006_003d, 3, 2, 4, 3, 4]);
+        // Operands follow in bit order (Aligned 0x2 before MakePointerAvailable 0x8).
+        assert_eq!(inst(&asm, 4), [0x0007_003d, 3, 5, 4, 10, 16, 6]);
+        assert_eq!(inst(&asm, 5), [0x0008_0058, 3, 7, 8, 9, 0xa, 10, 11]);
+        assert_eq!(inst(&asm, 6), [0x0003_00f7, 1, 0]);
+        assert_eq!(inst(&asm, 7), [0x0009_0019, 3, 1, 1, 0, 0, 0, 1, 4]);
+    }
+
+    #[test]
+    fn ext_inst_and_spec_constant_op() {
+        let text = format!(
+            "%glsl = OpExtInstImport \"GLSL.std.450\"\n{TYPES}%x = OpConstant %f32 2
+%r = OpExtInst %f32 %glsl Sqrt %x
+%m = OpExtInst %f32 %glsl FMix %x %x %x
+%a = OpSpecConstantOp %i32 IAdd %x %x
+%other = OpExtInstImport \"NonSemantic.Unknown\"
+%o = OpExtInst %f32 %other 7 %x %x
+%b = OpSpecConstantOp %i32 OpIAdd %x %x"
+        );
+        let asm = assemble(&text).unwrap();
+        assert_eq!(inst(&asm, 1)[..2], [0x0006_000b, 1]);
+        assert_eq!(inst(&asm, 9), [0x0006_000c, 2, 9, 1, 31, 8]);
+        assert_eq!(inst(&asm, 10), [0x0008_000c, 2, 10, 1, 46, 8, 8, 8]);
+        assert_eq!(inst(&asm, 11), [0x0006_0034, 7, 11, 128, 8, 8]);
+        assert_eq!(inst(&asm, 13), [0x0007_000c, 2, 13, 12, 7, 8, 8]);
+        assert_eq!(inst(&asm, 14), [0x0006_0034, 7, 14, 128, 8, 8]);
+        let (line, col, message) = error(&format!("{text}\n%y = OpExtInst %f32 %glsl Foo %x"));
+        assert_eq!(
+            (line, col, message.as_str()),
+            (15, 27, "unknown extended instruction `Foo`")
+        );
+    }
+
+    #[test]
+    fn strings_escapes_and_layout() {
+        let asm = assemble(
+            "OpName %x \"a\\\"b\\\\\"\nOpName %x \"abc\"\nOpName %x \"é\"\n%x = OpTypeVoid",
+        )
+        .unwrap();
+        assert_eq!(inst(&asm, 1), [0x0004_0005, 1, 0x5c62_2261, 0]);
+        assert_eq!(inst(&asm, 2), [0x0003_0005, 1, 0x0063_6261]);
+        assert_eq!(inst(&asm, 3), [0x0003_0005, 1, 0x0000_a9c3]);
+    }
+
+    #[test]
+    fn raw_words() {
+        let text =
+            "%x = OpTypeVoid\nOpDecorate %x Location !7 %x 9\n!0x00020011 !1\nOpNop\n!0x00020011 2";
+        let asm = assemble(text).unwrap();
+        // After a raw word, words run on to the next opcode; the word count is still computed.
+        assert_eq!(inst(&asm, 2), [0x0008_0047, 1, 30, 7, 1, 9, 0x0002_0011, 1]);
+        // A raw opcode word is written as it is.
+        assert_eq!(inst(&asm, 5), [0x0002_0011, 2]);
+    }
+
+    #[test]
+    fn instructions_are_split_by_grammar_not_lines() {
+        let asm = assemble("OpCapability Shader OpMemoryModel\n  Logical GLSL450\nOpEntryPoint Fragment %f \"f\" %a\n%b\n%f = OpTypeVoid\n%a = OpTypeBool\n%b = OpTypeInt 32 0").unwrap();
+        assert_eq!(asm.lines[..3], [(5, 1), (7, 1), (10, 3)]);
+        assert_eq!(inst(&asm, 3), [0x0006_000f, 4, 1, 0x66, 2, 3]);
+    }
+
+    #[test]
+    fn phi_pairs() {
+        let asm = assemble("%l = OpLabel\n%t = OpTypeBool\n%v = OpUndef %t\n%p = OpPhi %t %v %l %v %m\n%m = OpLabel").unwrap();
+        assert_eq!(inst(&asm, 4), [0x0007_00f5, 2, 4, 3, 1, 3, 5]);
+    }
+
+    #[test]
+    fn errors_point_at_the_offending_token() {
+        let cases: [(&str, (u32, u32), &str); 12] = [
+            (
+                "OpCapability Shader\n  OpFoo %x",
+                (2, 3),
+                "unknown opcode `OpFoo`",
+            ),
+            (
+                "%t = OpTypeInt 32 0\n%x = OpIAdd %t 3 %t",
+                (2, 16),
+                "expected an id, found `3`",
+            ),
+            (
+                "%t = OpTypeInt 32 0\n%x = OpIAdd %t %x %y",
+                (2, 19),
+                "`%y` is used but never defined",
+            ),
+            (
+                "%t = OpTypeInt 32 0\n%x = OpIAdd %t %x\n",
+                (2, 18),
+                "missing operand: OpIAdd expects an id",
+            ),
+            (
+                "%t = OpTypeInt 32 0 %t",
+                (1, 21),
+                "too many operands: `%t` follows a complete instruction",
+            ),
+            (
+                "%t = OpTypeVoid\n%t = OpTypeBool",
+                (2, 1),
+                "`%t` is defined more than once",
+            ),
+            (
+                "OpName %t \"abc\n%t = OpTypeVoid",
+                (1, 11),
+                "unterminated string",
+            ),
+            ("OpCapability Shadr", (1, 14), "unknown Capability `Shadr`"),
+            (
+                "%l = OpLoad %l %l Aligned",
+                (1, 26),
+                "missing operand: Aligned expects a literal integer",
+            ),
+            (
+                "OpTypeVoid",
+                (1, 1),
+                "OpTypeVoid needs a result id: `%name = OpTypeVoid ...`",
+            ),
+            (
+                "%x = OpReturn",
+                (1, 1),
+                "OpReturn does not produce a result id",
+            ),
+            ("%x OpTypeVoid", (1, 4), "expected `=` after `%x`"),
+        ];
+        for (text, at, message) in cases {
+            assert_eq!(error(text), (at.0, at.1, message.to_string()), "{text}");
+        }
+    }
+
+    #[test]
+    fn display_is_line_colon_column() {
+        let e = assemble("OpCapability Shader\n  OpFoo").err().unwrap();
+        assert_eq!(e.to_string(), "2:3: unknown opcode `OpFoo`");
+    }
+
+    #[test]
+    fn never_panics_on_damaged_input() {
+        let text = format!(
+            "; Version: 1.0\n%glsl = OpExtInstImport \"GLSL.std.450\"\n{TYPES}%x = OpConstant %f32 -0x1.8p+1
+%s = OpConstant %u64 5\nOpSwitch %s %l 1 %l\n%r = OpExtInst %f32 %glsl Sqrt %x
+%v = OpLoad %f32 %x Aligned|Volatile 4 ; c\nOpName %x \"a\\\"é\"\n%l = OpLabel !3\n"
+        );
+        let chars: Vec<char> = text.chars().collect();
+        for cut in 0..chars.len() {
+            let truncated: String = chars[..cut].iter().collect();
+            let _ = assemble(&truncated);
+            for replacement in ['"', '%', '\\', ' ', '\n', '|', '!', '-', 'x', 'é', ';', '='] {
+                let mut damaged = chars.clone();
+                damaged[cut] = replacement;
+                let _ = assemble(&damaged.iter().collect::<String>());
+            }
+        }
     }
 }

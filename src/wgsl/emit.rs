@@ -99,6 +99,14 @@ fn used_globals(module: &Module, functions: &[usize]) -> Vec<usize> {
             }
         }
     }
+    // Proxies the entry-point wrappers copy, even if no function reads them.
+    for entry in &module.entry_points {
+        for value in entry.io.iter().flat_map(|plan| plan.inputs.iter().chain(&plan.outputs)) {
+            if let Some(g) = module.global_index(value.global) {
+                used[g] = true;
+            }
+        }
+    }
     (0..module.globals.len()).filter(|&g| used[g]).collect()
 }
 
@@ -266,7 +274,12 @@ impl<'m> Emitter<'m> {
         let module = self.module;
         let global = &module.globals[g];
         let decorations = module.decorations(global.id);
-        let base = module.name(global.id).map(str::to_string).unwrap_or_else(|| format!("global_{}", global.id));
+        // An unnamed block instance (`uniform Params { ... };`) is named after its type.
+        let base = module
+            .name(global.id)
+            .map(str::to_string)
+            .or_else(|| module.name(global.pointee).map(lower_first))
+            .unwrap_or_else(|| format!("global_{}", global.id));
         let name = self.namer.fresh(&base, None);
         self.names.insert(global.id, name.clone());
         let ty = self.ty(global.pointee)?;
@@ -361,6 +374,16 @@ impl<'m> Emitter<'m> {
             let (attributes, wgsl_ty) = self.io_attributes(value, &spirv_ty);
             results.push(convert(self.proxy(value)?, &spirv_ty, &wgsl_ty));
             members.push(ast::Member { attributes, name: member_namer.fresh(&value.name, None), ty: wgsl_ty });
+        }
+        let has_position = plan.outputs.iter().any(|v| matches!(v.binding, IoBinding::BuiltIn { name: "position", .. }));
+        if entry.model == ExecutionModel::Vertex && !has_position {
+            // WGSL requires a position output; SPIR-V left it undefined, so zero is as good as any.
+            members.push(ast::Member {
+                attributes: vec![Attribute::Builtin("position")],
+                name: member_namer.fresh("position", None),
+                ty: "vec4<f32>".into(),
+            });
+            results.push(Expr::call("vec4<f32>", vec![]));
         }
         let result = match members.len() {
             0 => None,
@@ -539,4 +562,9 @@ pub fn layout(module: &Module, ty: Id) -> Result<(u32, u32), Error> {
         }
         _ => (0, 1),
     })
+}
+
+fn lower_first(name: &str) -> String {
+    let mut chars = name.chars();
+    chars.next().map(|c| c.to_ascii_lowercase().to_string() + chars.as_str()).unwrap_or_default()
 }

@@ -53,7 +53,11 @@ pub fn emit(e: &mut Emitter, f: usize) -> Result<ast::Function, Error> {
         _ => Some((vec![], e.ty(function.result_type)?)),
     };
     let body = function.body.as_deref().ok_or_else(|| Error::internal("function was not structurized"))?;
-    let body = lower.nodes(e, body)?;
+    let mut body = lower.nodes(e, body)?;
+    // A void function's final `return;` is implied.
+    if result.is_none() && body.last() == Some(&Stmt::Return(None)) {
+        body.pop();
+    }
     Ok(ast::Function { attributes: vec![], name, params, result, body })
 }
 
@@ -347,5 +351,14 @@ impl<'m> Lower<'m> {
             };
         }
         Ok(expr)
+    }
+
+    /// Drops a pending value whose only use turned out not to need it (a shuffle operand none of
+    /// whose components is selected); pending values are pure, so nothing is lost.
+    pub(super) fn discard(&mut self, id: Id) {
+        if matches!(self.values.get(&id), Some(Value::Pending { .. })) {
+            self.values.remove(&id);
+            self.pending.retain(|&p| p != id);
+        }
     }
 }

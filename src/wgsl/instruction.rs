@@ -33,7 +33,14 @@ impl Lower<'_> {
                 self.side_effect(e, Stmt::Assign { target, value });
                 Ok(())
             }
-            Op::CopyObject | Op::CopyLogical => {
+            Op::CopyLogical => {
+                let source = self.operand(inst, 0)?;
+                let from = self.module.type_of(source)?;
+                let value = self.take_shared(e, source)?;
+                let expr = self.copy_logical(e, value, from, self.result_type(inst)?)?;
+                self.define(e, inst, expr, false)
+            }
+            Op::CopyObject => {
                 let source = self.operand(inst, 0)?;
                 if let Some(Value::Pointer(pointer)) = self.values.get(&source).cloned() {
                     self.values.insert(self.result(inst)?, Value::Pointer(pointer));
@@ -45,9 +52,16 @@ impl Lower<'_> {
             Op::FunctionCall => self.call(e, inst),
             Op::ExtInst => self.ext_inst(e, inst),
             Op::Bitcast => {
-                let ty = e.ty(self.result_type(inst)?)?;
-                let value = self.take(e, self.operand(inst, 0)?)?;
-                self.define(e, inst, Expr::Call(format!("bitcast<{ty}>"), vec![value]), false)
+                let result_ty = self.result_type(inst)?;
+                let source = self.operand(inst, 0)?;
+                let round_trip = self.bitcast_source(source).is_some_and(|inner| self.module.type_of(inner).ok() == Some(result_ty));
+                let ty = e.ty(result_ty)?;
+                let expr = match self.take(e, source)? {
+                    // bitcast<A>(bitcast<B>(x)) where x is already an A: just x.
+                    Expr::Call(name, mut args) if round_trip && name.starts_with("bitcast<") && args.len() == 1 => args.remove(0),
+                    value => Expr::Call(format!("bitcast<{ty}>"), vec![value]),
+                };
+                self.define(e, inst, expr, false)
             }
             Op::Undef => {
                 let zero = Expr::Call(e.ty(self.result_type(inst)?)?, vec![]);
@@ -78,7 +92,18 @@ impl Lower<'_> {
                 let condition = self.take(e, self.operand(inst, 0)?)?;
                 let accept = self.take(e, self.operand(inst, 1)?)?;
                 let reject = self.take(e, self.operand(inst, 2)?)?;
-                self.define(e, inst, Expr::call("select", vec![reject, accept, condition]), false)
+                let ty = self.result_type(inst)?;
+                if self.module.scalar_of(ty).is_some() {
+                    return self.define(e, inst, Expr::call("select", vec![reject, accept, condition]), false);
+                }
+                // WGSL's select takes scalars and vectors only: structs and arrays need an `if`.
+                let name = self.local_name(e, self.result(inst)?);
+                let wgsl_ty = e.ty(ty)?;
+                self.stmts.push(Stmt::Var { name: name.clone(), ty: wgsl_ty, value: Some(reject) });
+                let assign = Stmt::Assign { target: Expr::ident(name.clone()), value: accept };
+                self.stmts.push(Stmt::If { condition, accept: vec![assign], reject: vec![] });
+                self.values.insert(self.result(inst)?, Value::Named(Expr::ident(name)));
+                Ok(())
             }
             Op::IsNan | Op::IsInf => self.float_class(e, inst),
             Op::SMod | Op::FMod => self.modulo(e, inst),
@@ -140,6 +165,7 @@ impl Lower<'_> {
             }
             Spelling::Unary(op) => Expr::unary(op, operands.pop().ok_or_else(|| self.missing(inst))?),
             Spelling::Builtin(name) => Expr::call(name, operands),
+            Spelling::Custom => return Err(Error::internal(format!("Op{:?} has its own lowering", inst.op))),
             Spelling::Convert => {
                 let ty = e.ty(result_ty)?;
                 let source_ty = e.ty(self.module.type_of(self.operand(inst, 0)?)?)?;
@@ -147,6 +173,17 @@ impl Lower<'_> {
                 if ty == source_ty { value } else { Expr::Call(ty, vec![value]) }
             }
         })
+    }
+
+    /// The operand of the OpBitcast that defines `id`, if one does.
+    fn bitcast_source(&self, id: Id) -> Option<Id> {
+        match self.module.def(id) {
+            Def::Value { function, inst, .. } => {
+                let inst = &self.module.functions[*function].insts[*inst];
+                if inst.op == Op::Bitcast { inst.id(0) } else { None }
+            }
+            _ => None,
+        }
     }
 
     fn missing(&self, inst: &Inst) -> Error {
@@ -254,6 +291,9 @@ impl Lower<'_> {
             Def::ExtInstSet(ExtSet::GlslStd450) => {}
             _ => return Err(Error::unsupported("extended instruction set other than GLSL.std.450", self.location(inst))),
         }
+        if number == spirv::GlslStd450Op::Modf as u32 || number == spirv::GlslStd450Op::Frexp as u32 {
+            return self.split_with_pointer(e, inst, number == spirv::GlslStd450Op::Modf as u32);
+        }
         let row = ops::glsl_row(number).ok_or_else(|| {
             let name = spirv::GlslStd450Op::from_u32(number).map(|op| format!("{op:?}")).unwrap_or_else(|| number.to_string());
             Error::unsupported(format!("GLSL.std.450 {name} has no WGSL counterpart (not supported yet)"), self.location(inst))
@@ -272,6 +312,48 @@ impl Lower<'_> {
             return Ok(());
         }
         self.define(e, inst, call, false)
+    }
+
+    /// Modf and Frexp with an out-pointer: WGSL returns both parts in a struct; one is stored.
+    fn split_with_pointer(&mut self, e: &mut Emitter, inst: &Inst, modf: bool) -> Result<(), Error> {
+        let value = self.take(e, self.operand(inst, 2)?)?;
+        let target = self.pointer_expr(e, self.operand(inst, 3)?)?;
+        let id = self.result(inst)?;
+        let name = self.local_name(e, id);
+        let (builtin, stored) = if modf { ("modf", "whole") } else { ("frexp", "exp") };
+        self.stmts.push(Stmt::Let { name: name.clone(), ty: None, value: Expr::call(builtin, vec![value]) });
+        self.side_effect(e, Stmt::Assign { target, value: Expr::member(Expr::ident(name.clone()), stored) });
+        self.values.insert(id, Value::Named(Expr::member(Expr::ident(name), "fract")));
+        Ok(())
+    }
+
+    /// A value of one struct or array type rebuilt as another with the same shape: member by
+    /// member, element by element (the types differ only in their layout decorations).
+    fn copy_logical(&mut self, e: &mut Emitter, value: Expr, from: Id, to: Id) -> Result<Expr, Error> {
+        if from == to {
+            return Ok(value);
+        }
+        let parts = match (self.module.ty(from)?.clone(), self.module.ty(to)?.clone()) {
+            (Type::Struct { members: a }, Type::Struct { members: b }) if a.len() == b.len() => {
+                let mut parts = Vec::with_capacity(a.len());
+                for (i, (&ma, &mb)) in a.iter().zip(&b).enumerate() {
+                    let member = Expr::member(value.clone(), e.member_name(from, i as u32)?);
+                    parts.push(self.copy_logical(e, member, ma, mb)?);
+                }
+                parts
+            }
+            (Type::Array { element: ea, length }, Type::Array { element: eb, .. }) => {
+                let count = self.module.const_u32(length).unwrap_or(0);
+                let mut parts = Vec::with_capacity(count as usize);
+                for i in 0..count {
+                    let element = Expr::index(value.clone(), Expr::Literal(Literal::Abstract(i64::from(i))));
+                    parts.push(self.copy_logical(e, element, ea, eb)?);
+                }
+                parts
+            }
+            _ => return Ok(value),
+        };
+        Ok(Expr::Call(e.ty(to)?, parts))
     }
 
     fn composite_extract(&mut self, e: &mut Emitter, inst: &Inst) -> Result<(), Error> {
@@ -352,17 +434,28 @@ impl Lower<'_> {
         // 0xFFFFFFFF selects an undefined component: any value will do, take the first.
         let selectors: Vec<u32> =
             (2..inst.operands.len()).map(|i| inst.literal(i).map(|c| if c == u32::MAX { 0 } else { c })).collect::<Option<_>>().ok_or_else(|| self.missing(inst))?;
+        // A shuffle of a vector with itself reads both halves from the same value.
+        let selectors: Vec<u32> =
+            if first == second { selectors.iter().map(|&c| c % first_len).collect() } else { selectors };
         let swizzle = |offset: u32| -> String { selectors.iter().map(|&c| COMPONENTS[(c - offset) as usize % 4]).collect() };
         let expr = if selectors.iter().all(|&c| c < first_len) {
+            self.discard(second);
             Expr::member(self.take(e, first)?, swizzle(0))
         } else if selectors.iter().all(|&c| c >= first_len) {
+            self.discard(first);
             Expr::member(self.take(e, second)?, swizzle(first_len))
         } else {
             let a = self.take_shared(e, first)?;
             let b = self.take_shared(e, second)?;
             let parts = selectors
                 .iter()
-                .map(|&c| if c < first_len { Expr::member(a.clone(), COMPONENTS[c as usize % 4]) } else { Expr::member(b.clone(), COMPONENTS[(c - first_len) as usize % 4]) })
+                .map(|&c| {
+                    if c < first_len {
+                        Expr::member(a.clone(), COMPONENTS[c as usize % 4])
+                    } else {
+                        Expr::member(b.clone(), COMPONENTS[(c - first_len) as usize % 4])
+                    }
+                })
                 .collect();
             Expr::Call(e.ty(self.result_type(inst)?)?, parts)
         };

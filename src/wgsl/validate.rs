@@ -8,6 +8,8 @@ pub fn validate(wgsl: &str) -> Result<(), Error> {
     let module = naga::front::wgsl::parse_str(wgsl)
         .map_err(|e| failure(wgsl, e.emit_to_string_with_path(wgsl, "output.wgsl")))?;
     let capabilities = naga::valid::Capabilities::SHADER_FLOAT16
+        // pack2x16float and friends: core WGSL, a capability only in naga.
+        | naga::valid::Capabilities::SHADER_FLOAT16_IN_FLOAT32
         | naga::valid::Capabilities::CLIP_DISTANCES
         | naga::valid::Capabilities::DUAL_SOURCE_BLENDING
         | naga::valid::Capabilities::SUBGROUP

@@ -1,0 +1,702 @@
+//! Tests of the `spv2wgsl` binary: input from a file or standard input,
+//! output to a file or standard output, the options, the exit codes (0 ok,
+//! 1 input cannot be translated, 2 usage error, 3 internal error), and that a
+//! failure never panics and never leaves an output file (or a temporary one)
+//! behind.
+
+mod common;
+
+use std::path::Path;
+use std::process::{Command, Output};
+use std::time::Duration;
+
+use common::TempDir;
+
+const BIN: &str = env!("CARGO_BIN_EXE_spv2wgsl");
+
+/// A valid binary fixture and a valid assembly fixture.
+const BINARY_FIXTURE: &str = "glsl/compute_storage_runtime_array.comp.spv";
+const ASSEMBLY_FIXTURE: &str = "spvasm/storage_nonwritable_members.spvasm";
+/// Two compute entry points, `scale_values` (64x1x1) and `reset_counter` (1x1x1).
+const MULTI_ENTRY_FIXTURE: &str = "spvasm/multi_entry_point.spvasm";
+
+fn run(args: &[&str], stdin: Option<&[u8]>) -> Output {
+    let mut command = Command::new(BIN);
+    command.args(args);
+    common::run_with_timeout(command, stdin, Duration::from_secs(60))
+        .unwrap_or_else(|e| panic!("running spv2wgsl {args:?}: {e}"))
+}
+
+fn path_arg(path: &Path) -> &str {
+    path.to_str().expect("test paths are UTF-8")
+}
+
+fn stdout_of(output: &Output) -> String {
+    String::from_utf8(output.stdout.clone()).expect("stdout is UTF-8")
+}
+
+fn stderr_of(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+fn describe(output: &Output) -> String {
+    format!(
+        "status: {}\n--- stderr:\n{}\n--- stdout:\n{}",
+        output.status,
+        stderr_of(output),
+        String::from_utf8_lossy(&output.stdout)
+    )
+}
+
+/// Exit code 0, and nothing that looks like a panic.
+fn assert_success(output: &Output) {
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "expected success\n{}",
+        describe(output)
+    );
+    assert_no_panic(output);
+}
+
+fn assert_no_panic(output: &Output) {
+    let stderr = stderr_of(output);
+    assert!(
+        !stderr.contains("panicked")
+            && !stderr.contains("RUST_BACKTRACE")
+            && output.status.code() != Some(101),
+        "spv2wgsl panicked\n{}",
+        describe(output)
+    );
+}
+
+/// Exit code `code`, a message on stderr, no panic.
+fn assert_failure(output: &Output, code: i32) {
+    assert_eq!(
+        output.status.code(),
+        Some(code),
+        "expected exit code {code}\n{}",
+        describe(output)
+    );
+    assert_no_panic(output);
+    assert!(
+        !stderr_of(output).trim().is_empty(),
+        "expected a message on stderr\n{}",
+        describe(output)
+    );
+}
+
+/// What the library makes of a fixture with default options.
+fn library_wgsl(relative: &str) -> String {
+    spv2wgsl::translate(
+        &common::read_fixture(relative),
+        &spv2wgsl::Options::default(),
+    )
+    .unwrap_or_else(|e| panic!("the library cannot translate {relative}: {e}"))
+    .wgsl
+}
+
+/// The CLI's WGSL equals the library's, up to trailing whitespace.
+fn assert_same_wgsl(cli: &str, library: &str) {
+    assert_eq!(
+        cli.trim_end(),
+        library.trim_end(),
+        "the CLI's WGSL differs from the library's"
+    );
+}
+
+fn assert_valid_wgsl(wgsl: &str, label: &str) -> naga::Module {
+    let (module, problems) = common::validate_wgsl(wgsl, label);
+    assert!(
+        problems.is_empty(),
+        "invalid WGSL from the CLI:\n{}\n--- WGSL:\n{wgsl}",
+        problems.join("\n")
+    );
+    module.expect("naga accepted the module")
+}
+
+// ---------------------------------------------------------------------------
+// Successful runs
+
+#[test]
+fn file_in_file_out() {
+    let dir = TempDir::new("cli-file");
+    let out = dir.join("out.wgsl");
+    let output = run(
+        &[
+            path_arg(&common::fixture(BINARY_FIXTURE)),
+            "-o",
+            path_arg(&out),
+        ],
+        None,
+    );
+    assert_success(&output);
+    assert!(
+        output.stdout.is_empty(),
+        "with -o nothing goes to stdout\n{}",
+        describe(&output)
+    );
+    let wgsl = std::fs::read_to_string(&out).expect("the output file exists");
+    assert_valid_wgsl(&wgsl, "file_in_file_out");
+    assert_same_wgsl(&wgsl, &library_wgsl(BINARY_FIXTURE));
+    assert_eq!(
+        dir.entries(),
+        vec!["out.wgsl".to_string()],
+        "only the output file is left in its directory"
+    );
+}
+
+#[test]
+fn assembly_file_in_file_out() {
+    let dir = TempDir::new("cli-asm");
+    let out = dir.join("out.wgsl");
+    let output = run(
+        &[
+            path_arg(&common::fixture(ASSEMBLY_FIXTURE)),
+            "-o",
+            path_arg(&out),
+        ],
+        None,
+    );
+    assert_success(&output);
+    let wgsl = std::fs::read_to_string(&out).expect("the output file exists");
+    assert_valid_wgsl(&wgsl, "assembly_file_in_file_out");
+    assert_same_wgsl(&wgsl, &library_wgsl(ASSEMBLY_FIXTURE));
+}
+
+#[test]
+fn existing_output_file_is_replaced_on_success() {
+    let dir = TempDir::new("cli-replace");
+    let out = dir.join("out.wgsl");
+    std::fs::write(&out, "old contents\n").unwrap();
+    let output = run(
+        &[
+            path_arg(&common::fixture(BINARY_FIXTURE)),
+            "-o",
+            path_arg(&out),
+        ],
+        None,
+    );
+    assert_success(&output);
+    let wgsl = std::fs::read_to_string(&out).unwrap();
+    assert!(
+        !wgsl.contains("old contents"),
+        "the old output was not replaced:\n{wgsl}"
+    );
+    assert_same_wgsl(&wgsl, &library_wgsl(BINARY_FIXTURE));
+    assert_eq!(dir.entries(), vec!["out.wgsl".to_string()]);
+}
+
+#[test]
+fn binary_on_stdin_with_dash_to_stdout() {
+    let input = common::read_fixture(BINARY_FIXTURE);
+    let output = run(&["-"], Some(&input));
+    assert_success(&output);
+    let wgsl = stdout_of(&output);
+    assert_valid_wgsl(&wgsl, "stdin_dash");
+    assert_same_wgsl(&wgsl, &library_wgsl(BINARY_FIXTURE));
+}
+
+#[test]
+fn assembly_on_stdin_without_arguments_to_stdout() {
+    let input = common::read_fixture(ASSEMBLY_FIXTURE);
+    let output = run(&[], Some(&input));
+    assert_success(&output);
+    let wgsl = stdout_of(&output);
+    assert_valid_wgsl(&wgsl, "stdin_no_args");
+    assert_same_wgsl(&wgsl, &library_wgsl(ASSEMBLY_FIXTURE));
+}
+
+#[test]
+fn stdin_to_output_file() {
+    let dir = TempDir::new("cli-stdin-file");
+    let out = dir.join("out.wgsl");
+    let input = common::read_fixture(BINARY_FIXTURE);
+    let output = run(&["-", "-o", path_arg(&out)], Some(&input));
+    assert_success(&output);
+    assert_same_wgsl(
+        &std::fs::read_to_string(&out).expect("the output file exists"),
+        &library_wgsl(BINARY_FIXTURE),
+    );
+}
+
+#[test]
+fn no_validate_still_translates_valid_input_identically() {
+    for fixture in [BINARY_FIXTURE, ASSEMBLY_FIXTURE] {
+        let path = common::fixture(fixture);
+        let validated = run(&[path_arg(&path)], None);
+        assert_success(&validated);
+        let unvalidated = run(&[path_arg(&path), "--no-validate"], None);
+        assert_success(&unvalidated);
+        assert_eq!(
+            stdout_of(&unvalidated),
+            stdout_of(&validated),
+            "{fixture}: --no-validate changed the WGSL of a valid module"
+        );
+    }
+}
+
+#[test]
+fn both_entry_points_without_entry_point_option() {
+    let output = run(&[path_arg(&common::fixture(MULTI_ENTRY_FIXTURE))], None);
+    assert_success(&output);
+    let module = assert_valid_wgsl(&stdout_of(&output), "both_entry_points");
+    let mut names: Vec<&str> = module
+        .entry_points
+        .iter()
+        .map(|e| e.name.as_str())
+        .collect();
+    names.sort();
+    assert_eq!(names, ["reset_counter", "scale_values"]);
+}
+
+#[test]
+fn entry_point_option_selects_one_entry_point() {
+    for (selected, other, size) in [
+        ("scale_values", "reset_counter", [64, 1, 1]),
+        ("reset_counter", "scale_values", [1, 1, 1]),
+    ] {
+        let output = run(
+            &[
+                path_arg(&common::fixture(MULTI_ENTRY_FIXTURE)),
+                "--entry-point",
+                selected,
+            ],
+            None,
+        );
+        assert_success(&output);
+        let wgsl = stdout_of(&output);
+        let module = assert_valid_wgsl(&wgsl, selected);
+        assert_eq!(
+            module.entry_points.len(),
+            1,
+            "--entry-point {selected} should leave one entry point:\n{wgsl}"
+        );
+        let entry = &module.entry_points[0];
+        assert_eq!(entry.name, selected);
+        assert_eq!(entry.stage, naga::ShaderStage::Compute);
+        assert_eq!(entry.workgroup_size, size, "workgroup size of {selected}");
+        assert!(
+            !wgsl.contains(other),
+            "--entry-point {selected} still mentions {other}:\n{wgsl}"
+        );
+
+        // The same through the library.
+        let mut options = spv2wgsl::Options::default();
+        options.entry_point = Some(selected.to_string());
+        let library = spv2wgsl::translate(&common::read_fixture(MULTI_ENTRY_FIXTURE), &options)
+            .unwrap_or_else(|e| panic!("library, entry point {selected}: {e}"));
+        assert_same_wgsl(&wgsl, &library.wgsl);
+    }
+}
+
+#[test]
+fn unknown_entry_point_is_an_error() {
+    let dir = TempDir::new("cli-no-entry");
+    let out = dir.join("out.wgsl");
+    let output = run(
+        &[
+            path_arg(&common::fixture(MULTI_ENTRY_FIXTURE)),
+            "--entry-point",
+            "no_such_entry",
+            "-o",
+            path_arg(&out),
+        ],
+        None,
+    );
+    let code = output.status.code();
+    assert!(
+        code == Some(1) || code == Some(2),
+        "expected exit code 1 or 2\n{}",
+        describe(&output)
+    );
+    assert_no_panic(&output);
+    assert!(
+        stderr_of(&output).contains("no_such_entry"),
+        "the message should name the entry point\n{}",
+        describe(&output)
+    );
+    assert!(
+        dir.entries().is_empty(),
+        "no output may be left behind: {:?}",
+        dir.entries()
+    );
+}
+
+#[test]
+fn version_and_help() {
+    let version = run(&["--version"], None);
+    assert_success(&version);
+    assert!(
+        stdout_of(&version).contains(env!("CARGO_PKG_VERSION")),
+        "--version should print {}\n{}",
+        env!("CARGO_PKG_VERSION"),
+        describe(&version)
+    );
+
+    let help = run(&["--help"], None);
+    assert_success(&help);
+    let text = stdout_of(&help);
+    for option in ["-o", "--no-validate", "--entry-point"] {
+        assert!(
+            text.contains(option),
+            "--help should mention {option}\n{}",
+            describe(&help)
+        );
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Usage errors
+
+#[test]
+fn usage_errors_exit_2() {
+    let input = common::fixture(BINARY_FIXTURE);
+    let input = path_arg(&input);
+    let cases: [&[&str]; 4] = [
+        &["--definitely-not-an-option"],
+        &[input, "--definitely-not-an-option"],
+        &[input, "-o"],
+        &[input, "--entry-point"],
+    ];
+    for args in cases {
+        let output = run(args, None);
+        assert_failure(&output, 2);
+        assert!(
+            output.stdout.is_empty(),
+            "{args:?}: a usage error prints nothing on stdout\n{}",
+            describe(&output)
+        );
+    }
+}
+
+#[test]
+fn two_inputs_are_a_usage_error() {
+    let input = common::fixture(BINARY_FIXTURE);
+    let output = run(&[path_arg(&input), path_arg(&input)], None);
+    assert_failure(&output, 2);
+}
+
+// ---------------------------------------------------------------------------
+// Inputs that cannot be translated
+
+/// An invalid fixture and the words (any one, case-insensitive) its error
+/// message must contain to name the problem.
+struct BadInput {
+    fixture: &'static str,
+    any_of: &'static [&'static str],
+    all_of: &'static [&'static str],
+}
+
+const BAD_INPUTS: &[BadInput] = &[
+    BadInput {
+        fixture: "invalid/wrong_magic.spv",
+        any_of: &["magic"],
+        all_of: &[],
+    },
+    BadInput {
+        fixture: "invalid/truncated.spv",
+        any_of: &[
+            "truncat",
+            "end of",
+            "unexpected end",
+            "incomplete",
+            "too short",
+            "eof",
+            "missing",
+        ],
+        all_of: &[],
+    },
+    BadInput {
+        fixture: "invalid/truncated_header.spv",
+        any_of: &[
+            "header",
+            "truncat",
+            "too short",
+            "end of",
+            "incomplete",
+            "eof",
+        ],
+        all_of: &[],
+    },
+    BadInput {
+        fixture: "invalid/undefined_id.spv",
+        any_of: &[
+            "undefined",
+            "not defined",
+            "not been defined",
+            "never defined",
+            "no definition",
+            "unknown",
+        ],
+        all_of: &["77"],
+    },
+    BadInput {
+        fixture: "invalid/undefined_id.spvasm",
+        any_of: &[
+            "undefined",
+            "not defined",
+            "not been defined",
+            "never defined",
+            "no definition",
+            "unknown",
+        ],
+        all_of: &["77"],
+    },
+];
+
+fn assert_names_problem(output: &Output, bad: &BadInput) {
+    let message = stderr_of(output).to_lowercase();
+    assert!(
+        bad.any_of.iter().any(|word| message.contains(word)),
+        "{}: the message should say what is wrong (one of {:?})\n{}",
+        bad.fixture,
+        bad.any_of,
+        describe(output)
+    );
+    for word in bad.all_of {
+        assert!(
+            message.contains(word),
+            "{}: the message should mention {word:?}\n{}",
+            bad.fixture,
+            describe(output)
+        );
+    }
+}
+
+#[test]
+fn bad_inputs_exit_1_and_leave_no_output_file() {
+    for bad in BAD_INPUTS {
+        let dir = TempDir::new("cli-bad");
+        let out = dir.join("out.wgsl");
+        let output = run(
+            &[
+                path_arg(&common::fixture(bad.fixture)),
+                "-o",
+                path_arg(&out),
+            ],
+            None,
+        );
+        assert_failure(&output, 1);
+        assert_names_problem(&output, bad);
+        assert!(!out.exists(), "{}: an output file was created", bad.fixture);
+        assert!(
+            dir.entries().is_empty(),
+            "{}: files left behind: {:?}",
+            bad.fixture,
+            dir.entries()
+        );
+    }
+}
+
+#[test]
+fn bad_inputs_on_stdin_exit_1_and_print_nothing() {
+    for bad in BAD_INPUTS {
+        let output = run(&["-"], Some(&common::read_fixture(bad.fixture)));
+        assert_failure(&output, 1);
+        assert_names_problem(&output, bad);
+        assert!(
+            output.stdout.is_empty(),
+            "{}: nothing may reach stdout on failure\n{}",
+            bad.fixture,
+            describe(&output)
+        );
+    }
+}
+
+#[test]
+fn bad_inputs_fail_without_validation_too() {
+    for bad in BAD_INPUTS {
+        let dir = TempDir::new("cli-bad-noval");
+        let out = dir.join("out.wgsl");
+        let output = run(
+            &[
+                path_arg(&common::fixture(bad.fixture)),
+                "--no-validate",
+                "-o",
+                path_arg(&out),
+            ],
+            None,
+        );
+        assert_failure(&output, 1);
+        assert!(
+            dir.entries().is_empty(),
+            "{}: files left behind: {:?}",
+            bad.fixture,
+            dir.entries()
+        );
+    }
+}
+
+#[test]
+fn existing_output_file_is_untouched_on_failure() {
+    let previous = "// previous output, must survive a failed run\n";
+    for bad in BAD_INPUTS {
+        let dir = TempDir::new("cli-keep");
+        let out = dir.join("out.wgsl");
+        std::fs::write(&out, previous).unwrap();
+        let output = run(
+            &[
+                path_arg(&common::fixture(bad.fixture)),
+                "-o",
+                path_arg(&out),
+            ],
+            None,
+        );
+        assert_failure(&output, 1);
+        assert_eq!(
+            std::fs::read_to_string(&out).unwrap(),
+            previous,
+            "{}: the existing output was changed",
+            bad.fixture
+        );
+        assert_eq!(
+            dir.entries(),
+            vec!["out.wgsl".to_string()],
+            "{}: files left behind",
+            bad.fixture
+        );
+    }
+}
+
+#[test]
+fn library_reports_bad_inputs_as_user_errors() {
+    for bad in BAD_INPUTS {
+        let bytes = common::read_fixture(bad.fixture);
+        match spv2wgsl::translate(&bytes, &spv2wgsl::Options::default()) {
+            Ok(translation) => panic!(
+                "{}: translated although invalid:\n{}",
+                bad.fixture, translation.wgsl
+            ),
+            Err(error) => {
+                assert_eq!(error.exit_code(), 1, "{}: {error}", bad.fixture);
+                let message = error.to_string();
+                assert!(
+                    !message.trim().is_empty(),
+                    "{}: empty error message",
+                    bad.fixture
+                );
+                assert!(
+                    !message.trim_end().contains('\n'),
+                    "{}: Display should be one line: {message:?}",
+                    bad.fixture
+                );
+            }
+        }
+    }
+}
+
+/// The expected `LINE:COL` of the error in `invalid/syntax_error.spvasm`,
+/// from its `; expect-error-at: LINE:COL` line (regen.sh checks that spirv-as
+/// reports the same place).
+fn expected_syntax_error_location() -> String {
+    let text = String::from_utf8(common::read_fixture("invalid/syntax_error.spvasm")).unwrap();
+    text.lines()
+        .find_map(|line| line.strip_prefix("; expect-error-at:"))
+        .map(|location| location.trim().to_string())
+        .expect("syntax_error.spvasm states its expected error location")
+}
+
+#[test]
+fn assembly_syntax_error_reports_line_and_column() {
+    let location = expected_syntax_error_location();
+    let dir = TempDir::new("cli-syntax");
+    let out = dir.join("out.wgsl");
+    let output = run(
+        &[
+            path_arg(&common::fixture("invalid/syntax_error.spvasm")),
+            "-o",
+            path_arg(&out),
+        ],
+        None,
+    );
+    assert_failure(&output, 1);
+    assert!(
+        stderr_of(&output).contains(&location),
+        "the message should point at {location}\n{}",
+        describe(&output)
+    );
+    assert!(
+        dir.entries().is_empty(),
+        "files left behind: {:?}",
+        dir.entries()
+    );
+
+    let piped = run(
+        &[],
+        Some(&common::read_fixture("invalid/syntax_error.spvasm")),
+    );
+    assert_failure(&piped, 1);
+    assert!(
+        stderr_of(&piped).contains(&location),
+        "from stdin too, the message should point at {location}\n{}",
+        describe(&piped)
+    );
+    assert!(piped.stdout.is_empty());
+
+    let error = spv2wgsl::translate(
+        &common::read_fixture("invalid/syntax_error.spvasm"),
+        &spv2wgsl::Options::default(),
+    )
+    .expect_err("a syntax error cannot translate");
+    assert_eq!(error.exit_code(), 1, "{error}");
+}
+
+#[test]
+fn missing_input_file_is_an_error() {
+    let dir = TempDir::new("cli-missing");
+    let missing = dir.join("does-not-exist.spv");
+    let out = dir.join("out.wgsl");
+    let output = run(&[path_arg(&missing), "-o", path_arg(&out)], None);
+    let code = output.status.code();
+    assert!(
+        code == Some(1) || code == Some(2),
+        "expected exit code 1 or 2\n{}",
+        describe(&output)
+    );
+    assert_no_panic(&output);
+    assert!(
+        stderr_of(&output).contains("does-not-exist.spv"),
+        "the message should name the file\n{}",
+        describe(&output)
+    );
+    assert!(
+        dir.entries().is_empty(),
+        "files left behind: {:?}",
+        dir.entries()
+    );
+}
+
+#[test]
+fn unwritable_output_location_is_an_error() {
+    let dir = TempDir::new("cli-unwritable");
+    let out = dir.join("no-such-directory").join("out.wgsl");
+    let output = run(
+        &[
+            path_arg(&common::fixture(BINARY_FIXTURE)),
+            "-o",
+            path_arg(&out),
+        ],
+        None,
+    );
+    let code = output.status.code();
+    assert!(
+        code == Some(1) || code == Some(2),
+        "expected exit code 1 or 2\n{}",
+        describe(&output)
+    );
+    assert_no_panic(&output);
+    assert!(!out.exists());
+    assert!(
+        dir.entries().is_empty(),
+        "files left behind: {:?}",
+        dir.entries()
+    );
+}
+
+#[test]
+fn empty_input_is_an_error() {
+    let output = run(&["-"], Some(b""));
+    assert_failure(&output, 1);
+    assert!(output.stdout.is_empty());
+}
