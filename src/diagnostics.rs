@@ -65,15 +65,21 @@ fn byte_of(text: &str, line: u32, column: u32) -> Option<usize> {
 /// A disassembly of the instructions around the one at `offset`, with the culprit's span.
 fn binary_listing(input: &[u8], offset: usize) -> Option<(String, std::ops::Range<usize>, String)> {
     let words = crate::spirv::load::words_from_bytes(input).ok()?;
-    let mut collector = Collector { insts: Vec::new() };
-    // The module may be malformed after the culprit; what was parsed before it is enough.
-    let _ = rspirv::binary::parse_words(&words, &mut collector);
+    // Only whole instructions up to a little past the culprit are parsed: the module may be
+    // malformed after it, and rspirv trusts word counts.
     let mut offsets = Vec::new();
     let mut at = 5;
-    while at < words.len() && offsets.len() < collector.insts.len() {
+    while at < words.len() && offsets.len() <= offsets.iter().position(|&o| o == offset).map_or(usize::MAX, |i| i + CONTEXT) {
+        let count = (words[at] >> 16) as usize;
+        if count == 0 || at + count > words.len() {
+            break;
+        }
         offsets.push(at);
-        at += ((words[at] >> 16) as usize).max(1);
+        at += count;
     }
+    let mut collector = Collector { insts: Vec::new() };
+    let _ = rspirv::binary::parse_words(&words[..at], &mut collector);
+    offsets.truncate(collector.insts.len());
     let index = offsets.iter().position(|&o| o == offset)?;
     let first = index.saturating_sub(CONTEXT);
     let last = (index + CONTEXT + 1).min(collector.insts.len());

@@ -443,6 +443,22 @@ const BAD_INPUTS: &[BadInput] = &[
         ],
         all_of: &["77"],
     },
+    // Found by mutating fixtures: each once crashed the CLI or produced invalid WGSL.
+    BadInput {
+        fixture: "invalid/word_count_past_the_end.spv",
+        any_of: &["truncated"],
+        all_of: &["4100 words"],
+    },
+    BadInput {
+        fixture: "invalid/workgroup_size_out_of_range.spv",
+        any_of: &["workgroup size"],
+        all_of: &["16384"],
+    },
+    BadInput {
+        fixture: "invalid/constant_index_out_of_bounds.spv",
+        any_of: &["out of bounds"],
+        all_of: &["11141121"],
+    },
 ];
 
 fn assert_names_problem(output: &Output, bad: &BadInput) {

@@ -142,6 +142,9 @@ impl<'m> Emitter<'m> {
             Type::Float { width } => {
                 return Err(self.unsupported(id, format!("{width}-bit floats: WGSL has only f32 and f16")));
             }
+            Type::Vector { count, .. } if !(2..=4).contains(count) => {
+                return Err(self.unsupported(id, format!("{count}-component vectors: WGSL has 2 to 4")));
+            }
             Type::Vector { component, count } => format!("vec{count}<{}>", self.ty(*component)?),
             Type::Matrix { column, columns } => {
                 let (scalar, rows) = module.scalar_of(*column).unwrap_or((*column, 0));
@@ -251,7 +254,7 @@ impl<'m> Emitter<'m> {
                     let previous_offset = module.member_decorations(id, i - 1).offset.unwrap_or(0);
                     previous.attributes.push(Attribute::Size(offset - previous_offset));
                 }
-                natural_end = offset + size;
+                natural_end = offset.saturating_add(size);
             }
             out.push(ast::Member { attributes: Vec::new(), name: member_name, ty });
         }
@@ -462,6 +465,18 @@ fn convert(value: Expr, from: &str, to: &str) -> Expr {
 }
 
 fn workgroup_size(module: &Module, entry: &EntryPoint) -> Result<[u32; 3], Error> {
+    let size = declared_workgroup_size(module, entry)?;
+    // WebGPU's largest per-dimension limit; zero is invalid SPIR-V.
+    if size.iter().any(|&d| d == 0 || d > 16384) {
+        return Err(Error::unsupported(
+            format!("workgroup size {size:?} is outside what WebGPU allows (1 to 16384 per dimension)"),
+            Location { word_offset: Some(entry.offset), ..Location::default() },
+        ));
+    }
+    Ok(size)
+}
+
+fn declared_workgroup_size(module: &Module, entry: &EntryPoint) -> Result<[u32; 3], Error> {
     // A constant decorated `BuiltIn WorkgroupSize` wins over the execution mode.
     for (id, decorations) in &module.decorations {
         if decorations.builtin == Some(spirv::BuiltIn::WorkgroupSize)
@@ -527,7 +542,7 @@ fn has_matrix(module: &Module, ty: Id) -> bool {
 }
 
 fn round_up(value: u32, align: u32) -> u32 {
-    value.div_ceil(align.max(1)) * align.max(1)
+    value.div_ceil(align.max(1)).saturating_mul(align.max(1))
 }
 
 /// Size and alignment of a type under WGSL's layout rules.
@@ -538,15 +553,15 @@ pub fn layout(module: &Module, ty: Id) -> Result<(u32, u32), Error> {
         Type::Vector { component, count } => {
             let (size, _) = layout(module, *component)?;
             let align = if *count == 2 { 2 * size } else { 4 * size };
-            (count * size, align)
+            (count.saturating_mul(size), align)
         }
         Type::Matrix { column, columns } => {
             let (size, align) = layout(module, *column)?;
-            (columns * round_up(size, align), align)
+            (columns.saturating_mul(round_up(size, align)), align)
         }
         Type::Array { element, length } => {
             let (size, align) = layout(module, *element)?;
-            (module.const_u32(*length).unwrap_or(0) * round_up(size, align), align)
+            (module.const_u32(*length).unwrap_or(0).saturating_mul(round_up(size, align)), align)
         }
         Type::RuntimeArray { element } => (0, layout(module, *element)?.1),
         Type::Struct { members } => {
@@ -555,7 +570,7 @@ pub fn layout(module: &Module, ty: Id) -> Result<(u32, u32), Error> {
             for (i, &member) in members.iter().enumerate() {
                 let (size, align) = layout(module, member)?;
                 let offset = module.member_decorations(ty, i as u32).offset.unwrap_or(round_up(end, align));
-                end = offset + size;
+                end = offset.saturating_add(size);
                 max_align = max_align.max(align);
             }
             (round_up(end, max_align), max_align)

@@ -245,8 +245,14 @@ impl Lower<'_> {
                         .ok_or_else(|| Error::invalid(format!("struct has no member {i}"), self.location(inst)))?;
                     (Step::Member(e.member_name(ty, i)?), member_ty)
                 }
-                (Type::Vector { component, .. }, Some(i)) if i < 4 => (Step::Component(COMPONENTS[i as usize]), *component),
+                (Type::Vector { count, .. } | Type::Matrix { columns: count, .. }, Some(i)) if i >= *count => {
+                    return Err(Error::invalid(format!("constant index {i} is out of bounds"), self.location(inst)));
+                }
+                (Type::Vector { component, .. }, Some(i)) => (Step::Component(COMPONENTS[i as usize % 4]), *component),
                 (Type::Vector { component, .. }, _) => (Step::Dynamic(index), *component),
+                (Type::Array { length, .. }, Some(i)) if self.module.const_u32(*length).is_some_and(|n| i >= n) => {
+                    return Err(Error::invalid(format!("constant index {i} is out of bounds"), self.location(inst)));
+                }
                 (Type::Array { element, .. } | Type::RuntimeArray { element }, Some(i)) => (Step::Constant(i), *element),
                 (Type::Array { element, .. } | Type::RuntimeArray { element }, None) => (Step::Dynamic(index), *element),
                 (Type::Matrix { column, .. }, Some(i)) => (Step::Constant(i), *column),
@@ -298,6 +304,14 @@ impl Lower<'_> {
             let name = spirv::GlslStd450Op::from_u32(number).map(|op| format!("{op:?}")).unwrap_or_else(|| number.to_string());
             Error::unsupported(format!("GLSL.std.450 {name} has no WGSL counterpart (not supported yet)"), self.location(inst))
         })?;
+        // rspirv reads extended-instruction operands as a plain list: check the count here.
+        let expected = rspirv::grammar::GLSL_STD_450_INSTRUCTION_TABLE.lookup_opcode(number).map(|g| g.operands.len());
+        if expected != Some(inst.operands.len() - 2) {
+            return Err(Error::invalid(
+                format!("GLSL.std.450 {} takes {} operands, not {}", row.name, expected.unwrap_or(0), inst.operands.len() - 2),
+                self.location(inst),
+            ));
+        }
         let args = self.take_all(e, &inst.operands[2..])?;
         let call = Expr::call(row.name, args);
         // modf and frexp return WGSL's own result structs: rebuild the SPIR-V struct from them.
@@ -377,7 +391,15 @@ impl Lower<'_> {
                 let name = e.member_name(ty, index)?;
                 (member, Box::new(move |x| Expr::member(x, name.clone())))
             }
-            Type::Vector { component, .. } if index < 4 => (*component, Box::new(move |x| Expr::member(x, COMPONENTS[index as usize]))),
+            Type::Vector { component, count } if index < *count => {
+                (*component, Box::new(move |x| Expr::member(x, COMPONENTS[index as usize % 4])))
+            }
+            Type::Array { length, .. } if self.module.const_u32(*length).is_some_and(|n| index >= n) => {
+                return Err(Error::invalid(format!("constant index {index} is out of bounds"), self.location(inst)));
+            }
+            Type::Matrix { columns, .. } if index >= *columns => {
+                return Err(Error::invalid(format!("constant index {index} is out of bounds"), self.location(inst)));
+            }
             Type::Array { element: inner, .. } | Type::Matrix { column: inner, .. } => {
                 (*inner, Box::new(move |x| Expr::index(x, Expr::Literal(Literal::Abstract(i64::from(index))))))
             }
