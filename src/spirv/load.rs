@@ -22,7 +22,7 @@ pub fn words_from_bytes(bytes: &[u8]) -> Result<Vec<u32>, Error> {
             bytes.len()
         )));
     }
-    if bytes.len() % 4 != 0 {
+    if !bytes.len().is_multiple_of(4) {
         return Err(malformed(format!(
             "length {} is not a multiple of 4: the file is truncated or not SPIR-V",
             bytes.len()

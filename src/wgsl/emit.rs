@@ -43,9 +43,8 @@ pub fn emit(module: &Module, _options: &Options) -> Result<ast::Module, Error> {
     let functions = emitted_functions(module);
     let mut inner_names: HashMap<Id, String> = HashMap::new();
     for entry in &module.entry_points {
-        if !inner_names.contains_key(&entry.function) {
-            let name = e.namer.fresh(&format!("{}_inner", entry.name), None);
-            inner_names.insert(entry.function, name);
+        if let std::collections::hash_map::Entry::Vacant(slot) = inner_names.entry(entry.function) {
+            slot.insert(e.namer.fresh(&format!("{}_inner", entry.name), None));
         }
     }
     for &f in &functions {

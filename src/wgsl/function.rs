@@ -84,6 +84,18 @@ pub(super) enum Step {
     Dynamic(Id),
 }
 
+impl Step {
+    /// The access written after `base`; dynamic indices are resolved by the caller.
+    pub(super) fn apply(self, base: Expr) -> Expr {
+        match self {
+            Step::Member(name) => Expr::member(base, name),
+            Step::Component(c) => Expr::member(base, c),
+            Step::Constant(i) => Expr::index(base, Expr::Literal(Literal::Abstract(i64::from(i)))),
+            Step::Dynamic(_) => base,
+        }
+    }
+}
+
 #[derive(Clone, Copy, Default)]
 pub(super) struct Use {
     pub(super) count: u32,
@@ -341,13 +353,11 @@ impl<'m> Lower<'m> {
         let mut expr = pointer.base;
         for step in pointer.steps {
             expr = match step {
-                Step::Member(name) => Expr::member(expr, name),
-                Step::Component(c) => Expr::member(expr, c),
-                Step::Constant(i) => Expr::index(expr, Expr::Literal(Literal::Abstract(i64::from(i)))),
                 Step::Dynamic(index) => {
                     let index = if shared { self.take_shared(e, index)? } else { self.take(e, index)? };
                     Expr::index(expr, index)
                 }
+                step => step.apply(expr),
             };
         }
         Ok(expr)

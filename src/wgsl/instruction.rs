@@ -377,22 +377,22 @@ impl Lower<'_> {
         for position in 1..inst.operands.len() {
             let index = inst.literal(position).ok_or_else(|| self.missing(inst))?;
             let (next, step) = self.literal_step(e, ty, index, inst)?;
-            expr = step(expr);
+            expr = step.apply(expr);
             ty = next;
         }
         self.define(e, inst, expr, false)
     }
 
     /// The type inside `ty` at a literal index, and how to write the access.
-    fn literal_step(&mut self, e: &mut Emitter, ty: Id, index: u32, inst: &Inst) -> Result<(Id, Box<dyn Fn(Expr) -> Expr>), Error> {
+    fn literal_step(&mut self, e: &mut Emitter, ty: Id, index: u32, inst: &Inst) -> Result<(Id, Step), Error> {
         Ok(match self.module.ty(ty)? {
             Type::Struct { members } => {
                 let member = *members.get(index as usize).ok_or_else(|| self.missing(inst))?;
                 let name = e.member_name(ty, index)?;
-                (member, Box::new(move |x| Expr::member(x, name.clone())))
+                (member, Step::Member(name))
             }
             Type::Vector { component, count } if index < *count => {
-                (*component, Box::new(move |x| Expr::member(x, COMPONENTS[index as usize % 4])))
+                (*component, Step::Component(COMPONENTS[index as usize % 4]))
             }
             Type::Array { length, .. } if self.module.const_u32(*length).is_some_and(|n| index >= n) => {
                 return Err(Error::invalid(format!("constant index {index} is out of bounds"), self.location(inst)));
@@ -401,7 +401,7 @@ impl Lower<'_> {
                 return Err(Error::invalid(format!("constant index {index} is out of bounds"), self.location(inst)));
             }
             Type::Array { element: inner, .. } | Type::Matrix { column: inner, .. } => {
-                (*inner, Box::new(move |x| Expr::index(x, Expr::Literal(Literal::Abstract(i64::from(index))))))
+                (*inner, Step::Constant(index))
             }
             _ => return Err(Error::invalid("composite index into a non-composite", self.location(inst))),
         })
@@ -414,7 +414,7 @@ impl Lower<'_> {
         for position in 2..inst.operands.len() {
             let index = inst.literal(position).ok_or_else(|| self.missing(inst))?;
             let (next, step) = self.literal_step(e, ty, index, inst)?;
-            target = step(target);
+            target = step.apply(target);
             ty = next;
         }
         self.stmts.push(Stmt::Assign { target, value });

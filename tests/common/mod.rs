@@ -475,7 +475,7 @@ impl FactsBuilder {
 }
 
 fn binary_facts(bytes: &[u8], word_of: fn([u8; 4]) -> u32) -> Option<SpirvFacts> {
-    if bytes.len() % 4 != 0 || bytes.len() < 20 {
+    if !bytes.len().is_multiple_of(4) || bytes.len() < 20 {
         return None;
     }
     let words: Vec<u32> = bytes
@@ -670,14 +670,13 @@ pub fn compare_interface(facts: &SpirvFacts, module: &naga::Module) -> Vec<Strin
                 fact.name, entry.stage, fact.stage
             ));
         }
-        if let (Some(size), false) = (fact.local_size, facts.has_workgroup_size_builtin) {
-            if entry.workgroup_size != size {
+        if let (Some(size), false) = (fact.local_size, facts.has_workgroup_size_builtin)
+            && entry.workgroup_size != size {
                 problems.push(format!(
                     "entry point `{}` has workgroup size {:?} in the WGSL but {:?} in the SPIR-V",
                     fact.name, entry.workgroup_size, size
                 ));
             }
-        }
     }
     let wgsl_bindings: BTreeSet<(u32, u32)> = module
         .global_variables
