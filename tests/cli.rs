@@ -27,6 +27,15 @@ fn run(args: &[&str], stdin: Option<&[u8]>) -> Output {
         .unwrap_or_else(|e| panic!("running spv2wgsl {args:?}: {e}"))
 }
 
+/// Runs the CLI on a fixture with `-o out` and any extra flags.
+fn run_fixture_to(fixture: &str, out: &Path, flags: &[&str]) -> Output {
+    let input = common::fixture(fixture);
+    let mut args = vec![path_arg(&input)];
+    args.extend_from_slice(flags);
+    args.extend(["-o", path_arg(out)]);
+    run(&args, None)
+}
+
 fn path_arg(path: &Path) -> &str {
     path.to_str().expect("test paths are UTF-8")
 }
@@ -86,6 +95,16 @@ fn assert_failure(output: &Output, code: i32) {
     );
 }
 
+/// Nothing, not even a temporary file, is left in `dir` after a failed run.
+fn assert_nothing_left(dir: &TempDir, context: &str) {
+    assert!(dir.entries().is_empty(), "{context}: files left behind: {:?}", dir.entries());
+}
+
+/// The failure message on stderr contains `needle`; `why` says what it should name.
+fn assert_stderr_mentions(output: &Output, needle: &str, why: &str) {
+    assert!(stderr_of(output).contains(needle), "{why}\n{}", describe(output));
+}
+
 /// What the library makes of a fixture with default options.
 fn library_wgsl(relative: &str) -> String {
     spv2wgsl::translate(
@@ -122,14 +141,7 @@ fn assert_valid_wgsl(wgsl: &str, label: &str) -> naga::Module {
 fn file_in_file_out() {
     let dir = TempDir::new("cli-file");
     let out = dir.join("out.wgsl");
-    let output = run(
-        &[
-            path_arg(&common::fixture(BINARY_FIXTURE)),
-            "-o",
-            path_arg(&out),
-        ],
-        None,
-    );
+    let output = run_fixture_to(BINARY_FIXTURE, &out, &[]);
     assert_success(&output);
     assert!(
         output.stdout.is_empty(),
@@ -150,14 +162,7 @@ fn file_in_file_out() {
 fn assembly_file_in_file_out() {
     let dir = TempDir::new("cli-asm");
     let out = dir.join("out.wgsl");
-    let output = run(
-        &[
-            path_arg(&common::fixture(ASSEMBLY_FIXTURE)),
-            "-o",
-            path_arg(&out),
-        ],
-        None,
-    );
+    let output = run_fixture_to(ASSEMBLY_FIXTURE, &out, &[]);
     assert_success(&output);
     let wgsl = std::fs::read_to_string(&out).expect("the output file exists");
     assert_valid_wgsl(&wgsl, "assembly_file_in_file_out");
@@ -169,14 +174,7 @@ fn existing_output_file_is_replaced_on_success() {
     let dir = TempDir::new("cli-replace");
     let out = dir.join("out.wgsl");
     std::fs::write(&out, "old contents\n").unwrap();
-    let output = run(
-        &[
-            path_arg(&common::fixture(BINARY_FIXTURE)),
-            "-o",
-            path_arg(&out),
-        ],
-        None,
-    );
+    let output = run_fixture_to(BINARY_FIXTURE, &out, &[]);
     assert_success(&output);
     let wgsl = std::fs::read_to_string(&out).unwrap();
     assert!(
@@ -306,16 +304,8 @@ fn unknown_entry_point_is_an_error() {
     );
     // The input cannot be translated (a missing file, an unknown entry point): exit 1.
     assert_failure(&output, 1);
-    assert!(
-        stderr_of(&output).contains("no_such_entry"),
-        "the message should name the entry point\n{}",
-        describe(&output)
-    );
-    assert!(
-        dir.entries().is_empty(),
-        "no output may be left behind: {:?}",
-        dir.entries()
-    );
+    assert_stderr_mentions(&output, "no_such_entry", "the message should name the entry point");
+    assert_nothing_left(&dir, "after the failure");
 }
 
 #[test]
@@ -480,23 +470,11 @@ fn bad_inputs_exit_1_and_leave_no_output_file() {
     for bad in BAD_INPUTS {
         let dir = TempDir::new("cli-bad");
         let out = dir.join("out.wgsl");
-        let output = run(
-            &[
-                path_arg(&common::fixture(bad.fixture)),
-                "-o",
-                path_arg(&out),
-            ],
-            None,
-        );
+        let output = run_fixture_to(bad.fixture, &out, &[]);
         assert_failure(&output, 1);
         assert_names_problem(&output, bad);
         assert!(!out.exists(), "{}: an output file was created", bad.fixture);
-        assert!(
-            dir.entries().is_empty(),
-            "{}: files left behind: {:?}",
-            bad.fixture,
-            dir.entries()
-        );
+        assert_nothing_left(&dir, bad.fixture);
     }
 }
 
@@ -520,22 +498,9 @@ fn bad_inputs_fail_without_validation_too() {
     for bad in BAD_INPUTS {
         let dir = TempDir::new("cli-bad-noval");
         let out = dir.join("out.wgsl");
-        let output = run(
-            &[
-                path_arg(&common::fixture(bad.fixture)),
-                "--no-validate",
-                "-o",
-                path_arg(&out),
-            ],
-            None,
-        );
+        let output = run_fixture_to(bad.fixture, &out, &["--no-validate"]);
         assert_failure(&output, 1);
-        assert!(
-            dir.entries().is_empty(),
-            "{}: files left behind: {:?}",
-            bad.fixture,
-            dir.entries()
-        );
+        assert_nothing_left(&dir, bad.fixture);
     }
 }
 
@@ -546,14 +511,7 @@ fn existing_output_file_is_untouched_on_failure() {
         let dir = TempDir::new("cli-keep");
         let out = dir.join("out.wgsl");
         std::fs::write(&out, previous).unwrap();
-        let output = run(
-            &[
-                path_arg(&common::fixture(bad.fixture)),
-                "-o",
-                path_arg(&out),
-            ],
-            None,
-        );
+        let output = run_fixture_to(bad.fixture, &out, &[]);
         assert_failure(&output, 1);
         assert_eq!(
             std::fs::read_to_string(&out).unwrap(),
@@ -613,36 +571,17 @@ fn assembly_syntax_error_reports_line_and_column() {
     let location = expected_syntax_error_location();
     let dir = TempDir::new("cli-syntax");
     let out = dir.join("out.wgsl");
-    let output = run(
-        &[
-            path_arg(&common::fixture("invalid/syntax_error.spvasm")),
-            "-o",
-            path_arg(&out),
-        ],
-        None,
-    );
+    let output = run_fixture_to("invalid/syntax_error.spvasm", &out, &[]);
     assert_failure(&output, 1);
-    assert!(
-        stderr_of(&output).contains(&location),
-        "the message should point at {location}\n{}",
-        describe(&output)
-    );
-    assert!(
-        dir.entries().is_empty(),
-        "files left behind: {:?}",
-        dir.entries()
-    );
+    assert_stderr_mentions(&output, &location, &format!("the message should point at {location}"));
+    assert_nothing_left(&dir, "after the failure");
 
     let piped = run(
         &[],
         Some(&common::read_fixture("invalid/syntax_error.spvasm")),
     );
     assert_failure(&piped, 1);
-    assert!(
-        stderr_of(&piped).contains(&location),
-        "from stdin too, the message should point at {location}\n{}",
-        describe(&piped)
-    );
+    assert_stderr_mentions(&piped, &location, &format!("from stdin too, the message should point at {location}"));
     assert!(piped.stdout.is_empty());
 
     let error = spv2wgsl::translate(
@@ -661,38 +600,19 @@ fn missing_input_file_is_an_error() {
     let output = run(&[path_arg(&missing), "-o", path_arg(&out)], None);
     // The input cannot be translated (a missing file, an unknown entry point): exit 1.
     assert_failure(&output, 1);
-    assert!(
-        stderr_of(&output).contains("does-not-exist.spv"),
-        "the message should name the file\n{}",
-        describe(&output)
-    );
-    assert!(
-        dir.entries().is_empty(),
-        "files left behind: {:?}",
-        dir.entries()
-    );
+    assert_stderr_mentions(&output, "does-not-exist.spv", "the message should name the file");
+    assert_nothing_left(&dir, "after the failure");
 }
 
 #[test]
 fn unwritable_output_location_is_an_error() {
     let dir = TempDir::new("cli-unwritable");
     let out = dir.join("no-such-directory").join("out.wgsl");
-    let output = run(
-        &[
-            path_arg(&common::fixture(BINARY_FIXTURE)),
-            "-o",
-            path_arg(&out),
-        ],
-        None,
-    );
-    // The input cannot be translated (a missing file, an unknown entry point): exit 1.
+    let output = run_fixture_to(BINARY_FIXTURE, &out, &[]);
+    // The output cannot be written: exit 1.
     assert_failure(&output, 1);
     assert!(!out.exists());
-    assert!(
-        dir.entries().is_empty(),
-        "files left behind: {:?}",
-        dir.entries()
-    );
+    assert_nothing_left(&dir, "after the failure");
 }
 
 #[test]

@@ -102,21 +102,17 @@ pub struct TempDir {
     path: PathBuf,
 }
 
+/// `text` with everything but ASCII letters, digits, `-` and `_` replaced by `_`, for file names.
+fn file_safe(text: &str) -> String {
+    text.chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '_' { c } else { '_' }).collect()
+}
+
 impl TempDir {
     /// Creates a new, empty, uniquely named directory; `label` only makes the
     /// name easier to recognise.
     pub fn new(label: &str) -> TempDir {
         static COUNTER: AtomicUsize = AtomicUsize::new(0);
-        let label: String = label
-            .chars()
-            .map(|c| {
-                if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
-                    c
-                } else {
-                    '_'
-                }
-            })
-            .collect();
+        let label = file_safe(label);
         let nanos = SystemTime::now()
             .duration_since(UNIX_EPOCH)
             .map(|d| d.subsec_nanos())
@@ -252,16 +248,7 @@ pub fn tint_validate(wgsl: &str, label: &str) -> Result<TintOutcome, String> {
         return Ok(TintOutcome::Unavailable);
     };
     let dir = TempDir::new("tint");
-    let file_name: String = label
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect();
+    let file_name = file_safe(label);
     let file = dir.join(&format!("{file_name}.wgsl"));
     std::fs::write(&file, wgsl).map_err(|e| format!("cannot write {}: {e}", file.display()))?;
     let mut command = Command::new(tint);
