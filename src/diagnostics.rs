@@ -67,27 +67,22 @@ fn binary_listing(input: &[u8], offset: usize) -> Option<(String, std::ops::Rang
     let words = crate::spirv::load::words_from_bytes(input).ok()?;
     // Only whole instructions up to a little past the culprit are parsed: the module may be
     // malformed after it, and rspirv trusts word counts.
-    let mut offsets = Vec::new();
-    let mut at = 5;
-    while at < words.len() && offsets.len() <= offsets.iter().position(|&o| o == offset).map_or(usize::MAX, |i| i + CONTEXT) {
-        let count = (words[at] >> 16) as usize;
-        if count == 0 || at + count > words.len() {
-            break;
-        }
-        offsets.push(at);
-        at += count;
-    }
+    let (mut offsets, _) = crate::spirv::load::instruction_offsets(&words);
+    let culprit = offsets.iter().position(|&o| o == offset)?;
+    offsets.truncate(culprit + CONTEXT + 1);
+    let end = offsets.last().map_or(5, |&last| last + (words[last] >> 16) as usize);
     let mut collector = Collector { insts: Vec::new() };
-    let _ = rspirv::binary::parse_words(&words[..at], &mut collector);
-    offsets.truncate(collector.insts.len());
-    let index = offsets.iter().position(|&o| o == offset)?;
-    let first = index.saturating_sub(CONTEXT);
-    let last = (index + CONTEXT + 1).min(collector.insts.len());
+    let _ = rspirv::binary::parse_words(&words[..end], &mut collector);
+    // rspirv stops early on an opcode it does not know; the culprit must have been read.
+    if culprit >= collector.insts.len() {
+        return None;
+    }
+    let first = culprit.saturating_sub(CONTEXT);
     let mut text = String::new();
     let mut span = 0..0;
-    for i in first..last {
-        let line = format!("{:>8}: {}\n", format!("{:#x}", offsets[i]), collector.insts[i].disassemble().trim());
-        if i == index {
+    for (i, (at, inst)) in offsets.iter().zip(&collector.insts).enumerate().skip(first) {
+        let line = format!("{:>8}: {}\n", format!("{at:#x}"), inst.disassemble().trim());
+        if i == culprit {
             span = text.len() + 10..text.len() + line.len() - 1;
         }
         text.push_str(&line);

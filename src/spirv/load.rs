@@ -41,7 +41,10 @@ pub fn words_from_bytes(bytes: &[u8]) -> Result<Vec<u32>, Error> {
 
 /// Builds a module from host-order words whose magic number has been checked.
 pub fn load(words: &[u32]) -> Result<Module, Error> {
-    let offsets = instruction_offsets(words)?;
+    let (offsets, malformed) = instruction_offsets(words);
+    if let Some(error) = malformed {
+        return Err(error);
+    }
     // Ids index a dense table: refuse bounds no real module has rather than allocate gigabytes.
     let bound = words[3];
     let limit = 16 * words.len() as u64 + 1024;
@@ -89,29 +92,32 @@ pub fn load(words: &[u32]) -> Result<Module, Error> {
     Ok(module)
 }
 
-/// Word offsets of every instruction, checking that each word count is sane and in bounds.
-fn instruction_offsets(words: &[u32]) -> Result<Vec<usize>, Error> {
+/// Word offsets of every instruction, checking that each word count is sane and in bounds. On a
+/// bad word count, the offsets of the whole instructions before it come with the error.
+pub fn instruction_offsets(words: &[u32]) -> (Vec<usize>, Option<Error>) {
     let mut offsets = Vec::with_capacity(words.len() / 4);
     let mut at = HEADER_WORDS;
     while at < words.len() {
         let count = (words[at] >> 16) as usize;
         let location = Location { word_offset: Some(at as u32), ..Location::default() };
         if count == 0 {
-            return Err(Error::Malformed { message: "instruction with a word count of 0".into(), location });
+            let error = Error::Malformed { message: "instruction with a word count of 0".into(), location };
+            return (offsets, Some(error));
         }
         if at + count > words.len() {
-            return Err(Error::Malformed {
+            let error = Error::Malformed {
                 message: format!(
                     "instruction claims {count} words but the module ends after {}: truncated",
                     words.len() - at
                 ),
                 location,
-            });
+            };
+            return (offsets, Some(error));
         }
         offsets.push(at);
         at += count;
     }
-    Ok(offsets)
+    (offsets, None)
 }
 
 struct Builder<'a> {
