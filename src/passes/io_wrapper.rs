@@ -195,7 +195,7 @@ impl Planner<'_> {
             }
             _ => (path, ty),
         };
-        Ok(Some(IoValue { global: var, path, name, ty, binding: IoBinding::BuiltIn { name: row.name, wgsl_type: row.ty } }))
+        Ok(Some(IoValue { global: var, path, name, ty, binding: IoBinding::BuiltIn { name: row.name, wgsl_type: row.ty, enable: row.enable } }))
     }
 
     /// A value at consecutive locations; arrays take one location per element.

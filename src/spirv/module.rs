@@ -246,8 +246,9 @@ pub struct IoValue {
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum IoBinding {
-    /// A WGSL builtin and the WGSL type it has there (may differ in signedness from `ty`).
-    BuiltIn { name: &'static str, wgsl_type: &'static str },
+    /// A WGSL builtin, the WGSL type it has there (may differ in signedness from `ty`; empty for
+    /// the SPIR-V type as is), and the `enable` directive it needs.
+    BuiltIn { name: &'static str, wgsl_type: &'static str, enable: Option<&'static str> },
     Location { location: u32, interpolation: Option<String>, blend_src: Option<u32> },
 }
 

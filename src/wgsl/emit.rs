@@ -9,7 +9,6 @@ use super::ast::{self, Attribute, Expr, Literal, Stmt};
 use super::function;
 use super::names::Namer;
 use crate::error::{Error, Location};
-use crate::passes::io_wrapper::BUILTINS;
 use crate::spirv::{ConstValue, Def, EntryPoint, Id, IoBinding, IoValue, Module, Type};
 use crate::Options;
 
@@ -414,8 +413,8 @@ impl<'m> Emitter<'m> {
 
     fn io_attributes(&mut self, value: &IoValue, spirv_ty: &str) -> (Vec<Attribute>, String) {
         match &value.binding {
-            IoBinding::BuiltIn { name, wgsl_type } => {
-                if let Some(enable) = BUILTINS.iter().find(|row| row.name == *name).and_then(|row| row.enable) {
+            IoBinding::BuiltIn { name, wgsl_type, enable } => {
+                if let Some(enable) = enable {
                     self.enables.insert(enable);
                 }
                 let ty = if wgsl_type.is_empty() { spirv_ty.to_string() } else { wgsl_type.to_string() };

@@ -81,7 +81,7 @@ impl Lower<'_> {
                 self.define(e, inst, Expr::index(base, index), false)
             }
             Op::VectorInsertDynamic => {
-                let (var, target) = self.copy_to_var(e, inst)?;
+                let (var, target) = self.copy_to_var(e, inst, 0)?;
                 let value = self.take(e, self.operand(inst, 1)?)?;
                 let index = self.take(e, self.operand(inst, 2)?)?;
                 self.stmts.push(Stmt::Assign { target: Expr::index(target, index), value });
@@ -408,7 +408,7 @@ impl Lower<'_> {
     }
 
     fn composite_insert(&mut self, e: &mut Emitter, inst: &Inst) -> Result<(), Error> {
-        let (var, mut target) = self.copy_to_var_from(e, inst, 1)?;
+        let (var, mut target) = self.copy_to_var(e, inst, 1)?;
         let value = self.take(e, self.operand(inst, 0)?)?;
         let mut ty = self.result_type(inst)?;
         for position in 2..inst.operands.len() {
@@ -424,13 +424,9 @@ impl Lower<'_> {
         Ok(())
     }
 
-    fn copy_to_var(&mut self, e: &mut Emitter, inst: &Inst) -> Result<(String, Expr), Error> {
-        self.copy_to_var_from(e, inst, 0)
-    }
-
     /// A `var` holding a copy of the composite operand at `position`, to update in place. A
     /// single-use insert result already in a `var` is updated without a copy.
-    fn copy_to_var_from(&mut self, e: &mut Emitter, inst: &Inst, position: usize) -> Result<(String, Expr), Error> {
+    fn copy_to_var(&mut self, e: &mut Emitter, inst: &Inst, position: usize) -> Result<(String, Expr), Error> {
         let base = self.operand(inst, position)?;
         let single_use = self.uses.get(&base).is_some_and(|u| u.count == 1 && u.block == self.block);
         if single_use
