@@ -1,72 +1,643 @@
 //! Structurizer: turns each function's control-flow graph into a tree of WGSL-shaped regions.
 //!
-//! Handled so far: straight-line functions, i.e. an entry block followed by a chain of
-//! unconditional branches, each target reached only from the block before it, ending in a
-//! return, kill or unreachable. Branching control flow is reported as not yet supported.
+//! The merge annotations (`OpSelectionMerge`, `OpLoopMerge`) name the constructs. A walk from the
+//! entry block builds one sequence of nodes per construct, keeping a stack of the constructs it is
+//! inside, and classifies each branch against that stack:
+//! - to the block where the current sequence ends (its `follow`): nothing, control falls out;
+//! - to the merge of the innermost loop or switch: `break`; to the innermost loop's continue
+//!   target: `continue` (WGSL allows that inside a switch);
+//! - to another case of the innermost switch: fall-through, lowered by continuing the sequence
+//!   into that case, whose blocks are then emitted once more;
+//! - to an exit of a construct further out (a switch case branching to the enclosing loop's
+//!   merge): a guard variable is set, `break` leaves the inner construct, and `if guard { .. }`
+//!   after it continues the exit outwards;
+//! - to any other block: the next block of the current sequence.
 //!
-//! After: every reachable function has `body = Some(nodes)`.
+//! A selection whose arms reconverge before its declared merge uses the reconvergence point (the
+//! immediate post-dominator of the header) as its merge, so that code is not duplicated. A
+//! conditional branch without a merge annotation is treated the same way.
+//!
+//! After: every function has `body = Some(nodes)`.
 
+use std::collections::BTreeMap;
+
+use rspirv::dr::Operand;
 use spirv::Op;
 
 use crate::error::{Error, Location};
-use crate::spirv::structured::Node;
-use crate::spirv::{Def, Function, Module};
+use crate::spirv::structured::{Case, Guard, Node};
+use crate::spirv::{Def, Function, Inst, Module};
 use crate::Options;
+
+/// Deeper nesting is refused: WGSL implementations limit brace nesting (Tint at 127), and the
+/// walk recurses once per level.
+const MAX_DEPTH: usize = 100;
 
 pub fn run(module: &mut Module, _options: &Options) -> Result<(), Error> {
     for f in 0..module.functions.len() {
-        let body = straight_line(module, f)?;
+        let body = Structurizer::new(module, f)?.function_body()?;
         module.functions[f].body = Some(body);
     }
     Ok(())
 }
 
-fn straight_line(module: &Module, f: usize) -> Result<Vec<Node>, Error> {
-    let function: &Function = &module.functions[f];
-    let mut predecessors = vec![0u32; function.blocks.len()];
-    for b in 0..function.blocks.len() {
-        let terminator = function.terminator(b);
-        if terminator.op == Op::Branch
-            && let Some(Def::Label { block, .. }) = terminator.id(0).map(|id| module.def(id))
-        {
-            predecessors[*block] += 1;
+#[derive(Clone, Copy)]
+enum Header {
+    None,
+    Selection { merge: usize },
+    Loop { merge: usize, continue_target: usize },
+}
+
+/// A construct the walk is inside.
+enum Construct {
+    /// An `if` arm; `merge` is `None` for a conditional whose arms end where the enclosing
+    /// sequence ends.
+    If { merge: Option<usize> },
+    /// `cases` (sorted) are the case targets that start a case body, not exits.
+    Switch { merge: usize, cases: Vec<usize>, exits: Vec<(Guard, usize)> },
+    Loop { merge: usize, continue_target: usize, exits: Vec<(Guard, usize)> },
+    Continuing { header: usize, merge: usize },
+}
+
+/// Where a branch goes, seen from the current sequence.
+enum Jump {
+    /// To the block the sequence ends at.
+    Fall,
+    /// To the next block of this sequence.
+    Next(usize),
+    /// Out of it, by these nodes.
+    Exit(Vec<Node>),
+}
+
+struct Structurizer<'m> {
+    module: &'m Module,
+    f: usize,
+    function: &'m Function,
+    headers: Vec<Header>,
+    /// Immediate post-dominator of each block; `None` when it is the function's exit.
+    ipdom: Vec<Option<usize>>,
+    stack: Vec<Construct>,
+    guards: Guard,
+    placed: usize,
+}
+
+impl<'m> Structurizer<'m> {
+    fn new(module: &'m Module, f: usize) -> Result<Self, Error> {
+        let function = &module.functions[f];
+        let mut s = Structurizer {
+            module,
+            f,
+            function,
+            headers: vec![Header::None; function.blocks.len()],
+            ipdom: Vec::new(),
+            stack: Vec::new(),
+            guards: 0,
+            placed: 0,
+        };
+        let mut successors = Vec::with_capacity(function.blocks.len());
+        for b in 0..function.blocks.len() {
+            if let Some(merge) = function.blocks[b].merge {
+                let merge = &function.insts[merge];
+                s.headers[b] = match merge.op {
+                    Op::LoopMerge => {
+                        Header::Loop { merge: s.target(b, merge, 0)?, continue_target: s.target(b, merge, 1)? }
+                    }
+                    _ => Header::Selection { merge: s.target(b, merge, 0)? },
+                };
+            }
+            successors.push(s.successors(b)?);
+        }
+        s.ipdom = post_dominators(&successors);
+        Ok(s)
+    }
+
+    fn function_body(mut self) -> Result<Vec<Node>, Error> {
+        self.sequence(0, None)
+    }
+
+    fn location(&self, block: usize, inst: &Inst) -> Location {
+        let mut location = self.module.location_of(self.f, inst);
+        location.block = Some(self.function.blocks[block].label);
+        location
+    }
+
+    /// The block that id operand `index` of `inst` (in block `block`) names.
+    fn target(&self, block: usize, inst: &Inst, index: usize) -> Result<usize, Error> {
+        match inst.id(index).map(|id| self.module.def(id)) {
+            Some(Def::Label { function, block }) if *function == self.f => Ok(*block),
+            _ => Err(Error::invalid("branch target is not a block of this function", self.location(block, inst))),
         }
     }
-    let mut body = Vec::new();
-    let mut visited = vec![false; function.blocks.len()];
-    let mut block = 0;
-    loop {
-        visited[block] = true;
-        body.push(Node::Block(block));
-        let terminator = function.terminator(block);
-        let mut location = module.location_of(f, terminator);
-        location.block = Some(function.blocks[block].label);
-        let node = match terminator.op {
-            Op::Return => Node::Return(None),
-            Op::ReturnValue => Node::Return(terminator.id(0)),
-            Op::Kill | Op::TerminateInvocation => Node::Kill,
-            Op::Unreachable => Node::Unreachable,
-            Op::Branch => {
-                let target = match terminator.id(0).map(|id| module.def(id)) {
-                    Some(Def::Label { function: owner, block }) if *owner == f => *block,
-                    _ => return Err(Error::invalid("branch target is not a block of this function", location)),
-                };
-                if visited[target] || predecessors[target] != 1 {
-                    return Err(not_yet(location));
-                }
-                block = target;
-                continue;
+
+    /// The blocks `block`'s terminator can branch to; `None` stands for leaving the function.
+    fn successors(&self, block: usize) -> Result<Vec<Option<usize>>, Error> {
+        let terminator = self.function.terminator(block);
+        Ok(match terminator.op {
+            Op::Branch => vec![Some(self.target(block, terminator, 0)?)],
+            Op::BranchConditional => {
+                vec![Some(self.target(block, terminator, 1)?), Some(self.target(block, terminator, 2)?)]
             }
-            _ => return Err(not_yet(location)),
+            Op::Switch => {
+                let mut targets = vec![Some(self.target(block, terminator, 1)?)];
+                for index in (3..terminator.operands.len()).step_by(2) {
+                    targets.push(Some(self.target(block, terminator, index)?));
+                }
+                targets
+            }
+            _ => vec![None],
+        })
+    }
+
+    fn unstructured(&self, block: usize, what: &str) -> Error {
+        let inst = self.function.terminator(block);
+        Error::unsupported(format!("unstructured control flow: {what}"), self.location(block, inst))
+    }
+
+    /// The nodes from `start` up to where the sequence ends: at `follow`, or at an exit.
+    fn sequence(&mut self, start: usize, follow: Option<usize>) -> Result<Vec<Node>, Error> {
+        if self.stack.len() > MAX_DEPTH {
+            return Err(Error::unsupported(
+                format!("control flow nested more than {MAX_DEPTH} constructs deep"),
+                self.location(start, self.function.terminator(start)),
+            ));
+        }
+        let mut nodes = Vec::new();
+        let mut block = start;
+        loop {
+            let next = match self.headers[block] {
+                Header::Loop { merge, continue_target } => {
+                    self.loop_construct(block, merge, continue_target, &mut nodes)?;
+                    Some(merge)
+                }
+                _ => self.block(block, follow, &mut nodes)?,
+            };
+            let Some(next) = next else { return Ok(nodes) };
+            match self.classify(block, next, follow)? {
+                Jump::Fall => return Ok(nodes),
+                Jump::Exit(exit) => {
+                    nodes.extend(exit);
+                    return Ok(nodes);
+                }
+                Jump::Next(next) => block = next,
+            }
+        }
+    }
+
+    /// The nodes for a branch from `from` to `target`, in a sequence that ends at `follow`.
+    fn jump(&mut self, from: usize, target: usize, follow: Option<usize>) -> Result<Vec<Node>, Error> {
+        match self.classify(from, target, follow)? {
+            Jump::Fall => Ok(Vec::new()),
+            Jump::Exit(exit) => Ok(exit),
+            Jump::Next(next) => self.sequence(next, follow),
+        }
+    }
+
+    /// Places `block` and handles its terminator; returns the block control goes to next, if the
+    /// sequence goes on.
+    fn block(&mut self, block: usize, follow: Option<usize>, nodes: &mut Vec<Node>) -> Result<Option<usize>, Error> {
+        // Fall-through duplicates blocks; bound it so a hostile module cannot blow up the output.
+        self.placed += 1;
+        if self.placed > 4 * self.function.blocks.len() + 1024 {
+            return Err(self.unstructured(block, "too many blocks would be duplicated to express it"));
+        }
+        nodes.push(Node::Block(block));
+        let terminator = self.function.terminator(block);
+        match terminator.op {
+            Op::Return => nodes.push(Node::Return(None)),
+            Op::ReturnValue => nodes.push(Node::Return(terminator.id(0))),
+            Op::Kill | Op::TerminateInvocation => nodes.push(Node::Kill),
+            Op::Unreachable => nodes.push(Node::Unreachable),
+            Op::Branch => return Ok(Some(self.target(block, terminator, 0)?)),
+            Op::BranchConditional => return self.conditional(block, terminator, follow, nodes),
+            Op::Switch => return self.switch(block, terminator, follow, nodes).map(Some),
+            _ => {
+                return Err(Error::invalid(
+                    "block does not end in a branch or return",
+                    self.location(block, terminator),
+                ));
+            }
+        }
+        Ok(None)
+    }
+
+    /// Classifies a branch from `from` to `target` against the construct stack.
+    fn classify(&mut self, from: usize, target: usize, follow: Option<usize>) -> Result<Jump, Error> {
+        if Some(target) == follow {
+            return Ok(Jump::Fall);
+        }
+        // The innermost loop or switch between here and the construct the branch leaves.
+        let mut crossed: Option<usize> = None;
+        let mut loop_crossed = false;
+        for at in (0..self.stack.len()).rev() {
+            match &self.stack[at] {
+                Construct::If { merge } => {
+                    if *merge == Some(target) {
+                        return Err(self.unstructured(from, "a branch to the merge of an enclosing selection"));
+                    }
+                }
+                Construct::Switch { merge, cases, .. } => {
+                    if *merge == target {
+                        return Ok(self.exit(crossed, target, Node::Break));
+                    }
+                    if crossed.is_none() && cases.binary_search(&target).is_ok() {
+                        return Ok(Jump::Next(target));
+                    }
+                    crossed.get_or_insert(at);
+                }
+                Construct::Loop { merge, continue_target, .. } => {
+                    if *merge == target {
+                        return Ok(self.exit(crossed, target, Node::Break));
+                    }
+                    if *continue_target == target {
+                        let through = if loop_crossed { crossed } else { None };
+                        return Ok(self.exit(through, target, Node::Continue));
+                    }
+                    crossed.get_or_insert(at);
+                    loop_crossed = true;
+                }
+                Construct::Continuing { header, merge } => {
+                    if *header == target || *merge == target {
+                        return Err(self.unstructured(from, "a branch out of a loop's continue construct"));
+                    }
+                }
+            }
+        }
+        Ok(Jump::Next(target))
+    }
+
+    /// `node` (a `break` or `continue`), or, when a loop or switch lies between (the innermost at
+    /// stack index `crossed`), a guard set before breaking out of it.
+    fn exit(&mut self, crossed: Option<usize>, target: usize, node: Node) -> Jump {
+        let Some(at) = crossed else { return Jump::Exit(vec![node]) };
+        let guard = self.guards;
+        self.guards += 1;
+        if let Construct::Switch { exits, .. } | Construct::Loop { exits, .. } = &mut self.stack[at] {
+            exits.push((guard, target));
+        }
+        Jump::Exit(vec![Node::SetGuard(guard), Node::Break])
+    }
+
+    /// Whether a branch to `target` would leave some construct on the stack.
+    fn is_exit(&self, target: usize) -> bool {
+        self.stack.iter().any(|construct| match construct {
+            Construct::If { merge } => *merge == Some(target),
+            Construct::Switch { merge, cases, .. } => *merge == target || cases.binary_search(&target).is_ok(),
+            Construct::Loop { merge, continue_target, .. } => *merge == target || *continue_target == target,
+            Construct::Continuing { header, merge } => *header == target || *merge == target,
+        })
+    }
+
+    /// Where the arms of a selection headed by `block` reconverge: its immediate post-dominator
+    /// when that lies inside the construct, else `declared` (the merge annotation, if any).
+    fn reconvergence(&self, block: usize, declared: Option<usize>) -> Option<usize> {
+        match self.ipdom[block] {
+            Some(join) if Some(join) != declared && !self.is_exit(join) => Some(join),
+            _ => declared,
+        }
+    }
+
+    fn conditional(
+        &mut self,
+        block: usize,
+        terminator: &'m Inst,
+        follow: Option<usize>,
+        nodes: &mut Vec<Node>,
+    ) -> Result<Option<usize>, Error> {
+        let condition = terminator.id(0).ok_or_else(|| self.unstructured(block, "no branch condition"))?;
+        let accept = self.target(block, terminator, 1)?;
+        let reject = self.target(block, terminator, 2)?;
+        if accept == reject {
+            return Ok(Some(accept));
+        }
+        // The back-edge block of a continue construct: `break if`.
+        if let Some(Construct::Continuing { header, merge }) = self.stack.last()
+            && [accept, reject].contains(header)
+            && [accept, reject].contains(merge)
+        {
+            nodes.push(Node::BreakIf { condition, negate: accept == *header });
+            return Ok(None);
+        }
+        let declared = match self.headers[block] {
+            Header::Selection { merge } => Some(merge),
+            _ => None,
         };
-        body.push(node);
-        return Ok(body);
+        if declared.is_none() {
+            // A conditional break, continue or early exit: `if c { break; }`, then carry on.
+            let (accept_jump, reject_jump) =
+                (self.classify(block, accept, follow)?, self.classify(block, reject, follow)?);
+            match (accept_jump, reject_jump) {
+                (Jump::Next(_), Jump::Next(_)) => {}
+                (Jump::Next(next), Jump::Exit(exit)) => {
+                    nodes.push(Node::If { condition, accept: Vec::new(), reject: exit });
+                    return Ok(Some(next));
+                }
+                (Jump::Exit(exit), Jump::Next(next)) => {
+                    nodes.push(Node::If { condition, accept: exit, reject: Vec::new() });
+                    return Ok(Some(next));
+                }
+                (accept_jump, reject_jump) => {
+                    let accept = self.arm(accept_jump, follow)?;
+                    let reject = self.arm(reject_jump, follow)?;
+                    nodes.push(Node::If { condition, accept, reject });
+                    return Ok(None);
+                }
+            }
+        }
+        let merge = self.reconvergence(block, declared);
+        // Without a merge inside the construct, both arms run to where this sequence ends.
+        let arm_follow = merge.or(follow);
+        self.stack.push(Construct::If { merge });
+        let accept = self.jump(block, accept, arm_follow)?;
+        let reject = self.jump(block, reject, arm_follow)?;
+        self.stack.pop();
+        nodes.push(Node::If { condition, accept, reject });
+        Ok(merge)
+    }
+
+    /// An arm of a conditional without a merge whose target was classified as `jump`.
+    fn arm(&mut self, jump: Jump, follow: Option<usize>) -> Result<Vec<Node>, Error> {
+        match jump {
+            Jump::Fall => Ok(Vec::new()),
+            Jump::Exit(exit) => Ok(exit),
+            Jump::Next(next) => {
+                self.stack.push(Construct::If { merge: None });
+                let arm = self.sequence(next, follow)?;
+                self.stack.pop();
+                Ok(arm)
+            }
+        }
+    }
+
+    fn switch(
+        &mut self,
+        block: usize,
+        terminator: &'m Inst,
+        follow: Option<usize>,
+        nodes: &mut Vec<Node>,
+    ) -> Result<usize, Error> {
+        let selector = terminator.id(0).ok_or_else(|| self.unstructured(block, "no switch selector"))?;
+        let merge = match self.headers[block] {
+            Header::Selection { merge } => merge,
+            _ => match self.reconvergence(block, None) {
+                Some(merge) => merge,
+                None => return Err(self.unstructured(block, "an OpSwitch without OpSelectionMerge")),
+            },
+        };
+        // Case targets in block order, which is the order fall-through requires.
+        let mut targets: BTreeMap<usize, (Vec<u64>, bool)> = BTreeMap::new();
+        targets.entry(self.target(block, terminator, 1)?).or_default().1 = true;
+        for index in (2..terminator.operands.len()).step_by(2) {
+            let value = match terminator.operands[index] {
+                Operand::LiteralBit32(v) => u64::from(v),
+                Operand::LiteralBit64(v) => v,
+                _ => return Err(self.unstructured(block, "a switch case value that is not a literal")),
+            };
+            targets.entry(self.target(block, terminator, index + 1)?).or_default().0.push(value);
+        }
+        let to_merge = targets.remove(&merge);
+        if targets.is_empty() {
+            // Every value goes to the merge: the switch does nothing.
+            return Ok(merge);
+        }
+        let cases: Vec<usize> = targets.keys().copied().filter(|&t| Some(t) != follow && !self.is_exit(t)).collect();
+        let at = nodes.len();
+        self.stack.push(Construct::Switch { merge, cases, exits: Vec::new() });
+        let mut out = Vec::with_capacity(targets.len() + 1);
+        for (target, (values, default)) in targets {
+            let body = self.jump(block, target, Some(merge))?;
+            out.push(Case { values, default, body });
+        }
+        let exits = self.pop_exits();
+        if to_merge.is_some_and(|(_, default)| default) {
+            out.push(Case { values: Vec::new(), default: true, body: Vec::new() });
+        }
+        // `switch (x) { default: { .. } }`, as spirv-opt's inlining leaves behind: just its body,
+        // when its breaks can be turned into `else` branches.
+        let only_default = match out.as_mut_slice() {
+            [only] if only.default && exits.is_empty() => without_breaks(std::mem::take(&mut only.body)),
+            _ => Err(Vec::new()),
+        };
+        match only_default {
+            Ok(body) => nodes.extend(body),
+            Err(body) => {
+                if let [only] = out.as_mut_slice()
+                    && only.body.is_empty()
+                {
+                    only.body = body;
+                }
+                nodes.push(Node::Switch { selector, cases: out });
+            }
+        }
+        self.guarded_exits(block, at, exits, nodes)?;
+        Ok(merge)
+    }
+
+    fn loop_construct(
+        &mut self,
+        header: usize,
+        merge: usize,
+        continue_target: usize,
+        nodes: &mut Vec<Node>,
+    ) -> Result<(), Error> {
+        let at = nodes.len();
+        // When the header is its own continue target, the back edge ends the body.
+        let body_follow = Some(continue_target);
+        self.stack.push(Construct::Loop { merge, continue_target, exits: Vec::new() });
+        let mut body = Vec::new();
+        if let Some(next) = self.block(header, body_follow, &mut body)? {
+            body.extend(self.jump(header, next, body_follow)?);
+        }
+        let exits = self.pop_exits();
+        let continuing = if continue_target == header {
+            Vec::new()
+        } else {
+            self.stack.push(Construct::Continuing { header, merge });
+            let continuing = self.sequence(continue_target, Some(header))?;
+            self.stack.pop();
+            continuing
+        };
+        nodes.push(Node::Loop { body, continuing });
+        self.guarded_exits(header, at, exits, nodes)
+    }
+
+    /// The guarded exits of the loop or switch on top of the stack, which is popped.
+    fn pop_exits(&mut self) -> Vec<(Guard, usize)> {
+        match self.stack.pop() {
+            Some(Construct::Switch { exits, .. } | Construct::Loop { exits, .. }) => exits,
+            _ => Vec::new(),
+        }
+    }
+
+    /// For each exit that left the construct headed by `header` (pushed at `nodes[at]`) through a
+    /// guard: the guard's declaration before it and `if guard { .. }` after it, which continues
+    /// the exit outwards.
+    fn guarded_exits(
+        &mut self,
+        header: usize,
+        at: usize,
+        exits: Vec<(Guard, usize)>,
+        nodes: &mut Vec<Node>,
+    ) -> Result<(), Error> {
+        nodes.splice(at..at, exits.iter().map(|&(guard, _)| Node::DeclareGuard(guard)));
+        for (guard, target) in exits {
+            let body = match self.classify(header, target, None)? {
+                Jump::Exit(body) => body,
+                Jump::Fall | Jump::Next(_) => {
+                    return Err(self.unstructured(header, "an exit into a case of an enclosing switch"));
+                }
+            };
+            nodes.push(Node::IfGuard { guard, body });
+        }
+        Ok(())
     }
 }
 
-fn not_yet(location: Location) -> Error {
-    Error::unsupported(
-        "branching control flow (conditionals, loops, switches) is not supported yet",
-        location,
-    )
+/// The body of a construct rewritten without the `break`s that leave it, where each one ends an
+/// `if` arm: `if c { a; break; } rest` becomes `if c { a } else { rest }`. Gives the body back
+/// unchanged when that cannot be done without duplicating code.
+fn without_breaks(mut nodes: Vec<Node>) -> Result<Vec<Node>, Vec<Node>> {
+    let Some(at) = nodes.iter().position(|node| match node {
+        Node::Break => true,
+        Node::If { accept, reject, .. } => breaks_out(accept) || breaks_out(reject),
+        _ => false,
+    }) else {
+        return Ok(nodes);
+    };
+    let rest = nodes.split_off(at + 1);
+    match nodes.pop() {
+        // Whatever follows a plain break is never reached.
+        Some(Node::Break) => Ok(nodes),
+        Some(Node::If { condition, accept, reject }) => {
+            let exits = |arm: &[Node]| matches!(arm.last(), Some(Node::Break | Node::Continue | Node::Return(_) | Node::Kill | Node::Unreachable));
+            let (accept, reject) = if exits(&accept) {
+                (accept, [reject, rest].concat())
+            } else if exits(&reject) {
+                ([accept, rest].concat(), reject)
+            } else {
+                nodes.push(Node::If { condition, accept, reject });
+                nodes.extend(rest);
+                return Err(nodes);
+            };
+            match (without_breaks(accept), without_breaks(reject)) {
+                (Ok(accept), Ok(reject)) => {
+                    nodes.push(Node::If { condition, accept, reject });
+                    Ok(nodes)
+                }
+                (accept, reject) => {
+                    let (accept, reject) = (accept.unwrap_or_else(|a| a), reject.unwrap_or_else(|r| r));
+                    nodes.push(Node::If { condition, accept, reject });
+                    Err(nodes)
+                }
+            }
+        }
+        _ => Err(nodes),
+    }
+}
+
+/// Whether `nodes` contain a `break` that leaves the construct they are the body of.
+fn breaks_out(nodes: &[Node]) -> bool {
+    nodes.iter().any(|node| match node {
+        Node::Break => true,
+        Node::If { accept, reject, .. } => breaks_out(accept) || breaks_out(reject),
+        Node::IfGuard { body, .. } => breaks_out(body),
+        _ => false,
+    })
+}
+
+/// Immediate post-dominators (Cooper, Harvey and Kennedy's iterative algorithm on the reversed
+/// graph, rooted at a virtual exit that every returning block branches to). Blocks that never
+/// reach the exit, as in an endless loop, get `None`, like those post-dominated by the exit alone.
+fn post_dominators(successors: &[Vec<Option<usize>>]) -> Vec<Option<usize>> {
+    let n = successors.len();
+    let exit = n;
+    let mut predecessors = vec![Vec::new(); n + 1];
+    for (block, targets) in successors.iter().enumerate() {
+        for target in targets {
+            predecessors[target.unwrap_or(exit)].push(block);
+        }
+    }
+    // Postorder of the reversed graph from the exit, iteratively.
+    let mut number = vec![usize::MAX; n + 1];
+    let mut order = Vec::with_capacity(n + 1);
+    let mut visited = vec![false; n + 1];
+    let mut stack = vec![(exit, 0usize)];
+    visited[exit] = true;
+    while let Some((node, next)) = stack.last_mut() {
+        let node = *node;
+        if let Some(&pred) = predecessors[node].get(*next) {
+            *next += 1;
+            if !visited[pred] {
+                visited[pred] = true;
+                stack.push((pred, 0));
+            }
+        } else {
+            number[node] = order.len();
+            order.push(node);
+            stack.pop();
+        }
+    }
+    let mut idom: Vec<Option<usize>> = vec![None; n + 1];
+    idom[exit] = Some(exit);
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for &node in order.iter().rev().skip(1) {
+            let mut new = None;
+            for target in &successors[node] {
+                let target = target.unwrap_or(exit);
+                if idom[target].is_none() {
+                    continue;
+                }
+                new = Some(match new {
+                    None => target,
+                    Some(other) => intersect(&idom, &number, target, other),
+                });
+            }
+            if new.is_some() && idom[node] != new {
+                idom[node] = new;
+                changed = true;
+            }
+        }
+    }
+    idom.truncate(n);
+    idom.into_iter().map(|d| d.filter(|&d| d != exit)).collect()
+}
+
+fn intersect(idom: &[Option<usize>], number: &[usize], mut a: usize, mut b: usize) -> usize {
+    while a != b {
+        while number[a] < number[b] {
+            a = idom[a].unwrap_or(a);
+        }
+        while number[b] < number[a] {
+            b = idom[b].unwrap_or(b);
+        }
+    }
+    a
+}
+
+#[cfg(test)]
+mod tests {
+    use super::post_dominators;
+
+    #[test]
+    fn post_dominators_of_a_diamond_and_a_loop() {
+        // 0 -> 1, 2; 1 -> 3; 2 -> 3; 3 -> 4 (loop header) -> 5 -> 4 | 6; 6 returns.
+        let successors = vec![
+            vec![Some(1), Some(2)],
+            vec![Some(3)],
+            vec![Some(3)],
+            vec![Some(4)],
+            vec![Some(5)],
+            vec![Some(4), Some(6)],
+            vec![None],
+        ];
+        let ipdom = post_dominators(&successors);
+        assert_eq!(ipdom, vec![Some(3), Some(3), Some(3), Some(4), Some(5), Some(6), None]);
+    }
+
+    #[test]
+    fn blocks_in_an_endless_loop_have_no_post_dominator() {
+        let successors = vec![vec![Some(1), Some(2)], vec![Some(1)], vec![None]];
+        assert_eq!(post_dominators(&successors), vec![Some(2), None, None]);
+    }
 }

@@ -5,6 +5,9 @@
 //! pending inlined values that read memory into `let`s, so no read moves past a write.
 //! Pointers are never stored: an access chain is kept as its base and steps and re-derived as a
 //! reference expression at each use; its dynamic indices are bound to `let`s if it is used twice.
+//! Values that outlive their scope, and phis, live in `var`s (see `scopes.rs`); a phi's `var` is
+//! assigned at the end of each predecessor and read once, into a `let`, at the start of its
+//! block, so copies into several phis never see each other's new values.
 
 use std::collections::{HashMap, HashSet};
 
@@ -13,8 +16,9 @@ use spirv::Op;
 use super::ast::{self, Expr, Literal, Stmt, UnaryOp};
 use super::emit::Emitter;
 use super::names::Namer;
+use super::scopes::{self, Scopes};
 use crate::error::{Error, Location};
-use crate::spirv::structured::Node;
+use crate::spirv::structured::{Guard, Node};
 use crate::spirv::{Def, Function, Id, Inst, Module, Operand, Type};
 
 pub fn emit(e: &mut Emitter, f: usize) -> Result<ast::Function, Error> {
@@ -32,6 +36,12 @@ pub fn emit(e: &mut Emitter, f: usize) -> Result<ast::Function, Error> {
         block: 0,
         consumed_memory: false,
         insert_vars: HashSet::new(),
+        scopes: Scopes::default(),
+        next_scope: 0,
+        hoisted_names: HashMap::new(),
+        phi_vars: HashMap::new(),
+        guard_names: HashMap::new(),
+        break_if: None,
     };
     let name = e.names.get(&function.id).cloned().unwrap_or_default();
     let mut params = Vec::new();
@@ -53,7 +63,16 @@ pub fn emit(e: &mut Emitter, f: usize) -> Result<ast::Function, Error> {
         _ => Some((vec![], e.ty(function.result_type)?)),
     };
     let body = function.body.as_deref().ok_or_else(|| Error::internal("function was not structurized"))?;
+    lower.scopes = scopes::analyse(module, function, body)?;
+    let mut phi_vars = Vec::new();
+    for &phi in &lower.scopes.phis {
+        let base = module.name(phi).map(str::to_string).unwrap_or_else(|| format!("x_{phi}"));
+        let name = lower.namer.fresh(&format!("{base}_phi"), Some(&e.namer));
+        phi_vars.push(Stmt::Var { name: name.clone(), ty: e.ty(module.type_of(phi)?)?, value: None });
+        lower.phi_vars.insert(phi, name);
+    }
     let mut body = lower.nodes(e, body)?;
+    body.splice(0..0, phi_vars);
     // A void function's final `return;` is implied.
     if result.is_none() && body.last() == Some(&Stmt::Return(None)) {
         body.pop();
@@ -100,8 +119,6 @@ impl Step {
 pub(super) struct Use {
     pub(super) count: u32,
     pub(super) block: usize,
-    /// Used by a phi, i.e. at the end of a predecessor, never inlinable.
-    by_phi: bool,
 }
 
 fn use_counts(module: &Module, function: &Function) -> HashMap<Id, Use> {
@@ -113,9 +130,9 @@ fn use_counts(module: &Module, function: &Function) -> HashMap<Id, Use> {
             if inst.op == Op::Phi {
                 for pair in inst.operands.chunks(2) {
                     if let [Operand::IdRef(value), Operand::IdRef(parent)] = pair {
+                        // Used by the phi copy at the end of the predecessor.
                         let entry = uses.entry(*value).or_default();
                         entry.count += 1;
-                        entry.by_phi = true;
                         if let Def::Label { block, .. } = module.def(*parent) {
                             entry.block = *block;
                         }
@@ -150,6 +167,14 @@ pub(super) struct Lower<'m> {
     pub(super) consumed_memory: bool,
     /// `var`s made for OpCompositeInsert results, which a single-use insert may update in place.
     pub(super) insert_vars: HashSet<Id>,
+    scopes: Scopes,
+    /// The number of the next scope `nodes` enters, as `scopes::analyse` numbered them.
+    next_scope: usize,
+    hoisted_names: HashMap<Id, String>,
+    phi_vars: HashMap<Id, String>,
+    guard_names: HashMap<Guard, String>,
+    /// Set by the `BreakIf` ending a `continuing`.
+    break_if: Option<Expr>,
 }
 
 impl<'m> Lower<'m> {
@@ -161,6 +186,14 @@ impl<'m> Lower<'m> {
 
     fn nodes(&mut self, e: &mut Emitter, nodes: &[Node]) -> Result<Vec<Stmt>, Error> {
         let outer = std::mem::take(&mut self.stmts);
+        let scope = self.next_scope;
+        self.next_scope += 1;
+        for id in self.scopes.declared.get(&scope).cloned().unwrap_or_default() {
+            let name = self.local_name(e, id);
+            let ty = e.ty(self.module.type_of(id)?)?;
+            self.stmts.push(Stmt::Var { name: name.clone(), ty, value: None });
+            self.hoisted_names.insert(id, name);
+        }
         for node in nodes {
             self.node(e, node)?;
         }
@@ -173,27 +206,42 @@ impl<'m> Lower<'m> {
             Node::Block(b) => {
                 self.block = *b;
                 for &index in &self.function.blocks[*b].insts {
-                    self.instruction(e, &self.function.insts[index])?;
+                    let inst = &self.function.insts[index];
+                    if inst.op == Op::Phi {
+                        // The snapshot every use reads: a `let`, never the `var` itself.
+                        let id = self.result(inst)?;
+                        let var = self.phi_vars.get(&id).cloned().unwrap_or_default();
+                        self.bind(e, id, Expr::ident(var));
+                        continue;
+                    }
+                    self.instruction(e, inst)?;
+                    if let Some(id) = inst.result {
+                        self.store_hoisted(e, id)?;
+                    }
                 }
+                self.phi_copies(e, *b)?;
             }
             Node::If { condition, accept, reject } => {
                 let condition = self.take(e, *condition)?;
                 self.flush(e, false);
                 let accept = self.nodes(e, accept)?;
                 let reject = self.nodes(e, reject)?;
-                self.stmts.push(Stmt::If { condition, accept, reject });
+                match (accept.is_empty(), reject.is_empty()) {
+                    (true, true) => {}
+                    (true, false) => self.stmts.push(Stmt::If { condition: negate(condition), accept: reject, reject: accept }),
+                    _ => self.stmts.push(Stmt::If { condition, accept, reject }),
+                }
             }
-            Node::Loop { body, continuing, break_if } => {
+            Node::Loop { body, continuing } => {
                 self.flush(e, false);
                 let body = self.nodes(e, body)?;
-                let outer = std::mem::take(&mut self.stmts);
-                for node in continuing {
-                    self.node(e, node)?;
-                }
-                let break_if = break_if.map(|c| self.take(e, c)).transpose()?;
-                self.flush(e, false);
-                let continuing = std::mem::replace(&mut self.stmts, outer);
+                let continuing = self.nodes(e, continuing)?;
+                let break_if = self.break_if.take();
                 self.stmts.push(Stmt::Loop { body, continuing, break_if });
+            }
+            Node::BreakIf { condition, negate: negated } => {
+                let condition = self.take(e, *condition)?;
+                self.break_if = Some(if *negated { negate(condition) } else { condition });
             }
             Node::Switch { selector, cases } => {
                 let selector_ty = self.module.type_of(*selector)?;
@@ -219,17 +267,97 @@ impl<'m> Lower<'m> {
                 self.stmts.push(Stmt::Return(value));
             }
             Node::Kill => {
+                // WGSL's `discard` only demotes the invocation; OpKill also ends it.
                 self.flush(e, false);
                 self.stmts.push(Stmt::Discard);
+                let value = self.zero_result(e)?;
+                self.stmts.push(Stmt::Return(value));
             }
             Node::Unreachable => {
                 // WGSL has no unreachable statement; a non-void function still needs a return.
                 self.flush(e, false);
-                if !matches!(self.module.ty(self.function.result_type)?, Type::Void) {
-                    let zero = Expr::Call(e.ty(self.function.result_type)?, vec![]);
+                if let Some(zero) = self.zero_result(e)? {
                     self.stmts.push(Stmt::Return(Some(zero)));
                 }
             }
+            Node::DeclareGuard(guard) => {
+                let name = self.namer.fresh("break_outer", Some(&e.namer));
+                let value = Some(Expr::Literal(Literal::Bool(false)));
+                self.stmts.push(Stmt::Var { name: name.clone(), ty: "bool".into(), value });
+                self.guard_names.insert(*guard, name);
+            }
+            Node::SetGuard(guard) => {
+                let target = Expr::ident(self.guard_names.get(guard).cloned().unwrap_or_default());
+                self.stmts.push(Stmt::Assign { target, value: Expr::Literal(Literal::Bool(true)) });
+            }
+            Node::IfGuard { guard, body } => {
+                let condition = Expr::ident(self.guard_names.get(guard).cloned().unwrap_or_default());
+                let accept = self.nodes(e, body)?;
+                self.stmts.push(Stmt::If { condition, accept, reject: Vec::new() });
+            }
+        }
+        Ok(())
+    }
+
+    /// The zero value a non-void function returns where SPIR-V has no value to return.
+    fn zero_result(&self, e: &mut Emitter) -> Result<Option<Expr>, Error> {
+        Ok(match self.module.ty(self.function.result_type)? {
+            Type::Void => None,
+            _ => Some(Expr::Call(e.ty(self.function.result_type)?, vec![])),
+        })
+    }
+
+    /// At the end of block `b`: assigns the phi `var`s of every successor the value they take
+    /// from `b`. Assigning those of a successor not taken is harmless: a phi's `var` is read only
+    /// on entry to its block, and every way in assigns it first.
+    fn phi_copies(&mut self, e: &mut Emitter, b: usize) -> Result<(), Error> {
+        let terminator = self.function.terminator(b);
+        let label = self.function.blocks[b].label;
+        let targets: &[Operand] = match terminator.op {
+            Op::Branch => &terminator.operands,
+            Op::BranchConditional => terminator.operands.get(1..3).unwrap_or_default(),
+            Op::Switch => terminator.operands.get(1..).unwrap_or_default(),
+            _ => &[],
+        };
+        let mut done: Vec<Id> = Vec::new();
+        for target in targets {
+            let Operand::IdRef(target) = target else { continue };
+            let Def::Label { block, .. } = self.module.def(*target) else { continue };
+            if done.contains(target) {
+                continue;
+            }
+            done.push(*target);
+            for &index in &self.function.blocks[*block].insts {
+                let phi = &self.function.insts[index];
+                if phi.op != Op::Phi {
+                    break;
+                }
+                let incoming = phi.operands.chunks(2).find_map(|pair| match pair {
+                    [Operand::IdRef(value), Operand::IdRef(parent)] if *parent == label => Some(*value),
+                    _ => None,
+                });
+                let (Some(value), Some(var)) = (incoming, phi.result.and_then(|id| self.phi_vars.get(&id).cloned())) else {
+                    continue;
+                };
+                let value = self.take(e, value)?;
+                self.stmts.push(Stmt::Assign { target: Expr::ident(var), value });
+            }
+        }
+        Ok(())
+    }
+
+    /// After the instruction defining a hoisted value: its `var` takes the value, unless the
+    /// lowering assigned it already.
+    fn store_hoisted(&mut self, e: &mut Emitter, id: Id) -> Result<(), Error> {
+        let Some(name) = self.hoisted_names.get(&id).cloned() else { return Ok(()) };
+        match self.values.get(&id) {
+            Some(Value::Named(Expr::Ident(current))) if *current == name => {}
+            Some(Value::Named(_) | Value::Pending { .. }) => {
+                let value = self.take(e, id)?;
+                self.stmts.push(Stmt::Assign { target: Expr::ident(name.clone()), value });
+                self.values.insert(id, Value::Named(Expr::ident(name)));
+            }
+            _ => {}
         }
         Ok(())
     }
@@ -255,8 +383,13 @@ impl<'m> Lower<'m> {
         self.namer.fresh(&base, Some(&e.namer))
     }
 
-    /// `let name = expr;` for `id`.
+    /// `let name = expr;` for `id`, or an assignment to its `var` if it is hoisted.
     pub(super) fn bind(&mut self, e: &Emitter, id: Id, expr: Expr) {
+        if let Some(name) = self.hoisted_names.get(&id).cloned() {
+            self.stmts.push(Stmt::Assign { target: Expr::ident(name.clone()), value: expr });
+            self.values.insert(id, Value::Named(Expr::ident(name)));
+            return;
+        }
         let name = self.local_name(e, id);
         self.stmts.push(Stmt::Let { name: name.clone(), ty: None, value: expr });
         self.values.insert(id, Value::Named(Expr::ident(name)));
@@ -271,9 +404,11 @@ impl<'m> Lower<'m> {
             return Ok(());
         }
         let trivial = matches!(expr, Expr::Ident(_) | Expr::Literal(_));
-        if trivial && !reads_memory {
+        if self.hoisted_names.contains_key(&id) {
+            self.bind(e, id, expr);
+        } else if trivial && !reads_memory {
             self.values.insert(id, Value::Named(expr));
-        } else if usage.count == 1 && usage.block == self.block && !usage.by_phi {
+        } else if usage.count == 1 && usage.block == self.block {
             self.values.insert(id, Value::Pending { expr, reads_memory });
             self.pending.push(id);
         } else {
@@ -311,10 +446,7 @@ impl<'m> Lower<'m> {
         }
         match self.module.def(id) {
             Def::Constant(_) => e.constant(id),
-            _ => Err(Error::unsupported(
-                format!("%{id} is used outside the region that defines it (needs the structurizer's hoisting)"),
-                Location { result_id: Some(id), function: Some(self.function.id), ..Location::default() },
-            )),
+            _ => Err(Error::internal(format!("%{id} is used where its definition is not in scope"))),
         }
     }
 
@@ -370,5 +502,15 @@ impl<'m> Lower<'m> {
             self.values.remove(&id);
             self.pending.retain(|&p| p != id);
         }
+    }
+}
+
+/// `!condition`, simplified where that reads better and means the same.
+fn negate(condition: Expr) -> Expr {
+    match condition {
+        Expr::Unary(UnaryOp::Not, inner) => *inner,
+        Expr::Binary(ast::BinaryOp::Equal, a, b) => Expr::Binary(ast::BinaryOp::NotEqual, a, b),
+        Expr::Binary(ast::BinaryOp::NotEqual, a, b) => Expr::Binary(ast::BinaryOp::Equal, a, b),
+        other => Expr::unary(UnaryOp::Not, other),
     }
 }

@@ -42,7 +42,8 @@ impl Lower<'_> {
             }
             Op::CopyObject => {
                 let source = self.operand(inst, 0)?;
-                if let Some(Value::Pointer(pointer)) = self.values.get(&source).cloned() {
+                if let Type::Pointer { .. } = self.module.ty(self.module.type_of(source)?)? {
+                    let pointer = self.pointer(e, source)?;
                     self.values.insert(self.result(inst)?, Value::Pointer(pointer));
                     return Ok(());
                 }
@@ -132,7 +133,11 @@ impl Lower<'_> {
                 self.define(e, inst, expr, false)
             }
             Op::ControlBarrier | Op::MemoryBarrier => self.barrier(e, inst),
-            Op::Phi => Err(Error::unsupported("OpPhi needs the structurizer (not supported yet)", self.location(inst))),
+            // WGSL's `discard` has exactly the demote semantics.
+            Op::DemoteToHelperInvocation => {
+                self.side_effect(e, Stmt::Discard);
+                Ok(())
+            }
             _ => match ops::core_row(inst.op) {
                 Some(row) => {
                     let operands = self.take_all(e, &inst.operands)?;

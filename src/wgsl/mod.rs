@@ -5,6 +5,7 @@ pub mod ast;
 pub mod emit;
 mod function;
 mod instruction;
+mod scopes;
 pub mod names;
 pub mod print;
 pub mod validate;

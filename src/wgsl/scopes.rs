@@ -1,0 +1,209 @@
+//! Which values outlive the WGSL scope they are defined in.
+//!
+//! SPIR-V only asks that a definition dominate its uses; WGSL scopes are lexical. A value used in
+//! a scope that its definition's scope does not enclose (a value from an `if` arm used after the
+//! `if`, a loop header's phi used after the loop), or defined by a block that the structurizer
+//! emitted more than once, is "hoisted": a `var` is declared at the start of the innermost scope
+//! enclosing the definition and every use, and the definition assigns it. Phis always go through
+//! a `var` that their predecessors assign.
+//!
+//! Scopes are the node lists of the structured body, numbered in the order the lowering visits
+//! them; a loop's `continuing` is a scope inside its body. WGSL forbids a `continue` that skips a
+//! declaration the `continuing` uses, so such values are hoisted to the start of the body too.
+//! Pointers and handles are never hoisted: they are re-derived at each use.
+
+use std::collections::{HashMap, HashSet};
+
+use spirv::Op;
+
+use crate::error::Error;
+use crate::spirv::structured::Node;
+use crate::spirv::{Def, Function, Id, Module, Operand, Type};
+
+#[derive(Default)]
+pub(super) struct Scopes {
+    /// Hoisted values, by the scope whose start declares them, in definition order.
+    pub(super) declared: HashMap<usize, Vec<Id>>,
+    pub(super) hoisted: HashSet<Id>,
+    /// The phis of blocks in the body, in block order.
+    pub(super) phis: Vec<Id>,
+}
+
+struct Scope {
+    parent: Option<usize>,
+    depth: usize,
+    /// For a loop's continuing scope: its body scope.
+    continuing_of: Option<usize>,
+}
+
+#[derive(Default)]
+struct Walk {
+    scopes: Vec<Scope>,
+    /// The scopes each block is placed in (more than one when duplicated).
+    placed: HashMap<usize, Vec<usize>>,
+    /// Loop body scopes that contain a `continue`, and the block each such body starts with.
+    continued: HashSet<usize>,
+    first_block: HashMap<usize, usize>,
+}
+
+impl Walk {
+    fn scope(&mut self, nodes: &[Node], parent: Option<usize>, loop_body: Option<usize>) -> usize {
+        let depth = parent.map_or(0, |p| self.scopes[p].depth + 1);
+        let id = self.scopes.len();
+        self.scopes.push(Scope { parent, depth, continuing_of: None });
+        self.walk(nodes, id, loop_body);
+        id
+    }
+
+    fn walk(&mut self, nodes: &[Node], scope: usize, loop_body: Option<usize>) {
+        for node in nodes {
+            match node {
+                Node::Block(b) => self.placed.entry(*b).or_default().push(scope),
+                Node::If { accept, reject, .. } => {
+                    self.scope(accept, Some(scope), loop_body);
+                    self.scope(reject, Some(scope), loop_body);
+                }
+                Node::Loop { body, continuing } => {
+                    let body_scope = self.scopes.len();
+                    if let Some(Node::Block(first)) = body.first() {
+                        self.first_block.insert(body_scope, *first);
+                    }
+                    self.scope(body, Some(scope), Some(body_scope));
+                    let continuing_scope = self.scope(continuing, Some(body_scope), None);
+                    self.scopes[continuing_scope].continuing_of = Some(body_scope);
+                }
+                Node::Switch { cases, .. } => {
+                    for case in cases {
+                        self.scope(&case.body, Some(scope), loop_body);
+                    }
+                }
+                Node::IfGuard { body, .. } => {
+                    self.scope(body, Some(scope), loop_body);
+                }
+                Node::Continue => {
+                    if let Some(body) = loop_body {
+                        self.continued.insert(body);
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+
+    fn common(&self, mut a: usize, mut b: usize) -> usize {
+        while self.scopes[a].depth > self.scopes[b].depth {
+            a = self.scopes[a].parent.unwrap_or(a);
+        }
+        while self.scopes[b].depth > self.scopes[a].depth {
+            b = self.scopes[b].parent.unwrap_or(b);
+        }
+        while a != b {
+            a = self.scopes[a].parent.unwrap_or(a);
+            b = self.scopes[b].parent.unwrap_or(b);
+        }
+        a
+    }
+
+    /// Whether a value defined by `block` directly in scope `def` and used in `used` could be
+    /// skipped by a `continue` on its way to a `continuing` that uses it.
+    fn skipped_by_continue(&self, block: usize, def: usize, mut used: usize) -> bool {
+        while let Some(parent) = self.scopes[used].parent {
+            if parent == def {
+                return self.scopes[used].continuing_of == Some(def)
+                    && self.continued.contains(&def)
+                    && self.first_block.get(&def) != Some(&block);
+            }
+            used = parent;
+        }
+        false
+    }
+}
+
+pub(super) fn analyse(module: &Module, function: &Function, body: &[Node]) -> Result<Scopes, Error> {
+    let mut walk = Walk::default();
+    walk.scope(body, None, None);
+    let uses = use_blocks(module, function)?;
+    let mut scopes = Scopes { declared: HashMap::new(), hoisted: HashSet::new(), phis: Vec::new() };
+    for (b, block) in function.blocks.iter().enumerate() {
+        let Some(def_scopes) = walk.placed.get(&b) else { continue };
+        for &index in &block.insts {
+            let inst = &function.insts[index];
+            let (Some(id), Some(ty)) = (inst.result, inst.ty) else { continue };
+            if inst.op == Op::Phi {
+                scopes.phis.push(id);
+            }
+            if matches!(
+                module.ty(ty)?,
+                Type::Pointer { .. } | Type::Image(_) | Type::Sampler | Type::SampledImage { .. }
+            ) {
+                continue;
+            }
+            // Used only where it is defined: in scope in every copy of the block.
+            let Some(used_in) = uses.get(&id).filter(|blocks| blocks.as_slice() != [b]) else { continue };
+            let mut common = def_scopes[0];
+            let mut hoist = def_scopes.len() > 1;
+            for &scope in &def_scopes[1..] {
+                common = walk.common(common, scope);
+            }
+            for used in used_in.iter().filter_map(|u| walk.placed.get(u)).flatten() {
+                if !hoist && walk.skipped_by_continue(b, def_scopes[0], *used) {
+                    hoist = true;
+                }
+                common = walk.common(common, *used);
+            }
+            if hoist || common != def_scopes[0] {
+                scopes.declared.entry(common).or_default().push(id);
+                scopes.hoisted.insert(id);
+            }
+        }
+    }
+    Ok(scopes)
+}
+
+/// The blocks each value is used in. A phi operand counts as used at the end of its predecessor;
+/// a use of a pointer counts as a use of the indices and base it is derived from.
+fn use_blocks(module: &Module, function: &Function) -> Result<HashMap<Id, Vec<usize>>, Error> {
+    let mut uses: HashMap<Id, Vec<usize>> = HashMap::new();
+    let mut record = |id: Id, block: usize| {
+        let blocks = uses.entry(id).or_default();
+        if blocks.last() != Some(&block) {
+            blocks.push(block);
+        }
+    };
+    let mut derived = Vec::new();
+    for (b, block) in function.blocks.iter().enumerate() {
+        let all = block.insts.iter().chain(block.merge.iter()).chain(std::iter::once(&block.terminator));
+        for &index in all {
+            let inst = &function.insts[index];
+            if inst.op == Op::Phi {
+                for pair in inst.operands.chunks(2) {
+                    if let [Operand::IdRef(value), Operand::IdRef(parent)] = pair
+                        && let Def::Label { block, .. } = module.def(*parent)
+                    {
+                        record(*value, *block);
+                    }
+                }
+                continue;
+            }
+            for id in inst.id_operands() {
+                record(id, b);
+            }
+            if let (Some(result), Some(ty)) = (inst.result, inst.ty)
+                && matches!(module.ty(ty)?, Type::Pointer { .. })
+            {
+                derived.push((result, index));
+            }
+        }
+    }
+    // Definitions precede their uses in the arena, so one backward sweep reaches every base.
+    for &(pointer, index) in derived.iter().rev() {
+        let Some(blocks) = uses.get(&pointer).cloned() else { continue };
+        for id in function.insts[index].id_operands() {
+            let entry = uses.entry(id).or_default();
+            entry.extend(&blocks);
+            entry.sort_unstable();
+            entry.dedup();
+        }
+    }
+    Ok(uses)
+}
