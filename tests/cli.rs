@@ -440,6 +440,11 @@ const BAD_INPUTS: &[BadInput] = &[
         all_of: &["16384"],
     },
     BadInput {
+        fixture: "invalid/irreducible_cycle.spvasm",
+        any_of: &["irreducible"],
+        all_of: &["cycle"],
+    },
+    BadInput {
         fixture: "invalid/constant_index_out_of_bounds.spv",
         any_of: &["out of bounds"],
         all_of: &["11141121"],

@@ -22,7 +22,7 @@ use std::panic::{self, AssertUnwindSafe};
 
 use common::{Failures, TintOutcome};
 
-const FIXTURE_DIRS: &[&str] = &["glsl", "spvasm"];
+const FIXTURE_DIRS: &[&str] = &["glsl", "spvasm", "unstructured"];
 const FIXTURE_SUFFIXES: &[&str] = &[".spv", ".spvasm"];
 
 /// Translates with default options, turning a panic into an error.

@@ -25,9 +25,13 @@ use rspirv::dr::Operand;
 use spirv::Op;
 
 use crate::error::{Error, Location};
+use crate::spirv::cfg::Cfg;
 use crate::spirv::structured::{Case, Guard, Node};
 use crate::spirv::{Def, Function, Inst, Module};
 use crate::Options;
+
+/// The merge of a loop that never exits.
+const NO_BLOCK: usize = usize::MAX;
 
 /// Deeper nesting is refused: WGSL implementations limit brace nesting (Tint at 127), and the
 /// walk recurses once per level.
@@ -94,7 +98,7 @@ impl<'m> Structurizer<'m> {
             guards: 0,
             placed: 0,
         };
-        let mut successors = Vec::with_capacity(function.blocks.len());
+        let mut targets = Vec::with_capacity(function.blocks.len());
         for b in 0..function.blocks.len() {
             if let Some(merge) = function.blocks[b].merge {
                 let merge = &function.insts[merge];
@@ -105,10 +109,52 @@ impl<'m> Structurizer<'m> {
                     _ => Header::Selection { merge: s.target(b, merge, 0)? },
                 };
             }
-            successors.push(s.successors(b)?);
+            targets.push(s.successors(b)?);
         }
-        s.ipdom = post_dominators(&successors);
+        let cfg = Cfg::new(&targets);
+        s.ipdom = cfg.post_dominators();
+        s.infer_loops(&cfg)?;
         Ok(s)
+    }
+
+    /// Gives every loop without `OpLoopMerge` a header: the target of its back edges, which is
+    /// also its continue target; its merge is where the loop's exits lead.
+    fn infer_loops(&mut self, cfg: &Cfg) -> Result<(), Error> {
+        let back_edges = cfg.back_edges(&cfg.dominators()).map_err(|(from, to)| {
+            let (from_label, to_label) = (self.function.blocks[from].label, self.function.blocks[to].label);
+            self.unstructured(
+                from,
+                &format!("irreducible, the cycle through %{from_label} and %{to_label} is entered at more than one block"),
+            )
+        })?;
+        let mut loops: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
+        for (from, header) in back_edges {
+            match self.headers[header] {
+                Header::Loop { .. } => {}
+                Header::Selection { .. } => {
+                    return Err(self.unstructured(header, "a selection header that is also the target of a back edge"));
+                }
+                Header::None => loops.entry(header).or_default().push(from),
+            }
+        }
+        for (header, sources) in loops {
+            let body = cfg.natural_loop(header, &sources);
+            let inside = |block: usize| body.binary_search(&block).is_ok();
+            let merge = match self.ipdom[header] {
+                Some(after) if !inside(after) => after,
+                _ => {
+                    let exits: std::collections::BTreeSet<usize> =
+                        body.iter().flat_map(|&b| cfg.successors(b)).filter(|&t| !inside(t)).collect();
+                    match exits.len() {
+                        0 => NO_BLOCK,
+                        1 => exits.into_iter().next().unwrap_or(NO_BLOCK),
+                        _ => return Err(self.unstructured(header, "a loop without OpLoopMerge that exits to several blocks")),
+                    }
+                }
+            };
+            self.headers[header] = Header::Loop { merge, continue_target: header };
+        }
+        Ok(())
     }
 
     fn function_body(mut self) -> Result<Vec<Node>, Error> {
@@ -171,7 +217,7 @@ impl<'m> Structurizer<'m> {
                 }
                 _ => self.block(block, follow, &mut nodes)?,
             };
-            let Some(next) = next else { return Ok(nodes) };
+            let Some(next) = next.filter(|&next| next != NO_BLOCK) else { return Ok(nodes) };
             match self.classify(block, next, follow)? {
                 Jump::Fall => return Ok(nodes),
                 Jump::Exit(exit) => {
@@ -542,102 +588,4 @@ fn breaks_out(nodes: &[Node]) -> bool {
         Node::IfGuard { body, .. } => breaks_out(body),
         _ => false,
     })
-}
-
-/// Immediate post-dominators (Cooper, Harvey and Kennedy's iterative algorithm on the reversed
-/// graph, rooted at a virtual exit that every returning block branches to). Blocks that never
-/// reach the exit, as in an endless loop, get `None`, like those post-dominated by the exit alone.
-fn post_dominators(successors: &[Vec<Option<usize>>]) -> Vec<Option<usize>> {
-    let n = successors.len();
-    let exit = n;
-    let mut predecessors = vec![Vec::new(); n + 1];
-    for (block, targets) in successors.iter().enumerate() {
-        for target in targets {
-            predecessors[target.unwrap_or(exit)].push(block);
-        }
-    }
-    // Postorder of the reversed graph from the exit, iteratively.
-    let mut number = vec![usize::MAX; n + 1];
-    let mut order = Vec::with_capacity(n + 1);
-    let mut visited = vec![false; n + 1];
-    let mut stack = vec![(exit, 0usize)];
-    visited[exit] = true;
-    while let Some((node, next)) = stack.last_mut() {
-        let node = *node;
-        if let Some(&pred) = predecessors[node].get(*next) {
-            *next += 1;
-            if !visited[pred] {
-                visited[pred] = true;
-                stack.push((pred, 0));
-            }
-        } else {
-            number[node] = order.len();
-            order.push(node);
-            stack.pop();
-        }
-    }
-    let mut idom: Vec<Option<usize>> = vec![None; n + 1];
-    idom[exit] = Some(exit);
-    let mut changed = true;
-    while changed {
-        changed = false;
-        for &node in order.iter().rev().skip(1) {
-            let mut new = None;
-            for target in &successors[node] {
-                let target = target.unwrap_or(exit);
-                if idom[target].is_none() {
-                    continue;
-                }
-                new = Some(match new {
-                    None => target,
-                    Some(other) => intersect(&idom, &number, target, other),
-                });
-            }
-            if new.is_some() && idom[node] != new {
-                idom[node] = new;
-                changed = true;
-            }
-        }
-    }
-    idom.truncate(n);
-    idom.into_iter().map(|d| d.filter(|&d| d != exit)).collect()
-}
-
-fn intersect(idom: &[Option<usize>], number: &[usize], mut a: usize, mut b: usize) -> usize {
-    while a != b {
-        while number[a] < number[b] {
-            a = idom[a].unwrap_or(a);
-        }
-        while number[b] < number[a] {
-            b = idom[b].unwrap_or(b);
-        }
-    }
-    a
-}
-
-#[cfg(test)]
-mod tests {
-    use super::post_dominators;
-
-    #[test]
-    fn post_dominators_of_a_diamond_and_a_loop() {
-        // 0 -> 1, 2; 1 -> 3; 2 -> 3; 3 -> 4 (loop header) -> 5 -> 4 | 6; 6 returns.
-        let successors = vec![
-            vec![Some(1), Some(2)],
-            vec![Some(3)],
-            vec![Some(3)],
-            vec![Some(4)],
-            vec![Some(5)],
-            vec![Some(4), Some(6)],
-            vec![None],
-        ];
-        let ipdom = post_dominators(&successors);
-        assert_eq!(ipdom, vec![Some(3), Some(3), Some(3), Some(4), Some(5), Some(6), None]);
-    }
-
-    #[test]
-    fn blocks_in_an_endless_loop_have_no_post_dominator() {
-        let successors = vec![vec![Some(1), Some(2)], vec![Some(1)], vec![None]];
-        assert_eq!(post_dominators(&successors), vec![Some(2), None, None]);
-    }
 }

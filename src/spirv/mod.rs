@@ -1,6 +1,8 @@
-//! Reading SPIR-V: binary and assembly input, the in-memory module, its structured form.
+//! Reading SPIR-V: binary and assembly input, the in-memory module, its control-flow graph and
+//! structured form.
 
 pub mod assemble;
+pub mod cfg;
 pub mod load;
 pub mod module;
 pub mod structured;

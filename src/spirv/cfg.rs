@@ -1,0 +1,218 @@
+//! A function's control-flow graph as block indices, and the analyses the structurizer needs:
+//! dominators, post-dominators, back edges and natural loops. Everything is iterative, so a
+//! hostile module cannot drive it into deep recursion.
+
+/// Blocks `0..n`, entry block 0, and a virtual exit `n` that every returning block leads to.
+pub struct Cfg {
+    successors: Vec<Vec<usize>>,
+    predecessors: Vec<Vec<usize>>,
+}
+
+impl Cfg {
+    /// `targets[b]` lists where block `b` branches to; `None` stands for leaving the function.
+    pub fn new(targets: &[Vec<Option<usize>>]) -> Cfg {
+        let exit = targets.len();
+        let mut successors: Vec<Vec<usize>> =
+            targets.iter().map(|t| t.iter().map(|b| b.unwrap_or(exit)).collect()).collect();
+        successors.push(Vec::new());
+        let mut predecessors = vec![Vec::new(); exit + 1];
+        for (block, targets) in successors.iter().enumerate() {
+            for &target in targets {
+                predecessors[target].push(block);
+            }
+        }
+        Cfg { successors, predecessors }
+    }
+
+    fn exit(&self) -> usize {
+        self.successors.len() - 1
+    }
+
+    /// Immediate dominator of each block; `None` for the entry and unreachable blocks.
+    pub fn dominators(&self) -> Vec<Option<usize>> {
+        let mut idom = immediate_dominators(0, &self.successors, &self.predecessors);
+        idom.truncate(self.exit());
+        idom[0] = None;
+        idom
+    }
+
+    /// Immediate post-dominator of each block; `None` where that is the function's exit, and for
+    /// blocks that never reach it, as in an endless loop.
+    pub fn post_dominators(&self) -> Vec<Option<usize>> {
+        let exit = self.exit();
+        let idom = immediate_dominators(exit, &self.predecessors, &self.successors);
+        idom.into_iter().take(exit).map(|d| d.filter(|&d| d != exit)).collect()
+    }
+
+    /// The back edges `(from, header)` found by a depth-first walk from the entry, or the first
+    /// edge that enters a cycle other than through a block dominating it: the graph is then
+    /// irreducible.
+    pub fn back_edges(&self, idom: &[Option<usize>]) -> Result<Vec<(usize, usize)>, (usize, usize)> {
+        let exit = self.exit();
+        let mut state = vec![0u8; exit + 1]; // 0: unseen, 1: on the walk's stack, 2: done
+        let mut back = Vec::new();
+        let mut stack = vec![(0usize, 0usize)];
+        state[0] = 1;
+        while let Some((node, next)) = stack.last_mut() {
+            let node = *node;
+            let Some(&target) = self.successors[node].get(*next) else {
+                state[node] = 2;
+                stack.pop();
+                continue;
+            };
+            *next += 1;
+            match state[target] {
+                0 => {
+                    state[target] = 1;
+                    stack.push((target, 0));
+                }
+                1 if dominates(idom, target, node) => back.push((node, target)),
+                1 => return Err((node, target)),
+                _ => {}
+            }
+        }
+        Ok(back)
+    }
+
+    /// The blocks of the natural loop of `header` whose back edges come from `sources`: those
+    /// that reach a source without passing through the header.
+    pub fn natural_loop(&self, header: usize, sources: &[usize]) -> Vec<usize> {
+        let mut body = vec![header];
+        let mut seen = std::collections::HashSet::from([header]);
+        let mut work: Vec<usize> = sources.to_vec();
+        while let Some(block) = work.pop() {
+            if seen.insert(block) {
+                body.push(block);
+                work.extend(&self.predecessors[block]);
+            }
+        }
+        body.sort_unstable();
+        body
+    }
+
+    /// Where `block` branches to, the function's exit left out.
+    pub fn successors(&self, block: usize) -> impl Iterator<Item = usize> + '_ {
+        let exit = self.exit();
+        self.successors[block].iter().copied().filter(move |&b| b != exit)
+    }
+}
+
+/// Whether `a` dominates `b`.
+fn dominates(idom: &[Option<usize>], a: usize, mut b: usize) -> bool {
+    loop {
+        if a == b {
+            return true;
+        }
+        match idom[b] {
+            Some(up) if up != b => b = up,
+            _ => return false,
+        }
+    }
+}
+
+/// Cooper, Harvey and Kennedy's iterative algorithm, from `root` along `forward` edges;
+/// `backward` are the same edges reversed. The root is its own dominator.
+fn immediate_dominators(root: usize, forward: &[Vec<usize>], backward: &[Vec<usize>]) -> Vec<Option<usize>> {
+    let n = forward.len();
+    // Postorder numbers from an iterative depth-first walk.
+    let mut number = vec![usize::MAX; n];
+    let mut order = Vec::with_capacity(n);
+    let mut visited = vec![false; n];
+    let mut stack = vec![(root, 0usize)];
+    visited[root] = true;
+    while let Some((node, next)) = stack.last_mut() {
+        let node = *node;
+        if let Some(&target) = forward[node].get(*next) {
+            *next += 1;
+            if !visited[target] {
+                visited[target] = true;
+                stack.push((target, 0));
+            }
+        } else {
+            number[node] = order.len();
+            order.push(node);
+            stack.pop();
+        }
+    }
+    let mut idom: Vec<Option<usize>> = vec![None; n];
+    idom[root] = Some(root);
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for &node in order.iter().rev().skip(1) {
+            let mut new = None;
+            for &from in &backward[node] {
+                if idom[from].is_none() {
+                    continue;
+                }
+                new = Some(match new {
+                    None => from,
+                    Some(other) => intersect(&idom, &number, from, other),
+                });
+            }
+            if new.is_some() && idom[node] != new {
+                idom[node] = new;
+                changed = true;
+            }
+        }
+    }
+    idom
+}
+
+fn intersect(idom: &[Option<usize>], number: &[usize], mut a: usize, mut b: usize) -> usize {
+    while a != b {
+        while number[a] < number[b] {
+            a = idom[a].unwrap_or(a);
+        }
+        while number[b] < number[a] {
+            b = idom[b].unwrap_or(b);
+        }
+    }
+    a
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Cfg;
+
+    // 0 -> 1, 2; 1 -> 3; 2 -> 3; 3 -> 4 (loop header) -> 5 -> 4 | 6; 6 returns.
+    fn diamond_then_loop() -> Cfg {
+        Cfg::new(&[
+            vec![Some(1), Some(2)],
+            vec![Some(3)],
+            vec![Some(3)],
+            vec![Some(4)],
+            vec![Some(5)],
+            vec![Some(4), Some(6)],
+            vec![None],
+        ])
+    }
+
+    #[test]
+    fn dominators_and_post_dominators() {
+        let cfg = diamond_then_loop();
+        assert_eq!(cfg.dominators(), vec![None, Some(0), Some(0), Some(0), Some(3), Some(4), Some(5)]);
+        assert_eq!(cfg.post_dominators(), vec![Some(3), Some(3), Some(3), Some(4), Some(5), Some(6), None]);
+    }
+
+    #[test]
+    fn back_edges_and_natural_loops() {
+        let cfg = diamond_then_loop();
+        let back = cfg.back_edges(&cfg.dominators());
+        assert_eq!(back, Ok(vec![(5, 4)]));
+        assert_eq!(cfg.natural_loop(4, &[5]), vec![4, 5]);
+    }
+
+    #[test]
+    fn blocks_in_an_endless_loop_have_no_post_dominator() {
+        let cfg = Cfg::new(&[vec![Some(1), Some(2)], vec![Some(1)], vec![None]]);
+        assert_eq!(cfg.post_dominators(), vec![Some(2), None, None]);
+    }
+
+    #[test]
+    fn a_cycle_entered_at_two_blocks_is_irreducible() {
+        // 0 -> 1 | 2; 1 -> 2; 2 -> 1 | 3.
+        let cfg = Cfg::new(&[vec![Some(1), Some(2)], vec![Some(2)], vec![Some(1), Some(3)], vec![None]]);
+        assert!(cfg.back_edges(&cfg.dominators()).is_err());
+    }
+}
