@@ -169,6 +169,45 @@ pub enum Stmt {
     Discard,
 }
 
+impl Expr {
+    /// Whether the identifier `name` occurs in this expression.
+    pub fn mentions(&self, name: &str) -> bool {
+        match self {
+            Expr::Ident(ident) => ident == name,
+            Expr::Literal(_) => false,
+            Expr::Unary(_, operand) | Expr::Member(operand, _) => operand.mentions(name),
+            Expr::Binary(_, a, b) | Expr::Index(a, b) => a.mentions(name) || b.mentions(name),
+            Expr::Call(_, args) => args.iter().any(|arg| arg.mentions(name)),
+        }
+    }
+}
+
+impl Stmt {
+    /// Whether this statement, or one nested in it, satisfies `f`.
+    pub fn any(&self, f: &impl Fn(&Stmt) -> bool) -> bool {
+        f(self)
+            || match self {
+                Stmt::If { accept, reject, .. } => accept.iter().chain(reject).any(|s| s.any(f)),
+                Stmt::Loop { body, continuing, .. } => body.iter().chain(continuing).any(|s| s.any(f)),
+                Stmt::Switch { cases, .. } => cases.iter().flat_map(|c| &c.body).any(|s| s.any(f)),
+                _ => false,
+            }
+    }
+
+    /// Whether the identifier `name` occurs in this statement or one nested in it.
+    pub fn mentions(&self, name: &str) -> bool {
+        self.any(&|stmt| match stmt {
+            Stmt::Let { value, .. } | Stmt::Call(value) | Stmt::Return(Some(value)) => value.mentions(name),
+            Stmt::Var { value, .. } => value.as_ref().is_some_and(|v| v.mentions(name)),
+            Stmt::Assign { target, value } => target.mentions(name) || value.mentions(name),
+            Stmt::If { condition, .. } => condition.mentions(name),
+            Stmt::Loop { break_if, .. } => break_if.as_ref().is_some_and(|c| c.mentions(name)),
+            Stmt::Switch { selector, .. } => selector.mentions(name),
+            Stmt::Break | Stmt::Continue | Stmt::Return(None) | Stmt::Discard => false,
+        })
+    }
+}
+
 #[derive(Debug, Clone, PartialEq)]
 pub struct SwitchCase {
     /// Selector values; `default` may be combined with them.

@@ -64,15 +64,7 @@ pub fn emit(e: &mut Emitter, f: usize) -> Result<ast::Function, Error> {
     };
     let body = function.body.as_deref().ok_or_else(|| Error::internal("function was not structurized"))?;
     lower.scopes = scopes::analyse(module, function, body)?;
-    let mut phi_vars = Vec::new();
-    for &phi in &lower.scopes.phis {
-        let base = module.name(phi).map(str::to_string).unwrap_or_else(|| format!("x_{phi}"));
-        let name = lower.namer.fresh(&format!("{base}_phi"), Some(&e.namer));
-        phi_vars.push(Stmt::Var { name: name.clone(), ty: e.ty(module.type_of(phi)?)?, value: None });
-        lower.phi_vars.insert(phi, name);
-    }
     let mut body = lower.nodes(e, body)?;
-    body.splice(0..0, phi_vars);
     // A void function's final `return;` is implied.
     if result.is_none() && body.last() == Some(&Stmt::Return(None)) {
         body.pop();
@@ -188,17 +180,33 @@ impl<'m> Lower<'m> {
         let outer = std::mem::take(&mut self.stmts);
         let scope = self.next_scope;
         self.next_scope += 1;
+        for phi in self.scopes.phis.get(&scope).cloned().unwrap_or_default() {
+            let ty = e.ty(self.module.type_of(phi)?)?;
+            let name = if self.scopes.direct_phis.contains(&phi) {
+                let name = self.local_name(e, phi);
+                self.values.insert(phi, Value::Named(Expr::ident(name.clone())));
+                name
+            } else {
+                let base = self.module.name(phi).map(str::to_string).unwrap_or_else(|| format!("x_{phi}"));
+                self.namer.fresh(&format!("{base}_phi"), Some(&e.namer))
+            };
+            self.stmts.push(Stmt::Var { name: name.clone(), ty, value: None });
+            self.phi_vars.insert(phi, name);
+        }
         for id in self.scopes.declared.get(&scope).cloned().unwrap_or_default() {
             let name = self.local_name(e, id);
             let ty = e.ty(self.module.type_of(id)?)?;
             self.stmts.push(Stmt::Var { name: name.clone(), ty, value: None });
             self.hoisted_names.insert(id, name);
         }
+        let declared = self.stmts.len();
         for node in nodes {
             self.node(e, node)?;
         }
         self.flush(e, false);
-        Ok(std::mem::replace(&mut self.stmts, outer))
+        let mut stmts = std::mem::replace(&mut self.stmts, outer);
+        initialize_at_first_assignment(&mut stmts, declared);
+        Ok(stmts)
     }
 
     fn node(&mut self, e: &mut Emitter, node: &Node) -> Result<(), Error> {
@@ -208,10 +216,12 @@ impl<'m> Lower<'m> {
                 for &index in &self.function.blocks[*b].insts {
                     let inst = &self.function.insts[index];
                     if inst.op == Op::Phi {
-                        // The snapshot every use reads: a `let`, never the `var` itself.
+                        // A loop header's phi: the snapshot every use reads, never the `var`.
                         let id = self.result(inst)?;
-                        let var = self.phi_vars.get(&id).cloned().unwrap_or_default();
-                        self.bind(e, id, Expr::ident(var));
+                        if !self.scopes.direct_phis.contains(&id) {
+                            let var = self.phi_vars.get(&id).cloned().unwrap_or_default();
+                            self.bind(e, id, Expr::ident(var));
+                        }
                         continue;
                     }
                     self.instruction(e, inst)?;
@@ -501,6 +511,25 @@ impl<'m> Lower<'m> {
         if matches!(self.values.get(&id), Some(Value::Pending { .. })) {
             self.values.remove(&id);
             self.pending.retain(|&p| p != id);
+        }
+    }
+}
+
+/// Moves each of the first `declared` statements, uninitialized `var`s, down to the statement that
+/// first mentions the variable when that assigns it: `var x: T = value;`. Not past a `continue`,
+/// which must not skip a declaration its `continuing` may use.
+fn initialize_at_first_assignment(stmts: &mut Vec<Stmt>, declared: usize) {
+    for at in (0..declared).rev() {
+        let Stmt::Var { name, value: None, .. } = &stmts[at] else { continue };
+        let Some(first) = stmts[at + 1..].iter().position(|s| s.mentions(name)).map(|k| at + 1 + k) else { continue };
+        let assigns = matches!(&stmts[first], Stmt::Assign { target: Expr::Ident(t), value } if t == name && !value.mentions(name));
+        let skips_continue = stmts[at + 1..first].iter().any(|s| s.any(&|s| matches!(s, Stmt::Continue)));
+        if !assigns || skips_continue {
+            continue;
+        }
+        let Stmt::Var { name, ty, .. } = stmts.remove(at) else { continue };
+        if let Stmt::Assign { value, .. } = stmts.remove(first - 1) {
+            stmts.insert(first - 1, Stmt::Var { name, ty, value: Some(value) });
         }
     }
 }

@@ -4,8 +4,12 @@
 //! a scope that its definition's scope does not enclose (a value from an `if` arm used after the
 //! `if`, a loop header's phi used after the loop), or defined by a block that the structurizer
 //! emitted more than once, is "hoisted": a `var` is declared at the start of the innermost scope
-//! enclosing the definition and every use, and the definition assigns it. Phis always go through
-//! a `var` that their predecessors assign.
+//! enclosing the definition and every use, and the definition assigns it.
+//!
+//! Each phi has a `var` that its predecessors assign, declared where it encloses them. A phi of a
+//! block that is not a loop header is read straight from its `var`: no predecessor of its block
+//! runs while its value is live, since the block dominates every use. A loop header's phi is
+//! reassigned at the end of each iteration, so its block reads the `var` once into a `let`.
 //!
 //! Scopes are the node lists of the structured body, numbered in the order the lowering visits
 //! them; a loop's `continuing` is a scope inside its body. WGSL forbids a `continue` that skips a
@@ -25,8 +29,10 @@ pub(super) struct Scopes {
     /// Hoisted values, by the scope whose start declares them, in definition order.
     pub(super) declared: HashMap<usize, Vec<Id>>,
     pub(super) hoisted: HashSet<Id>,
-    /// The phis of blocks in the body, in block order.
-    pub(super) phis: Vec<Id>,
+    /// The `var`s of phis, by the scope whose start declares them, in block order.
+    pub(super) phis: HashMap<usize, Vec<Id>>,
+    /// Phis read straight from their `var`.
+    pub(super) direct_phis: HashSet<Id>,
 }
 
 struct Scope {
@@ -44,6 +50,7 @@ struct Walk {
     /// Loop body scopes that contain a `continue`, and the block each such body starts with.
     continued: HashSet<usize>,
     first_block: HashMap<usize, usize>,
+    loop_headers: HashSet<usize>,
 }
 
 impl Walk {
@@ -67,6 +74,7 @@ impl Walk {
                     let body_scope = self.scopes.len();
                     if let Some(Node::Block(first)) = body.first() {
                         self.first_block.insert(body_scope, *first);
+                        self.loop_headers.insert(*first);
                     }
                     self.scope(body, Some(scope), Some(body_scope));
                     let continuing_scope = self.scope(continuing, Some(body_scope), None);
@@ -88,6 +96,12 @@ impl Walk {
                 _ => {}
             }
         }
+    }
+
+    /// The innermost scope enclosing `scopes` and every placement of `blocks`.
+    fn enclosing(&self, scopes: &[usize], blocks: &[usize]) -> usize {
+        let placed = blocks.iter().filter_map(|b| self.placed.get(b)).flatten();
+        scopes.iter().chain(placed).fold(scopes[0], |common, &scope| self.common(common, scope))
     }
 
     fn common(&self, mut a: usize, mut b: usize) -> usize {
@@ -123,34 +137,42 @@ pub(super) fn analyse(module: &Module, function: &Function, body: &[Node]) -> Re
     let mut walk = Walk::default();
     walk.scope(body, None, None);
     let uses = use_blocks(module, function)?;
-    let mut scopes = Scopes { declared: HashMap::new(), hoisted: HashSet::new(), phis: Vec::new() };
+    let mut scopes = Scopes::default();
     for (b, block) in function.blocks.iter().enumerate() {
         let Some(def_scopes) = walk.placed.get(&b) else { continue };
         for &index in &block.insts {
             let inst = &function.insts[index];
             let (Some(id), Some(ty)) = (inst.result, inst.ty) else { continue };
+            let used_in = uses.get(&id).map(Vec::as_slice).unwrap_or_default();
             if inst.op == Op::Phi {
-                scopes.phis.push(id);
+                let direct = !walk.loop_headers.contains(&b);
+                let parents = inst.operands.chunks(2).filter_map(|pair| match pair {
+                    [_, Operand::IdRef(parent)] => match module.def(*parent) {
+                        Def::Label { block, .. } => Some(*block),
+                        _ => None,
+                    },
+                    _ => None,
+                });
+                let blocks: Vec<usize> = if direct { parents.chain(used_in.iter().copied()).collect() } else { parents.collect() };
+                let scope = walk.enclosing(def_scopes, &blocks);
+                scopes.phis.entry(scope).or_default().push(id);
+                if direct {
+                    scopes.direct_phis.insert(id);
+                    continue;
+                }
             }
-            if matches!(
-                module.ty(ty)?,
-                Type::Pointer { .. } | Type::Image(_) | Type::Sampler | Type::SampledImage { .. }
-            ) {
+            if matches!(module.ty(ty)?, Type::Pointer { .. } | Type::Image(_) | Type::Sampler | Type::SampledImage { .. }) {
                 continue;
             }
             // Used only where it is defined: in scope in every copy of the block.
-            let Some(used_in) = uses.get(&id).filter(|blocks| blocks.as_slice() != [b]) else { continue };
-            let mut common = def_scopes[0];
+            if used_in.is_empty() || used_in == [b] {
+                continue;
+            }
             let mut hoist = def_scopes.len() > 1;
-            for &scope in &def_scopes[1..] {
-                common = walk.common(common, scope);
-            }
             for used in used_in.iter().filter_map(|u| walk.placed.get(u)).flatten() {
-                if !hoist && walk.skipped_by_continue(b, def_scopes[0], *used) {
-                    hoist = true;
-                }
-                common = walk.common(common, *used);
+                hoist = hoist || walk.skipped_by_continue(b, def_scopes[0], *used);
             }
+            let common = walk.enclosing(def_scopes, used_in);
             if hoist || common != def_scopes[0] {
                 scopes.declared.entry(common).or_default().push(id);
                 scopes.hoisted.insert(id);
