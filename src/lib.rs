@@ -8,11 +8,13 @@
 //!
 //! The pipeline reads one way: bytes, then [`spirv::load`] into a [`spirv::Module`], then the passes
 //! in the order [`translate`] lists them, then [`wgsl::emit`], printing, and validation with naga.
+//! The reverse direction, WGSL to Vulkan SPIR-V, is [`reverse::compile`].
 
 pub mod diagnostics;
 pub mod error;
 pub mod ops;
 pub mod passes;
+pub mod reverse;
 pub mod spirv;
 pub mod wgsl;
 

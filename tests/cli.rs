@@ -626,3 +626,281 @@ fn empty_input_is_an_error() {
     assert_failure(&output, 1);
     assert!(output.stdout.is_empty());
 }
+
+// ---------------------------------------------------------------------------
+// WGSL to SPIR-V
+
+/// A fragment shader with struct I/O, and a module with three entry points.
+const WGSL_FIXTURE: &str = "wgsl/fragment_struct_io.wgsl";
+const WGSL_MULTI_ENTRY_FIXTURE: &str = "wgsl/multiple_entry_points.wgsl";
+
+/// What the library makes of a WGSL fixture with these options.
+fn library_spirv(
+    relative: &str,
+    options: &spv2wgsl::reverse::Options,
+) -> spv2wgsl::reverse::Compiled {
+    let source = String::from_utf8(common::read_fixture(relative)).expect("UTF-8");
+    spv2wgsl::reverse::compile(&source, options)
+        .unwrap_or_else(|e| panic!("the library cannot compile {relative}: {e}"))
+}
+
+/// The module's words, checking the magic number.
+fn spirv_words(bytes: &[u8]) -> Vec<u32> {
+    assert!(
+        bytes.len() >= 20 && bytes.len().is_multiple_of(4),
+        "not a SPIR-V binary: {} bytes",
+        bytes.len()
+    );
+    let words: Vec<u32> = bytes
+        .chunks_exact(4)
+        .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+        .collect();
+    assert_eq!(words[0], 0x0723_0203, "little-endian SPIR-V magic");
+    words
+}
+
+fn assert_spirv_val(file: &Path, environment: &str) {
+    let mut command = Command::new("spirv-val");
+    command.arg("--target-env").arg(environment).arg(file);
+    let output = common::run_with_timeout(command, None, Duration::from_secs(60))
+        .expect("spirv-val runs (install spirv-tools)");
+    assert!(
+        output.status.success(),
+        "spirv-val --target-env {environment}:\n{}",
+        describe(&output)
+    );
+}
+
+#[test]
+fn wgsl_in_spirv_out() {
+    let dir = TempDir::new("cli-wgsl-spv");
+    let out = dir.join("out.spv");
+    let output = run_fixture_to(WGSL_FIXTURE, &out, &[]);
+    assert_success(&output);
+    let bytes = std::fs::read(&out).expect("the output file exists");
+    let words = spirv_words(&bytes);
+    assert_eq!(words[1], 0x0001_0300, "SPIR-V 1.3 by default");
+    assert_eq!(
+        bytes,
+        library_spirv(WGSL_FIXTURE, &Default::default()).to_bytes()
+    );
+    assert_spirv_val(&out, "vulkan1.1");
+    assert_eq!(dir.entries(), vec!["out.spv".to_string()]);
+}
+
+#[test]
+fn wgsl_to_spvasm_by_extension_or_option_and_back() {
+    let dir = TempDir::new("cli-wgsl-spvasm");
+    let out = dir.join("out.spvasm");
+    let by_extension = run_fixture_to(WGSL_FIXTURE, &out, &[]);
+    assert_success(&by_extension);
+    let text = std::fs::read_to_string(&out).expect("the output file exists");
+    assert!(
+        text.contains("OpEntryPoint Fragment"),
+        "assembly text expected:\n{text}"
+    );
+    assert_eq!(
+        text,
+        library_spirv(WGSL_FIXTURE, &Default::default()).disassemble()
+    );
+
+    let input = common::fixture(WGSL_FIXTURE);
+    let by_option = run(&[path_arg(&input), "--to", "spvasm"], None);
+    assert_success(&by_option);
+    assert_eq!(
+        stdout_of(&by_option),
+        text,
+        "--to spvasm on stdout gives the same text"
+    );
+
+    // The assembly is SPIR-V input for the forward path.
+    let back = dir.join("back.wgsl");
+    let output = run(&[path_arg(&out), "-o", path_arg(&back)], None);
+    assert_success(&output);
+    assert_valid_wgsl(
+        &std::fs::read_to_string(&back).unwrap(),
+        "spvasm_back_to_wgsl",
+    );
+}
+
+#[test]
+fn to_option_overrides_the_extension() {
+    let dir = TempDir::new("cli-to");
+    let out = dir.join("out.txt");
+    let output = run_fixture_to(WGSL_FIXTURE, &out, &["--to", "spirv"]);
+    assert_success(&output);
+    spirv_words(&std::fs::read(&out).unwrap());
+
+    let out = dir.join("looks-like-binary.spv");
+    let output = run_fixture_to(WGSL_FIXTURE, &out, &["--to", "spvasm"]);
+    assert_success(&output);
+    assert!(
+        std::fs::read_to_string(&out)
+            .unwrap()
+            .starts_with("; SPIR-V")
+    );
+}
+
+#[test]
+fn wgsl_on_stdin_gives_binary_spirv_on_stdout() {
+    let input = common::read_fixture(WGSL_FIXTURE);
+    let output = run(&["-"], Some(&input));
+    assert_success(&output);
+    assert_eq!(
+        output.stdout,
+        library_spirv(WGSL_FIXTURE, &Default::default()).to_bytes()
+    );
+}
+
+#[test]
+fn spirv_version_option() {
+    let dir = TempDir::new("cli-version");
+    for (version, word, environment) in [
+        ("1.0", 0x0001_0000, "vulkan1.0"),
+        ("1.6", 0x0001_0600, "vulkan1.3"),
+    ] {
+        let out = dir.join(&format!("out-{version}.spv"));
+        let output = run_fixture_to(WGSL_FIXTURE, &out, &["--spirv-version", version]);
+        assert_success(&output);
+        assert_eq!(
+            spirv_words(&std::fs::read(&out).unwrap())[1],
+            word,
+            "--spirv-version {version}"
+        );
+        assert_spirv_val(&out, environment);
+    }
+    for bad in ["1.7", "2.0", "1", "one"] {
+        let out = dir.join("bad.spv");
+        let output = run_fixture_to(WGSL_FIXTURE, &out, &["--spirv-version", bad]);
+        assert_failure(&output, 2);
+        assert!(!out.exists(), "--spirv-version {bad}: nothing is written");
+    }
+}
+
+#[test]
+fn no_debug_names_option() {
+    let input = common::fixture(WGSL_FIXTURE);
+    let named = run(&[path_arg(&input), "--to", "spvasm"], None);
+    let unnamed = run(
+        &[path_arg(&input), "--to", "spvasm", "--no-debug-names"],
+        None,
+    );
+    assert_success(&named);
+    assert_success(&unnamed);
+    assert!(stdout_of(&named).contains("OpName"), "names by default");
+    let unnamed = stdout_of(&unnamed);
+    assert!(
+        !unnamed.contains("OpName") && !unnamed.contains("OpMemberName"),
+        "{unnamed}"
+    );
+}
+
+#[test]
+fn entry_point_option_with_wgsl_input() {
+    let input = common::fixture(WGSL_MULTI_ENTRY_FIXTURE);
+    let output = run(
+        &[
+            path_arg(&input),
+            "--to",
+            "spvasm",
+            "--entry-point",
+            "cs_main",
+        ],
+        None,
+    );
+    assert_success(&output);
+    let text = stdout_of(&output);
+    let entry_points: Vec<&str> = text
+        .lines()
+        .filter(|l| l.starts_with("OpEntryPoint"))
+        .collect();
+    assert_eq!(entry_points.len(), 1, "{text}");
+    assert!(entry_points[0].contains("\"cs_main\""), "{text}");
+
+    let dir = TempDir::new("cli-wgsl-entry");
+    let out = dir.join("out.spv");
+    let output = run_fixture_to(WGSL_MULTI_ENTRY_FIXTURE, &out, &["--entry-point", "nope"]);
+    assert_failure(&output, 1);
+    assert_stderr_mentions(&output, "nope", "the message should name the entry point");
+    assert_stderr_mentions(
+        &output,
+        "vs_main, fs_main, cs_main",
+        "and list the ones there are",
+    );
+    assert_nothing_left(&dir, "after the failure");
+}
+
+#[test]
+fn wgsl_syntax_error_reports_line_and_column() {
+    let dir = TempDir::new("cli-wgsl-syntax");
+    let input = dir.join("broken.wgsl");
+    let out = dir.join("out.spv");
+    std::fs::write(
+        &input,
+        "@fragment\nfn main() -> @location(0) vec4f {\n  return vec4f(1.0) +;\n}\n",
+    )
+    .unwrap();
+    let output = run(&[path_arg(&input), "-o", path_arg(&out)], None);
+    assert_failure(&output, 1);
+    assert_stderr_mentions(
+        &output,
+        "broken.wgsl:3:22",
+        "the message should point at line 3, column 22",
+    );
+    assert_stderr_mentions(&output, "return vec4f(1.0) +;", "and show the line");
+    assert!(!out.exists());
+    assert_eq!(
+        dir.entries(),
+        vec!["broken.wgsl".to_string()],
+        "nothing else is left behind"
+    );
+}
+
+#[test]
+fn invalid_wgsl_is_reported_with_its_span() {
+    // Parses, but WGSL forbids a nested struct in entry-point I/O.
+    let source = "struct Inner { @location(0) a: vec4f }\n\
+                  struct Outer { inner: Inner, @builtin(position) p: vec4f }\n\
+                  @vertex fn main() -> Outer { var o: Outer; return o; }\n";
+    let output = run(&["-", "--to", "spirv"], Some(source.as_bytes()));
+    assert_failure(&output, 1);
+    assert_stderr_mentions(
+        &output,
+        "<stdin>:2:1",
+        "the message should point at the struct",
+    );
+    assert!(output.stdout.is_empty());
+}
+
+#[test]
+fn a_direction_the_input_cannot_go_is_a_usage_error() {
+    let dir = TempDir::new("cli-direction");
+    let cases: [(&str, &str, &[&str]); 6] = [
+        (WGSL_FIXTURE, "out.wgsl", &[]),
+        (WGSL_FIXTURE, "out.spv", &["--to", "wgsl"]),
+        (WGSL_FIXTURE, "out.spv", &["--no-validate"]),
+        (BINARY_FIXTURE, "out.spv", &[]),
+        (BINARY_FIXTURE, "out.wgsl", &["--spirv-version", "1.4"]),
+        (ASSEMBLY_FIXTURE, "out.wgsl", &["--no-debug-names"]),
+    ];
+    for (fixture, out, flags) in cases {
+        let out = dir.join(out);
+        let output = run_fixture_to(fixture, &out, flags);
+        assert_failure(&output, 2);
+        assert_nothing_left(&dir, &format!("{fixture} -o {} {flags:?}", out.display()));
+    }
+}
+
+#[test]
+fn help_mentions_the_wgsl_options() {
+    let help = run(&["--help"], None);
+    assert_success(&help);
+    let text = stdout_of(&help);
+    for option in ["--to", "--spirv-version", "--no-debug-names", "spvasm"] {
+        assert!(
+            text.contains(option),
+            "--help should mention {option}\n{}",
+            describe(&help)
+        );
+    }
+}

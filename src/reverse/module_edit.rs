@@ -1,0 +1,92 @@
+//! Small queries and edits on rspirv's module that the fix-up passes share.
+
+use rspirv::dr::{Instruction, Module, ModuleHeader, Operand};
+use spirv::{Decoration, Op, StorageClass, Word};
+
+use super::error::Error;
+
+/// A fresh result id (the header's bound grows by one).
+pub fn fresh_id(module: &mut Module) -> Result<Word, Error> {
+    let header = module
+        .header
+        .as_mut()
+        .ok_or_else(|| Error::internal("the SPIR-V has no header"))?;
+    Ok(next_id(header))
+}
+
+/// The next result id of the module with this header.
+pub fn next_id(header: &mut ModuleHeader) -> Word {
+    let id = header.bound;
+    header.bound += 1;
+    id
+}
+
+/// Every global `OpVariable`, in declaration order, with its storage class.
+pub fn global_variables(module: &Module) -> impl Iterator<Item = (Word, StorageClass)> + '_ {
+    module.types_global_values.iter().filter_map(|inst| {
+        match (inst.class.opcode, inst.result_id, inst.operands.first()) {
+            (Op::Variable, Some(id), Some(&Operand::StorageClass(class))) => Some((id, class)),
+            _ => None,
+        }
+    })
+}
+
+/// The storage class of the global `OpVariable` with result `id`, if it is one.
+pub fn global_class(module: &Module, id: Word) -> Option<StorageClass> {
+    global_variables(module)
+        .find(|&(variable, _)| variable == id)
+        .map(|(_, class)| class)
+}
+
+/// The `OpDecorate` instructions on `target`.
+pub fn decorations_of(module: &Module, target: Word) -> impl Iterator<Item = &Instruction> {
+    module
+        .annotations
+        .iter()
+        .filter(move |inst| decorated(inst) == Some(target))
+}
+
+/// The target of an `OpDecorate`.
+pub fn decorated(inst: &Instruction) -> Option<Word> {
+    match (inst.class.opcode, inst.operands.first()) {
+        (Op::Decorate, Some(&Operand::IdRef(target))) => Some(target),
+        _ => None,
+    }
+}
+
+/// The decoration an `OpDecorate` applies.
+pub fn decoration(inst: &Instruction) -> Option<Decoration> {
+    match inst.operands.get(1) {
+        Some(&Operand::Decoration(decoration)) => Some(decoration),
+        _ => None,
+    }
+}
+
+/// `OpDecorate target decoration`, without literals.
+pub fn decorate(target: Word, decoration: Decoration) -> Instruction {
+    Instruction::new(
+        Op::Decorate,
+        None,
+        None,
+        vec![Operand::IdRef(target), Operand::Decoration(decoration)],
+    )
+}
+
+/// The function an `OpEntryPoint` names, and its name.
+pub fn entry_point_target(inst: &Instruction) -> Option<(Word, &str)> {
+    match (inst.operands.get(1), inst.operands.get(2)) {
+        (Some(&Operand::IdRef(function)), Some(Operand::LiteralString(name))) => {
+            Some((function, name))
+        }
+        _ => None,
+    }
+}
+
+/// The interface ids an `OpEntryPoint` lists.
+pub fn entry_point_interface(inst: &Instruction) -> Vec<Word> {
+    inst.operands
+        .iter()
+        .skip(3)
+        .filter_map(|operand| operand.id_ref_any())
+        .collect()
+}
