@@ -170,6 +170,19 @@ pub enum Stmt {
 }
 
 impl Expr {
+    /// Whether the expression nests more than `limit` levels deep; looks no deeper than that.
+    pub fn deeper_than(&self, limit: usize) -> bool {
+        if limit == 0 {
+            return true;
+        }
+        match self {
+            Expr::Ident(_) | Expr::Literal(_) => false,
+            Expr::Unary(_, operand) | Expr::Member(operand, _) => operand.deeper_than(limit - 1),
+            Expr::Binary(_, a, b) | Expr::Index(a, b) => a.deeper_than(limit - 1) || b.deeper_than(limit - 1),
+            Expr::Call(_, args) => args.iter().any(|arg| arg.deeper_than(limit - 1)),
+        }
+    }
+
     /// Whether the identifier `name` occurs in this expression.
     pub fn mentions(&self, name: &str) -> bool {
         match self {

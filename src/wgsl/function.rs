@@ -142,6 +142,10 @@ fn use_counts(module: &Module, function: &Function) -> HashMap<Id, Use> {
     uses
 }
 
+/// Deeper expressions are bound to a `let` rather than inlined further: a long chain of
+/// single-use values must not become one expression too deep to print or to drop.
+const MAX_INLINE_DEPTH: usize = 32;
+
 pub(super) const COMPONENTS: [&str; 4] = ["x", "y", "z", "w"];
 
 pub(super) struct Lower<'m> {
@@ -418,7 +422,7 @@ impl<'m> Lower<'m> {
             self.bind(e, id, expr);
         } else if trivial && !reads_memory {
             self.values.insert(id, Value::Named(expr));
-        } else if usage.count == 1 && usage.block == self.block {
+        } else if usage.count == 1 && usage.block == self.block && !expr.deeper_than(MAX_INLINE_DEPTH) {
             self.values.insert(id, Value::Pending { expr, reads_memory });
             self.pending.push(id);
         } else {

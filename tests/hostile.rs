@@ -1,0 +1,103 @@
+//! Modules built to exhaust the translator: each must give a translation or a clear error, never
+//! a stack overflow or a hang. They are generated here rather than stored, being large.
+
+use spv2wgsl::{translate, Error, Options};
+
+const HEADER: &str = "\
+OpCapability Shader
+OpMemoryModel Logical GLSL450
+OpEntryPoint GLCompute %main \"main\"
+OpExecutionMode %main LocalSize 1 1 1
+OpDecorate %buf DescriptorSet 0
+OpDecorate %buf Binding 0
+OpDecorate %S Block
+OpMemberDecorate %S 0 Offset 0
+%void = OpTypeVoid
+%fn = OpTypeFunction %void
+%bool = OpTypeBool
+%uint = OpTypeInt 32 0
+%S = OpTypeStruct %uint
+%pS = OpTypePointer StorageBuffer %S
+%buf = OpVariable %pS StorageBuffer
+%pu = OpTypePointer StorageBuffer %uint
+%u0 = OpConstant %uint 0
+%u1 = OpConstant %uint 1
+%main = OpFunction %void None %fn
+%entry = OpLabel
+%p = OpAccessChain %pu %buf %u0
+%v0 = OpLoad %uint %p
+";
+
+/// naga's validator is far slower than the translation on modules this size: these tests are
+/// about the translator.
+fn unvalidated() -> Options {
+    Options { validate: false, ..Options::default() }
+}
+
+#[test]
+fn a_long_chain_of_single_use_values_is_split_into_lets() {
+    let n = 100_000;
+    let mut asm = String::from(HEADER);
+    for i in 1..=n {
+        asm += &format!("%v{i} = OpIAdd %uint %v{} %u1\n", i - 1);
+    }
+    asm += &format!("OpStore %p %v{n}\nOpReturn\nOpFunctionEnd\n");
+    let wgsl = translate(asm.as_bytes(), &unvalidated()).expect("translates").wgsl;
+    // Every addition is kept, spread over `let`s of bounded depth.
+    assert_eq!(wgsl.matches("+ 1u").count(), n);
+    assert!(wgsl.matches("let ").count() > n / 64, "expected the chain to be cut into lets");
+}
+
+#[test]
+fn selections_nested_beyond_the_limit_are_refused() {
+    let depth = 100_000;
+    let mut asm = String::from(HEADER);
+    asm += "%c = OpIEqual %bool %v0 %u0\n";
+    for i in 0..depth {
+        asm += &format!("OpSelectionMerge %m{i} None\nOpBranchConditional %c %b{i} %m{i}\n%b{i} = OpLabel\n");
+    }
+    asm += "OpStore %p %u1\n";
+    for i in (0..depth).rev() {
+        asm += &format!("OpBranch %m{i}\n%m{i} = OpLabel\n");
+    }
+    asm += "OpReturn\nOpFunctionEnd\n";
+    match translate(asm.as_bytes(), &unvalidated()) {
+        Err(error @ Error::Unsupported { .. }) => assert!(error.to_string().contains("nested"), "{error}"),
+        other => panic!("expected a nesting error, got {:?}", other.map(|t| t.wgsl.len())),
+    }
+}
+
+#[test]
+fn a_switch_with_many_cases_translates() {
+    let cases = 20_000;
+    let mut asm = String::from(HEADER);
+    let mut switch = String::from("OpSelectionMerge %merge None\nOpSwitch %v0 %merge");
+    let mut bodies = String::new();
+    for i in 0..cases {
+        switch += &format!(" {} %case{i}", i + 1);
+        bodies += &format!("%case{i} = OpLabel\n%r{i} = OpIAdd %uint %v0 %u1\nOpStore %p %r{i}\nOpBranch %merge\n");
+    }
+    asm += &format!("{switch}\n{bodies}%merge = OpLabel\nOpReturn\nOpFunctionEnd\n");
+    let wgsl = translate(asm.as_bytes(), &unvalidated()).expect("translates").wgsl;
+    assert_eq!(wgsl.matches("case ").count(), cases);
+}
+
+#[test]
+fn a_chain_of_switch_fall_throughs_is_bounded() {
+    // Each case falls into the next: lowering by duplication would emit n^2/2 blocks.
+    let cases = 5_000;
+    let mut asm = String::from(HEADER);
+    let mut switch = String::from("OpSelectionMerge %merge None\nOpSwitch %v0 %merge");
+    let mut bodies = String::new();
+    for i in 0..cases {
+        switch += &format!(" {} %case{i}", i + 1);
+        let next = if i + 1 < cases { format!("%case{}", i + 1) } else { "%merge".into() };
+        bodies += &format!("%case{i} = OpLabel\nOpStore %p %u{}\nOpBranch {next}\n", i % 2);
+    }
+    asm += &format!("{switch}\n{bodies}%merge = OpLabel\nOpReturn\nOpFunctionEnd\n");
+    match translate(asm.as_bytes(), &unvalidated()) {
+        Ok(_) => {}
+        Err(error @ Error::Unsupported { .. }) => assert!(error.to_string().contains("duplicated"), "{error}"),
+        Err(other) => panic!("unexpected error: {other}"),
+    }
+}
