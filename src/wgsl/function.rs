@@ -185,7 +185,14 @@ impl<'m> Lower<'m> {
         let scope = self.next_scope;
         self.next_scope += 1;
         for phi in self.scopes.phis.get(&scope).cloned().unwrap_or_default() {
-            let ty = e.ty(self.module.type_of(phi)?)?;
+            let phi_ty = self.module.type_of(phi)?;
+            if let Type::Pointer { .. } = self.module.ty(phi_ty)? {
+                return Err(Error::unsupported(
+                    "a phi that chooses between pointers: WGSL cannot store a pointer in a variable",
+                    Location { result_id: Some(phi), function: Some(self.function.id), ..Location::default() },
+                ));
+            }
+            let ty = e.ty(phi_ty)?;
             let name = if self.scopes.direct_phis.contains(&phi) {
                 let name = self.local_name(e, phi);
                 self.values.insert(phi, Value::Named(Expr::ident(name.clone())));
