@@ -51,6 +51,7 @@ pub fn translate(input: &[u8], options: &Options) -> Result<Translation, Error> 
     let mut module = spirv::load::load(&words)?;
     // The pass order: each pass states what holds before and after it at the top of its file.
     passes::entry_points::run(&mut module, options)?;
+    passes::single_value_phis::run(&mut module, options)?;
     passes::structurize::run(&mut module, options)?;
     passes::io_wrapper::run(&mut module, options)?;
     passes::signedness::run(&mut module, options)?;

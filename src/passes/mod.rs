@@ -4,4 +4,5 @@
 pub mod entry_points;
 pub mod io_wrapper;
 pub mod signedness;
+pub mod single_value_phis;
 pub mod structurize;

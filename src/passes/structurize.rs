@@ -440,6 +440,7 @@ impl<'m> Structurizer<'m> {
             };
             targets.entry(self.target(block, terminator, index + 1)?).or_default().0.push(value);
         }
+        self.merge_empty_cases(&mut targets);
         let to_merge = targets.remove(&merge);
         if targets.is_empty() {
             // Every value goes to the merge: the switch does nothing.
@@ -476,6 +477,44 @@ impl<'m> Structurizer<'m> {
         }
         self.guarded_exits(block, at, exits, nodes)?;
         Ok(merge)
+    }
+
+    /// A case whose block does nothing but branch on to another case (`case 4: case 5: ..` as
+    /// glslang writes it) gives its values to that case: `case 4, 5:` rather than a copy.
+    fn merge_empty_cases(&self, targets: &mut BTreeMap<usize, (Vec<u64>, bool)>) {
+        let empty_to = |block: usize| {
+            let terminator = self.function.terminator(block);
+            let data = &self.function.blocks[block];
+            if !data.insts.is_empty() || data.merge.is_some() || terminator.op != Op::Branch {
+                return None;
+            }
+            let next = self.target(block, terminator, 0).ok()?;
+            // The next case must not take a phi value from this block.
+            let label = Some(data.label);
+            let takes_phi = self.function.blocks[next].insts.iter().any(|&i| {
+                let inst = &self.function.insts[i];
+                inst.op == Op::Phi && inst.operands.iter().skip(1).step_by(2).any(|o| o.id_ref_any() == label)
+            });
+            (next != block && !takes_phi).then_some(next)
+        };
+        let blocks: Vec<usize> = targets.keys().copied().collect();
+        for block in blocks {
+            // Follow a chain of empty cases, at most once around all of them.
+            let mut to = block;
+            for _ in 0..targets.len() {
+                match empty_to(to) {
+                    Some(next) if targets.contains_key(&next) => to = next,
+                    _ => break,
+                }
+            }
+            if to != block
+                && let Some((values, default)) = targets.remove(&block)
+                && let Some(entry) = targets.get_mut(&to)
+            {
+                entry.0.splice(0..0, values);
+                entry.1 |= default;
+            }
+        }
     }
 
     fn loop_construct(

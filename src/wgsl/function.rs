@@ -13,11 +13,12 @@ use std::collections::{HashMap, HashSet};
 
 use spirv::Op;
 
-use super::ast::{self, Expr, Literal, Stmt, UnaryOp};
+use super::ast::{self, BinaryOp, Expr, Literal, Stmt, UnaryOp};
 use super::emit::Emitter;
 use super::names::Namer;
 use super::scopes::{self, Scopes};
 use crate::error::{Error, Location};
+use crate::ops;
 use crate::spirv::structured::{Guard, Node};
 use crate::spirv::{Def, Function, Id, Inst, Module, Operand, Type};
 
@@ -242,14 +243,17 @@ impl<'m> Lower<'m> {
                 }
                 self.phi_copies(e, *b)?;
             }
-            Node::If { condition, accept, reject } => {
-                let condition = self.take(e, *condition)?;
+            Node::If { condition: condition_id, accept, reject } => {
+                let condition = self.take(e, *condition_id)?;
                 self.flush(e, false);
                 let accept = self.nodes(e, accept)?;
                 let reject = self.nodes(e, reject)?;
                 match (accept.is_empty(), reject.is_empty()) {
                     (true, true) => {}
-                    (true, false) => self.stmts.push(Stmt::If { condition: negate(condition), accept: reject, reject: accept }),
+                    (true, false) => {
+                        let condition = self.negate(*condition_id, condition);
+                        self.stmts.push(Stmt::If { condition, accept: reject, reject: accept });
+                    }
                     _ => self.stmts.push(Stmt::If { condition, accept, reject }),
                 }
             }
@@ -261,8 +265,8 @@ impl<'m> Lower<'m> {
                 self.stmts.push(Stmt::Loop { body, continuing, break_if });
             }
             Node::BreakIf { condition, negate: negated } => {
-                let condition = self.take(e, *condition)?;
-                self.break_if = Some(if *negated { negate(condition) } else { condition });
+                let expr = self.take(e, *condition)?;
+                self.break_if = Some(if *negated { self.negate(*condition, expr) } else { expr });
             }
             Node::Switch { selector, cases } => {
                 let selector_ty = self.module.type_of(*selector)?;
@@ -318,6 +322,28 @@ impl<'m> Lower<'m> {
             }
         }
         Ok(())
+    }
+
+    /// `!expr` for the boolean value `condition`, written as the opposite comparison where that
+    /// means the same: always for `==` and `!=`, for ordering only between integers.
+    fn negate(&self, condition: Id, expr: Expr) -> Expr {
+        let integers = match self.module.def(condition) {
+            Def::Value { function, inst, .. } => {
+                let op = self.module.functions[*function].insts[*inst].op;
+                ops::core_row(op).is_some_and(|row| row.sign != ops::Sign::None) || matches!(op, Op::IEqual | Op::INotEqual)
+            }
+            _ => false,
+        };
+        match expr {
+            Expr::Unary(UnaryOp::Not, inner) => *inner,
+            Expr::Binary(op, a, b) => match NEGATED_COMPARISONS.iter().find(|(from, _)| *from == op) {
+                Some(&(_, negated)) if integers || matches!(op, BinaryOp::Equal | BinaryOp::NotEqual) => {
+                    Expr::Binary(negated, a, b)
+                }
+                _ => Expr::unary(UnaryOp::Not, Expr::Binary(op, a, b)),
+            },
+            other => Expr::unary(UnaryOp::Not, other),
+        }
     }
 
     /// The zero value a non-void function returns where SPIR-V has no value to return.
@@ -545,12 +571,12 @@ fn initialize_at_first_assignment(stmts: &mut Vec<Stmt>, declared: usize) {
     }
 }
 
-/// `!condition`, simplified where that reads better and means the same.
-fn negate(condition: Expr) -> Expr {
-    match condition {
-        Expr::Unary(UnaryOp::Not, inner) => *inner,
-        Expr::Binary(ast::BinaryOp::Equal, a, b) => Expr::Binary(ast::BinaryOp::NotEqual, a, b),
-        Expr::Binary(ast::BinaryOp::NotEqual, a, b) => Expr::Binary(ast::BinaryOp::Equal, a, b),
-        other => Expr::unary(UnaryOp::Not, other),
-    }
-}
+/// `a < b` and its negation `a >= b`, and so on: exact for integers, not for floats (NaN).
+const NEGATED_COMPARISONS: [(BinaryOp, BinaryOp); 6] = [
+    (BinaryOp::Equal, BinaryOp::NotEqual),
+    (BinaryOp::NotEqual, BinaryOp::Equal),
+    (BinaryOp::Less, BinaryOp::GreaterEqual),
+    (BinaryOp::LessEqual, BinaryOp::Greater),
+    (BinaryOp::Greater, BinaryOp::LessEqual),
+    (BinaryOp::GreaterEqual, BinaryOp::Less),
+];
