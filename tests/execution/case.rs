@@ -1,0 +1,545 @@
+//! What one execution test runs, read from the `exec:` lines of its shader
+//! sources (`// exec: ...` in GLSL and HLSL, `; exec: ...` in assembly), so a
+//! new test is a single file. The directives (set 0 is the only descriptor
+//! set; VALUES are the tokens of `values.rs`):
+//!
+//! | directive | meaning |
+//! |---|---|
+//! | `dispatch X Y Z` | workgroups to dispatch (compute; default `1 1 1`) |
+//! | `storage B: VALUES` | a storage buffer at binding B with these contents; compared after the run |
+//! | `uniform B: VALUES` | a uniform buffer at binding B |
+//! | `texture B WxH FORMAT: VALUES` | a sampled 2D texture (`rgba8unorm`: one word a texel, `r32uint`, `rgba32float`) |
+//! | `sampler B nearest\|linear` | a sampler (clamp to edge) |
+//! | `spec ID VALUE` | specialize constant ID (`1.5` as f32, else a 32-bit integer) on both sides |
+//! | `ulp B N` | compare binding B as f32s, allowing N units in the last place |
+//! | `expect B: VALUES` | the WGSL result at binding B must be VALUES; the Vulkan result is not the reference (say why in a comment) |
+//! | `pending AREA` | the translator does not support this yet: "cannot translate" is reported as ignored, anything else must pass |
+//! | `known-bug TEXT` | the translation is known to be wrong: a failure is reported as ignored, a pass fails (remove the line) |
+//! | `target W H FORMAT` | a colour attachment (render; one line per location) |
+//! | `draw VERTICES [INSTANCES]` | the draw call (render) |
+//! | `vertex LOCATION FORMAT: VALUES` | a per-vertex attribute in its own buffer (render) |
+//! | `tolerance N` | largest allowed difference per channel: unorm steps or f32 ULPs (render) |
+//! | `samples N` | render with N samples per pixel and compare the resolved (averaged) targets (render; not integer formats) |
+
+use std::collections::BTreeMap;
+
+use crate::values;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stage {
+    Compute,
+    Vertex,
+    Fragment,
+}
+
+/// A resource at `(set 0, binding)`.
+#[derive(Debug, Clone)]
+pub struct Resource {
+    pub binding: u32,
+    pub kind: ResourceKind,
+}
+
+#[derive(Debug, Clone)]
+pub enum ResourceKind {
+    Storage(Vec<u32>),
+    Uniform(Vec<u32>),
+    Texture(Texture),
+    Sampler { linear: bool },
+}
+
+#[derive(Debug, Clone)]
+pub struct Texture {
+    pub width: u32,
+    pub height: u32,
+    pub format: TexelFormat,
+    pub words: Vec<u32>,
+}
+
+/// Formats of textures and colour attachments, with what the two APIs call them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TexelFormat {
+    Rgba8Unorm,
+    Rgba32Float,
+    R32Uint,
+    R32Sint,
+    Rgba32Uint,
+    Rgba32Sint,
+}
+
+/// How two texels of a format are compared.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ChannelKind {
+    Unorm8,
+    Float32,
+    Integer32,
+}
+
+pub struct FormatInfo {
+    pub name: &'static str,
+    pub format: TexelFormat,
+    pub bytes_per_texel: u32,
+    pub channel: ChannelKind,
+    pub vulkan: ash::vk::Format,
+    pub webgpu: wgpu::TextureFormat,
+}
+
+pub const FORMATS: &[FormatInfo] = &[
+    FormatInfo {
+        name: "rgba8unorm",
+        format: TexelFormat::Rgba8Unorm,
+        bytes_per_texel: 4,
+        channel: ChannelKind::Unorm8,
+        vulkan: ash::vk::Format::R8G8B8A8_UNORM,
+        webgpu: wgpu::TextureFormat::Rgba8Unorm,
+    },
+    FormatInfo {
+        name: "rgba32float",
+        format: TexelFormat::Rgba32Float,
+        bytes_per_texel: 16,
+        channel: ChannelKind::Float32,
+        vulkan: ash::vk::Format::R32G32B32A32_SFLOAT,
+        webgpu: wgpu::TextureFormat::Rgba32Float,
+    },
+    FormatInfo {
+        name: "r32uint",
+        format: TexelFormat::R32Uint,
+        bytes_per_texel: 4,
+        channel: ChannelKind::Integer32,
+        vulkan: ash::vk::Format::R32_UINT,
+        webgpu: wgpu::TextureFormat::R32Uint,
+    },
+    FormatInfo {
+        name: "r32sint",
+        format: TexelFormat::R32Sint,
+        bytes_per_texel: 4,
+        channel: ChannelKind::Integer32,
+        vulkan: ash::vk::Format::R32_SINT,
+        webgpu: wgpu::TextureFormat::R32Sint,
+    },
+    FormatInfo {
+        name: "rgba32uint",
+        format: TexelFormat::Rgba32Uint,
+        bytes_per_texel: 16,
+        channel: ChannelKind::Integer32,
+        vulkan: ash::vk::Format::R32G32B32A32_UINT,
+        webgpu: wgpu::TextureFormat::Rgba32Uint,
+    },
+    FormatInfo {
+        name: "rgba32sint",
+        format: TexelFormat::Rgba32Sint,
+        bytes_per_texel: 16,
+        channel: ChannelKind::Integer32,
+        vulkan: ash::vk::Format::R32G32B32A32_SINT,
+        webgpu: wgpu::TextureFormat::Rgba32Sint,
+    },
+];
+
+impl TexelFormat {
+    pub fn info(self) -> &'static FormatInfo {
+        FORMATS
+            .iter()
+            .find(|info| info.format == self)
+            .expect("every format has a row in FORMATS")
+    }
+
+    fn parse(name: &str) -> Result<TexelFormat, String> {
+        FORMATS
+            .iter()
+            .find(|info| info.name == name)
+            .map(|info| info.format)
+            .ok_or_else(|| format!("unknown format `{name}`"))
+    }
+}
+
+/// Vertex attribute formats: 32-bit components, 1 to 4 of them.
+#[derive(Debug, Clone, Copy)]
+pub struct AttributeFormat {
+    pub components: u32,
+    pub vulkan: ash::vk::Format,
+    pub webgpu: wgpu::VertexFormat,
+}
+
+const ATTRIBUTE_FORMATS: &[(&str, AttributeFormat)] = {
+    use ash::vk::Format as V;
+    use wgpu::VertexFormat as W;
+    const fn f(components: u32, vulkan: V, webgpu: W) -> AttributeFormat {
+        AttributeFormat {
+            components,
+            vulkan,
+            webgpu,
+        }
+    }
+    &[
+        ("f32", f(1, V::R32_SFLOAT, W::Float32)),
+        ("f32x2", f(2, V::R32G32_SFLOAT, W::Float32x2)),
+        ("f32x3", f(3, V::R32G32B32_SFLOAT, W::Float32x3)),
+        ("f32x4", f(4, V::R32G32B32A32_SFLOAT, W::Float32x4)),
+        ("u32", f(1, V::R32_UINT, W::Uint32)),
+        ("u32x2", f(2, V::R32G32_UINT, W::Uint32x2)),
+        ("u32x4", f(4, V::R32G32B32A32_UINT, W::Uint32x4)),
+        ("i32", f(1, V::R32_SINT, W::Sint32)),
+        ("i32x2", f(2, V::R32G32_SINT, W::Sint32x2)),
+        ("i32x4", f(4, V::R32G32B32A32_SINT, W::Sint32x4)),
+    ]
+};
+
+#[derive(Debug, Clone)]
+pub struct Attribute {
+    pub location: u32,
+    pub format: AttributeFormat,
+    pub words: Vec<u32>,
+}
+
+#[derive(Debug, Clone)]
+pub struct Render {
+    pub width: u32,
+    pub height: u32,
+    pub targets: Vec<TexelFormat>,
+    pub vertices: u32,
+    pub instances: u32,
+    pub attributes: Vec<Attribute>,
+    /// Samples per pixel: 1, or 4 with the targets resolved by averaging.
+    pub samples: u32,
+}
+
+/// A specialization constant's value: its 32 bits for Vulkan, and the
+/// number WebGPU's pipeline-overridable constants take.
+#[derive(Debug, Clone, Copy)]
+pub struct SpecValue {
+    pub bits: u32,
+    pub number: f64,
+}
+
+/// One shader module of a case: its stage and SPIR-V binary.
+#[derive(Debug, Clone)]
+pub struct Module {
+    pub stage: Stage,
+    /// Relative to `fixtures/exec`, for messages.
+    pub path: String,
+    pub spirv: Vec<u8>,
+}
+
+#[derive(Debug, Clone)]
+pub struct Case {
+    /// The test's name: the binary's path under `fixtures/exec` without `.spv`
+    /// (for render pairs, the vertex one's).
+    pub name: String,
+    pub modules: Vec<Module>,
+    pub resources: Vec<Resource>,
+    pub dispatch: [u32; 3],
+    pub render: Option<Render>,
+    pub spec: Vec<(u32, SpecValue)>,
+    pub ulp: BTreeMap<u32, u32>,
+    pub expect: BTreeMap<u32, Vec<u32>>,
+    pub tolerance: u32,
+    pub pending: Option<String>,
+    pub known_bug: Option<String>,
+}
+
+impl Case {
+    pub fn module(&self, stage: Stage) -> Option<&Module> {
+        self.modules.iter().find(|m| m.stage == stage)
+    }
+
+    /// The storage buffers, in binding order: what a compute run produces.
+    pub fn storage_bindings(&self) -> Vec<u32> {
+        let mut bindings: Vec<u32> = self
+            .resources
+            .iter()
+            .filter(|r| matches!(r.kind, ResourceKind::Storage(_)))
+            .map(|r| r.binding)
+            .collect();
+        bindings.sort();
+        bindings
+    }
+
+    pub fn initial_contents(&self, binding: u32) -> Option<&[u32]> {
+        self.resources.iter().find_map(|r| match &r.kind {
+            ResourceKind::Storage(words) if r.binding == binding => Some(words.as_slice()),
+            _ => None,
+        })
+    }
+}
+
+/// The source file a binary was compiled from: `NAME.comp.spv`,
+/// `NAME.comp.opt.spv` -> `NAME.comp`; `NAME.spvasm.spv` -> `NAME.spvasm`.
+pub fn source_of(binary: &str) -> Option<String> {
+    let stem = binary.strip_suffix(".spv")?;
+    Some(stem.strip_suffix(".opt").unwrap_or(stem).to_string())
+}
+
+/// A shader source's `exec:` directives.
+#[derive(Debug, Clone)]
+pub struct Source {
+    /// Relative to `fixtures/`, for messages.
+    pub path: String,
+    /// `(line number, text after "exec:")`.
+    pub directives: Vec<(usize, String)>,
+}
+
+impl Source {
+    pub fn read(path: String, text: &str) -> Source {
+        let directives = text
+            .lines()
+            .enumerate()
+            .filter_map(|(index, line)| {
+                let line = line.trim_start();
+                let rest = line
+                    .strip_prefix("//")
+                    .or_else(|| line.strip_prefix(';'))?
+                    .trim_start()
+                    .strip_prefix("exec:")?;
+                Some((index + 1, rest.trim().to_string()))
+            })
+            .collect();
+        Source { path, directives }
+    }
+}
+
+/// Builds a case from its modules and the directives of their sources.
+pub fn build(name: String, modules: Vec<Module>, sources: &[Source]) -> Result<Case, String> {
+    let render = modules.iter().any(|m| m.stage != Stage::Compute);
+    let mut case = Case {
+        name,
+        modules,
+        resources: Vec::new(),
+        dispatch: [1, 1, 1],
+        render: render.then(|| Render {
+            width: 0,
+            height: 0,
+            targets: Vec::new(),
+            vertices: 0,
+            instances: 1,
+            attributes: Vec::new(),
+            samples: 1,
+        }),
+        spec: Vec::new(),
+        ulp: BTreeMap::new(),
+        expect: BTreeMap::new(),
+        tolerance: 0,
+        pending: None,
+        known_bug: None,
+    };
+    for source in sources {
+        for (line, text) in &source.directives {
+            apply(&mut case, text)
+                .map_err(|e| format!("{}:{line}: `exec: {text}`: {e}", source.path))?;
+        }
+    }
+    check(&case)?;
+    Ok(case)
+}
+
+fn apply(case: &mut Case, text: &str) -> Result<(), String> {
+    // Free text, which may contain `:`.
+    if let Some(area) = text.strip_prefix("pending ") {
+        case.pending = Some(area.trim().to_string());
+        return Ok(());
+    }
+    if let Some(bug) = text.strip_prefix("known-bug ") {
+        case.known_bug = Some(bug.trim().to_string());
+        return Ok(());
+    }
+    let (head, values) = match text.split_once(':') {
+        Some((head, values)) => (head, Some(values.split_whitespace().collect::<Vec<_>>())),
+        None => (text, None),
+    };
+    let words: Vec<&str> = head.split_whitespace().collect();
+    let Some((&keyword, args)) = words.split_first() else {
+        return Err("empty directive".into());
+    };
+    let number = |i: usize| -> Result<u32, String> {
+        args.get(i)
+            .ok_or_else(|| format!("`{keyword}` needs more arguments"))?
+            .parse()
+            .map_err(|_| format!("argument {} of `{keyword}` is not a number", i + 1))
+    };
+    let contents = |seed: u64| -> Result<Vec<u32>, String> {
+        let tokens = values
+            .as_ref()
+            .ok_or("expected `: VALUES` after the binding")?;
+        let words = values::parse_words(tokens, seed)?;
+        if words.is_empty() {
+            return Err("no values".into());
+        }
+        Ok(words)
+    };
+    let render = case.render.as_mut();
+    match keyword {
+        "dispatch" => case.dispatch = [number(0)?, number(1)?, number(2)?],
+        "storage" | "uniform" => {
+            let binding = number(0)?;
+            let words = contents(u64::from(binding))?;
+            let kind = if keyword == "storage" {
+                ResourceKind::Storage(words)
+            } else {
+                ResourceKind::Uniform(words)
+            };
+            case.resources.push(Resource { binding, kind });
+        }
+        "texture" => {
+            let binding = number(0)?;
+            let size = args.get(1).ok_or("expected WxH")?;
+            let (width, height) = size
+                .split_once('x')
+                .and_then(|(w, h)| Some((w.parse().ok()?, h.parse().ok()?)))
+                .ok_or_else(|| format!("`{size}` is not WxH"))?;
+            let format = TexelFormat::parse(args.get(2).ok_or("expected a format")?)?;
+            let words = contents(u64::from(binding))?;
+            let texture = Texture {
+                width,
+                height,
+                format,
+                words,
+            };
+            case.resources.push(Resource {
+                binding,
+                kind: ResourceKind::Texture(texture),
+            });
+        }
+        "sampler" => {
+            let linear = match args.get(1).copied() {
+                Some("nearest") => false,
+                Some("linear") => true,
+                _ => return Err("expected `nearest` or `linear`".into()),
+            };
+            case.resources.push(Resource {
+                binding: number(0)?,
+                kind: ResourceKind::Sampler { linear },
+            });
+        }
+        "spec" => {
+            let token = args.get(1).ok_or("expected a value")?;
+            let bits = values::parse_word(token)?;
+            let number_value = if token.contains('.') {
+                f64::from(f32::from_bits(bits))
+            } else if token.starts_with('-') {
+                f64::from(bits as i32)
+            } else {
+                f64::from(bits)
+            };
+            case.spec.push((
+                number(0)?,
+                SpecValue {
+                    bits,
+                    number: number_value,
+                },
+            ));
+        }
+        "ulp" => {
+            case.ulp.insert(number(0)?, number(1)?);
+        }
+        "expect" => {
+            let binding = number(0)?;
+            case.expect.insert(binding, contents(u64::from(binding))?);
+        }
+        "tolerance" => case.tolerance = number(0)?,
+        "target" => {
+            let render = render.ok_or("`target` is for render pairs")?;
+            let (width, height) = (number(0)?, number(1)?);
+            if !render.targets.is_empty() && (width, height) != (render.width, render.height) {
+                return Err("every target must have the same size".into());
+            }
+            render.width = width;
+            render.height = height;
+            render
+                .targets
+                .push(TexelFormat::parse(args.get(2).ok_or("expected a format")?)?);
+        }
+        "draw" => {
+            let render = render.ok_or("`draw` is for render pairs")?;
+            render.vertices = number(0)?;
+            if args.len() > 1 {
+                render.instances = number(1)?;
+            }
+        }
+        "samples" => {
+            let render = render.ok_or("`samples` is for render pairs")?;
+            render.samples = number(0)?;
+        }
+        "vertex" => {
+            let location = number(0)?;
+            let name = args.get(1).ok_or("expected a format")?;
+            let format = ATTRIBUTE_FORMATS
+                .iter()
+                .find(|(n, _)| n == name)
+                .map(|(_, f)| *f)
+                .ok_or_else(|| format!("unknown attribute format `{name}`"))?;
+            let words = contents(100 + u64::from(location))?;
+            let render = case.render.as_mut().ok_or("`vertex` is for render pairs")?;
+            render.attributes.push(Attribute {
+                location,
+                format,
+                words,
+            });
+        }
+        _ => return Err(format!("unknown directive `{keyword}`")),
+    }
+    Ok(())
+}
+
+/// Catches manifests that cannot mean what their author wanted.
+fn check(case: &Case) -> Result<(), String> {
+    let mut bindings: Vec<u32> = case.resources.iter().map(|r| r.binding).collect();
+    bindings.sort();
+    if bindings.windows(2).any(|w| w[0] == w[1]) {
+        return Err(format!("{}: two resources share a binding", case.name));
+    }
+    for binding in case.ulp.keys().chain(case.expect.keys()) {
+        if case.initial_contents(*binding).is_none() {
+            return Err(format!(
+                "{}: binding {binding} is not a storage buffer",
+                case.name
+            ));
+        }
+    }
+    for resource in &case.resources {
+        if let ResourceKind::Texture(t) = &resource.kind {
+            let words_per_texel = t.format.info().bytes_per_texel / 4;
+            if t.words.len() as u32 != t.width * t.height * words_per_texel {
+                return Err(format!(
+                    "{}: texture {} needs {} words",
+                    case.name,
+                    resource.binding,
+                    t.width * t.height * words_per_texel
+                ));
+            }
+        }
+    }
+    match &case.render {
+        None if !case.storage_bindings().is_empty() => Ok(()),
+        None => Err(format!(
+            "{}: a compute case needs a storage buffer to compare",
+            case.name
+        )),
+        Some(render) => {
+            let integer = render
+                .targets
+                .iter()
+                .any(|t| t.info().channel == ChannelKind::Integer32);
+            if !matches!(render.samples, 1 | 4) || (render.samples > 1 && integer) {
+                return Err(format!(
+                    "{}: `samples` must be 1, or 4 with no integer target (those do not resolve)",
+                    case.name
+                ));
+            }
+            if render.targets.is_empty() || render.vertices == 0 {
+                return Err(format!(
+                    "{}: a render pair needs `target` and `draw` lines",
+                    case.name
+                ));
+            }
+            for attribute in &render.attributes {
+                if attribute.words.len() as u32 != attribute.format.components * render.vertices {
+                    return Err(format!(
+                        "{}: vertex attribute {} needs {} words",
+                        case.name,
+                        attribute.location,
+                        attribute.format.components * render.vertices
+                    ));
+                }
+            }
+            Ok(())
+        }
+    }
+}

@@ -1,0 +1,236 @@
+//! Execution tests: the WGSL we produce must compute what the SPIR-V
+//! computed. Every SPIR-V binary under `fixtures/exec/compute` is a test, and
+//! so is every vertex binary under `fixtures/exec/render` with its fragment
+//! partner (`NAME.vert*.spv` + `NAME.frag*.spv`). A test:
+//! 1. reads its setup from the `exec:` lines of the shader sources
+//!    (`case.rs` lists them);
+//! 2. translates each module with `spv2wgsl::translate` and validates the
+//!    WGSL with naga and Tint (where installed);
+//! 3. runs the SPIR-V on a Vulkan device through ash, and the WGSL through
+//!    wgpu on the same device, with the same inputs;
+//! 4. compares every storage buffer and render target (`compare.rs`).
+//!
+//! One device serves the whole process. Without a Vulkan device the tests
+//! fail under CI (`CI=true`) and are otherwise reported as ignored, after a
+//! notice saying what to install. lavapipe (Mesa's CPU driver) is enough;
+//! set `NODEVICE_SELECT=1` if Mesa's device-select layer gets in the way.
+//!
+//! A shader marked `pending AREA` runs like any other, except that a
+//! "cannot translate" error is reported as ignored: it becomes a full test as
+//! soon as the translator supports it. A shader marked `known-bug TEXT`
+//! shows a translation bug: its failure is reported as ignored, and its
+//! passing fails until the line goes. Run one test with
+//! `cargo test --test execution -- NAME`.
+
+#[path = "../common/mod.rs"]
+mod common;
+
+mod case;
+mod compare;
+mod values;
+mod vulkan;
+mod webgpu;
+
+use std::panic::{self, AssertUnwindSafe};
+use std::sync::{Once, OnceLock};
+
+use libtest_mimic::{Arguments, Completion, Failed, Trial};
+
+use case::{Case, Module, Source, Stage};
+
+/// The Vulkan device and the wgpu device opened on it.
+struct Gpu {
+    vulkan: vulkan::Vulkan,
+    webgpu: webgpu::WebGpu,
+}
+
+fn gpu() -> &'static Result<Gpu, String> {
+    static GPU: OnceLock<Result<Gpu, String>> = OnceLock::new();
+    GPU.get_or_init(|| {
+        let vulkan = vulkan::Vulkan::new()?;
+        let webgpu = webgpu::WebGpu::new(&vulkan.device_name)?;
+        Ok(Gpu { vulkan, webgpu })
+    })
+}
+
+fn under_ci() -> bool {
+    std::env::var("CI").is_ok_and(|v| v == "true" || v == "1")
+}
+
+const INSTALL_HINT: &str = "install Mesa's Vulkan drivers and the Vulkan loader \
+     (Debian/Ubuntu: apt-get install mesa-vulkan-drivers libvulkan1)";
+
+fn main() {
+    let arguments = Arguments::from_args();
+    let trials = discover();
+    libtest_mimic::run(&arguments, trials).exit();
+}
+
+/// One trial per compute binary and per render pair.
+fn discover() -> Vec<Trial> {
+    let mut trials = Vec::new();
+    for binary in common::fixture_files(&["exec/compute"], &[".spv"]) {
+        let name = display_name(&binary);
+        let built = load_module(&binary, Stage::Compute)
+            .and_then(|(module, source)| case::build(name.clone(), vec![module], &[source]));
+        trials.push(trial(name, built));
+    }
+    for binary in common::fixture_files(&["exec/render"], &[".spv"]) {
+        if !binary.contains(".vert.") {
+            if !binary.contains(".frag.") {
+                trials.push(trial(
+                    display_name(&binary),
+                    Err(format!("{binary}: neither .vert nor .frag")),
+                ));
+            }
+            continue;
+        }
+        let partner = binary.replacen(".vert.", ".frag.", 1);
+        let name = display_name(&binary.replacen(".vert", "", 1));
+        let built = load_module(&binary, Stage::Vertex).and_then(|(vertex, vertex_source)| {
+            let (fragment, fragment_source) = load_module(&partner, Stage::Fragment)?;
+            case::build(
+                name.clone(),
+                vec![vertex, fragment],
+                &[vertex_source, fragment_source],
+            )
+        });
+        trials.push(trial(name, built));
+    }
+    trials
+}
+
+/// `exec/compute/x.comp.opt.spv` -> `compute/x.comp.opt`.
+fn display_name(binary: &str) -> String {
+    let name = binary.strip_prefix("exec/").unwrap_or(binary);
+    name.strip_suffix(".spv").unwrap_or(name).to_string()
+}
+
+/// A binary and the `exec:` lines of its source.
+fn load_module(binary: &str, stage: Stage) -> Result<(Module, Source), String> {
+    let source = case::source_of(binary).ok_or_else(|| format!("{binary}: not a .spv file"))?;
+    let text = std::fs::read_to_string(common::fixture(&source))
+        .map_err(|e| format!("{binary}: cannot read its source {source}: {e}"))?;
+    let spirv =
+        std::fs::read(common::fixture(binary)).map_err(|e| format!("cannot read {binary}: {e}"))?;
+    let module = Module {
+        stage,
+        path: binary.to_string(),
+        spirv,
+    };
+    Ok((module, Source::read(source, &text)))
+}
+
+fn trial(name: String, built: Result<Case, String>) -> Trial {
+    Trial::ignorable_test(name, move || {
+        let case = built.map_err(Failed::from)?;
+        let outcome = run(&case);
+        match (&case.known_bug, outcome) {
+            (None, outcome) => {
+                outcome.map_err(|problem| Failed::from(format!("{}: {problem}", case.name)))
+            }
+            (Some(bug), Err(problem)) => {
+                let first_line = problem.lines().next().unwrap_or_default().to_string();
+                Ok(Completion::ignored_with(format!(
+                    "known bug: {bug}; {first_line}"
+                )))
+            }
+            (Some(_), Ok(Completion::Ignored { reason })) => Ok(Completion::Ignored { reason }),
+            (Some(bug), Ok(Completion::Completed)) => Err(Failed::from(format!(
+                "{}: marked `known-bug {bug}` but passes now: remove the line",
+                case.name
+            ))),
+        }
+    })
+}
+
+fn run(case: &Case) -> Result<Completion, String> {
+    let gpu = match gpu() {
+        Ok(gpu) => gpu,
+        Err(reason) if under_ci() => {
+            return Err(format!(
+                "no usable Vulkan device under CI ({reason}); .ci/run must {INSTALL_HINT}"
+            ));
+        }
+        Err(reason) => {
+            static NOTICE: Once = Once::new();
+            NOTICE.call_once(|| {
+                eprintln!("note: execution tests skipped: no usable Vulkan device ({reason}); to run them, {INSTALL_HINT}");
+            });
+            return Ok(Completion::ignored_with("no Vulkan device"));
+        }
+    };
+
+    // The reference runs first, so even a shader we cannot translate yet
+    // proves its Vulkan side works.
+    let reference = match case.render {
+        None => gpu.vulkan.run_compute(case)?,
+        Some(_) => gpu.vulkan.run_render(case)?,
+    };
+    compare::check_reference(case, &reference)?;
+
+    let mut wgsl = Vec::new();
+    for module in &case.modules {
+        match translate(module) {
+            Ok(text) => wgsl.push(text),
+            Err(TranslateError::Unsupported(message)) if case.pending.is_some() => {
+                let area = case.pending.as_deref().unwrap_or_default();
+                return Ok(Completion::ignored_with(format!(
+                    "pending {area}: {message}"
+                )));
+            }
+            Err(TranslateError::Unsupported(message) | TranslateError::Other(message)) => {
+                return Err(format!("{}: {message}", module.path));
+            }
+        }
+    }
+    for (module, text) in case.modules.iter().zip(&wgsl) {
+        let (_, problems) = common::validate_wgsl(text, &module.path);
+        if !problems.is_empty() {
+            return Err(format!(
+                "{}: {}\n--- WGSL:\n{text}",
+                module.path,
+                problems.join("\n")
+            ));
+        }
+    }
+
+    let actual = match case.render {
+        None => gpu.webgpu.run_compute(case, &wgsl[0]),
+        Some(_) => gpu.webgpu.run_render(case, &wgsl[0], &wgsl[1]),
+    };
+    let outcome = actual.and_then(|actual| compare::compare(case, &reference, &actual));
+    outcome.map(|()| Completion::Completed).map_err(|problem| {
+        let listings: Vec<String> = case
+            .modules
+            .iter()
+            .zip(&wgsl)
+            .map(|(m, text)| format!("--- WGSL of {}:\n{text}", m.path))
+            .collect();
+        format!("{problem}\n{}", listings.join("\n"))
+    })
+}
+
+enum TranslateError {
+    Unsupported(String),
+    Other(String),
+}
+
+fn translate(module: &Module) -> Result<String, TranslateError> {
+    let outcome = panic::catch_unwind(AssertUnwindSafe(|| {
+        spv2wgsl::translate(&module.spirv, &spv2wgsl::Options::default())
+    }));
+    match outcome {
+        Ok(Ok(translation)) => Ok(translation.wgsl),
+        Ok(Err(error @ spv2wgsl::Error::Unsupported { .. })) => {
+            Err(TranslateError::Unsupported(error.to_string()))
+        }
+        Ok(Err(error)) => Err(TranslateError::Other(format!(
+            "translation failed: {error}"
+        ))),
+        Err(payload) => Err(TranslateError::Other(format!(
+            "translate panicked: {}",
+            common::panic_message(payload.as_ref())
+        ))),
+    }
+}

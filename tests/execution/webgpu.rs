@@ -1,0 +1,534 @@
+//! The run under test: our WGSL through wgpu, on the device the Vulkan
+//! reference ran on.
+//!
+//! Pipelines use wgpu's automatic layout, and a bind group holds exactly the
+//! bindings the WGSL declares: a resource the translation dropped is then
+//! simply unbound, and its output shows the difference. Every wgpu error of
+//! a run (validation or internal) is captured and returned, not panicked on.
+
+use std::future::Future;
+use std::pin::pin;
+use std::task::{Context, Poll, Waker};
+
+use crate::case::{Case, Render, ResourceKind, Texture};
+use crate::compare::Outputs;
+
+pub struct WebGpu {
+    device: wgpu::Device,
+    queue: wgpu::Queue,
+}
+
+/// Waits for a wgpu future. On native backends they are ready at once or
+/// made ready by `Device::poll`, so polling with a no-op waker suffices.
+pub fn block_on<F: Future>(future: F) -> F::Output {
+    let mut future = pin!(future);
+    let mut context = Context::from_waker(Waker::noop());
+    loop {
+        if let Poll::Ready(value) = future.as_mut().poll(&mut context) {
+            return value;
+        }
+        std::thread::yield_now();
+    }
+}
+
+impl WebGpu {
+    /// Opens the wgpu Vulkan adapter named `device_name`, with the adapter's
+    /// own limits so nothing is held to lower defaults than the reference.
+    pub fn new(device_name: &str) -> Result<WebGpu, String> {
+        let mut descriptor = wgpu::InstanceDescriptor::new_without_display_handle();
+        descriptor.backends = wgpu::Backends::VULKAN;
+        let instance = wgpu::Instance::new(descriptor);
+        let adapters = block_on(instance.enumerate_adapters(wgpu::Backends::VULKAN));
+        let names: Vec<String> = adapters.iter().map(|a| a.get_info().name).collect();
+        let adapter = adapters
+            .into_iter()
+            .find(|a| a.get_info().name == device_name)
+            .ok_or_else(|| {
+                format!("wgpu finds no Vulkan adapter named {device_name:?} (it sees {names:?})")
+            })?;
+        let descriptor = wgpu::DeviceDescriptor {
+            label: Some("execution tests"),
+            required_features: adapter.features() & wgpu::Features::SHADER_F16,
+            required_limits: adapter.limits(),
+            ..Default::default()
+        };
+        let (device, queue) = block_on(adapter.request_device(&descriptor))
+            .map_err(|e| format!("wgpu cannot open the device: {e}"))?;
+        Ok(WebGpu { device, queue })
+    }
+
+    pub fn run_compute(&self, case: &Case, wgsl: &str) -> Result<Outputs, String> {
+        self.capturing_errors(|| {
+            let module = self.shader(wgsl);
+            let keys = constant_keys(case);
+            let constants = constants(case, &keys, wgsl);
+            let pipeline = self
+                .device
+                .create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+                    label: None,
+                    layout: None,
+                    module: &module,
+                    entry_point: None,
+                    compilation_options: compilation_options(&constants),
+                    cache: None,
+                });
+            let resources = self.resources(case);
+            let bind_group =
+                self.bind_group(&pipeline.get_bind_group_layout(0), &resources, &[wgsl]);
+            let mut encoder = self.device.create_command_encoder(&Default::default());
+            {
+                let mut pass = encoder.begin_compute_pass(&Default::default());
+                pass.set_pipeline(&pipeline);
+                pass.set_bind_group(0, &bind_group, &[]);
+                let [x, y, z] = case.dispatch;
+                pass.dispatch_workgroups(x, y, z);
+            }
+            let buffers = self.read_storage(&mut encoder, &resources);
+            self.queue.submit([encoder.finish()]);
+            Ok(Outputs {
+                buffers: self.finish_reads(buffers)?,
+                targets: Vec::new(),
+            })
+        })
+    }
+
+    pub fn run_render(
+        &self,
+        case: &Case,
+        vertex_wgsl: &str,
+        fragment_wgsl: &str,
+    ) -> Result<Outputs, String> {
+        let render = case.render.as_ref().ok_or("not a render pair")?;
+        self.capturing_errors(|| {
+            let vertex = self.shader(vertex_wgsl);
+            let fragment = self.shader(fragment_wgsl);
+            let keys = constant_keys(case);
+            let vertex_constants = constants(case, &keys, vertex_wgsl);
+            let fragment_constants = constants(case, &keys, fragment_wgsl);
+            let attributes: Vec<[wgpu::VertexAttribute; 1]> = render
+                .attributes
+                .iter()
+                .map(|a| {
+                    [wgpu::VertexAttribute {
+                        format: a.format.webgpu,
+                        offset: 0,
+                        shader_location: a.location,
+                    }]
+                })
+                .collect();
+            let layouts: Vec<wgpu::VertexBufferLayout> = render
+                .attributes
+                .iter()
+                .zip(&attributes)
+                .map(|(a, attribute)| wgpu::VertexBufferLayout {
+                    array_stride: u64::from(a.format.components * 4),
+                    step_mode: wgpu::VertexStepMode::Vertex,
+                    attributes: attribute,
+                })
+                .collect();
+            let targets: Vec<Option<wgpu::ColorTargetState>> = render
+                .targets
+                .iter()
+                .map(|t| Some(t.info().webgpu.into()))
+                .collect();
+            let pipeline = self
+                .device
+                .create_render_pipeline(&wgpu::RenderPipelineDescriptor {
+                    label: None,
+                    layout: None,
+                    vertex: wgpu::VertexState {
+                        module: &vertex,
+                        entry_point: None,
+                        compilation_options: compilation_options(&vertex_constants),
+                        buffers: &layouts.into_iter().map(Some).collect::<Vec<_>>(),
+                    },
+                    primitive: wgpu::PrimitiveState {
+                        topology: wgpu::PrimitiveTopology::TriangleList,
+                        front_face: wgpu::FrontFace::Ccw,
+                        cull_mode: None,
+                        ..Default::default()
+                    },
+                    depth_stencil: None,
+                    multisample: wgpu::MultisampleState {
+                        count: render.samples,
+                        ..Default::default()
+                    },
+                    fragment: Some(wgpu::FragmentState {
+                        module: &fragment,
+                        entry_point: None,
+                        compilation_options: compilation_options(&fragment_constants),
+                        targets: &targets,
+                    }),
+                    multiview_mask: None,
+                    cache: None,
+                });
+            let resources = self.resources(case);
+            let bind_group = self.bind_group(
+                &pipeline.get_bind_group_layout(0),
+                &resources,
+                &[vertex_wgsl, fragment_wgsl],
+            );
+            let vertex_buffers: Vec<wgpu::Buffer> = render
+                .attributes
+                .iter()
+                .map(|a| self.buffer_with(&a.words, wgpu::BufferUsages::VERTEX))
+                .collect();
+            // What is read back: the target, or the single-sample texture a
+            // multisampled target resolves into.
+            let textures: Vec<wgpu::Texture> = render
+                .targets
+                .iter()
+                .map(|t| self.target(render, t.info(), 1))
+                .collect();
+            let views: Vec<wgpu::TextureView> = textures
+                .iter()
+                .map(|t| t.create_view(&Default::default()))
+                .collect();
+            let multisampled: Vec<wgpu::TextureView> = match render.samples {
+                1 => Vec::new(),
+                n => render
+                    .targets
+                    .iter()
+                    .map(|t| {
+                        self.target(render, t.info(), n)
+                            .create_view(&Default::default())
+                    })
+                    .collect(),
+            };
+            let mut encoder = self.device.create_command_encoder(&Default::default());
+            {
+                let attachments: Vec<_> = views
+                    .iter()
+                    .enumerate()
+                    .map(|(location, view)| {
+                        let drawn = multisampled.get(location);
+                        Some(wgpu::RenderPassColorAttachment {
+                            view: drawn.unwrap_or(view),
+                            depth_slice: None,
+                            resolve_target: drawn.map(|_| view),
+                            ops: wgpu::Operations {
+                                load: wgpu::LoadOp::Clear(wgpu::Color::TRANSPARENT),
+                                store: wgpu::StoreOp::Store,
+                            },
+                        })
+                    })
+                    .collect();
+                let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
+                    color_attachments: &attachments,
+                    ..Default::default()
+                });
+                pass.set_pipeline(&pipeline);
+                pass.set_bind_group(0, &bind_group, &[]);
+                for (slot, buffer) in vertex_buffers.iter().enumerate() {
+                    pass.set_vertex_buffer(slot as u32, buffer.slice(..));
+                }
+                pass.draw(0..render.vertices, 0..render.instances);
+            }
+            let pixels: Vec<_> = textures
+                .iter()
+                .zip(&render.targets)
+                .map(|(texture, format)| {
+                    self.read_texture(&mut encoder, texture, render, format.info().bytes_per_texel)
+                })
+                .collect();
+            let buffers = self.read_storage(&mut encoder, &resources);
+            self.queue.submit([encoder.finish()]);
+            let mut targets = Vec::new();
+            for (readback, row_bytes, padded) in pixels {
+                let bytes = self.map(&readback)?;
+                targets.push(
+                    bytes
+                        .chunks(padded)
+                        .flat_map(|row| &row[..row_bytes])
+                        .copied()
+                        .collect(),
+                );
+            }
+            Ok(Outputs {
+                buffers: self.finish_reads(buffers)?,
+                targets,
+            })
+        })
+    }
+
+    /// Runs `work` inside error scopes; `Err` carries the first error.
+    fn capturing_errors(
+        &self,
+        work: impl FnOnce() -> Result<Outputs, String>,
+    ) -> Result<Outputs, String> {
+        let internal = self.device.push_error_scope(wgpu::ErrorFilter::Internal);
+        let validation = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
+        let outputs = work();
+        let errors = [block_on(validation.pop()), block_on(internal.pop())];
+        match errors.into_iter().flatten().next() {
+            Some(error) => Err(format!("wgpu: {error}")),
+            None => outputs,
+        }
+    }
+
+    fn shader(&self, wgsl: &str) -> wgpu::ShaderModule {
+        self.device
+            .create_shader_module(wgpu::ShaderModuleDescriptor {
+                label: None,
+                source: wgpu::ShaderSource::Wgsl(wgsl.into()),
+            })
+    }
+
+    fn buffer_with(&self, words: &[u32], usage: wgpu::BufferUsages) -> wgpu::Buffer {
+        let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+        let buffer = self.device.create_buffer(&wgpu::BufferDescriptor {
+            label: None,
+            size: bytes.len() as u64,
+            usage: usage | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        self.queue.write_buffer(&buffer, 0, &bytes);
+        buffer
+    }
+
+    fn readback(&self, size: u64) -> wgpu::Buffer {
+        self.device.create_buffer(&wgpu::BufferDescriptor {
+            label: None,
+            size,
+            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        })
+    }
+
+    /// Every resource of the case, by binding.
+    fn resources(&self, case: &Case) -> Vec<(u32, Resource)> {
+        case.resources
+            .iter()
+            .map(|r| {
+                let resource = match &r.kind {
+                    ResourceKind::Storage(words) => Resource::Storage(self.buffer_with(
+                        words,
+                        wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
+                    )),
+                    ResourceKind::Uniform(words) => {
+                        Resource::Uniform(self.buffer_with(words, wgpu::BufferUsages::UNIFORM))
+                    }
+                    ResourceKind::Texture(texture) => Resource::Texture(self.texture(texture)),
+                    ResourceKind::Sampler { linear } => {
+                        let filter = if *linear {
+                            wgpu::FilterMode::Linear
+                        } else {
+                            wgpu::FilterMode::Nearest
+                        };
+                        Resource::Sampler(self.device.create_sampler(&wgpu::SamplerDescriptor {
+                            mag_filter: filter,
+                            min_filter: filter,
+                            ..Default::default()
+                        }))
+                    }
+                };
+                (r.binding, resource)
+            })
+            .collect()
+    }
+
+    fn texture(&self, texture: &Texture) -> wgpu::TextureView {
+        let info = texture.format.info();
+        let size = wgpu::Extent3d {
+            width: texture.width,
+            height: texture.height,
+            depth_or_array_layers: 1,
+        };
+        let handle = self.device.create_texture(&wgpu::TextureDescriptor {
+            label: None,
+            size,
+            mip_level_count: 1,
+            sample_count: 1,
+            dimension: wgpu::TextureDimension::D2,
+            format: info.webgpu,
+            usage: wgpu::TextureUsages::TEXTURE_BINDING | wgpu::TextureUsages::COPY_DST,
+            view_formats: &[],
+        });
+        let bytes: Vec<u8> = texture.words.iter().flat_map(|w| w.to_le_bytes()).collect();
+        let layout = wgpu::TexelCopyBufferLayout {
+            offset: 0,
+            bytes_per_row: Some(texture.width * info.bytes_per_texel),
+            rows_per_image: None,
+        };
+        self.queue
+            .write_texture(handle.as_image_copy(), &bytes, layout, size);
+        handle.create_view(&Default::default())
+    }
+
+    fn target(
+        &self,
+        render: &Render,
+        info: &crate::case::FormatInfo,
+        samples: u32,
+    ) -> wgpu::Texture {
+        self.device.create_texture(&wgpu::TextureDescriptor {
+            label: None,
+            size: wgpu::Extent3d {
+                width: render.width,
+                height: render.height,
+                depth_or_array_layers: 1,
+            },
+            mip_level_count: 1,
+            sample_count: samples,
+            dimension: wgpu::TextureDimension::D2,
+            format: info.webgpu,
+            usage: wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::COPY_SRC,
+            view_formats: &[],
+        })
+    }
+
+    /// A bind group for the bindings of group 0 that the WGSL modules
+    /// declare.
+    fn bind_group(
+        &self,
+        layout: &wgpu::BindGroupLayout,
+        resources: &[(u32, Resource)],
+        wgsl: &[&str],
+    ) -> wgpu::BindGroup {
+        let declared = declared_bindings(wgsl);
+        let entries: Vec<wgpu::BindGroupEntry> = resources
+            .iter()
+            .filter(|(binding, _)| declared.contains(binding))
+            .map(|(binding, resource)| wgpu::BindGroupEntry {
+                binding: *binding,
+                resource: match resource {
+                    Resource::Storage(buffer) | Resource::Uniform(buffer) => {
+                        buffer.as_entire_binding()
+                    }
+                    Resource::Texture(view) => wgpu::BindingResource::TextureView(view),
+                    Resource::Sampler(sampler) => wgpu::BindingResource::Sampler(sampler),
+                },
+            })
+            .collect();
+        self.device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: None,
+            layout,
+            entries: &entries,
+        })
+    }
+
+    /// Copies every storage buffer into a mappable one.
+    fn read_storage(
+        &self,
+        encoder: &mut wgpu::CommandEncoder,
+        resources: &[(u32, Resource)],
+    ) -> Vec<(u32, wgpu::Buffer)> {
+        resources
+            .iter()
+            .filter_map(|(binding, resource)| match resource {
+                Resource::Storage(buffer) => {
+                    let readback = self.readback(buffer.size());
+                    encoder.copy_buffer_to_buffer(buffer, 0, &readback, 0, buffer.size());
+                    Some((*binding, readback))
+                }
+                _ => None,
+            })
+            .collect()
+    }
+
+    fn finish_reads(
+        &self,
+        buffers: Vec<(u32, wgpu::Buffer)>,
+    ) -> Result<Vec<(u32, Vec<u8>)>, String> {
+        let mut read = Vec::new();
+        for (binding, buffer) in &buffers {
+            read.push((*binding, self.map(buffer)?));
+        }
+        read.sort_by_key(|(binding, _)| *binding);
+        Ok(read)
+    }
+
+    /// Copies a render target into a mappable buffer whose rows are padded
+    /// to wgpu's copy alignment: (buffer, bytes per row, padded bytes per row).
+    fn read_texture(
+        &self,
+        encoder: &mut wgpu::CommandEncoder,
+        texture: &wgpu::Texture,
+        render: &Render,
+        bytes_per_texel: u32,
+    ) -> (wgpu::Buffer, usize, usize) {
+        let row = render.width * bytes_per_texel;
+        let padded =
+            row.div_ceil(wgpu::COPY_BYTES_PER_ROW_ALIGNMENT) * wgpu::COPY_BYTES_PER_ROW_ALIGNMENT;
+        let readback = self.readback(u64::from(padded * render.height));
+        encoder.copy_texture_to_buffer(
+            texture.as_image_copy(),
+            wgpu::TexelCopyBufferInfo {
+                buffer: &readback,
+                layout: wgpu::TexelCopyBufferLayout {
+                    offset: 0,
+                    bytes_per_row: Some(padded),
+                    rows_per_image: None,
+                },
+            },
+            texture.size(),
+        );
+        (readback, row as usize, padded as usize)
+    }
+
+    fn map(&self, buffer: &wgpu::Buffer) -> Result<Vec<u8>, String> {
+        let slice = buffer.slice(..);
+        slice.map_async(wgpu::MapMode::Read, |_| {});
+        self.device
+            .poll(wgpu::PollType::wait_indefinitely())
+            .map_err(|e| format!("wgpu: waiting for the run: {e}"))?;
+        let bytes = slice
+            .get_mapped_range()
+            .map_err(|e| format!("wgpu: reading back: {e}"))?
+            .to_vec();
+        buffer.unmap();
+        Ok(bytes)
+    }
+}
+
+enum Resource {
+    Storage(wgpu::Buffer),
+    Uniform(wgpu::Buffer),
+    Texture(wgpu::TextureView),
+    Sampler(wgpu::Sampler),
+}
+
+/// The `@binding`s of `@group(0)` the WGSL modules declare (naga parses them;
+/// the test has validated them already).
+fn declared_bindings(wgsl: &[&str]) -> Vec<u32> {
+    wgsl.iter()
+        .filter_map(|text| naga::front::wgsl::parse_str(text).ok())
+        .flat_map(|module| {
+            module
+                .global_variables
+                .iter()
+                .filter_map(|(_, global)| global.binding.as_ref())
+                .filter(|binding| binding.group == 0)
+                .map(|binding| binding.binding)
+                .collect::<Vec<_>>()
+        })
+        .collect()
+}
+
+/// The keys of the case's `spec` lines as pipeline-overridable constants:
+/// their ids, which WGSL's `@id(N)` names.
+fn constant_keys(case: &Case) -> Vec<String> {
+    case.spec.iter().map(|(id, _)| id.to_string()).collect()
+}
+
+/// The constants a module declares (wgpu rejects the others): those whose
+/// id an `override` of the WGSL carries.
+fn constants<'a>(case: &Case, keys: &'a [String], wgsl: &str) -> Vec<(&'a str, f64)> {
+    let ids: Vec<u16> = naga::front::wgsl::parse_str(wgsl)
+        .map(|module| module.overrides.iter().filter_map(|(_, o)| o.id).collect())
+        .unwrap_or_default();
+    keys.iter()
+        .zip(&case.spec)
+        .filter(|(_, (id, _))| ids.iter().any(|declared| u32::from(*declared) == *id))
+        .map(|(key, (_, value))| (key.as_str(), value.number))
+        .collect()
+}
+
+fn compilation_options<'a>(
+    constants: &'a [(&'a str, f64)],
+) -> wgpu::PipelineCompilationOptions<'a> {
+    wgpu::PipelineCompilationOptions {
+        constants,
+        zero_initialize_workgroup_memory: true,
+    }
+}
