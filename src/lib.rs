@@ -9,6 +9,7 @@
 //! The pipeline reads one way: bytes, then [`spirv::load`] into a [`spirv::Module`], then the passes
 //! in the order [`translate`] lists them, then [`wgsl::emit`], printing, and validation with naga.
 
+pub mod builtins;
 pub mod diagnostics;
 pub mod error;
 pub mod ops;
