@@ -10,6 +10,7 @@
 //! in the order [`translate`] lists them, then [`wgsl::emit`], printing, and validation with naga.
 //! The reverse direction, WGSL to Vulkan SPIR-V, is [`reverse::compile`].
 
+pub mod builtins;
 pub mod diagnostics;
 pub mod error;
 pub mod ops;

@@ -18,219 +18,275 @@ pub enum Spelling {
     Custom,
 }
 
-/// How an operation reads the signedness of its integer operands (SPIR-V decides it by opcode,
-/// WGSL by type).
+/// How WGSL must see an integer operand or result. SPIR-V decides signedness by opcode and lets
+/// operand types mix `i32` and `u32`; WGSL decides it by type and wants them to match.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Sign {
-    /// No integer operands, or signedness does not matter beyond matching the result (float ops).
-    None,
-    /// Operands are read as the result type: two's complement makes the bits identical.
+pub enum Int {
+    /// As the declared result type: two's complement gives the same bits either way.
     AsResult,
-    /// Integer operands are read as signed; an integer result is signed in WGSL.
     Signed,
-    /// Integer operands are read as unsigned; an integer result is unsigned in WGSL.
     Unsigned,
-    /// Operands must match each other (comparisons for equality): read as the first one.
+    /// As the first operand: the operands only have to match each other (IEqual).
     AsFirst,
-    /// A shift: the base is read as the result (logical left), signed (arithmetic right) or
-    /// unsigned (logical right); WGSL wants the amount unsigned.
-    Shift(ShiftBase),
+    /// WGSL takes either (indices, levels, coordinates): left as it is.
+    Either,
 }
 
+/// The signedness rule of an operation: how it reads each integer operand (the last entry repeats
+/// for the operands after it) and the type WGSL computes an integer result in (`AsResult`: the
+/// declared type; `Signed`/`Unsigned`: a result declared otherwise is bitcast back to it).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ShiftBase {
-    AsResult,
-    Signed,
-    Unsigned,
+pub struct IntRule {
+    pub operands: &'static [Int],
+    pub result: Int,
 }
+
+impl IntRule {
+    /// The rule for the value operand at `position` (0 = the first value operand).
+    pub fn operand(&self, position: usize) -> Int {
+        self.operands.get(position).or(self.operands.last()).copied().unwrap_or(Int::Either)
+    }
+}
+
+const fn int(operands: &'static [Int], result: Int) -> IntRule {
+    IntRule { operands, result }
+}
+
+use Int::{AsFirst, AsResult, Signed as S, Unsigned as U};
+
+/// No integer operands or result.
+const FLOAT: IntRule = int(&[], AsResult);
+/// Operands read as the result; the bits do not depend on signedness (add, and, not, ...).
+const SAME: IntRule = int(&[AsResult], AsResult);
+const SIGNED: IntRule = int(&[S], S);
+const UNSIGNED: IntRule = int(&[U], U);
+/// IEqual, INotEqual: the operands must match each other, the result is a bool.
+const EQUALITY: IntRule = int(&[AsFirst], AsResult);
 
 pub struct OpRow {
     pub op: Op,
     pub spelling: Spelling,
-    pub sign: Sign,
+    pub int: IntRule,
 }
 
-const fn row(op: Op, spelling: Spelling, sign: Sign) -> OpRow {
-    OpRow { op, spelling, sign }
+const fn row(op: Op, spelling: Spelling, int: IntRule) -> OpRow {
+    OpRow { op, spelling, int }
 }
 
 use BinaryOp as B;
-use Sign as S;
 use Spelling::{Binary, Builtin, Convert, Custom, Unary};
 
-/// Core instructions that map to one WGSL operator, builtin or conversion.
+/// Core instructions that map to one WGSL operator, builtin or conversion, or that have a lowering
+/// of their own (`Custom`) but still a signedness rule.
 pub static CORE: &[OpRow] = &[
-    row(Op::FAdd, Binary(B::Add), S::None),
-    row(Op::IAdd, Binary(B::Add), S::AsResult),
-    row(Op::FSub, Binary(B::Subtract), S::None),
-    row(Op::ISub, Binary(B::Subtract), S::AsResult),
-    row(Op::FMul, Binary(B::Multiply), S::None),
-    row(Op::IMul, Binary(B::Multiply), S::AsResult),
-    row(Op::FDiv, Binary(B::Divide), S::None),
-    row(Op::SDiv, Binary(B::Divide), S::Signed),
-    row(Op::UDiv, Binary(B::Divide), S::Unsigned),
-    // WGSL `%` truncates: the sign follows the dividend, as OpFRem and OpSRem define.
-    row(Op::FRem, Binary(B::Modulo), S::None),
-    row(Op::SRem, Binary(B::Modulo), S::Signed),
-    row(Op::UMod, Binary(B::Modulo), S::Unsigned),
+    row(Op::FAdd, Binary(B::Add), FLOAT),
+    row(Op::IAdd, Binary(B::Add), SAME),
+    row(Op::FSub, Binary(B::Subtract), FLOAT),
+    row(Op::ISub, Binary(B::Subtract), SAME),
+    row(Op::FMul, Binary(B::Multiply), FLOAT),
+    row(Op::IMul, Binary(B::Multiply), SAME),
+    row(Op::FDiv, Binary(B::Divide), FLOAT),
+    // x / 0 and INT_MIN / -1 are undefined in SPIR-V; WGSL defines both as x.
+    row(Op::SDiv, Binary(B::Divide), SIGNED),
+    row(Op::UDiv, Binary(B::Divide), UNSIGNED),
+    // WGSL `%` truncates: the sign follows the dividend, as OpFRem and OpSRem define. x % 0 and
+    // INT_MIN % -1 are undefined in SPIR-V; WGSL defines both as 0.
+    row(Op::FRem, Binary(B::Modulo), FLOAT),
+    row(Op::SRem, Binary(B::Modulo), SIGNED),
+    row(Op::UMod, Binary(B::Modulo), UNSIGNED),
     // The result takes the divisor's sign: exact code, see `wgsl/instruction.rs`.
-    row(Op::SMod, Custom, S::Signed),
-    row(Op::FMod, Custom, S::None),
-    row(Op::VectorTimesScalar, Binary(B::Multiply), S::None),
-    row(Op::MatrixTimesScalar, Binary(B::Multiply), S::None),
-    row(Op::VectorTimesMatrix, Binary(B::Multiply), S::None),
-    row(Op::MatrixTimesVector, Binary(B::Multiply), S::None),
-    row(Op::MatrixTimesMatrix, Binary(B::Multiply), S::None),
-    row(Op::BitwiseAnd, Binary(B::And), S::AsResult),
-    row(Op::BitwiseOr, Binary(B::Or), S::AsResult),
-    row(Op::BitwiseXor, Binary(B::Xor), S::AsResult),
-    row(Op::ShiftLeftLogical, Binary(B::ShiftLeft), S::Shift(ShiftBase::AsResult)),
-    row(Op::ShiftRightLogical, Binary(B::ShiftRight), S::Shift(ShiftBase::Unsigned)),
-    row(Op::ShiftRightArithmetic, Binary(B::ShiftRight), S::Shift(ShiftBase::Signed)),
-    row(Op::IEqual, Binary(B::Equal), S::AsFirst),
-    row(Op::INotEqual, Binary(B::NotEqual), S::AsFirst),
-    row(Op::SLessThan, Binary(B::Less), S::Signed),
-    row(Op::SLessThanEqual, Binary(B::LessEqual), S::Signed),
-    row(Op::SGreaterThan, Binary(B::Greater), S::Signed),
-    row(Op::SGreaterThanEqual, Binary(B::GreaterEqual), S::Signed),
-    row(Op::ULessThan, Binary(B::Less), S::Unsigned),
-    row(Op::ULessThanEqual, Binary(B::LessEqual), S::Unsigned),
-    row(Op::UGreaterThan, Binary(B::Greater), S::Unsigned),
-    row(Op::UGreaterThanEqual, Binary(B::GreaterEqual), S::Unsigned),
+    row(Op::SMod, Custom, SIGNED),
+    row(Op::FMod, Custom, FLOAT),
+    row(Op::VectorTimesScalar, Binary(B::Multiply), FLOAT),
+    row(Op::MatrixTimesScalar, Binary(B::Multiply), FLOAT),
+    row(Op::VectorTimesMatrix, Binary(B::Multiply), FLOAT),
+    row(Op::MatrixTimesVector, Binary(B::Multiply), FLOAT),
+    row(Op::MatrixTimesMatrix, Binary(B::Multiply), FLOAT),
+    row(Op::BitwiseAnd, Binary(B::And), SAME),
+    row(Op::BitwiseOr, Binary(B::Or), SAME),
+    row(Op::BitwiseXor, Binary(B::Xor), SAME),
+    // WGSL wants the shift amount unsigned and uses its low 5 bits; SPIR-V leaves shifts by 32
+    // or more undefined.
+    row(Op::ShiftLeftLogical, Binary(B::ShiftLeft), int(&[AsResult, U], AsResult)),
+    row(Op::ShiftRightLogical, Binary(B::ShiftRight), int(&[U, U], U)),
+    row(Op::ShiftRightArithmetic, Binary(B::ShiftRight), int(&[S, U], S)),
+    row(Op::IEqual, Binary(B::Equal), EQUALITY),
+    row(Op::INotEqual, Binary(B::NotEqual), EQUALITY),
+    row(Op::SLessThan, Binary(B::Less), SIGNED),
+    row(Op::SLessThanEqual, Binary(B::LessEqual), SIGNED),
+    row(Op::SGreaterThan, Binary(B::Greater), SIGNED),
+    row(Op::SGreaterThanEqual, Binary(B::GreaterEqual), SIGNED),
+    row(Op::ULessThan, Binary(B::Less), UNSIGNED),
+    row(Op::ULessThanEqual, Binary(B::LessEqual), UNSIGNED),
+    row(Op::UGreaterThan, Binary(B::Greater), UNSIGNED),
+    row(Op::UGreaterThanEqual, Binary(B::GreaterEqual), UNSIGNED),
     // WGSL does not promise IEEE NaN behaviour, so ordered and unordered compare alike.
-    row(Op::FOrdEqual, Binary(B::Equal), S::None),
-    row(Op::FUnordEqual, Binary(B::Equal), S::None),
-    row(Op::FOrdNotEqual, Binary(B::NotEqual), S::None),
-    row(Op::FUnordNotEqual, Binary(B::NotEqual), S::None),
-    row(Op::FOrdLessThan, Binary(B::Less), S::None),
-    row(Op::FUnordLessThan, Binary(B::Less), S::None),
-    row(Op::FOrdLessThanEqual, Binary(B::LessEqual), S::None),
-    row(Op::FUnordLessThanEqual, Binary(B::LessEqual), S::None),
-    row(Op::FOrdGreaterThan, Binary(B::Greater), S::None),
-    row(Op::FUnordGreaterThan, Binary(B::Greater), S::None),
-    row(Op::FOrdGreaterThanEqual, Binary(B::GreaterEqual), S::None),
-    row(Op::FUnordGreaterThanEqual, Binary(B::GreaterEqual), S::None),
-    row(Op::LogicalEqual, Binary(B::Equal), S::None),
-    row(Op::LogicalNotEqual, Binary(B::NotEqual), S::None),
-    row(Op::LogicalAnd, Binary(B::LogicalAnd), S::None),
-    row(Op::LogicalOr, Binary(B::LogicalOr), S::None),
-    row(Op::LogicalNot, Unary(UnaryOp::Not), S::None),
-    row(Op::FNegate, Unary(UnaryOp::Negate), S::None),
-    row(Op::SNegate, Unary(UnaryOp::Negate), S::Signed),
-    row(Op::Not, Unary(UnaryOp::BitNot), S::AsResult),
-    row(Op::ConvertFToS, Convert, S::Signed),
-    row(Op::ConvertFToU, Convert, S::Unsigned),
-    row(Op::ConvertSToF, Convert, S::Signed),
-    row(Op::ConvertUToF, Convert, S::Unsigned),
-    row(Op::FConvert, Convert, S::None),
-    row(Op::SConvert, Convert, S::Signed),
-    row(Op::UConvert, Convert, S::Unsigned),
-    row(Op::Dot, Builtin("dot"), S::None),
-    row(Op::Transpose, Builtin("transpose"), S::None),
-    row(Op::Any, Builtin("any"), S::None),
-    row(Op::All, Builtin("all"), S::None),
-    row(Op::DPdx, Builtin("dpdx"), S::None),
-    row(Op::DPdy, Builtin("dpdy"), S::None),
-    row(Op::Fwidth, Builtin("fwidth"), S::None),
-    row(Op::DPdxFine, Builtin("dpdxFine"), S::None),
-    row(Op::DPdyFine, Builtin("dpdyFine"), S::None),
-    row(Op::FwidthFine, Builtin("fwidthFine"), S::None),
-    row(Op::DPdxCoarse, Builtin("dpdxCoarse"), S::None),
-    row(Op::DPdyCoarse, Builtin("dpdyCoarse"), S::None),
-    row(Op::FwidthCoarse, Builtin("fwidthCoarse"), S::None),
-    row(Op::QuantizeToF16, Builtin("quantizeToF16"), S::None),
-    row(Op::BitReverse, Builtin("reverseBits"), S::AsResult),
-    row(Op::BitCount, Builtin("countOneBits"), S::AsResult),
-    row(Op::BitFieldInsert, Builtin("insertBits"), S::AsResult),
-    row(Op::BitFieldSExtract, Builtin("extractBits"), S::Signed),
-    row(Op::BitFieldUExtract, Builtin("extractBits"), S::Unsigned),
+    row(Op::FOrdEqual, Binary(B::Equal), FLOAT),
+    row(Op::FUnordEqual, Binary(B::Equal), FLOAT),
+    row(Op::FOrdNotEqual, Binary(B::NotEqual), FLOAT),
+    row(Op::FUnordNotEqual, Binary(B::NotEqual), FLOAT),
+    row(Op::FOrdLessThan, Binary(B::Less), FLOAT),
+    row(Op::FUnordLessThan, Binary(B::Less), FLOAT),
+    row(Op::FOrdLessThanEqual, Binary(B::LessEqual), FLOAT),
+    row(Op::FUnordLessThanEqual, Binary(B::LessEqual), FLOAT),
+    row(Op::FOrdGreaterThan, Binary(B::Greater), FLOAT),
+    row(Op::FUnordGreaterThan, Binary(B::Greater), FLOAT),
+    row(Op::FOrdGreaterThanEqual, Binary(B::GreaterEqual), FLOAT),
+    row(Op::FUnordGreaterThanEqual, Binary(B::GreaterEqual), FLOAT),
+    row(Op::LogicalEqual, Binary(B::Equal), FLOAT),
+    row(Op::LogicalNotEqual, Binary(B::NotEqual), FLOAT),
+    row(Op::LogicalAnd, Binary(B::LogicalAnd), FLOAT),
+    row(Op::LogicalOr, Binary(B::LogicalOr), FLOAT),
+    row(Op::LogicalNot, Unary(UnaryOp::Not), FLOAT),
+    row(Op::FNegate, Unary(UnaryOp::Negate), FLOAT),
+    // WGSL has no unary minus for u32; -INT_MIN wraps to INT_MIN in both.
+    row(Op::SNegate, Unary(UnaryOp::Negate), SIGNED),
+    row(Op::Not, Unary(UnaryOp::BitNot), SAME),
+    row(Op::ConvertFToS, Convert, SIGNED),
+    row(Op::ConvertFToU, Convert, UNSIGNED),
+    row(Op::ConvertSToF, Convert, SIGNED),
+    row(Op::ConvertUToF, Convert, UNSIGNED),
+    row(Op::FConvert, Convert, FLOAT),
+    row(Op::SConvert, Convert, SIGNED),
+    row(Op::UConvert, Convert, UNSIGNED),
+    row(Op::Dot, Builtin("dot"), FLOAT),
+    row(Op::Transpose, Builtin("transpose"), FLOAT),
+    row(Op::Any, Builtin("any"), FLOAT),
+    row(Op::All, Builtin("all"), FLOAT),
+    row(Op::DPdx, Builtin("dpdx"), FLOAT),
+    row(Op::DPdy, Builtin("dpdy"), FLOAT),
+    row(Op::Fwidth, Builtin("fwidth"), FLOAT),
+    row(Op::DPdxFine, Builtin("dpdxFine"), FLOAT),
+    row(Op::DPdyFine, Builtin("dpdyFine"), FLOAT),
+    row(Op::FwidthFine, Builtin("fwidthFine"), FLOAT),
+    row(Op::DPdxCoarse, Builtin("dpdxCoarse"), FLOAT),
+    row(Op::DPdyCoarse, Builtin("dpdyCoarse"), FLOAT),
+    row(Op::FwidthCoarse, Builtin("fwidthCoarse"), FLOAT),
+    row(Op::QuantizeToF16, Builtin("quantizeToF16"), FLOAT),
+    row(Op::BitReverse, Builtin("reverseBits"), SAME),
+    // The count does not depend on how the base is read; the result may be declared either way.
+    row(Op::BitCount, Builtin("countOneBits"), SAME),
+    // Offsets and counts are u32 in WGSL whatever the base.
+    row(Op::BitFieldInsert, Builtin("insertBits"), int(&[AsResult, AsResult, U], AsResult)),
+    row(Op::BitFieldSExtract, Builtin("extractBits"), int(&[S, U], S)),
+    row(Op::BitFieldUExtract, Builtin("extractBits"), int(&[U, U], U)),
+    // Two-word results built from 32-bit arithmetic on unsigned words, see
+    // `wgsl/extended_arith.rs`; for SMulExtended that lowering applies the operands' signs itself.
+    row(Op::IAddCarry, Custom, UNSIGNED),
+    row(Op::ISubBorrow, Custom, UNSIGNED),
+    row(Op::UMulExtended, Custom, UNSIGNED),
+    row(Op::SMulExtended, Custom, UNSIGNED),
+];
+
+/// Instructions lowered elsewhere whose integer results WGSL computes as `u32` whatever SPIR-V
+/// declares (`textureDimensions` and friends); their integer operands (levels) may be either.
+pub static UNSIGNED_RESULTS: &[Op] = &[
+    Op::ImageQuerySize,
+    Op::ImageQuerySizeLod,
+    Op::ImageQueryLevels,
+    Op::ImageQuerySamples,
+    Op::ArrayLength,
+];
+
+/// Atomic operations whose result depends on signedness. WGSL's `atomicMin`/`atomicMax` compare as
+/// the atomic's own type, so the opcode's signedness must match the pointee's.
+pub static ATOMIC_ORDER: &[(Op, Int)] = &[
+    (Op::AtomicSMin, S),
+    (Op::AtomicSMax, S),
+    (Op::AtomicUMin, U),
+    (Op::AtomicUMax, U),
 ];
 
 pub struct ExtRow {
     pub op: GLOp,
     pub name: &'static str,
-    pub sign: Sign,
+    pub int: IntRule,
 }
 
-const fn ext(op: GLOp, name: &'static str, sign: Sign) -> ExtRow {
-    ExtRow { op, name, sign }
+const fn ext(op: GLOp, name: &'static str, int: IntRule) -> ExtRow {
+    ExtRow { op, name, int }
 }
 
 /// GLSL.std.450 instructions that are one WGSL builtin with the same operands.
 pub static GLSL_STD_450: &[ExtRow] = &[
     // Round's tie direction is implementation-defined; WGSL rounds ties to even.
-    ext(GLOp::Round, "round", S::None),
-    ext(GLOp::RoundEven, "round", S::None),
-    ext(GLOp::Trunc, "trunc", S::None),
-    ext(GLOp::FAbs, "abs", S::None),
-    ext(GLOp::SAbs, "abs", S::Signed),
-    ext(GLOp::FSign, "sign", S::None),
-    ext(GLOp::SSign, "sign", S::Signed),
-    ext(GLOp::Floor, "floor", S::None),
-    ext(GLOp::Ceil, "ceil", S::None),
-    ext(GLOp::Fract, "fract", S::None),
-    ext(GLOp::Radians, "radians", S::None),
-    ext(GLOp::Degrees, "degrees", S::None),
-    ext(GLOp::Sin, "sin", S::None),
-    ext(GLOp::Cos, "cos", S::None),
-    ext(GLOp::Tan, "tan", S::None),
-    ext(GLOp::Asin, "asin", S::None),
-    ext(GLOp::Acos, "acos", S::None),
-    ext(GLOp::Atan, "atan", S::None),
-    ext(GLOp::Sinh, "sinh", S::None),
-    ext(GLOp::Cosh, "cosh", S::None),
-    ext(GLOp::Tanh, "tanh", S::None),
-    ext(GLOp::Asinh, "asinh", S::None),
-    ext(GLOp::Acosh, "acosh", S::None),
-    ext(GLOp::Atanh, "atanh", S::None),
-    ext(GLOp::Atan2, "atan2", S::None),
-    ext(GLOp::Pow, "pow", S::None),
-    ext(GLOp::Exp, "exp", S::None),
-    ext(GLOp::Log, "log", S::None),
-    ext(GLOp::Exp2, "exp2", S::None),
-    ext(GLOp::Log2, "log2", S::None),
-    ext(GLOp::Sqrt, "sqrt", S::None),
-    ext(GLOp::InverseSqrt, "inverseSqrt", S::None),
-    ext(GLOp::Determinant, "determinant", S::None),
-    ext(GLOp::FMin, "min", S::None),
-    ext(GLOp::UMin, "min", S::Unsigned),
-    ext(GLOp::SMin, "min", S::Signed),
-    ext(GLOp::FMax, "max", S::None),
-    ext(GLOp::UMax, "max", S::Unsigned),
-    ext(GLOp::SMax, "max", S::Signed),
-    ext(GLOp::FClamp, "clamp", S::None),
-    ext(GLOp::UClamp, "clamp", S::Unsigned),
-    ext(GLOp::SClamp, "clamp", S::Signed),
-    ext(GLOp::NMin, "min", S::None),
-    ext(GLOp::NMax, "max", S::None),
-    ext(GLOp::NClamp, "clamp", S::None),
-    ext(GLOp::FMix, "mix", S::None),
-    ext(GLOp::Step, "step", S::None),
-    ext(GLOp::SmoothStep, "smoothstep", S::None),
-    ext(GLOp::Fma, "fma", S::None),
-    ext(GLOp::Ldexp, "ldexp", S::Signed),
-    ext(GLOp::PackSnorm4x8, "pack4x8snorm", S::None),
-    ext(GLOp::PackUnorm4x8, "pack4x8unorm", S::None),
-    ext(GLOp::PackSnorm2x16, "pack2x16snorm", S::None),
-    ext(GLOp::PackUnorm2x16, "pack2x16unorm", S::None),
-    ext(GLOp::PackHalf2x16, "pack2x16float", S::None),
-    ext(GLOp::UnpackSnorm2x16, "unpack2x16snorm", S::None),
-    ext(GLOp::UnpackUnorm2x16, "unpack2x16unorm", S::None),
-    ext(GLOp::UnpackHalf2x16, "unpack2x16float", S::None),
-    ext(GLOp::UnpackSnorm4x8, "unpack4x8snorm", S::None),
-    ext(GLOp::UnpackUnorm4x8, "unpack4x8unorm", S::None),
-    ext(GLOp::Length, "length", S::None),
-    ext(GLOp::Distance, "distance", S::None),
-    ext(GLOp::Cross, "cross", S::None),
-    ext(GLOp::Normalize, "normalize", S::None),
-    ext(GLOp::FaceForward, "faceForward", S::None),
-    ext(GLOp::Reflect, "reflect", S::None),
-    ext(GLOp::Refract, "refract", S::None),
-    ext(GLOp::FindILsb, "firstTrailingBit", S::AsResult),
-    ext(GLOp::FindSMsb, "firstLeadingBit", S::Signed),
-    ext(GLOp::FindUMsb, "firstLeadingBit", S::Unsigned),
-    ext(GLOp::ModfStruct, "modf", S::None),
-    ext(GLOp::FrexpStruct, "frexp", S::None),
+    ext(GLOp::Round, "round", FLOAT),
+    ext(GLOp::RoundEven, "round", FLOAT),
+    ext(GLOp::Trunc, "trunc", FLOAT),
+    ext(GLOp::FAbs, "abs", FLOAT),
+    // abs(INT_MIN) is INT_MIN in both.
+    ext(GLOp::SAbs, "abs", SIGNED),
+    ext(GLOp::FSign, "sign", FLOAT),
+    ext(GLOp::SSign, "sign", SIGNED),
+    ext(GLOp::Floor, "floor", FLOAT),
+    ext(GLOp::Ceil, "ceil", FLOAT),
+    ext(GLOp::Fract, "fract", FLOAT),
+    ext(GLOp::Radians, "radians", FLOAT),
+    ext(GLOp::Degrees, "degrees", FLOAT),
+    ext(GLOp::Sin, "sin", FLOAT),
+    ext(GLOp::Cos, "cos", FLOAT),
+    ext(GLOp::Tan, "tan", FLOAT),
+    ext(GLOp::Asin, "asin", FLOAT),
+    ext(GLOp::Acos, "acos", FLOAT),
+    ext(GLOp::Atan, "atan", FLOAT),
+    ext(GLOp::Sinh, "sinh", FLOAT),
+    ext(GLOp::Cosh, "cosh", FLOAT),
+    ext(GLOp::Tanh, "tanh", FLOAT),
+    ext(GLOp::Asinh, "asinh", FLOAT),
+    ext(GLOp::Acosh, "acosh", FLOAT),
+    ext(GLOp::Atanh, "atanh", FLOAT),
+    ext(GLOp::Atan2, "atan2", FLOAT),
+    ext(GLOp::Pow, "pow", FLOAT),
+    ext(GLOp::Exp, "exp", FLOAT),
+    ext(GLOp::Log, "log", FLOAT),
+    ext(GLOp::Exp2, "exp2", FLOAT),
+    ext(GLOp::Log2, "log2", FLOAT),
+    ext(GLOp::Sqrt, "sqrt", FLOAT),
+    ext(GLOp::InverseSqrt, "inverseSqrt", FLOAT),
+    ext(GLOp::Determinant, "determinant", FLOAT),
+    ext(GLOp::FMin, "min", FLOAT),
+    ext(GLOp::UMin, "min", UNSIGNED),
+    ext(GLOp::SMin, "min", SIGNED),
+    ext(GLOp::FMax, "max", FLOAT),
+    ext(GLOp::UMax, "max", UNSIGNED),
+    ext(GLOp::SMax, "max", SIGNED),
+    ext(GLOp::FClamp, "clamp", FLOAT),
+    ext(GLOp::UClamp, "clamp", UNSIGNED),
+    ext(GLOp::SClamp, "clamp", SIGNED),
+    ext(GLOp::NMin, "min", FLOAT),
+    ext(GLOp::NMax, "max", FLOAT),
+    ext(GLOp::NClamp, "clamp", FLOAT),
+    ext(GLOp::FMix, "mix", FLOAT),
+    ext(GLOp::Step, "step", FLOAT),
+    ext(GLOp::SmoothStep, "smoothstep", FLOAT),
+    ext(GLOp::Fma, "fma", FLOAT),
+    // WGSL's exponent is i32.
+    ext(GLOp::Ldexp, "ldexp", int(&[S], AsResult)),
+    // The packed word is u32 in WGSL; SPIR-V allows any 32-bit integer.
+    ext(GLOp::PackSnorm4x8, "pack4x8snorm", int(&[], U)),
+    ext(GLOp::PackUnorm4x8, "pack4x8unorm", int(&[], U)),
+    ext(GLOp::PackSnorm2x16, "pack2x16snorm", int(&[], U)),
+    ext(GLOp::PackUnorm2x16, "pack2x16unorm", int(&[], U)),
+    ext(GLOp::PackHalf2x16, "pack2x16float", int(&[], U)),
+    ext(GLOp::UnpackSnorm2x16, "unpack2x16snorm", int(&[U], AsResult)),
+    ext(GLOp::UnpackUnorm2x16, "unpack2x16unorm", int(&[U], AsResult)),
+    ext(GLOp::UnpackHalf2x16, "unpack2x16float", int(&[U], AsResult)),
+    ext(GLOp::UnpackSnorm4x8, "unpack4x8snorm", int(&[U], AsResult)),
+    ext(GLOp::UnpackUnorm4x8, "unpack4x8unorm", int(&[U], AsResult)),
+    ext(GLOp::Length, "length", FLOAT),
+    ext(GLOp::Distance, "distance", FLOAT),
+    ext(GLOp::Cross, "cross", FLOAT),
+    ext(GLOp::Normalize, "normalize", FLOAT),
+    ext(GLOp::FaceForward, "faceForward", FLOAT),
+    ext(GLOp::Reflect, "reflect", FLOAT),
+    ext(GLOp::Refract, "refract", FLOAT),
+    // The lowest set bit is at the same place however the value is read; -1 when none is.
+    ext(GLOp::FindILsb, "firstTrailingBit", SAME),
+    // SPIR-V lets the result's signedness differ from the operand's.
+    ext(GLOp::FindSMsb, "firstLeadingBit", SIGNED),
+    ext(GLOp::FindUMsb, "firstLeadingBit", UNSIGNED),
+    ext(GLOp::ModfStruct, "modf", FLOAT),
+    ext(GLOp::FrexpStruct, "frexp", FLOAT),
 ];
 
 pub fn core_row(op: Op) -> Option<&'static OpRow> {
@@ -255,14 +311,41 @@ mod tests {
         }
     }
 
+    /// The sign-specific opcodes say so in their names: `SDiv`, `ULessThan`, `FindSMsb`,
+    /// `BitFieldUExtract`, `ConvertFToU`. Their rows must read and compute with that signedness.
     #[test]
-    fn division_and_comparison_signedness_follows_the_opcode() {
-        assert_eq!(core_row(Op::SDiv).unwrap().sign, Sign::Signed);
-        assert_eq!(core_row(Op::UDiv).unwrap().sign, Sign::Unsigned);
-        assert_eq!(core_row(Op::ULessThan).unwrap().sign, Sign::Unsigned);
-        assert_eq!(core_row(Op::IEqual).unwrap().sign, Sign::AsFirst);
-        assert_eq!(core_row(Op::ShiftRightArithmetic).unwrap().sign, Sign::Shift(ShiftBase::Signed));
-        assert_eq!(glsl_row(GLOp::SMax as u32).unwrap().sign, Sign::Signed);
+    fn signed_and_unsigned_opcodes_follow_their_names() {
+        let named = |name: &str, letter: char| {
+            let marked = |prefix: &str| {
+                name.strip_prefix(prefix)
+                    .and_then(|rest| rest.strip_prefix(letter))
+                    .is_some_and(|rest| rest.starts_with(|c: char| c.is_ascii_uppercase()))
+            };
+            marked("") || marked("Find") || marked("BitField") || name.ends_with(&format!("To{letter}"))
+                || name.starts_with(&format!("Convert{letter}To"))
+        };
+        let rules = CORE.iter().map(|row| (format!("{:?}", row.op), row.int)).chain(GLSL_STD_450.iter().map(|row| (format!("{:?}", row.op), row.int)));
+        let mut seen = 0;
+        for (name, rule) in rules {
+            for (letter, sign) in [('S', Int::Signed), ('U', Int::Unsigned)] {
+                // Its lowering works on unsigned words and applies the signs itself.
+                if named(&name, letter) && name != "SMulExtended" {
+                    seen += 1;
+                    let float_operand = name.starts_with("ConvertF");
+                    assert!(float_operand || rule.operand(0) == sign, "{name} reads its first operand as {:?}", rule.operand(0));
+                    let float_result = name.ends_with("ToF") || name.contains("LessThan") || name.contains("GreaterThan");
+                    assert!(float_result || rule.result == sign, "{name} computes its result as {:?}", rule.result);
+                }
+            }
+        }
+        assert!(seen >= 30, "only {seen} sign-specific opcodes found");
+    }
+
+    #[test]
+    fn operand_rules_repeat_the_last_entry() {
+        let rule = core_row(Op::ShiftRightArithmetic).unwrap().int;
+        assert_eq!((rule.operand(0), rule.operand(1), rule.operand(5)), (Int::Signed, Int::Unsigned, Int::Unsigned));
+        assert_eq!(core_row(Op::FAdd).unwrap().int.operand(0), Int::Either, "no rule: left as it is");
         assert_eq!(core_row(Op::SMod).unwrap().spelling, Spelling::Custom, "SMod needs exact code, not `%`");
     }
 }

@@ -288,6 +288,22 @@ fn entry_point_option_selects_one_entry_point() {
     }
 }
 
+/// A vertex, a fragment and a geometry shader: WGSL has no geometry stage.
+const MIXED_STAGES_FIXTURE: &str = "spvasm/io_multi_entry_points.spvasm";
+
+#[test]
+fn a_stage_wgsl_lacks_is_skipped_with_a_warning_and_an_error_when_alone() {
+    let output = run(&[path_arg(&common::fixture(MIXED_STAGES_FIXTURE))], None);
+    assert_success(&output);
+    assert_stderr_mentions(&output, "skipped entry point `gs`", "the skipped geometry shader should be named");
+    let module = assert_valid_wgsl(&stdout_of(&output), "mixed stages");
+    assert_eq!(module.entry_points.len(), 2);
+
+    let output = run(&[path_arg(&common::fixture(MIXED_STAGES_FIXTURE)), "--entry-point", "gs"], None);
+    assert_failure(&output, 1);
+    assert_stderr_mentions(&output, "Geometry", "the message should say which stage WGSL lacks");
+}
+
 #[test]
 fn unknown_entry_point_is_an_error() {
     let dir = TempDir::new("cli-no-entry");

@@ -1,5 +1,5 @@
-//! Fixture tests. Every `.spv` and `.spvasm` file under `fixtures/glsl` and
-//! `fixtures/spvasm` (found by walking the folders: dropping a file in is
+//! Fixture tests. Every `.spv` and `.spvasm` file under `fixtures/glsl`,
+//! `fixtures/hlsl` and `fixtures/spvasm` (found by walking the folders: dropping a file in is
 //! enough to add a case) is translated with default options, and then:
 //! - the translation must succeed, and be the same when repeated;
 //! - the WGSL is snapshot-tested with insta, one snapshot per fixture, named
@@ -22,7 +22,7 @@ use std::panic::{self, AssertUnwindSafe};
 
 use common::{Failures, TintOutcome};
 
-const FIXTURE_DIRS: &[&str] = &["glsl", "spvasm", "unstructured"];
+const FIXTURE_DIRS: &[&str] = &["glsl", "hlsl", "spvasm", "unstructured"];
 const FIXTURE_SUFFIXES: &[&str] = &[".spv", ".spvasm"];
 
 /// Translates with default options, turning a panic into an error.

@@ -2,93 +2,67 @@
 //! WGSL's are entry-point parameters and the return value.
 //!
 //! Before: entry points read `Input` and write `Output` globals. After: those globals are
-//! `Private` proxies (same store type, uses unchanged), and each entry point carries an
-//! [`IoPlan`]: which parameters to copy into which proxy (with builtin or location, interpolation
-//! and any signedness conversion) and which proxy parts make up the result. The emitter writes the
-//! wrapper function from the plan; the original entry function becomes `<name>_inner`.
+//! `Private` proxies (same store type and initializer, uses unchanged), and each entry point
+//! carries an [`IoPlan`]: the parameters copied into proxy parts, the proxy parts (or synthesised
+//! values) returned, each with its builtin or location, interpolation and WGSL type, and the
+//! workgroup size. The emitter writes the wrapper function from the plan alone; the original
+//! entry function becomes `<name>_inner`.
+//!
+//! The rules:
+//! - An input is a parameter when the entry point's functions use it. An output at a location is
+//!   a result member whether written or not (WebGPU matches vertex outputs to fragment inputs, and
+//!   fragment outputs to colour targets, by location); a builtin output only when used.
+//! - Interface blocks, structs, arrays and matrices at locations are flattened into one value per
+//!   location. Of a builtin block (gl_PerVertex) only the members the shader uses count, and
+//!   point size only if every write stores 1.0.
+//! - A builtin whose SPIR-V type differs from WGSL's in signedness (GLSL's `int gl_VertexIndex`)
+//!   or is an array of one (`gl_SampleMask[1]`) is converted by the wrapper, both directions.
+//! - A vertex shader that writes no position outputs a zero one: WGSL requires it.
+//! - Integer varyings are flat; the other interpolation decorations map to `@interpolate`.
+//! - Execution modes WGSL cannot express are warned about or rejected ([`MODES`]).
 
 use std::collections::BTreeSet;
 
-use spirv::{BuiltIn, ExecutionModel, Op, StorageClass};
+use spirv::{BuiltIn, ExecutionMode, ExecutionModel, Op, StorageClass};
 
-use crate::error::{Error, Location};
-use crate::spirv::{ConstValue, Def, Id, IoBinding, IoPlan, IoValue, Module, Type};
 use crate::Options;
-
-/// A SPIR-V builtin WGSL has, its WGSL name, and its WGSL type (empty: the SPIR-V type as is).
-pub struct BuiltinRow {
-    pub builtin: BuiltIn,
-    pub name: &'static str,
-    pub ty: &'static str,
-    /// The `enable` directive it needs.
-    pub enable: Option<&'static str>,
-}
-
-const fn b(builtin: BuiltIn, name: &'static str, ty: &'static str, enable: Option<&'static str>) -> BuiltinRow {
-    BuiltinRow { builtin, name, ty, enable }
-}
-
-pub static BUILTINS: &[BuiltinRow] = &[
-    b(BuiltIn::Position, "position", "vec4<f32>", None),
-    b(BuiltIn::FragCoord, "position", "vec4<f32>", None),
-    b(BuiltIn::VertexIndex, "vertex_index", "u32", None),
-    b(BuiltIn::InstanceIndex, "instance_index", "u32", None),
-    b(BuiltIn::FrontFacing, "front_facing", "bool", None),
-    b(BuiltIn::FragDepth, "frag_depth", "f32", None),
-    b(BuiltIn::SampleId, "sample_index", "u32", None),
-    b(BuiltIn::SampleMask, "sample_mask", "u32", None),
-    b(BuiltIn::LocalInvocationId, "local_invocation_id", "vec3<u32>", None),
-    b(BuiltIn::LocalInvocationIndex, "local_invocation_index", "u32", None),
-    b(BuiltIn::GlobalInvocationId, "global_invocation_id", "vec3<u32>", None),
-    b(BuiltIn::WorkgroupId, "workgroup_id", "vec3<u32>", None),
-    b(BuiltIn::NumWorkgroups, "num_workgroups", "vec3<u32>", None),
-    b(BuiltIn::SubgroupSize, "subgroup_size", "u32", Some("subgroups")),
-    b(BuiltIn::SubgroupLocalInvocationId, "subgroup_invocation_id", "u32", Some("subgroups")),
-    b(BuiltIn::ClipDistance, "clip_distances", "", Some("clip_distances")),
-];
-
-pub fn builtin_row(builtin: BuiltIn) -> Option<&'static BuiltinRow> {
-    BUILTINS.iter().find(|row| row.builtin == builtin)
-}
+use crate::builtins::{Scalar, Use, builtin_row};
+use crate::error::{Error, Location};
+use crate::spirv::{ConstValue, Decorations, Def, EntryPoint, Id, IoBinding, IoPlan, IoSource, IoValue, Module, Type};
 
 pub fn run(module: &mut Module, options: &Options) -> Result<(), Error> {
     let mut proxies = BTreeSet::new();
     for e in 0..module.entry_points.len() {
         let entry = module.entry_points[e].clone();
-        let root = module.function_index(entry.function).ok_or_else(|| {
-            Error::invalid(format!("entry point `{}` names %{} which is not a function", entry.name, entry.function), Location::default())
-        })?;
-        let used = used_ids(module, root);
-        let mut plan = IoPlan::default();
-        for &var in &entry.interface {
-            let Some(g) = module.global_index(var) else { continue };
-            let global = &module.globals[g];
-            let is_output = match global.class {
-                StorageClass::Input => false,
-                StorageClass::Output => true,
-                _ => continue,
-            };
-            // WGSL requires a vertex shader to output a position, so a declared one is kept.
-            let position = entry.model == ExecutionModel::Vertex && is_output && declares_position(module, var);
-            if !used.contains(&var) && !position {
-                continue;
+        let mut warnings = Vec::new();
+        check_modes(&entry, &mut warnings)?;
+        let planned = Planner::new(module, &entry, options)?.plan(&mut warnings)?;
+        let mut plan = IoPlan { workgroup_size: workgroup_size(module, &entry, &mut warnings)?, ..IoPlan::default() };
+        for Planned { mut value, wgsl, output } in planned {
+            if let Some((scalar, count)) = wgsl {
+                value.wgsl_ty = wgsl_type(module, scalar, count);
             }
-            proxies.insert(g);
-            let planner = Planner { module, model: entry.model, is_output, options };
-            let values = planner.variable(var, global.pointee)?;
-            if is_output {
-                plan.outputs.extend(values);
-            } else {
-                plan.inputs.extend(values);
+            if let IoSource::Proxy { global, .. } = value.source
+                && let Some(g) = module.global_index(global)
+            {
+                proxies.insert(g);
+                if module.name(global).is_none() {
+                    let name = interface_name(module, global, module.globals[g].pointee);
+                    module.names.insert(global, name);
+                }
             }
+            if output { plan.outputs.push(value) } else { plan.inputs.push(value) }
+        }
+        let has_position =
+            plan.outputs.iter().any(|v| matches!(v.binding, IoBinding::BuiltIn { name: "position", .. }));
+        if entry.model == ExecutionModel::Vertex && !has_position {
+            // SPIR-V leaves the position undefined then; zero is as good as any value.
+            let ty = wgsl_type(module, Scalar::F32, 4);
+            let binding = IoBinding::BuiltIn { name: "position", enable: None, invariant: false };
+            plan.outputs.push(IoValue { source: IoSource::Zero, name: "position".into(), ty, wgsl_ty: ty, binding });
         }
         module.entry_points[e].io = Some(plan);
-        if entry.modes.iter().any(|(mode, _)| *mode == spirv::ExecutionMode::EarlyFragmentTests) {
-            module.warnings.push(format!(
-                "entry point `{}`: WGSL cannot request early fragment tests; the EarlyFragmentTests mode is dropped",
-                entry.name
-            ));
-        }
+        module.warnings.extend(warnings);
     }
     for g in proxies {
         module.globals[g].class = StorageClass::Private;
@@ -96,160 +70,561 @@ pub fn run(module: &mut Module, options: &Options) -> Result<(), Error> {
     Ok(())
 }
 
-/// Every id read by the functions reachable from `root`.
-fn used_ids(module: &Module, root: usize) -> BTreeSet<Id> {
-    let mut used = BTreeSet::new();
-    for f in module.reachable_functions(root) {
-        for inst in &module.functions[f].insts {
-            used.extend(inst.id_operands());
-        }
+/// What becomes of an execution mode; modes not listed are dropped with a warning.
+enum ModeRule {
+    /// Expressed by the plan, or what WGSL does anyway.
+    Kept,
+    Warn(&'static str),
+    Reject(&'static str),
+}
+
+const CONSERVATIVE_DEPTH: ModeRule =
+    ModeRule::Warn("WGSL cannot state how the shader changes depth; the hint is dropped");
+
+static MODES: &[(ExecutionMode, ModeRule)] = &[
+    (ExecutionMode::OriginUpperLeft, ModeRule::Kept),
+    (ExecutionMode::OriginLowerLeft, ModeRule::Reject("WGSL's fragment position has its origin at the top left")),
+    (
+        ExecutionMode::PixelCenterInteger,
+        ModeRule::Reject("WGSL's fragment position has pixel centres at half-integers"),
+    ),
+    // WGSL writes frag_depth without declaring it first.
+    (ExecutionMode::DepthReplacing, ModeRule::Kept),
+    (ExecutionMode::DepthGreater, CONSERVATIVE_DEPTH),
+    (ExecutionMode::DepthLess, CONSERVATIVE_DEPTH),
+    (ExecutionMode::DepthUnchanged, CONSERVATIVE_DEPTH),
+    (
+        ExecutionMode::EarlyFragmentTests,
+        ModeRule::Warn("WGSL cannot request early fragment tests; they are left to the implementation"),
+    ),
+    (ExecutionMode::LocalSize, ModeRule::Kept),
+    (ExecutionMode::LocalSizeId, ModeRule::Kept),
+    (ExecutionMode::LocalSizeHint, ModeRule::Kept),
+];
+
+fn check_modes(entry: &EntryPoint, warnings: &mut Vec<String>) -> Result<(), Error> {
+    for (mode, _) in &entry.modes {
+        let message = match MODES.iter().find(|(m, _)| m == mode).map(|(_, rule)| rule) {
+            Some(ModeRule::Kept) => continue,
+            Some(ModeRule::Warn(why)) => why,
+            None => "WGSL has no counterpart; it is dropped",
+            Some(ModeRule::Reject(why)) => {
+                return Err(Error::unsupported(
+                    format!("entry point `{}` has execution mode {mode:?}: {why}", entry.name),
+                    Location { word_offset: Some(entry.offset), opcode: Some(Op::EntryPoint), ..Location::default() },
+                ));
+            }
+        };
+        warnings.push(format!("entry point `{}`: execution mode {mode:?}: {message}", entry.name));
     }
-    used
+    Ok(())
+}
+
+/// The scalar or vector type WGSL gives a builtin, declaring it if the module lacks it.
+fn wgsl_type(module: &mut Module, scalar: Scalar, count: u32) -> Id {
+    let component = module.intern_type(match scalar {
+        Scalar::U32 => Type::Int { width: 32, signed: false },
+        Scalar::F32 => Type::Float { width: 32 },
+        Scalar::Bool => Type::Bool,
+    });
+    if count == 1 { component } else { module.intern_type(Type::Vector { component, count }) }
+}
+
+/// A value of the plan before the WGSL types of builtins are declared in the module.
+struct Planned {
+    value: IoValue,
+    /// The builtin's WGSL type, if it has a fixed one.
+    wgsl: Option<(Scalar, u32)>,
+    output: bool,
 }
 
 struct Planner<'a> {
     module: &'a Module,
-    model: ExecutionModel,
-    is_output: bool,
+    entry: &'a EntryPoint,
     options: &'a Options,
+    /// The functions the entry point runs.
+    functions: Vec<usize>,
+    /// The ids those functions read.
+    used: BTreeSet<Id>,
 }
 
-impl Planner<'_> {
-    fn location(&self, var: Id) -> Location {
-        let offset = self.module.global_index(var).map(|g| self.module.globals[g].offset);
-        Location { word_offset: offset, result_id: Some(var), opcode: Some(Op::Variable), ..Location::default() }
+/// The interface variable being planned.
+#[derive(Clone, Copy)]
+struct Var {
+    id: Id,
+    output: bool,
+}
+
+/// A part of an interface variable: the member and element path to it, its name, its type.
+struct Part {
+    path: Vec<u32>,
+    name: String,
+    ty: Id,
+}
+
+impl Part {
+    /// Member or element `index` of this part.
+    fn inner(&self, index: u32, name: String, ty: Id) -> Part {
+        let mut path = self.path.clone();
+        path.push(index);
+        Part { path, name, ty }
+    }
+}
+
+impl<'a> Planner<'a> {
+    fn new(module: &'a Module, entry: &'a EntryPoint, options: &'a Options) -> Result<Self, Error> {
+        let root = module.function_index(entry.function).ok_or_else(|| {
+            Error::invalid(
+                format!("entry point `{}` names %{} which is not a function", entry.name, entry.function),
+                Location::default(),
+            )
+        })?;
+        let functions = module.reachable_functions(root);
+        let used = functions
+            .iter()
+            .flat_map(|&f| module.functions[f].insts.iter().flat_map(|inst| inst.id_operands()))
+            .collect();
+        Ok(Planner { module, entry, options, functions, used })
     }
 
-    fn variable(&self, var: Id, pointee: Id) -> Result<Vec<IoValue>, Error> {
-        let module = self.module;
-        let name = module.name(var).unwrap_or("io").to_string();
-        let decorations = module.decorations(var);
-        if let Some(builtin) = decorations.builtin {
-            return Ok(self.builtin(var, builtin, vec![], name, pointee)?.into_iter().collect());
-        }
-        match module.ty(pointee)? {
-            Type::Struct { members } => self.block(var, members),
-            _ => {
-                let location = decorations.location.ok_or_else(|| {
-                    Error::invalid(format!("interface variable `{name}` has neither Location nor BuiltIn"), self.location(var))
-                })?;
-                self.located(var, vec![], name, pointee, location, decorations)
-            }
-        }
-    }
-
-    /// An interface block: a struct whose members carry builtins or locations (gl_PerVertex).
-    fn block(&self, var: Id, members: &[Id]) -> Result<Vec<IoValue>, Error> {
-        let module = self.module;
-        let struct_ty = module.globals[module.global_index(var).unwrap_or_default()].pointee;
-        let used = used_members(module, var);
-        let mut values = Vec::new();
-        let mut next_location = module.decorations(var).location;
-        for (i, &member_ty) in members.iter().enumerate() {
-            let i = i as u32;
-            let decorations = module.member_decorations(struct_ty, i);
-            let name = module.member_names.get(&(struct_ty, i)).cloned().unwrap_or_else(|| format!("member_{i}"));
-            if let Some(builtin) = decorations.builtin {
-                let position = builtin == BuiltIn::Position && self.model == ExecutionModel::Vertex;
-                if position || used.as_ref().is_none_or(|set| set.contains(&i)) {
-                    values.extend(self.builtin(var, builtin, vec![i], name, member_ty)?);
-                }
+    fn plan(&self, warnings: &mut Vec<String>) -> Result<Vec<Planned>, Error> {
+        let mut planned = Vec::new();
+        for &id in &self.entry.interface {
+            let Some(g) = self.module.global_index(id) else { continue };
+            let global = &self.module.globals[g];
+            let output = match global.class {
+                StorageClass::Input => false,
+                StorageClass::Output => true,
+                _ => continue,
+            };
+            if !output && !self.used.contains(&id) {
                 continue;
             }
-            let location = decorations.location.or(next_location).ok_or_else(|| {
-                Error::invalid(format!("member `{name}` of an interface block has no Location"), self.location(var))
-            })?;
-            let mut merged = module.decorations(var).clone();
-            merged.flat |= decorations.flat;
-            merged.no_perspective |= decorations.no_perspective;
-            merged.centroid |= decorations.centroid;
-            merged.sample |= decorations.sample;
-            let member_values = self.located(var, vec![i], name, member_ty, location, &merged)?;
-            next_location = Some(location + member_values.len() as u32);
-            values.extend(member_values);
+            planned.extend(self.variable(Var { id, output }, global.pointee, warnings)?);
+        }
+        // With dual-source blending WGSL wants both outputs at location 0 to name their source;
+        // SPIR-V's Index defaults to 0.
+        let dual_source =
+            planned.iter().any(|p| matches!(p.value.binding, IoBinding::Location { blend_src: Some(_), .. }));
+        for p in planned.iter_mut().filter(|p| p.output && dual_source) {
+            if let IoBinding::Location { location: 0, blend_src: blend_src @ None, .. } = &mut p.value.binding {
+                *blend_src = Some(0);
+            }
+        }
+        Ok(planned)
+    }
+
+    fn location(&self, var: Var) -> Location {
+        let offset = self.module.global_index(var.id).map(|g| self.module.globals[g].offset);
+        Location { word_offset: offset, result_id: Some(var.id), opcode: Some(Op::Variable), ..Location::default() }
+    }
+
+    fn variable(&self, var: Var, pointee: Id, warnings: &mut Vec<String>) -> Result<Vec<Planned>, Error> {
+        let module = self.module;
+        let decorations = module.decorations(var.id);
+        if let Some(builtin) = decorations.builtin {
+            if !self.used.contains(&var.id) {
+                return Ok(vec![]);
+            }
+            let whole = Part { path: vec![], name: interface_name(module, var.id, pointee), ty: pointee };
+            return Ok(self.builtin(var, builtin, whole, decorations, warnings)?.into_iter().collect());
+        }
+        if is_builtin_block(module, pointee) {
+            return self.builtin_block(var, pointee, warnings);
+        }
+        // A block may leave the locations to its members.
+        let mut next = decorations.location;
+        let mut values = Vec::new();
+        let whole = Part { path: vec![], name: interface_name(module, var.id, pointee), ty: pointee };
+        self.located(var, whole, decorations, &mut next, &mut values)?;
+        Ok(values)
+    }
+
+    /// A struct of builtins (gl_PerVertex): only the members the shader uses.
+    fn builtin_block(&self, var: Var, block: Id, warnings: &mut Vec<String>) -> Result<Vec<Planned>, Error> {
+        let module = self.module;
+        let used = self.used_members(var.id);
+        let mut values = Vec::new();
+        let count = match module.ty(block)? {
+            Type::Struct { members } => members.len() as u32,
+            _ => 0,
+        };
+        for i in 0..count {
+            if used.as_ref().is_some_and(|set| !set.contains(&i)) {
+                continue;
+            }
+            let decorations = module.member_decorations(block, i);
+            let ty = match module.ty(block)? {
+                Type::Struct { members } => members[i as usize],
+                _ => block,
+            };
+            let Some(builtin) = decorations.builtin else {
+                return Err(Error::unsupported(
+                    "an interface block mixing builtins and locations (WGSL keeps them apart)",
+                    self.location(var),
+                ));
+            };
+            let name = module.member_names.get(&(block, i)).filter(|n| !n.is_empty()).cloned();
+            let name =
+                name.or(builtin_row(builtin).map(|row| row.name.to_string())).unwrap_or_else(|| format!("{builtin:?}"));
+            let member = Part { path: vec![i], name, ty };
+            values.extend(self.builtin(var, builtin, member, decorations, warnings)?);
         }
         Ok(values)
     }
 
-    fn builtin(&self, var: Id, builtin: BuiltIn, path: Vec<u32>, name: String, ty: Id) -> Result<Option<IoValue>, Error> {
-        if builtin == BuiltIn::PointSize {
-            return if writes_only_one(self.module, var, &path) || self.options.ignore_point_size {
-                Ok(None)
-            } else {
-                Err(Error::unsupported(
-                    "gl_PointSize is written with a value other than 1.0; WGSL draws points of size 1 only \
-                     (--ignore-point-size drops the writes)",
-                    self.location(var),
-                ))
-            };
-        }
-        let row = builtin_row(builtin).ok_or_else(|| {
-            Error::unsupported(format!("builtin {builtin:?} has no WGSL counterpart"), self.location(var))
-        })?;
-        // SampleMask is an array of one word in SPIR-V, a scalar in WGSL.
-        let (path, ty) = match (builtin, self.module.ty(ty)?) {
-            (BuiltIn::SampleMask, Type::Array { element, .. }) => {
-                let mut path = path;
-                path.push(0);
-                (path, *element)
-            }
-            _ => (path, ty),
-        };
-        Ok(Some(IoValue { global: var, path, name, ty, binding: IoBinding::BuiltIn { name: row.name, wgsl_type: row.ty, enable: row.enable } }))
-    }
-
-    /// A value at consecutive locations; arrays take one location per element.
-    fn located(
+    fn builtin(
         &self,
-        var: Id,
-        path: Vec<u32>,
-        name: String,
-        ty: Id,
-        location: u32,
-        decorations: &crate::spirv::Decorations,
-    ) -> Result<Vec<IoValue>, Error> {
+        var: Var,
+        builtin: BuiltIn,
+        part: Part,
+        decorations: &Decorations,
+        warnings: &mut Vec<String>,
+    ) -> Result<Option<Planned>, Error> {
         let module = self.module;
-        if let Type::Array { element, length } = module.ty(ty)? {
-            let count = module.const_u32(*length).unwrap_or(0);
-            return Ok((0..count)
-                .map(|i| {
-                    let mut element_path = path.clone();
-                    element_path.push(i);
-                    let binding = self.location_binding(location + i, *element, decorations);
-                    IoValue { global: var, path: element_path, name: format!("{name}_{i}"), ty: *element, binding }
-                })
-                .collect());
-        }
-        if matches!(module.ty(ty)?, Type::Matrix { .. } | Type::Struct { .. }) {
+        let Part { mut path, name, mut ty } = part;
+        let usage = self.usage(var.output);
+        if builtin == BuiltIn::PointSize {
+            if self.point_size_is_one(var.id, &path) {
+                return Ok(None);
+            }
+            if self.options.ignore_point_size {
+                warnings.push(format!(
+                    "entry point `{}`: gl_PointSize is written with values other than 1.0; WGSL draws points of size 1",
+                    self.entry.name
+                ));
+                return Ok(None);
+            }
             return Err(Error::unsupported(
-                format!("interface variable `{name}` is a matrix or struct; WGSL passes only scalars and vectors between stages"),
+                "gl_PointSize is written with a value other than 1.0; WGSL draws points of size 1 only \
+                 (--ignore-point-size drops the writes)",
                 self.location(var),
             ));
         }
-        Ok(vec![IoValue { global: var, path, name, ty, binding: self.location_binding(location, ty, decorations) }])
+        let row = builtin_row(builtin).ok_or_else(|| {
+            Error::unsupported(
+                format!("builtin {builtin:?} ({}) has no WGSL counterpart", describe(usage)),
+                self.location(var),
+            )
+        })?;
+        if !row.uses.contains(&usage) {
+            return Err(Error::unsupported(
+                format!("builtin {builtin:?} is used as a {}; WGSL's `{}` is not one", describe(usage), row.name),
+                self.location(var),
+            ));
+        }
+        match row.ty {
+            Some((scalar, count)) => {
+                // GLSL's `int gl_SampleMask[1]`: WGSL has the one word.
+                if let Type::Array { element, length } = module.ty(ty)?
+                    && module.const_u32(*length) == Some(1)
+                {
+                    path.push(0);
+                    ty = *element;
+                }
+                let shape = module.scalar_of(ty).map(|(s, n)| (module.def(s), n));
+                let matches = match (scalar, shape) {
+                    (Scalar::U32, Some((Def::Type(Type::Int { width: 32, .. }), n))) => n == count,
+                    (Scalar::F32, Some((Def::Type(Type::Float { width: 32 }), n))) => n == count,
+                    (Scalar::Bool, Some((Def::Type(Type::Bool), n))) => n == count,
+                    _ => false,
+                };
+                if !matches {
+                    return Err(Error::unsupported(
+                        format!(
+                            "builtin {builtin:?} is declared as {}, which WGSL's `{}` cannot hold",
+                            describe_type(module, ty),
+                            row.name
+                        ),
+                        self.location(var),
+                    ));
+                }
+            }
+            None => {
+                let fits = matches!(module.ty(ty)?, Type::Array { element, length }
+                    if matches!(module.def(*element), Def::Type(Type::Float { width: 32 }))
+                        && module.const_u32(*length).is_some_and(|n| (1..=8).contains(&n)));
+                if !fits {
+                    return Err(Error::unsupported(
+                        format!(
+                            "builtin {builtin:?} is declared as {}; WGSL's `{}` is an array of 1 to 8 f32",
+                            describe_type(module, ty),
+                            row.name
+                        ),
+                        self.location(var),
+                    ));
+                }
+            }
+        }
+        let invariant = builtin == BuiltIn::Position && (decorations.invariant || module.decorations(var.id).invariant);
+        let binding = IoBinding::BuiltIn { name: row.name, enable: row.enable, invariant };
+        let value = IoValue { source: IoSource::Proxy { global: var.id, path }, name, ty, wgsl_ty: ty, binding };
+        Ok(Some(Planned { value, wgsl: row.ty, output: var.output }))
     }
 
-    fn location_binding(&self, location: u32, ty: Id, decorations: &crate::spirv::Decorations) -> IoBinding {
+    /// A value at consecutive locations from `next`: structs, arrays and matrices take one
+    /// location per scalar or vector inside them.
+    fn located(
+        &self,
+        var: Var,
+        part: Part,
+        decorations: &Decorations,
+        next: &mut Option<u32>,
+        values: &mut Vec<Planned>,
+    ) -> Result<(), Error> {
+        let module = self.module;
+        let (name, ty) = (&part.name, part.ty);
+        if decorations.component.unwrap_or(0) != 0 {
+            return Err(Error::unsupported(
+                format!(
+                    "`{name}` is at component {} of a location; WGSL cannot share a location between values",
+                    decorations.component.unwrap_or(0)
+                ),
+                self.location(var),
+            ));
+        }
+        match module.ty(ty)? {
+            Type::Array { element, length } => {
+                let count = module.const_u32(*length).unwrap_or(0);
+                for i in 0..count {
+                    self.located(var, part.inner(i, format!("{name}_{i}"), *element), decorations, next, values)?;
+                }
+            }
+            Type::Matrix { column, columns } => {
+                for i in 0..*columns {
+                    self.located(var, part.inner(i, format!("{name}_{i}"), *column), decorations, next, values)?;
+                }
+            }
+            Type::Struct { members } => {
+                for (i, &member) in members.iter().enumerate() {
+                    let i = i as u32;
+                    let inner = module.member_decorations(ty, i);
+                    if inner.builtin.is_some() {
+                        return Err(Error::unsupported(
+                            "an interface block mixing builtins and locations (WGSL keeps them apart)",
+                            self.location(var),
+                        ));
+                    }
+                    if inner.location.is_some() {
+                        *next = inner.location;
+                    }
+                    let member_name = module.member_names.get(&(ty, i)).filter(|n| !n.is_empty()).cloned();
+                    let member_name = format!("{name}_{}", member_name.unwrap_or_else(|| i.to_string()));
+                    let member = part.inner(i, member_name, member);
+                    self.located(var, member, &merged(decorations, inner), next, values)?;
+                }
+            }
+            Type::Bool | Type::Int { .. } | Type::Float { .. } | Type::Vector { .. } => {
+                let location = next.ok_or_else(|| {
+                    Error::invalid(
+                        format!("interface value `{name}` has neither Location nor BuiltIn"),
+                        self.location(var),
+                    )
+                })?;
+                let binding = self.location_binding(location, ty, decorations, var.output);
+                *next = Some(location + 1);
+                let Part { path, name, ty } = part;
+                let value =
+                    IoValue { source: IoSource::Proxy { global: var.id, path }, name, ty, wgsl_ty: ty, binding };
+                values.push(Planned { value, wgsl: None, output: var.output });
+            }
+            _ => {
+                return Err(Error::unsupported(
+                    format!("interface variable `{name}` has a type WGSL cannot pass between stages"),
+                    self.location(var),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    fn location_binding(&self, location: u32, ty: Id, decorations: &Decorations, output: bool) -> IoBinding {
+        let usage = self.usage(output);
         // Interpolation only exists between the vertex and fragment stages.
-        let interpolated = matches!(
-            (self.model, self.is_output),
-            (ExecutionModel::Vertex, true) | (ExecutionModel::Fragment, false)
-        );
+        let varying = matches!(usage, Use::VertexOutput | Use::FragmentInput);
         let integer = self
             .module
             .scalar_of(ty)
             .is_some_and(|(scalar, _)| matches!(self.module.def(scalar), Def::Type(Type::Int { .. })));
-        let interpolation = interpolated.then(|| interpolation(decorations, integer)).flatten();
-        let blend_src = match (self.model, self.is_output) {
-            (ExecutionModel::Fragment, true) => decorations.index,
-            _ => None,
-        };
+        let interpolation = if varying { interpolation(decorations, integer) } else { None };
+        let blend_src = if usage == Use::FragmentOutput { decorations.index } else { None };
         IoBinding::Location { location, interpolation, blend_src }
+    }
+
+    fn usage(&self, output: bool) -> Use {
+        match (self.entry.model, output) {
+            (ExecutionModel::Vertex, false) => Use::VertexInput,
+            (ExecutionModel::Vertex, true) => Use::VertexOutput,
+            (ExecutionModel::Fragment, false) => Use::FragmentInput,
+            (ExecutionModel::Fragment, true) => Use::FragmentOutput,
+            _ => Use::ComputeInput,
+        }
+    }
+
+    /// The member indices that access chains into `var` select; `None` if the whole variable is
+    /// used.
+    fn used_members(&self, var: Id) -> Option<BTreeSet<u32>> {
+        let mut members = BTreeSet::new();
+        for inst in self.functions.iter().flat_map(|&f| &self.module.functions[f].insts) {
+            let chain = matches!(inst.op, Op::AccessChain | Op::InBoundsAccessChain) && inst.id(0) == Some(var);
+            if chain {
+                members.insert(inst.id(1).and_then(|i| self.module.const_u32(i))?);
+            } else if inst.id_operands().any(|id| id == var) {
+                return None;
+            }
+        }
+        Some(members)
+    }
+
+    /// Whether every store that reaches member `path` of `var` writes the constant 1.0.
+    fn point_size_is_one(&self, var: Id, path: &[u32]) -> bool {
+        let module = self.module;
+        for f in &self.functions {
+            let function = &module.functions[*f];
+            for inst in function.insts.iter().filter(|i| matches!(i.op, Op::Store | Op::CopyMemory)) {
+                let Some(pointer) = inst.id(0) else { continue };
+                let Some(prefix) = self.pointer_path(pointer, var) else { continue };
+                if !path.starts_with(&prefix) && !prefix.starts_with(path) {
+                    continue;
+                }
+                let stored = match inst.op {
+                    Op::Store => {
+                        inst.id(1).and_then(|value| part_of(module, value, &path[prefix.len().min(path.len())..]))
+                    }
+                    _ => None,
+                };
+                let one = stored
+                    .and_then(|v| module.constant(v))
+                    .is_some_and(|c| c.value == ConstValue::Scalar(u64::from(1.0f32.to_bits())));
+                if !one {
+                    return false;
+                }
+            }
+        }
+        true
+    }
+
+    /// The member path of a pointer into `var`, through access chains and copies; `None` for a
+    /// pointer elsewhere. Struct members are always selected by constants; a dynamic index (into
+    /// an array) is `u32::MAX`, which matches no member.
+    fn pointer_path(&self, pointer: Id, var: Id) -> Option<Vec<u32>> {
+        let mut steps = Vec::new();
+        let mut at = pointer;
+        // Bounded: a malformed module could make the chain cyclic.
+        for _ in 0..256 {
+            if at == var {
+                steps.reverse();
+                return Some(steps);
+            }
+            let Def::Value { function, inst, .. } = self.module.def(at) else { return None };
+            let inst = &self.module.functions[*function].insts[*inst];
+            match inst.op {
+                Op::CopyObject => {}
+                Op::AccessChain | Op::InBoundsAccessChain => {
+                    let indices = (1..inst.operands.len()).rev();
+                    steps
+                        .extend(indices.map(|i| inst.id(i).and_then(|c| self.module.const_u32(c)).unwrap_or(u32::MAX)));
+                }
+                _ => return None,
+            }
+            at = inst.id(0)?;
+        }
+        None
+    }
+}
+
+/// The part of a composite value at `path`, following constants and OpCompositeConstruct.
+fn part_of(module: &Module, value: Id, path: &[u32]) -> Option<Id> {
+    let Some((&first, rest)) = path.split_first() else { return Some(value) };
+    let part = match module.def(value) {
+        Def::Constant(c) => match &c.value {
+            ConstValue::Composite(parts) => *parts.get(first as usize)?,
+            _ => return None,
+        },
+        Def::Value { function, inst, .. } => {
+            let inst = &module.functions[*function].insts[*inst];
+            if inst.op != Op::CompositeConstruct {
+                return None;
+            }
+            inst.id(first as usize)?
+        }
+        _ => return None,
+    };
+    part_of(module, part, rest)
+}
+
+/// The name of an interface variable: its OpName, else what it holds (`vertex_index`, a block's
+/// type name, `per_vertex`, `in_location_0`).
+fn interface_name(module: &Module, id: Id, pointee: Id) -> String {
+    if let Some(name) = module.name(id) {
+        return name.to_string();
+    }
+    let decorations = module.decorations(id);
+    if let Some(row) = decorations.builtin.and_then(builtin_row) {
+        return row.name.to_string();
+    }
+    let type_name = module.name(pointee).and_then(|name| {
+        let mut chars = name.chars();
+        chars.next().map(|first| first.to_ascii_lowercase().to_string() + chars.as_str())
+    });
+    let builtin_block = is_builtin_block(module, pointee);
+    let input = module.global_index(id).is_some_and(|g| module.globals[g].class == StorageClass::Input);
+    let direction = if input { "in" } else { "out" };
+    type_name.unwrap_or_else(|| match decorations.location {
+        _ if builtin_block => "per_vertex".to_string(),
+        Some(location) => format!("{direction}_location_{location}"),
+        None => format!("{direction}_{id}"),
+    })
+}
+
+/// Whether `ty` is a struct of builtins (gl_PerVertex).
+fn is_builtin_block(module: &Module, ty: Id) -> bool {
+    matches!(module.def(ty), Def::Type(Type::Struct { members })
+        if (0..members.len() as u32).any(|i| module.member_decorations(ty, i).builtin.is_some()))
+}
+
+/// Interpolation decorations of a block member on top of the block's.
+fn merged(outer: &Decorations, inner: &Decorations) -> Decorations {
+    let mut merged = outer.clone();
+    merged.location = inner.location.or(outer.location);
+    merged.component = inner.component.or(outer.component);
+    merged.index = inner.index.or(outer.index);
+    merged.flat |= inner.flat;
+    merged.no_perspective |= inner.no_perspective;
+    merged.centroid |= inner.centroid;
+    merged.sample |= inner.sample;
+    merged
+}
+
+/// A SPIR-V type in WGSL-like words, for messages.
+fn describe_type(module: &Module, ty: Id) -> String {
+    match module.def(ty) {
+        Def::Type(Type::Bool) => "bool".into(),
+        Def::Type(Type::Int { width, signed }) => format!("{}{width}", if *signed { 'i' } else { 'u' }),
+        Def::Type(Type::Float { width }) => format!("f{width}"),
+        Def::Type(Type::Vector { component, count }) => format!("vec{count}<{}>", describe_type(module, *component)),
+        Def::Type(Type::Array { element, length }) => {
+            let length = module.const_u32(*length).map(|n| n.to_string()).unwrap_or_else(|| "?".into());
+            format!("array<{}, {length}>", describe_type(module, *element))
+        }
+        Def::Type(other) => format!("{other:?}"),
+        _ => format!("%{ty}"),
+    }
+}
+
+fn describe(usage: Use) -> &'static str {
+    match usage {
+        Use::VertexInput => "vertex shader input",
+        Use::VertexOutput => "vertex shader output",
+        Use::FragmentInput => "fragment shader input",
+        Use::FragmentOutput => "fragment shader output",
+        Use::ComputeInput => "compute shader input",
     }
 }
 
 /// The `@interpolate` arguments for a varying, `None` for WGSL's default (perspective, center).
-fn interpolation(decorations: &crate::spirv::Decorations, integer: bool) -> Option<String> {
+fn interpolation(decorations: &Decorations, integer: bool) -> Option<String> {
+    // WGSL requires integers to be flat; SPIR-V requires Flat on integer fragment inputs anyway.
     if decorations.flat || integer {
         return Some("flat".into());
     }
@@ -268,53 +643,63 @@ fn interpolation(decorations: &crate::spirv::Decorations, integer: bool) -> Opti
     }
 }
 
-/// The member indices that access chains into `var` select; `None` if the whole variable is used.
-fn used_members(module: &Module, var: Id) -> Option<BTreeSet<u32>> {
-    let mut members = BTreeSet::new();
-    for function in &module.functions {
-        for inst in &function.insts {
-            let whole = matches!(inst.op, Op::Load | Op::Store | Op::CopyMemory | Op::FunctionCall);
-            if whole && inst.id_operands().any(|id| id == var) {
-                return None;
+/// `@workgroup_size` of a compute shader: a constant decorated `BuiltIn WorkgroupSize` wins over
+/// the execution modes.
+fn workgroup_size(module: &Module, entry: &EntryPoint, warnings: &mut Vec<String>) -> Result<Option<[u32; 3]>, Error> {
+    if entry.model != ExecutionModel::GLCompute {
+        return Ok(None);
+    }
+    let location = Location { word_offset: Some(entry.offset), opcode: Some(Op::EntryPoint), ..Location::default() };
+    // Only one constant may carry the decoration; the smallest id keeps this deterministic.
+    let decorated = module
+        .decorations
+        .iter()
+        .filter(|(_, d)| d.builtin == Some(BuiltIn::WorkgroupSize))
+        .map(|(id, _)| *id)
+        .min()
+        .and_then(|id| match module.constant(id).map(|c| &c.value) {
+            Some(ConstValue::Composite(parts)) => Some(parts.clone()),
+            _ => None,
+        });
+    let from_modes = || {
+        entry.modes.iter().find_map(|(mode, args)| match (mode, args.as_slice()) {
+            (ExecutionMode::LocalSize, [x, y, z]) => Some(Err([*x, *y, *z])),
+            (ExecutionMode::LocalSizeId, [x, y, z]) => Some(Ok(vec![*x, *y, *z])),
+            _ => None,
+        })
+    };
+    let size = match decorated.map(Ok).or_else(from_modes) {
+        Some(Err(literal)) => literal,
+        Some(Ok(ids)) => {
+            if ids.iter().any(|&id| module.constant(id).is_some_and(|c| c.spec_id.is_some())) {
+                warnings.push(format!(
+                    "entry point `{}`: the workgroup size is a specialization constant; its default value is used",
+                    entry.name
+                ));
             }
-            if matches!(inst.op, Op::AccessChain | Op::InBoundsAccessChain) && inst.id(0) == Some(var) {
-                members.insert(inst.id(1).and_then(|i| module.const_u32(i))?);
+            let values: Option<Vec<u32>> = ids.iter().map(|&id| module.const_u32(id)).collect();
+            match values.as_deref() {
+                Some(&[x, y, z]) => [x, y, z],
+                _ => return Err(Error::invalid("the workgroup size is not three integer constants", location)),
             }
         }
+        None => {
+            return Err(Error::invalid(
+                format!("compute entry point `{}` has no workgroup size (LocalSize)", entry.name),
+                location,
+            ));
+        }
+    };
+    // WebGPU's largest per-dimension limit; zero is invalid SPIR-V.
+    if size.iter().any(|&d| d == 0 || d > 16384) {
+        return Err(Error::unsupported(
+            format!("workgroup size {size:?} is outside what WebGPU allows (1 to 16384 per dimension)"),
+            location,
+        ));
     }
-    Some(members)
+    Ok(Some(size))
 }
 
-/// Whether every store to `var` at `path` (through an access chain) writes the constant 1.0.
-fn writes_only_one(module: &Module, var: Id, path: &[u32]) -> bool {
-    for function in &module.functions {
-        for inst in function.insts.iter().filter(|i| i.op == Op::Store) {
-            let Some(pointer) = inst.id(0) else { continue };
-            let Def::Value { function: owner, inst: chain, .. } = module.def(pointer) else { continue };
-            let chain = &module.functions[*owner].insts[*chain];
-            let targets = matches!(chain.op, Op::AccessChain | Op::InBoundsAccessChain)
-                && chain.id(0) == Some(var)
-                && path.iter().enumerate().all(|(i, &step)| chain.id(i + 1).and_then(|c| module.const_u32(c)) == Some(step));
-            let value_is_one = inst
-                .id(1)
-                .and_then(|v| module.constant(v))
-                .is_some_and(|c| c.value == ConstValue::Scalar(u64::from(1.0f32.to_bits())));
-            if targets && !value_is_one {
-                return false;
-            }
-        }
-    }
-    true
-}
-
-/// Whether an output variable is, or is a block containing, the Position builtin.
-fn declares_position(module: &Module, var: Id) -> bool {
-    let Some(g) = module.global_index(var) else { return false };
-    let pointee = module.globals[g].pointee;
-    module.decorations(var).builtin == Some(BuiltIn::Position)
-        || match module.def(pointee) {
-            Def::Type(Type::Struct { members }) => (0..members.len() as u32)
-                .any(|i| module.member_decorations(pointee, i).builtin == Some(BuiltIn::Position)),
-            _ => false,
-        }
-}
+#[cfg(test)]
+#[path = "io_wrapper_tests.rs"]
+mod tests;

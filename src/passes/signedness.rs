@@ -1,64 +1,119 @@
 //! Signedness rectifier: SPIR-V decides integer signedness by opcode, WGSL by type.
 //!
 //! Before: operands of an integer instruction may be `i32` or `u32` in any mix (`OpSDiv %uint
-//! %a_int %b_uint`). After: every operand has the type WGSL's operator needs for the opcode's
-//! reading (from the tables in `ops.rs`), and the instruction's result type is what WGSL
-//! computes; where that differs from the declared type, an `OpBitcast` back to it now defines the
-//! original result id, so users are untouched. Constant operands are re-typed rather than cast.
+//! %a_int %b_uint`). After: every integer operand has the type WGSL needs for the opcode's
+//! reading (the rules in `ops.rs`), and an instruction's result type is the one WGSL computes;
+//! where that differs from the declared type, an `OpBitcast` back to it now defines the original
+//! result id, so users are untouched. The output is minimal: a constant operand is re-typed
+//! rather than cast (`1u`, not `bitcast<u32>(1i)`), a cast of a bitcast starts from the original
+//! value (never `bitcast<A>(bitcast<B>(x))`), and a bitcast to the type its value already has
+//! becomes a copy.
 
 use std::collections::HashMap;
 
-use spirv::Op;
+use spirv::{ImageOperands, Op};
 
-use crate::error::Error;
-use crate::ops::{self, ShiftBase, Sign};
-use crate::spirv::{ConstValue, Constant, Def, ExtSet, Function, Id, Inst, Module, Operand, Type};
 use crate::Options;
+use crate::error::Error;
+use crate::ops::{self, Int, IntRule};
+use crate::spirv::{ConstValue, Constant, Def, ExtSet, Function, Id, Inst, Module, Operand, Type};
 
 pub fn run(module: &mut Module, _options: &Options) -> Result<(), Error> {
     let mut retyped_constants = HashMap::new();
-    for f in 0..module.functions.len() {
+    for f in module.entry_functions() {
         for b in 0..module.functions[f].blocks.len() {
             let old = std::mem::take(&mut module.functions[f].blocks[b].insts);
             let mut new = Vec::with_capacity(old.len());
             for index in old {
                 let mut rectifier = Rectifier { module, function: f, out: &mut new, constants: &mut retyped_constants };
-                rectifier.instruction(index);
+                rectifier.instruction(index)?;
             }
             module.functions[f].blocks[b].insts = new;
         }
+        remove_unused_casts(&mut module.functions[f]);
     }
     Ok(())
 }
 
-/// What an integer operand must be read as.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Want {
-    Signed,
-    Unsigned,
-    /// As the declared result type.
-    Result,
-    /// As the first operand.
-    First,
+/// Drops bitcasts and copies nothing reads any more: those that looking through bitcasts left
+/// behind, and chains of them.
+fn remove_unused_casts(function: &mut Function) {
+    loop {
+        let mut uses: HashMap<Id, u32> = HashMap::new();
+        for block in &function.blocks {
+            for &index in block.insts.iter().chain(&block.merge).chain([&block.terminator]) {
+                for id in function.insts[index].id_operands() {
+                    *uses.entry(id).or_default() += 1;
+                }
+            }
+        }
+        let unused = |inst: &Inst| {
+            matches!(inst.op, Op::Bitcast | Op::CopyObject) && inst.result.is_some_and(|id| !uses.contains_key(&id))
+        };
+        let mut removed = false;
+        for b in 0..function.blocks.len() {
+            let before = function.blocks[b].insts.len();
+            let insts = &function.insts;
+            function.blocks[b].insts.retain(|&index| !unused(&insts[index]));
+            removed |= function.blocks[b].insts.len() != before;
+        }
+        if !removed {
+            return;
+        }
+    }
 }
 
 struct Rectifier<'a> {
     module: &'a mut Module,
     function: usize,
+    /// The block's instruction list being rebuilt.
     out: &'a mut Vec<usize>,
+    /// Constants already re-typed: (original, signed) to the new constant.
     constants: &'a mut HashMap<(Id, bool), Id>,
 }
 
-/// The signedness rule of an instruction, and where its value operands start.
-fn rule(module: &Module, inst: &Inst) -> Option<(Sign, usize)> {
+/// The integer rule of an instruction and where its value operands start, if it has one.
+fn rule(module: &Module, inst: &Inst) -> Option<(IntRule, usize)> {
+    const UNSIGNED_RESULT: IntRule = IntRule { operands: &[Int::Either], result: Int::Unsigned };
     if inst.op == Op::ExtInst {
         let set = inst.id(0)?;
         if !matches!(module.def(set), Def::ExtInstSet(ExtSet::GlslStd450)) {
             return None;
         }
-        return ops::glsl_row(inst.literal(1)?).map(|row| (row.sign, 2));
+        return ops::glsl_row(inst.literal(1)?).map(|row| (row.int, 2));
     }
-    ops::core_row(inst.op).map(|row| (row.sign, 0))
+    if ops::UNSIGNED_RESULTS.contains(&inst.op) {
+        return Some((UNSIGNED_RESULT, 0));
+    }
+    if let Some(row) = ops::core_row(inst.op) {
+        return Some((row.int, 0));
+    }
+    // Any other image instruction: only its image operands have a rule.
+    let image = inst.operands.iter().any(|o| matches!(o, Operand::ImageOperands(_)));
+    image.then_some((IntRule { operands: &[Int::Either], result: Int::AsResult }, 0))
+}
+
+/// For the id operands after an image-operands mask, in order: WGSL's texel offsets are `i32`,
+/// everything else (levels, sample indices, gradients) is taken as it is.
+fn image_operand_rules(mask: ImageOperands) -> Vec<Int> {
+    const OPERANDS: &[(ImageOperands, usize, Int)] = &[
+        (ImageOperands::BIAS, 1, Int::Either),
+        (ImageOperands::LOD, 1, Int::Either),
+        (ImageOperands::GRAD, 2, Int::Either),
+        (ImageOperands::CONST_OFFSET, 1, Int::Signed),
+        (ImageOperands::OFFSET, 1, Int::Signed),
+        (ImageOperands::CONST_OFFSETS, 1, Int::Signed),
+        (ImageOperands::SAMPLE, 1, Int::Either),
+        (ImageOperands::MIN_LOD, 1, Int::Either),
+        (ImageOperands::MAKE_TEXEL_AVAILABLE, 1, Int::Either),
+        (ImageOperands::MAKE_TEXEL_VISIBLE, 1, Int::Either),
+        (ImageOperands::OFFSETS, 1, Int::Signed),
+    ];
+    OPERANDS
+        .iter()
+        .filter(|(bit, ..)| mask.contains(*bit))
+        .flat_map(|&(_, ids, rule)| std::iter::repeat_n(rule, ids))
+        .collect()
 }
 
 impl Rectifier<'_> {
@@ -66,11 +121,21 @@ impl Rectifier<'_> {
         &mut self.module.functions[self.function]
     }
 
-    fn instruction(&mut self, index: usize) {
+    fn instruction(&mut self, index: usize) -> Result<(), Error> {
         let inst = self.module.functions[self.function].insts[index].clone();
-        let Some((sign, first)) = rule(self.module, &inst) else {
+        if inst.op == Op::Bitcast {
+            self.collapse_bitcast(index, &inst);
+            return Ok(());
+        }
+        self.check_atomic_order(&inst)?;
+        let Some((rule, first)) = rule(self.module, &inst) else {
             self.out.push(index);
-            return;
+            return Ok(());
+        };
+        let image_operands = inst.operands.iter().position(|o| matches!(o, Operand::ImageOperands(_)));
+        let image_rules = match image_operands.map(|at| &inst.operands[at]) {
+            Some(Operand::ImageOperands(mask)) => image_operand_rules(*mask),
+            _ => Vec::new(),
         };
         let result_signed = inst.ty.and_then(|ty| int_signedness(self.module, ty));
         let first_signed = inst.id(first).and_then(|id| self.value_signedness(id));
@@ -78,24 +143,18 @@ impl Rectifier<'_> {
         for (position, operand) in operands.iter_mut().enumerate().skip(first) {
             let Operand::IdRef(id) = operand else { continue };
             let Some(have) = self.value_signedness(*id) else { continue };
-            let want = match want_for(sign, inst.op, position - first) {
-                Want::Signed => true,
-                Want::Unsigned => false,
-                Want::Result => result_signed.unwrap_or(have),
-                Want::First => first_signed.unwrap_or(have),
+            let reading = match image_operands {
+                Some(at) if position > at => image_rules.get(position - at - 1).copied().unwrap_or(Int::Either),
+                _ => rule.operand(position - first),
             };
+            let want = wanted(reading, have, result_signed, first_signed);
             if want != have {
-                *id = self.cast_operand(*id, want);
+                *id = self.cast(*id, want);
             }
         }
+        self.tame_constants(inst.op, &mut operands[first..]);
         self.func().insts[index].operands = operands;
-        // The signedness WGSL computes the result in, when the opcode fixes it.
-        let computed = match sign {
-            Sign::Signed | Sign::Shift(ShiftBase::Signed) => Some(true),
-            Sign::Unsigned | Sign::Shift(ShiftBase::Unsigned) => Some(false),
-            _ => None,
-        };
-        match (computed, result_signed, inst.result, inst.ty) {
+        match (computed(rule), result_signed, inst.result, inst.ty) {
             (Some(computed), Some(declared), Some(result), Some(ty)) if computed != declared => {
                 let wgsl_ty = with_signedness(self.module, ty, computed);
                 let fresh = self.module.add_def(Def::Value { function: self.function, inst: index, ty: wgsl_ty });
@@ -107,6 +166,127 @@ impl Rectifier<'_> {
             }
             _ => self.out.push(index),
         }
+        Ok(())
+    }
+
+    /// Constant operands WGSL rejects where SPIR-V only leaves the result undefined: a zero
+    /// divisor, a shift by 32 or more, a bit field past bit 31. Each becomes the constant for
+    /// which WGSL computes what it defines for the original at run time: x / 0 is x and x % 0 is
+    /// 0 (as with a divisor of 1), shifts use the amount's low five bits, and bit-field offsets
+    /// and counts are clamped to the word.
+    fn tame_constants(&mut self, op: Op, values: &mut [Operand]) {
+        match op {
+            Op::SDiv | Op::UDiv | Op::SRem | Op::UMod | Op::SMod => self.tame(values, 1, &|d| d.max(1)),
+            Op::ShiftLeftLogical | Op::ShiftRightLogical | Op::ShiftRightArithmetic => {
+                self.tame(values, 1, &|amount| amount & 31)
+            }
+            Op::BitFieldInsert => self.tame_field(values, 2),
+            Op::BitFieldSExtract | Op::BitFieldUExtract => self.tame_field(values, 1),
+            _ => {}
+        }
+    }
+
+    /// The offset and count at `at` and `at + 1`, clamped as WGSL does: the offset to 32, the
+    /// count to what is left of the word.
+    fn tame_field(&mut self, values: &mut [Operand], at: usize) {
+        let offset = match values.get(at) {
+            Some(Operand::IdRef(id)) => self.module.const_u32(*id).map(|o| o.min(32)),
+            _ => None,
+        };
+        self.tame(values, at, &|o| o.min(32));
+        self.tame(values, at + 1, &|c| c.min(32 - offset.unwrap_or(0)));
+    }
+
+    /// Applies `fix` to the components of the constant operand at `at`, if it is one.
+    fn tame(&mut self, values: &mut [Operand], at: usize, fix: &dyn Fn(u32) -> u32) {
+        if let Some(Operand::IdRef(id)) = values.get(at)
+            && let Some(tamed) = self.mapped_constant(*id, fix)
+        {
+            values[at] = Operand::IdRef(tamed);
+        }
+    }
+
+    /// A non-specialization integer constant with `fix` applied to each component; `None` when
+    /// `id` is no such constant or nothing changes.
+    fn mapped_constant(&mut self, id: Id, fix: &dyn Fn(u32) -> u32) -> Option<Id> {
+        let constant = self.module.constant(id)?.clone();
+        int_signedness(self.module, constant.ty)?;
+        if constant.spec_id.is_some() {
+            return None;
+        }
+        let value = match &constant.value {
+            ConstValue::Scalar(bits) => {
+                let fixed = u64::from(fix(*bits as u32));
+                if fixed == *bits {
+                    return None;
+                }
+                ConstValue::Scalar(fixed)
+            }
+            ConstValue::Null if fix(0) == 0 => return None,
+            ConstValue::Null => {
+                let (component, count) = self.module.scalar_of(constant.ty)?;
+                let zero = ConstValue::Scalar(u64::from(fix(0)));
+                if count == 1 {
+                    zero
+                } else {
+                    let part =
+                        self.module.add_def(Def::Constant(Constant { ty: component, value: zero, spec_id: None }));
+                    ConstValue::Composite(vec![part; count as usize])
+                }
+            }
+            ConstValue::Composite(parts) => {
+                let parts = parts.clone();
+                let fixed: Vec<Id> = parts.iter().map(|&p| self.mapped_constant(p, fix).unwrap_or(p)).collect();
+                if fixed == parts {
+                    return None;
+                }
+                ConstValue::Composite(fixed)
+            }
+            ConstValue::Bool(_) | ConstValue::Undef => return None,
+        };
+        let new = self.module.add_def(Def::Constant(Constant { ty: constant.ty, value, spec_id: None }));
+        self.module.declarations.push(new);
+        Some(new)
+    }
+
+    /// An input `OpBitcast` starts from the value before any bitcast, and is a plain copy when
+    /// that value already has the target type or is an integer constant that can be re-typed.
+    fn collapse_bitcast(&mut self, index: usize, inst: &Inst) {
+        if let (Some(value), Some(ty)) = (inst.id(0), inst.ty) {
+            let mut source = self.before_bitcasts(value);
+            if let Some(signed) = int_signedness(self.module, ty)
+                && let Ok(source_ty) = self.module.type_of(source)
+                && with_signedness(self.module, source_ty, signed) == ty
+                && let Some(constant) = self.retyped_constant(source, signed)
+            {
+                source = constant;
+            }
+            let copy = self.module.type_of(source).ok() == Some(ty);
+            let inst = &mut self.func().insts[index];
+            inst.operands[0] = Operand::IdRef(source);
+            if copy {
+                inst.op = Op::CopyObject;
+            }
+        }
+        self.out.push(index);
+    }
+
+    /// WGSL's atomicMin/atomicMax compare as the atomic's type: a SPIR-V opcode of the other
+    /// signedness has no direct counterpart.
+    fn check_atomic_order(&self, inst: &Inst) -> Result<(), Error> {
+        let Some(&(_, wanted)) = ops::ATOMIC_ORDER.iter().find(|(op, _)| *op == inst.op) else { return Ok(()) };
+        let Some(signed) = inst.ty.and_then(|ty| int_signedness(self.module, ty)) else { return Ok(()) };
+        if signed != (wanted == Int::Signed) {
+            let (have, want) = if signed { ("i32", "unsigned") } else { ("u32", "signed") };
+            return Err(Error::unsupported(
+                format!(
+                    "Op{:?} compares as {want} on an {have} atomic; WGSL's atomics compare as their own type",
+                    inst.op
+                ),
+                self.module.location_of(self.function, inst),
+            ));
+        }
+        Ok(())
     }
 
     fn value_signedness(&self, id: Id) -> Option<bool> {
@@ -114,15 +294,40 @@ impl Rectifier<'_> {
         int_signedness(self.module, ty)
     }
 
-    /// `id` read with the other signedness: a re-typed constant, or a new `OpBitcast`.
-    fn cast_operand(&mut self, id: Id, signed: bool) -> Id {
-        if let Some(constant) = self.retyped_constant(id, signed) {
-            return constant;
+    /// The value bitcast `id` was made from, following chains of bitcasts; `id` itself if it is
+    /// not a bitcast.
+    fn before_bitcasts(&self, id: Id) -> Id {
+        let mut value = id;
+        // Bounded: a malformed module could define bitcasts of each other in a cycle.
+        for _ in 0..64 {
+            match self.module.def(value) {
+                Def::Value { function, inst, .. } if *function == self.function => {
+                    let inst = &self.module.functions[*function].insts[*inst];
+                    match (inst.op, inst.id(0)) {
+                        (Op::Bitcast, Some(source)) => value = source,
+                        _ => break,
+                    }
+                }
+                _ => break,
+            }
         }
+        value
+    }
+
+    /// `id` read with the given signedness: the value before any bitcast if it already has
+    /// that type, a re-typed constant, or a new `OpBitcast`.
+    fn cast(&mut self, id: Id, signed: bool) -> Id {
         let ty = self.module.type_of(id).expect("integer operands have types");
         let target = with_signedness(self.module, ty, signed);
+        let source = self.before_bitcasts(id);
+        if self.module.type_of(source).ok() == Some(target) {
+            return source;
+        }
+        if let Some(constant) = self.retyped_constant(source, signed) {
+            return constant;
+        }
         let fresh = self.module.bound;
-        self.push_bitcast(fresh, target, id);
+        self.push_bitcast(fresh, target, source);
         fresh
     }
 
@@ -146,9 +351,10 @@ impl Rectifier<'_> {
         self.out.push(index);
     }
 
-    /// The same bits as a constant of the other signedness, declared once per constant.
+    /// The same bits as an integer constant of the other signedness, declared once per constant.
     fn retyped_constant(&mut self, id: Id, signed: bool) -> Option<Id> {
         let constant = self.module.constant(id)?.clone();
+        int_signedness(self.module, constant.ty)?;
         if constant.spec_id.is_some() {
             return None;
         }
@@ -174,26 +380,24 @@ impl Rectifier<'_> {
     }
 }
 
-/// What the operand at `position` (counting value operands only) must be read as.
-fn want_for(sign: Sign, op: Op, position: usize) -> Want {
-    // Bit-field offsets and counts are unsigned in WGSL whatever the base.
-    let count_operands = match op {
-        Op::BitFieldInsert => 2,
-        Op::BitFieldSExtract | Op::BitFieldUExtract => 1,
-        _ => usize::MAX,
-    };
-    if position >= count_operands {
-        return Want::Unsigned;
+/// Whether an operand of signedness `have` must be read as signed, given how the operation reads
+/// it and the signedness of the declared result and of the first operand (where integers).
+fn wanted(reading: Int, have: bool, result: Option<bool>, first: Option<bool>) -> bool {
+    match reading {
+        Int::Signed => true,
+        Int::Unsigned => false,
+        Int::AsResult => result.unwrap_or(have),
+        Int::AsFirst => first.unwrap_or(have),
+        Int::Either => have,
     }
-    match sign {
-        Sign::None | Sign::AsResult => Want::Result,
-        Sign::Signed => Want::Signed,
-        Sign::Unsigned => Want::Unsigned,
-        Sign::AsFirst => Want::First,
-        Sign::Shift(_) if position == 1 => Want::Unsigned,
-        Sign::Shift(ShiftBase::AsResult) => Want::Result,
-        Sign::Shift(ShiftBase::Signed) => Want::Signed,
-        Sign::Shift(ShiftBase::Unsigned) => Want::Unsigned,
+}
+
+/// The signedness WGSL computes an integer result in, when the operation fixes it.
+fn computed(rule: IntRule) -> Option<bool> {
+    match rule.result {
+        Int::Signed => Some(true),
+        Int::Unsigned => Some(false),
+        Int::AsResult | Int::AsFirst | Int::Either => None,
     }
 }
 
@@ -219,18 +423,5 @@ pub fn with_signedness(module: &mut Module, ty: Id, signed: bool) -> Id {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn operand_rules() {
-        let shift = Sign::Shift(ShiftBase::Signed);
-        assert!(want_for(shift, Op::ShiftRightArithmetic, 0) == Want::Signed);
-        assert!(want_for(shift, Op::ShiftRightArithmetic, 1) == Want::Unsigned);
-        assert!(want_for(Sign::AsResult, Op::BitFieldInsert, 1) == Want::Result);
-        assert!(want_for(Sign::AsResult, Op::BitFieldInsert, 2) == Want::Unsigned);
-        assert!(want_for(Sign::Signed, Op::BitFieldSExtract, 0) == Want::Signed);
-        assert!(want_for(Sign::Signed, Op::BitFieldSExtract, 2) == Want::Unsigned);
-        assert!(want_for(Sign::AsFirst, Op::IEqual, 1) == Want::First);
-    }
-}
+#[path = "signedness_tests.rs"]
+mod tests;

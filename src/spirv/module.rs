@@ -230,25 +230,34 @@ impl Function {
     }
 }
 
-/// How one WGSL entry-point parameter or result member feeds or drains a private proxy variable.
+/// One WGSL entry-point parameter or result member, and the part of a private proxy variable it
+/// is copied into or out of.
 #[derive(Debug, Clone, PartialEq)]
 pub struct IoValue {
-    /// The proxy global (formerly the Input/Output variable).
-    pub global: Id,
-    /// Member index path inside the proxy (empty for the whole variable).
-    pub path: Vec<u32>,
+    pub source: IoSource,
     /// Name for the parameter or member.
     pub name: String,
-    /// SPIR-V type of the value at `path`.
+    /// SPIR-V type of the value at `source`.
     pub ty: Id,
+    /// The type at the WGSL interface: `ty`, or for a builtin a type that differs from it in
+    /// signedness (`u32` for GLSL's `int gl_VertexIndex`); the wrapper bitcasts between them.
+    pub wgsl_ty: Id,
     pub binding: IoBinding,
 }
 
 #[derive(Debug, Clone, PartialEq)]
+pub enum IoSource {
+    /// The proxy global (formerly the Input/Output variable) and the member or element index
+    /// path inside it (empty for the whole variable).
+    Proxy { global: Id, path: Vec<u32> },
+    /// An output WGSL requires that the SPIR-V does not have (a vertex position): the zero value.
+    Zero,
+}
+
+#[derive(Debug, Clone, PartialEq)]
 pub enum IoBinding {
-    /// A WGSL builtin, the WGSL type it has there (may differ in signedness from `ty`; empty for
-    /// the SPIR-V type as is), and the `enable` directive it needs.
-    BuiltIn { name: &'static str, wgsl_type: &'static str, enable: Option<&'static str> },
+    /// A WGSL builtin, the `enable` directive it needs, and whether it is `@invariant`.
+    BuiltIn { name: &'static str, enable: Option<&'static str>, invariant: bool },
     Location { location: u32, interpolation: Option<String>, blend_src: Option<u32> },
 }
 
@@ -257,6 +266,8 @@ pub enum IoBinding {
 pub struct IoPlan {
     pub inputs: Vec<IoValue>,
     pub outputs: Vec<IoValue>,
+    /// `@workgroup_size` of a compute shader.
+    pub workgroup_size: Option<[u32; 3]>,
 }
 
 #[derive(Debug, Clone)]
@@ -441,5 +452,18 @@ impl Module {
             }
         }
         order
+    }
+
+    /// Functions reachable from the entry points, in file order.
+    pub fn entry_functions(&self) -> Vec<usize> {
+        let mut keep = vec![false; self.functions.len()];
+        for entry in &self.entry_points {
+            if let Some(root) = self.function_index(entry.function) {
+                for f in self.reachable_functions(root) {
+                    keep[f] = true;
+                }
+            }
+        }
+        (0..self.functions.len()).filter(|&f| keep[f]).collect()
     }
 }

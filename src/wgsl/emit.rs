@@ -3,13 +3,13 @@
 
 use std::collections::{BTreeSet, HashMap};
 
-use spirv::{ExecutionMode, ExecutionModel, StorageClass};
+use spirv::{ExecutionModel, StorageClass};
 
 use super::ast::{self, Attribute, Expr, Literal, Stmt};
 use super::function;
 use super::names::Namer;
 use crate::error::{Error, Location};
-use crate::spirv::{ConstValue, Def, EntryPoint, Id, IoBinding, IoValue, Module, Type};
+use crate::spirv::{ConstValue, Def, EntryPoint, Id, IoBinding, IoSource, IoValue, Module, Type};
 use crate::Options;
 
 /// Module-scope state shared by the function lowering: names and type spellings.
@@ -39,7 +39,7 @@ pub fn emit(module: &Module, _options: &Options) -> Result<ast::Module, Error> {
     for entry in &module.entry_points {
         wrapper_names.push(e.namer.fresh(&entry.name, None));
     }
-    let functions = emitted_functions(module);
+    let functions = module.entry_functions();
     let mut inner_names: HashMap<Id, String> = HashMap::new();
     for entry in &module.entry_points {
         if let std::collections::hash_map::Entry::Vacant(slot) = inner_names.entry(entry.function) {
@@ -72,19 +72,6 @@ pub fn emit(module: &Module, _options: &Options) -> Result<ast::Module, Error> {
     Ok(e.out)
 }
 
-/// Functions reachable from the entry points, in file order.
-fn emitted_functions(module: &Module) -> Vec<usize> {
-    let mut keep = vec![false; module.functions.len()];
-    for entry in &module.entry_points {
-        if let Some(root) = module.function_index(entry.function) {
-            for f in module.reachable_functions(root) {
-                keep[f] = true;
-            }
-        }
-    }
-    (0..module.functions.len()).filter(|&f| keep[f]).collect()
-}
-
 /// Globals the emitted functions refer to, in declaration order.
 fn used_globals(module: &Module, functions: &[usize]) -> Vec<usize> {
     let mut used = vec![false; module.globals.len()];
@@ -100,7 +87,9 @@ fn used_globals(module: &Module, functions: &[usize]) -> Vec<usize> {
     // Proxies the entry-point wrappers copy, even if no function reads them.
     for entry in &module.entry_points {
         for value in entry.io.iter().flat_map(|plan| plan.inputs.iter().chain(&plan.outputs)) {
-            if let Some(g) = module.global_index(value.global) {
+            if let IoSource::Proxy { global, .. } = value.source
+                && let Some(g) = module.global_index(global)
+            {
                 used[g] = true;
             }
         }
@@ -350,9 +339,9 @@ impl<'m> Emitter<'m> {
         self.enables.insert(extension);
     }
 
-    /// The entry point itself: parameters into proxies, the inner call, outputs out.
+    /// The entry point itself, written from its I/O plan: parameters into proxies, the inner
+    /// call, the outputs returned.
     fn entry_wrapper(&mut self, entry: &EntryPoint, name: String) -> Result<ast::Function, Error> {
-        let module = self.module;
         let plan = entry.io.clone().unwrap_or_default();
         let inner = self.names.get(&entry.function).cloned().unwrap_or_default();
         let mut local = Namer::default();
@@ -360,31 +349,24 @@ impl<'m> Emitter<'m> {
         let mut body = Vec::new();
         for value in &plan.inputs {
             let param_name = local.fresh(&format!("{}_param", value.name), Some(&self.namer));
-            let spirv_ty = self.ty(value.ty)?;
-            let (attributes, wgsl_ty) = self.io_attributes(value, &spirv_ty);
-            let arg = convert(Expr::ident(param_name.clone()), &wgsl_ty, &spirv_ty);
-            body.push(Stmt::Assign { target: self.proxy(value)?, value: arg });
-            params.push(ast::Param { attributes, name: param_name, ty: wgsl_ty });
+            let wgsl_ty = self.ty(value.wgsl_ty)?;
+            let arg = self.convert(Expr::ident(param_name.clone()), value.wgsl_ty, value.ty)?;
+            let target = self.proxy(value)?.ok_or_else(|| Error::internal("an input without a proxy"))?;
+            body.push(Stmt::Assign { target, value: arg });
+            params.push(ast::Param { attributes: self.io_attributes(value), name: param_name, ty: wgsl_ty });
         }
         body.push(Stmt::Call(Expr::call(inner, vec![])));
         let mut members = Vec::new();
         let mut results = Vec::new();
         let mut member_namer = Namer::default();
         for value in &plan.outputs {
-            let spirv_ty = self.ty(value.ty)?;
-            let (attributes, wgsl_ty) = self.io_attributes(value, &spirv_ty);
-            results.push(convert(self.proxy(value)?, &spirv_ty, &wgsl_ty));
-            members.push(ast::Member { attributes, name: member_namer.fresh(&value.name, None), ty: wgsl_ty });
-        }
-        let has_position = plan.outputs.iter().any(|v| matches!(v.binding, IoBinding::BuiltIn { name: "position", .. }));
-        if entry.model == ExecutionModel::Vertex && !has_position {
-            // WGSL requires a position output; SPIR-V left it undefined, so zero is as good as any.
-            members.push(ast::Member {
-                attributes: vec![Attribute::Builtin("position")],
-                name: member_namer.fresh("position", None),
-                ty: "vec4<f32>".into(),
-            });
-            results.push(Expr::call("vec4<f32>", vec![]));
+            let wgsl_ty = self.ty(value.wgsl_ty)?;
+            let result = match self.proxy(value)? {
+                Some(proxy) => self.convert(proxy, value.ty, value.wgsl_ty)?,
+                None => Expr::Call(wgsl_ty.clone(), vec![]),
+            };
+            results.push(result);
+            members.push(ast::Member { attributes: self.io_attributes(value), name: member_namer.fresh(&value.name, None), ty: wgsl_ty });
         }
         let result = match members.len() {
             0 => None,
@@ -405,20 +387,23 @@ impl<'m> Emitter<'m> {
             ExecutionModel::Fragment => "fragment",
             _ => "compute",
         })];
-        if entry.model == ExecutionModel::GLCompute {
-            attributes.push(Attribute::WorkgroupSize(workgroup_size(module, entry)?));
+        if let Some(size) = plan.workgroup_size {
+            attributes.push(Attribute::WorkgroupSize(size));
         }
         Ok(ast::Function { attributes, name, params, result, body })
     }
 
-    fn io_attributes(&mut self, value: &IoValue, spirv_ty: &str) -> (Vec<Attribute>, String) {
+    fn io_attributes(&mut self, value: &IoValue) -> Vec<Attribute> {
         match &value.binding {
-            IoBinding::BuiltIn { name, wgsl_type, enable } => {
+            IoBinding::BuiltIn { name, enable, invariant } => {
                 if let Some(enable) = enable {
                     self.enables.insert(enable);
                 }
-                let ty = if wgsl_type.is_empty() { spirv_ty.to_string() } else { wgsl_type.to_string() };
-                (vec![Attribute::Builtin(name)], ty)
+                let mut attributes = vec![Attribute::Builtin(name)];
+                if *invariant {
+                    attributes.push(Attribute::Invariant);
+                }
+                attributes
             }
             IoBinding::Location { location, interpolation, blend_src } => {
                 let mut attributes = vec![Attribute::Location(*location)];
@@ -429,77 +414,39 @@ impl<'m> Emitter<'m> {
                 if let Some(how) = interpolation {
                     attributes.push(Attribute::Interpolate(how.clone()));
                 }
-                (attributes, spirv_ty.to_string())
+                attributes
             }
         }
     }
 
-    /// The proxy variable, or the member or element of it, that an I/O value lives in.
-    fn proxy(&mut self, value: &IoValue) -> Result<Expr, Error> {
+    /// The proxy variable, or the member, element or column of it, that an I/O value lives in;
+    /// `None` for a synthesised value.
+    fn proxy(&mut self, value: &IoValue) -> Result<Option<Expr>, Error> {
+        let IoSource::Proxy { global, path } = &value.source else { return Ok(None) };
         let module = self.module;
-        let mut expr = Expr::ident(self.names.get(&value.global).cloned().unwrap_or_default());
-        let mut ty = module.globals[module.global_index(value.global).unwrap_or_default()].pointee;
-        for &step in &value.path {
+        let mut expr = Expr::ident(self.names.get(global).cloned().unwrap_or_default());
+        let mut ty = module.globals[module.global_index(*global).unwrap_or_default()].pointee;
+        for &step in path {
             match module.ty(ty)? {
                 Type::Struct { members } => {
                     let member_ty = members[step as usize];
                     expr = Expr::member(expr, self.member_name(ty, step)?);
                     ty = member_ty;
                 }
-                Type::Array { element, .. } => {
+                Type::Array { element: inner, .. } | Type::Matrix { column: inner, .. } => {
                     expr = Expr::index(expr, Expr::Literal(Literal::Abstract(i64::from(step))));
-                    ty = *element;
+                    ty = *inner;
                 }
                 _ => return Err(Error::internal("an I/O path steps into a non-composite")),
             }
         }
-        Ok(expr)
+        Ok(Some(expr))
     }
-}
 
-/// `value` as `to`, where the two differ only in signedness (builtins such as vertex_index).
-fn convert(value: Expr, from: &str, to: &str) -> Expr {
-    if from == to { value } else { Expr::Call(format!("bitcast<{to}>"), vec![value]) }
-}
-
-fn workgroup_size(module: &Module, entry: &EntryPoint) -> Result<[u32; 3], Error> {
-    let size = declared_workgroup_size(module, entry)?;
-    // WebGPU's largest per-dimension limit; zero is invalid SPIR-V.
-    if size.iter().any(|&d| d == 0 || d > 16384) {
-        return Err(Error::unsupported(
-            format!("workgroup size {size:?} is outside what WebGPU allows (1 to 16384 per dimension)"),
-            Location { word_offset: Some(entry.offset), ..Location::default() },
-        ));
+    /// `value` of type `from` as type `to`, where the two differ at most in signedness.
+    fn convert(&mut self, value: Expr, from: Id, to: Id) -> Result<Expr, Error> {
+        Ok(if from == to { value } else { Expr::Call(format!("bitcast<{}>", self.ty(to)?), vec![value]) })
     }
-    Ok(size)
-}
-
-fn declared_workgroup_size(module: &Module, entry: &EntryPoint) -> Result<[u32; 3], Error> {
-    // A constant decorated `BuiltIn WorkgroupSize` wins over the execution mode.
-    for (id, decorations) in &module.decorations {
-        if decorations.builtin == Some(spirv::BuiltIn::WorkgroupSize)
-            && let Some(ConstValue::Composite(parts)) = module.constant(*id).map(|c| &c.value)
-            && let [x, y, z] = parts.as_slice()
-            && let (Some(x), Some(y), Some(z)) = (module.const_u32(*x), module.const_u32(*y), module.const_u32(*z))
-        {
-            return Ok([x, y, z]);
-        }
-    }
-    for (mode, args) in &entry.modes {
-        match (mode, args.as_slice()) {
-            (ExecutionMode::LocalSize, [x, y, z]) => return Ok([*x, *y, *z]),
-            (ExecutionMode::LocalSizeId, [x, y, z]) => {
-                if let (Some(x), Some(y), Some(z)) = (module.const_u32(*x), module.const_u32(*y), module.const_u32(*z)) {
-                    return Ok([x, y, z]);
-                }
-            }
-            _ => {}
-        }
-    }
-    Err(Error::invalid(
-        format!("compute entry point `{}` has no workgroup size (LocalSize)", entry.name),
-        Location { word_offset: Some(entry.offset), ..Location::default() },
-    ))
 }
 
 /// The WGSL address space (with access mode) for a SPIR-V storage class.

@@ -330,7 +330,7 @@ impl<'m> Lower<'m> {
         let integers = match self.module.def(condition) {
             Def::Value { function, inst, .. } => {
                 let op = self.module.functions[*function].insts[*inst].op;
-                ops::core_row(op).is_some_and(|row| row.sign != ops::Sign::None) || matches!(op, Op::IEqual | Op::INotEqual)
+                ops::core_row(op).is_some_and(|row| !row.int.operands.is_empty())
             }
             _ => false,
         };

@@ -52,17 +52,11 @@ impl Lower<'_> {
             }
             Op::FunctionCall => self.call(e, inst),
             Op::ExtInst => self.ext_inst(e, inst),
+            // The signedness pass has collapsed chains of bitcasts.
             Op::Bitcast => {
-                let result_ty = self.result_type(inst)?;
-                let source = self.operand(inst, 0)?;
-                let round_trip = self.bitcast_source(source).is_some_and(|inner| self.module.type_of(inner).ok() == Some(result_ty));
-                let ty = e.ty(result_ty)?;
-                let expr = match self.take(e, source)? {
-                    // bitcast<A>(bitcast<B>(x)) where x is already an A: just x.
-                    Expr::Call(name, mut args) if round_trip && name.starts_with("bitcast<") && args.len() == 1 => args.remove(0),
-                    value => Expr::Call(format!("bitcast<{ty}>"), vec![value]),
-                };
-                self.define(e, inst, expr, false)
+                let ty = e.ty(self.result_type(inst)?)?;
+                let value = self.take(e, self.operand(inst, 0)?)?;
+                self.define(e, inst, Expr::Call(format!("bitcast<{ty}>"), vec![value]), false)
             }
             Op::Undef => {
                 let zero = Expr::Call(e.ty(self.result_type(inst)?)?, vec![]);
@@ -108,6 +102,7 @@ impl Lower<'_> {
             }
             Op::IsNan | Op::IsInf => self.float_class(e, inst),
             Op::SMod | Op::FMod => self.modulo(e, inst),
+            Op::IAddCarry | Op::ISubBorrow | Op::UMulExtended | Op::SMulExtended => self.extended_arith(e, inst),
             Op::OuterProduct => {
                 let column = self.take_shared(e, self.operand(inst, 0)?)?;
                 let row = self.take_shared(e, self.operand(inst, 1)?)?;
@@ -178,17 +173,6 @@ impl Lower<'_> {
                 if ty == source_ty { value } else { Expr::Call(ty, vec![value]) }
             }
         })
-    }
-
-    /// The operand of the OpBitcast that defines `id`, if one does.
-    fn bitcast_source(&self, id: Id) -> Option<Id> {
-        match self.module.def(id) {
-            Def::Value { function, inst, .. } => {
-                let inst = &self.module.functions[*function].insts[*inst];
-                if inst.op == Op::Bitcast { inst.id(0) } else { None }
-            }
-            _ => None,
-        }
     }
 
     fn missing(&self, inst: &Inst) -> Error {

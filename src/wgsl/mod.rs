@@ -3,6 +3,7 @@
 
 pub mod ast;
 pub mod emit;
+mod extended_arith;
 mod function;
 mod instruction;
 mod scopes;

@@ -5,7 +5,12 @@ use crate::error::Error;
 
 /// Parses and validates `wgsl` as WebGPU would accept it.
 pub fn validate(wgsl: &str) -> Result<(), Error> {
-    let module = naga::front::wgsl::parse_str(wgsl)
+    // naga 30 implements subgroups but does not parse their `enable` (gfx-rs/wgpu issue 5555),
+    // which WGSL and Tint require: naga reads the text with it blanked out (spans keep their
+    // offsets).
+    const SUBGROUPS: &str = "enable subgroups;";
+    let without_subgroups_enable = wgsl.replacen(SUBGROUPS, &" ".repeat(SUBGROUPS.len()), 1);
+    let module = naga::front::wgsl::parse_str(&without_subgroups_enable)
         .map_err(|e| failure(wgsl, e.emit_to_string_with_path(wgsl, "output.wgsl")))?;
     let capabilities = naga::valid::Capabilities::SHADER_FLOAT16
         // pack2x16float and friends: core WGSL, a capability only in naga.
@@ -13,6 +18,7 @@ pub fn validate(wgsl: &str) -> Result<(), Error> {
         | naga::valid::Capabilities::CLIP_DISTANCES
         | naga::valid::Capabilities::DUAL_SOURCE_BLENDING
         | naga::valid::Capabilities::SUBGROUP
+        | naga::valid::Capabilities::PRIMITIVE_INDEX
         | naga::valid::Capabilities::CUBE_ARRAY_TEXTURES
         | naga::valid::Capabilities::MULTISAMPLED_SHADING;
     naga::valid::Validator::new(naga::valid::ValidationFlags::all(), capabilities)

@@ -169,8 +169,8 @@ impl Drop for TempDir {
 /// `SHADER_FLOAT16_IN_FLOAT32` (naga gates `pack2x16float`,
 /// `unpack2x16float` and `quantizeToF16` behind it, but they are core WGSL),
 /// plus the optional features WGSL can `enable` (`f16`,
-/// `dual_source_blending`, `clip_distances`). A shader still has to `enable`
-/// an extension to use it.
+/// `dual_source_blending`, `clip_distances`, `subgroups`, `primitive_index`).
+/// A shader still has to `enable` an extension to use it.
 pub fn webgpu_capabilities() -> naga::valid::Capabilities {
     use naga::valid::Capabilities as C;
     C::default()
@@ -178,11 +178,17 @@ pub fn webgpu_capabilities() -> naga::valid::Capabilities {
         | C::SHADER_FLOAT16
         | C::DUAL_SOURCE_BLENDING
         | C::CLIP_DISTANCES
+        | C::SUBGROUP
+        | C::PRIMITIVE_INDEX
 }
 
 /// Parses and validates WGSL with naga (all validation flags, WebGPU
 /// capabilities). The error is a readable report with the source listing.
 pub fn naga_validate(wgsl: &str) -> Result<naga::Module, String> {
+    // naga 30 implements subgroups but cannot parse their `enable`, which
+    // WGSL and Tint require (gfx-rs/wgpu issue 5555): blank it out for naga.
+    const SUBGROUPS: &str = "enable subgroups;";
+    let wgsl = &wgsl.replacen(SUBGROUPS, &" ".repeat(SUBGROUPS.len()), 1);
     let module = naga::front::wgsl::parse_str(wgsl)
         .map_err(|e| format!("naga cannot parse the WGSL:\n{}", e.emit_to_string(wgsl)))?;
     let mut validator =
