@@ -14,6 +14,7 @@
 //! | `ulp B N` | compare binding B as f32s, allowing N units in the last place |
 //! | `expect B: VALUES` | the WGSL result at binding B must be VALUES; the Vulkan result is not the reference (say why in a comment) |
 //! | `pending AREA` | the translator does not support this yet: "cannot translate" is reported as ignored, anything else must pass |
+//! | `vulkan-fails TEXT` | the device cannot run the SPIR-V (a driver bug, say which): the SPIR-V side is skipped and every storage buffer needs an `expect` line |
 //! | `known-bug TEXT` | the translation is known to be wrong: a failure is reported as ignored, a pass fails (remove the line) |
 //! | `target W H FORMAT` | a colour attachment (render; one line per location) |
 //! | `draw VERTICES [INSTANCES]` | the draw call (render) |
@@ -234,6 +235,7 @@ pub struct Case {
     pub tolerance: u32,
     pub pending: Option<String>,
     pub known_bug: Option<String>,
+    pub vulkan_fails: Option<String>,
 }
 
 impl Case {
@@ -319,6 +321,7 @@ pub fn build(name: String, modules: Vec<Module>, sources: &[Source]) -> Result<C
         tolerance: 0,
         pending: None,
         known_bug: None,
+        vulkan_fails: None,
     };
     for source in sources {
         for (line, text) in &source.directives {
@@ -338,6 +341,10 @@ fn apply(case: &mut Case, text: &str) -> Result<(), String> {
     }
     if let Some(bug) = text.strip_prefix("known-bug ") {
         case.known_bug = Some(bug.trim().to_string());
+        return Ok(());
+    }
+    if let Some(bug) = text.strip_prefix("vulkan-fails ") {
+        case.vulkan_fails = Some(bug.trim().to_string());
         return Ok(());
     }
     let (head, values) = match text.split_once(':') {
@@ -484,6 +491,16 @@ fn check(case: &Case) -> Result<(), String> {
     bindings.sort();
     if bindings.windows(2).any(|w| w[0] == w[1]) {
         return Err(format!("{}: two resources share a binding", case.name));
+    }
+    if case.vulkan_fails.is_some() {
+        for resource in &case.resources {
+            if matches!(resource.kind, ResourceKind::Storage(_)) && !case.expect.contains_key(&resource.binding) {
+                return Err(format!(
+                    "{}: `vulkan-fails` needs an `expect` line for storage buffer {}",
+                    case.name, resource.binding
+                ));
+            }
+        }
     }
     for binding in case.ulp.keys().chain(case.expect.keys()) {
         if case.initial_contents(*binding).is_none() {
