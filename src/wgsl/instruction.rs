@@ -301,8 +301,22 @@ impl Lower<'_> {
                 self.location(inst),
             ));
         }
-        let args = self.take_all(e, &inst.operands[2..])?;
+        let mut args = self.take_all(e, &inst.operands[2..])?;
+        // WGSL's geometric builtins take vectors only: a scalar x works as vec2(x, 0), whose extra
+        // component adds exact zeros to every dot product.
+        let scalar_geometry = matches!(row.name, "normalize" | "faceForward" | "reflect" | "refract")
+            && matches!(self.module.ty(self.result_type(inst)?)?, Type::Float { .. });
+        if scalar_geometry {
+            let ty = e.ty(self.result_type(inst)?)?;
+            let zero = Expr::Literal(if ty == "f16" { Literal::F16(0) } else { Literal::F32(0) });
+            // refract's last operand, the ratio of indices, stays a scalar.
+            let vectors = if row.name == "refract" { 2 } else { args.len() };
+            for arg in args.iter_mut().take(vectors) {
+                *arg = Expr::Call(format!("vec2<{ty}>"), vec![std::mem::replace(arg, Expr::ident("")), zero.clone()]);
+            }
+        }
         let call = Expr::call(row.name, args);
+        let call = if scalar_geometry { Expr::member(call, "x") } else { call };
         // modf and frexp return WGSL's own result structs: rebuild the SPIR-V struct from them.
         if matches!(row.name, "modf" | "frexp") {
             let (first, second) = if row.name == "modf" { ("fract", "whole") } else { ("fract", "exp") };
