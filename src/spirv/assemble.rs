@@ -692,8 +692,17 @@ fn opcode_named(name: &str) -> Option<&'static Instruction<'static>> {
             .map(|i| (i.opname, i))
             .collect()
     });
-    table.get(name).copied()
+    table.get(name).or_else(|| OPCODE_ALIASES.iter().find(|(alias, _)| *alias == name).and_then(|(_, core)| table.get(core))).copied()
 }
+
+/// Older names spirv-as still accepts for opcodes the grammar tables list under their core name.
+const OPCODE_ALIASES: &[(&str, &str)] = &[
+    ("DemoteToHelperInvocationEXT", "DemoteToHelperInvocation"),
+    ("DecorateStringGOOGLE", "DecorateString"),
+    ("MemberDecorateStringGOOGLE", "MemberDecorateString"),
+    ("ReportIntersectionNV", "ReportIntersectionKHR"),
+    ("TypeAccelerationStructureNV", "TypeAccelerationStructureKHR"),
+];
 
 /// How an operand kind reads in "missing operand" messages.
 fn describe(kind: OperandKind) -> String {
@@ -1331,6 +1340,10 @@ OpSelectionMerge %x None
     fn display_is_line_colon_column() {
         let e = assemble("OpCapability Shader\n  OpFoo").err().unwrap();
         assert_eq!(e.to_string(), "2:3: unknown opcode `OpFoo`");
+    assert_eq!(
+        opcode_named("DemoteToHelperInvocationEXT").map(|i| i.opcode),
+        Some(spirv::Op::DemoteToHelperInvocation)
+    );
     }
 
     #[test]
