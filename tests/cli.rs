@@ -456,6 +456,11 @@ const BAD_INPUTS: &[BadInput] = &[
         all_of: &["16384"],
     },
     BadInput {
+        fixture: "invalid/cyclic_pointer_type.spvasm",
+        any_of: &["not a type declared before"],
+        all_of: &[],
+    },
+    BadInput {
         fixture: "invalid/irreducible_cycle.spvasm",
         any_of: &["irreducible"],
         all_of: &["cycle"],

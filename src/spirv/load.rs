@@ -352,10 +352,17 @@ impl Builder<'_> {
                     Some(Operand::StorageClass(c)) => *c,
                     _ => return Err(ops.missing(0, "a storage class")),
                 };
-                // The pointee may be a struct declared later through OpTypeForwardPointer.
-                Type::Pointer { class, pointee: ops.id(1)? }
+                // Declared before, which also rules out cycles: a pointee declared later through
+                // OpTypeForwardPointer needs physical addressing, which WGSL does not have.
+                Type::Pointer { class, pointee: self.type_id(ops.id(1)?, &location)? }
             }
-            Op::TypeFunction => Type::Function { result: ops.id(0)?, params: ops.ids_from(1)? },
+            Op::TypeFunction => {
+                let params = ops.ids_from(1)?;
+                for &param in &params {
+                    self.type_id(param, &location)?;
+                }
+                Type::Function { result: self.type_id(ops.id(0)?, &location)?, params }
+            }
             Op::TypeImage => Type::Image(ImageType {
                 sampled_type: self.type_id(ops.id(0)?, &location)?,
                 dim: match inst.operands.get(1) {

@@ -493,7 +493,12 @@ impl<'m> Lower<'m> {
         }
         match self.module.def(id) {
             Def::Constant(_) => e.constant(id),
-            _ => Err(Error::internal(format!("%{id} is used where its definition is not in scope"))),
+            // Valid SPIR-V cannot get here: every value is defined in a block that dominates its
+            // uses, and the emitter keeps it in scope for all of them.
+            _ => Err(Error::invalid(
+                format!("%{id} is used where no definition of it dominates the use"),
+                Location { result_id: Some(id), function: Some(self.function.id), ..Location::default() },
+            )),
         }
     }
 
