@@ -461,6 +461,11 @@ const BAD_INPUTS: &[BadInput] = &[
         all_of: &[],
     },
     BadInput {
+        fixture: "invalid/self_containing_constant.spvasm",
+        any_of: &["not a constant declared before"],
+        all_of: &[],
+    },
+    BadInput {
         fixture: "invalid/irreducible_cycle.spvasm",
         any_of: &["irreducible"],
         all_of: &["cycle"],

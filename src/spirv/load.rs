@@ -401,7 +401,19 @@ impl Builder<'_> {
                 Some(Operand::LiteralBit64(v)) => ConstValue::Scalar(*v),
                 _ => return Err(ops.missing(0, "a literal value")),
             },
-            Op::ConstantComposite | Op::SpecConstantComposite => ConstValue::Composite(ops.ids_from(0)?),
+            Op::ConstantComposite | Op::SpecConstantComposite => {
+                let parts = ops.ids_from(0)?;
+                // Declared before, so a composite can never contain itself.
+                for &part in &parts {
+                    if !matches!(self.module.def(part), Def::Constant(_)) {
+                        return Err(Error::invalid(
+                            format!("%{part} is not a constant declared before its use"),
+                            location,
+                        ));
+                    }
+                }
+                ConstValue::Composite(parts)
+            }
             Op::ConstantNull => ConstValue::Null,
             Op::Undef => ConstValue::Undef,
             other => {
