@@ -30,11 +30,14 @@ pub struct Options {
     pub entry_point: Option<String>,
     /// Drop writes of gl_PointSize other than 1.0 (with a warning) instead of failing.
     pub ignore_point_size: bool,
+    /// End statements with a comment naming the SPIR-V result id (or opcode) they come from and,
+    /// where the module records it (`OpLine`), the source file and line.
+    pub annotate: bool,
 }
 
 impl Default for Options {
     fn default() -> Self {
-        Options { validate: true, entry_point: None, ignore_point_size: false }
+        Options { validate: true, entry_point: None, ignore_point_size: false, annotate: false }
     }
 }
 

@@ -43,6 +43,10 @@ struct Cli {
     /// Drop gl_PointSize writes of values other than 1.0 with a warning instead of failing.
     #[arg(long)]
     ignore_point_size: bool,
+    /// End each statement with a comment naming its SPIR-V id and, when the module has line
+    /// information (glslangValidator -g), the source file and line.
+    #[arg(long)]
+    annotate: bool,
     /// SPIR-V version to write (WGSL input): 1.0 to 1.6.
     #[arg(long, value_name = "MAJOR.MINOR", value_parser = parse_spirv_version)]
     spirv_version: Option<(u8, u8)>,
@@ -188,6 +192,7 @@ fn to_wgsl(
         validate: !cli.no_validate,
         entry_point: cli.entry_point.clone(),
         ignore_point_size: cli.ignore_point_size,
+        annotate: cli.annotate,
     };
     let translation = spv2wgsl::translate(input, &options).map_err(|error| {
         let mut stderr = StandardStream::stderr(color);

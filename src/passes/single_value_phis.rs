@@ -20,8 +20,10 @@ pub fn run(module: &mut Module, _options: &Options) -> Result<(), Error> {
         for block in &function.blocks {
             for &index in &block.insts {
                 let phi = &function.insts[index];
-                if phi.op != Op::Phi {
-                    break;
+                match phi.op {
+                    Op::Phi => {}
+                    Op::Line | Op::NoLine => continue,
+                    _ => break,
                 }
                 let Some(result) = phi.result else { continue };
                 if let Some(value) = single_value(phi.operands.iter().step_by(2), result, &replaced) {

@@ -485,7 +485,8 @@ impl<'m> Structurizer<'m> {
         let empty_to = |block: usize| {
             let terminator = self.function.terminator(block);
             let data = &self.function.blocks[block];
-            if !data.insts.is_empty() || data.merge.is_some() || terminator.op != Op::Branch {
+            let only_lines = data.insts.iter().all(|&i| matches!(self.function.insts[i].op, Op::Line | Op::NoLine));
+            if !only_lines || data.merge.is_some() || terminator.op != Op::Branch {
                 return None;
             }
             let next = self.target(block, terminator, 0).ok()?;

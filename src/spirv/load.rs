@@ -495,7 +495,8 @@ impl Builder<'_> {
                 self.function = None;
                 Ok(())
             }
-            (Op::Line | Op::NoLine, _) => Ok(()),
+            // Kept inside blocks, where `--annotate` reads them; dropped elsewhere.
+            (Op::Line | Op::NoLine, None) => Ok(()),
             (_, None) => Err(Error::invalid(format!("Op{op:?} outside a block"), location)),
             (_, Some(block)) => {
                 let f = &mut self.module.functions[function];

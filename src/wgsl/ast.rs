@@ -167,6 +167,8 @@ pub enum Stmt {
     Continue,
     Return(Option<Expr>),
     Discard,
+    /// A statement with a trailing comment naming where it came from (`--annotate`).
+    Noted { stmt: Box<Stmt>, note: String },
 }
 
 impl Expr {
@@ -203,6 +205,7 @@ impl Stmt {
                 Stmt::If { accept, reject, .. } => accept.iter().chain(reject).any(|s| s.any(f)),
                 Stmt::Loop { body, continuing, .. } => body.iter().chain(continuing).any(|s| s.any(f)),
                 Stmt::Switch { cases, .. } => cases.iter().flat_map(|c| &c.body).any(|s| s.any(f)),
+                Stmt::Noted { stmt, .. } => stmt.any(f),
                 _ => false,
             }
     }
@@ -216,7 +219,7 @@ impl Stmt {
             Stmt::If { condition, .. } => condition.mentions(name),
             Stmt::Loop { break_if, .. } => break_if.as_ref().is_some_and(|c| c.mentions(name)),
             Stmt::Switch { selector, .. } => selector.mentions(name),
-            Stmt::Break | Stmt::Continue | Stmt::Return(None) | Stmt::Discard => false,
+            Stmt::Break | Stmt::Continue | Stmt::Return(None) | Stmt::Discard | Stmt::Noted { .. } => false,
         })
     }
 }

@@ -22,9 +22,11 @@ pub struct Emitter<'m> {
     types: HashMap<Id, String>,
     member_names: HashMap<Id, Vec<String>>,
     enables: BTreeSet<&'static str>,
+    /// `--annotate`: statements name their SPIR-V origin.
+    pub annotate: bool,
 }
 
-pub fn emit(module: &Module, _options: &Options) -> Result<ast::Module, Error> {
+pub fn emit(module: &Module, options: &Options) -> Result<ast::Module, Error> {
     let mut e = Emitter {
         module,
         out: ast::Module::default(),
@@ -33,6 +35,7 @@ pub fn emit(module: &Module, _options: &Options) -> Result<ast::Module, Error> {
         types: HashMap::new(),
         member_names: HashMap::new(),
         enables: BTreeSet::new(),
+        annotate: options.annotate,
     };
     // Entry-point names are the API users call: they are claimed first and never renamed.
     let mut wrapper_names = Vec::new();

@@ -43,6 +43,8 @@ pub fn emit(e: &mut Emitter, f: usize) -> Result<ast::Function, Error> {
         phi_vars: HashMap::new(),
         guard_names: HashMap::new(),
         break_if: None,
+        annotate: e.annotate,
+        source_line: None,
     };
     let name = e.names.get(&function.id).cloned().unwrap_or_default();
     let mut params = Vec::new();
@@ -172,6 +174,9 @@ pub(super) struct Lower<'m> {
     guard_names: HashMap<Guard, String>,
     /// Set by the `BreakIf` ending a `continuing`.
     break_if: Option<Expr>,
+    annotate: bool,
+    /// `file:line` of the last `OpLine`, for `--annotate`.
+    source_line: Option<String>,
 }
 
 impl<'m> Lower<'m> {
@@ -236,15 +241,20 @@ impl<'m> Lower<'m> {
                         }
                         continue;
                     }
+                    let before = self.stmts.len();
                     self.instruction(e, inst)?;
                     if let Some(id) = inst.result {
                         self.store_hoisted(e, id)?;
+                    }
+                    if self.annotate {
+                        self.annotate_since(before, inst);
                     }
                 }
                 self.phi_copies(e, *b)?;
             }
             Node::If { condition: condition_id, accept, reject } => {
                 let condition = self.take(e, *condition_id)?;
+                let note = self.note(&format!("%{}", self.function.blocks[self.block].label));
                 self.flush(e, false);
                 let accept = self.nodes(e, accept)?;
                 let reject = self.nodes(e, reject)?;
@@ -252,17 +262,22 @@ impl<'m> Lower<'m> {
                     (true, true) => {}
                     (true, false) => {
                         let condition = self.negate(*condition_id, condition);
-                        self.stmts.push(Stmt::If { condition, accept: reject, reject: accept });
+                        self.push_noted(Stmt::If { condition, accept: reject, reject: accept }, note);
                     }
-                    _ => self.stmts.push(Stmt::If { condition, accept, reject }),
+                    _ => self.push_noted(Stmt::If { condition, accept, reject }, note),
                 }
             }
             Node::Loop { body, continuing } => {
                 self.flush(e, false);
+                let header = match body.first() {
+                    Some(Node::Block(b)) => self.function.blocks[*b].label,
+                    _ => 0,
+                };
+                let note = self.note(&format!("%{header}"));
                 let body = self.nodes(e, body)?;
                 let continuing = self.nodes(e, continuing)?;
                 let break_if = self.break_if.take();
-                self.stmts.push(Stmt::Loop { body, continuing, break_if });
+                self.push_noted(Stmt::Loop { body, continuing, break_if }, note);
             }
             Node::BreakIf { condition, negate: negated } => {
                 let expr = self.take(e, *condition)?;
@@ -271,6 +286,7 @@ impl<'m> Lower<'m> {
             Node::Switch { selector, cases } => {
                 let selector_ty = self.module.type_of(*selector)?;
                 let selector_expr = self.take(e, *selector)?;
+                let note = self.note(&format!("%{}", self.function.blocks[self.block].label));
                 self.flush(e, false);
                 let mut out = Vec::with_capacity(cases.len());
                 for case in cases {
@@ -282,7 +298,7 @@ impl<'m> Lower<'m> {
                     let body = self.nodes(e, &case.body)?;
                     out.push(ast::SwitchCase { selectors, default: case.default, body });
                 }
-                self.stmts.push(Stmt::Switch { selector: selector_expr, cases: out });
+                self.push_noted(Stmt::Switch { selector: selector_expr, cases: out }, note);
             }
             Node::Break => self.stmts.push(Stmt::Break),
             Node::Continue => self.stmts.push(Stmt::Continue),
@@ -346,6 +362,46 @@ impl<'m> Lower<'m> {
         }
     }
 
+    /// `--annotate`: notes the statements from `before` on, which `inst` produced, with its result
+    /// id (or opcode) and the source line in effect.
+    fn annotate_since(&mut self, before: usize, inst: &Inst) {
+        match inst.op {
+            Op::Line => {
+                let file = inst.id(0).and_then(|id| match self.module.def(id) {
+                    Def::String(text) => Some(text.clone()),
+                    _ => None,
+                });
+                self.source_line = file.map(|file| format!("{file}:{}", inst.literal(1).unwrap_or(0)));
+                return;
+            }
+            Op::NoLine => self.source_line = None,
+            _ => {}
+        }
+        let origin = match inst.result {
+            Some(id) => format!("%{id}"),
+            None => format!("Op{:?}", inst.op),
+        };
+        for at in before..self.stmts.len() {
+            if !matches!(self.stmts[at], Stmt::Noted { .. }) {
+                let stmt = std::mem::replace(&mut self.stmts[at], Stmt::Break);
+                self.stmts[at] = Stmt::Noted { stmt: Box::new(stmt), note: self.note(&origin) };
+            }
+        }
+    }
+
+    /// A control statement with `note` (the label of the block heading it) under `--annotate`.
+    fn push_noted(&mut self, stmt: Stmt, note: String) {
+        let stmt = if self.annotate { Stmt::Noted { stmt: Box::new(stmt), note } } else { stmt };
+        self.stmts.push(stmt);
+    }
+
+    fn note(&self, origin: &str) -> String {
+        match &self.source_line {
+            Some(line) => format!("{origin}, {line}"),
+            None => origin.to_string(),
+        }
+    }
+
     /// The zero value a non-void function returns where SPIR-V has no value to return.
     fn zero_result(&self, e: &mut Emitter) -> Result<Option<Expr>, Error> {
         Ok(match self.module.ty(self.function.result_type)? {
@@ -376,8 +432,10 @@ impl<'m> Lower<'m> {
             done.push(*target);
             for &index in &self.function.blocks[*block].insts {
                 let phi = &self.function.insts[index];
-                if phi.op != Op::Phi {
-                    break;
+                match phi.op {
+                    Op::Phi => {}
+                    Op::Line | Op::NoLine => continue,
+                    _ => break,
                 }
                 let incoming = phi.operands.chunks(2).find_map(|pair| match pair {
                     [Operand::IdRef(value), Operand::IdRef(parent)] if *parent == label => Some(*value),
@@ -438,7 +496,10 @@ impl<'m> Lower<'m> {
             return;
         }
         let name = self.local_name(e, id);
-        self.stmts.push(Stmt::Let { name: name.clone(), ty: None, value: expr });
+        let stmt = Stmt::Let { name: name.clone(), ty: None, value: expr };
+        // A value bound late (a flushed inline candidate) still names its own origin.
+        let stmt = if self.annotate { Stmt::Noted { stmt: Box::new(stmt), note: self.note(&format!("%{id}")) } } else { stmt };
+        self.stmts.push(stmt);
         self.values.insert(id, Value::Named(Expr::ident(name)));
     }
 

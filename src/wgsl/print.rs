@@ -301,6 +301,12 @@ impl Printer {
             Stmt::Return(None) => self.line("return;"),
             Stmt::Return(Some(value)) => self.line(&format!("return {};", expr_to_string(value))),
             Stmt::Discard => self.line("discard;"),
+            Stmt::Noted { stmt, note } => {
+                let start = self.out.len();
+                self.stmt(stmt);
+                let end_of_first_line = self.out[start..].find('\n').map_or(self.out.len(), |at| start + at);
+                self.out.insert_str(end_of_first_line, &format!(" // {note}"));
+            }
         }
     }
 
