@@ -485,6 +485,11 @@ const BAD_INPUTS: &[BadInput] = &[
         all_of: &[],
     },
     BadInput {
+        fixture: "invalid/huge_interface_array.spvasm",
+        any_of: &["locations"],
+        all_of: &["4211081214"],
+    },
+    BadInput {
         fixture: "invalid/irreducible_cycle.spvasm",
         any_of: &["irreducible"],
         all_of: &["cycle"],

@@ -30,6 +30,10 @@ use crate::builtins::{Scalar, Use, builtin_row};
 use crate::error::{Error, Location};
 use crate::spirv::{ConstValue, Decorations, Def, EntryPoint, Id, IoBinding, IoPlan, IoSource, IoValue, Module, Type};
 
+
+/// More locations than any WebGPU device has between stages (the limit is at most 32): an
+/// interface array beyond this is refused before it is flattened.
+const MAX_LOCATED_VALUES: usize = 64;
 pub fn run(module: &mut Module, options: &Options) -> Result<(), Error> {
     let mut proxies = BTreeSet::new();
     for e in 0..module.entry_points.len() {
@@ -386,6 +390,15 @@ impl<'a> Planner<'a> {
         match module.ty(ty)? {
             Type::Array { element, length } => {
                 let count = module.const_u32(*length).unwrap_or(0);
+                if count as usize + values.len() > MAX_LOCATED_VALUES {
+                    return Err(Error::unsupported(
+                        format!(
+                            "`{name}` is an array of {count} interface values, more than the \
+                             {MAX_LOCATED_VALUES} locations any WebGPU device passes between stages"
+                        ),
+                        self.location(var),
+                    ));
+                }
                 for i in 0..count {
                     self.located(var, part.inner(i, format!("{name}_{i}"), *element), decorations, next, values)?;
                 }
