@@ -101,3 +101,20 @@ fn a_chain_of_switch_fall_throughs_is_bounded() {
         Err(other) => panic!("unexpected error: {other}"),
     }
 }
+
+#[test]
+fn types_nested_beyond_the_limit_are_refused() {
+    // array<array<...<u32, 1>..., 1>, 1> nested 100k deep, then used.
+    let depth = 100_000;
+    let mut asm = String::from(HEADER.split("%main = OpFunction").next().unwrap_or_default());
+    asm += "%t0 = OpTypeArray %uint %u1\n";
+    for i in 1..depth {
+        asm += &format!("%t{i} = OpTypeArray %t{} %u1\n", i - 1);
+    }
+    asm += &format!("%pt = OpTypePointer Private %t{}\n%g = OpVariable %pt Private\n", depth - 1);
+    asm += "%main = OpFunction %void None %fn\n%entry = OpLabel\n%x = OpLoad %t99999 %g\nOpStore %g %x\nOpReturn\nOpFunctionEnd\n";
+    match translate(asm.as_bytes(), &unvalidated()) {
+        Err(error @ Error::Unsupported { .. }) => assert!(error.to_string().contains("nested"), "{error}"),
+        other => panic!("expected a nesting error, got {:?}", other.map(|t| t.wgsl.len())),
+    }
+}

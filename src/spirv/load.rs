@@ -3,6 +3,8 @@
 //! rspirv decodes each instruction by the grammar; we check what it trusts (word counts, id
 //! bounds, every operand id defined) so that later stages can index without panicking.
 
+use std::collections::HashMap;
+
 use rspirv::binary::{Consumer, ParseAction as Action};
 use rspirv::dr::{self, Operand};
 use spirv::Op;
@@ -69,6 +71,7 @@ pub fn load(words: &[u32]) -> Result<Module, Error> {
         function: None,
         block: None,
         error: None,
+        type_depth: HashMap::new(),
     };
     let result = rspirv::binary::parse_words(words, &mut builder);
     if let Some(error) = builder.error.take() {
@@ -120,6 +123,24 @@ pub fn instruction_offsets(words: &[u32]) -> (Vec<usize>, Option<Error>) {
     (offsets, None)
 }
 
+/// Deeper type nesting is refused (see `Builder::type_depth`).
+const MAX_TYPE_DEPTH: u32 = 64;
+
+/// The types a type is built from.
+fn type_children(ty: &Type) -> Vec<Id> {
+    match ty {
+        Type::Vector { component, .. } => vec![*component],
+        Type::Matrix { column, .. } => vec![*column],
+        Type::Array { element, .. } | Type::RuntimeArray { element } => vec![*element],
+        Type::Struct { members } => members.clone(),
+        Type::Pointer { pointee, .. } => vec![*pointee],
+        Type::Function { result, params } => std::iter::once(*result).chain(params.iter().copied()).collect(),
+        Type::Image(image) => vec![image.sampled_type],
+        Type::SampledImage { image } => vec![*image],
+        _ => Vec::new(),
+    }
+}
+
 struct Builder<'a> {
     module: Module,
     offsets: &'a [usize],
@@ -128,6 +149,8 @@ struct Builder<'a> {
     function: Option<usize>,
     block: Option<usize>,
     error: Option<Error>,
+    /// How deeply each type nests other types (a scalar is 1).
+    type_depth: HashMap<Id, u32>,
 }
 
 impl Consumer for Builder<'_> {
@@ -382,6 +405,13 @@ impl Builder<'_> {
             Op::TypeSampledImage => Type::SampledImage { image: self.type_id(ops.id(0)?, &location)? },
             other => Type::Unsupported(other),
         };
+        // Every pass walks types recursively: a hostile chain of nested types must not reach
+        // them. WGSL itself allows composite types nested 15 deep.
+        let depth = 1 + type_children(&ty).iter().map(|c| self.type_depth.get(c).copied().unwrap_or(1)).max().unwrap_or(0);
+        if depth > MAX_TYPE_DEPTH {
+            return Err(Error::unsupported(format!("types nested more than {MAX_TYPE_DEPTH} deep"), location));
+        }
+        self.type_depth.insert(id, depth);
         if !matches!(ty, Type::Struct { .. }) {
             self.module.type_ids.entry(ty.clone()).or_insert(id);
         }

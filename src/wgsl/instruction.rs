@@ -10,6 +10,9 @@ use crate::error::Error;
 use crate::ops::{self, Spelling};
 use crate::spirv::{Def, ExtSet, Id, Inst, Operand, Type};
 
+
+/// The most elements `OpCopyLogical` writes out one by one.
+const MAX_COPIED_ELEMENTS: u64 = 4096;
 impl Lower<'_> {
     pub(super) fn instruction(&mut self, e: &mut Emitter, inst: &Inst) -> Result<(), Error> {
         self.consumed_memory = false;
@@ -36,6 +39,14 @@ impl Lower<'_> {
             Op::CopyLogical => {
                 let source = self.operand(inst, 0)?;
                 let from = self.module.type_of(source)?;
+                // Written out element by element: refuse what would not fit in a sane expression.
+                let size = self.flattened_size(from)?;
+                if size > MAX_COPIED_ELEMENTS {
+                    return Err(Error::unsupported(
+                        format!("OpCopyLogical of a value with {size} elements (at most {MAX_COPIED_ELEMENTS} are written out)"),
+                        self.location(inst),
+                    ));
+                }
                 let value = self.take_shared(e, source)?;
                 let expr = self.copy_logical(e, value, from, self.result_type(inst)?)?;
                 self.define(e, inst, expr, false)
@@ -342,6 +353,24 @@ impl Lower<'_> {
         self.side_effect(e, Stmt::Assign { target, value: Expr::member(Expr::ident(name.clone()), stored) });
         self.values.insert(id, Value::Named(Expr::member(Expr::ident(name), "fract")));
         Ok(())
+    }
+
+    /// The number of scalars and vectors in a value of type `ty`, saturating.
+    fn flattened_size(&self, ty: Id) -> Result<u64, Error> {
+        // Types are declared before use, so this walk ends; its depth is the type's nesting.
+        Ok(match self.module.ty(ty)? {
+            Type::Array { element, length } => {
+                u64::from(self.module.const_u32(*length).unwrap_or(0)).saturating_mul(self.flattened_size(*element)?)
+            }
+            Type::Struct { members } => {
+                let mut total = 0u64;
+                for &member in members {
+                    total = total.saturating_add(self.flattened_size(member)?);
+                }
+                total
+            }
+            _ => 1,
+        })
     }
 
     /// A value of one struct or array type rebuilt as another with the same shape: member by
