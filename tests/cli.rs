@@ -490,6 +490,11 @@ const BAD_INPUTS: &[BadInput] = &[
         all_of: &["4211081214"],
     },
     BadInput {
+        fixture: "invalid/matrix_with_huge_column_count.spvasm",
+        any_of: &["matrix columns"],
+        all_of: &["536870914"],
+    },
+    BadInput {
         fixture: "invalid/irreducible_cycle.spvasm",
         any_of: &["irreducible"],
         all_of: &["cycle"],

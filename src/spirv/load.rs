@@ -355,11 +355,22 @@ impl Builder<'_> {
             Op::TypeBool => Type::Bool,
             Op::TypeInt => Type::Int { width: ops.literal(0)?, signed: ops.literal(1)? != 0 },
             Op::TypeFloat => Type::Float { width: ops.literal(0)? },
-            Op::TypeVector => {
-                Type::Vector { component: self.type_id(ops.id(0)?, &location)?, count: ops.literal(1)? }
-            }
-            Op::TypeMatrix => {
-                Type::Matrix { column: self.type_id(ops.id(0)?, &location)?, columns: ops.literal(1)? }
+            Op::TypeVector | Op::TypeMatrix => {
+                let (part, count) = (self.type_id(ops.id(0)?, &location)?, ops.literal(1)?);
+                // WGSL has 2 to 4 components and columns (SPIR-V's 8 and 16 need Vector16).
+                if !(2..=4).contains(&count) {
+                    return Err(Error::unsupported(
+                        format!("{count} {}: WGSL has 2 to 4", if inst.class.opcode == Op::TypeVector { "vector components" } else { "matrix columns" }),
+                        location,
+                    ));
+                }
+                match (inst.class.opcode, self.module.def(part)) {
+                    (Op::TypeVector, Def::Type(Type::Bool | Type::Int { .. } | Type::Float { .. })) => {
+                        Type::Vector { component: part, count }
+                    }
+                    (Op::TypeMatrix, Def::Type(Type::Vector { .. })) => Type::Matrix { column: part, columns: count },
+                    _ => return Err(Error::invalid(format!("%{part} cannot be a vector component or matrix column"), location)),
+                }
             }
             Op::TypeArray => Type::Array { element: self.type_id(ops.id(0)?, &location)?, length: ops.id(1)? },
             Op::TypeRuntimeArray => Type::RuntimeArray { element: self.type_id(ops.id(0)?, &location)? },
