@@ -39,16 +39,21 @@ fn source_and_span(error: &Error, input: &[u8]) -> Option<(String, std::ops::Ran
         let end = text[start..].find(char::is_whitespace).map_or(text.len(), |n| start + n.max(1));
         return Some((text, start..end, assembly.message.clone()));
     }
-    let offset = error.location()?.word_offset? as usize;
+    let offset = error.location()?.word_offset?;
     if crate::is_assembly(input) {
+        let line = assembly_line(input, offset)?;
         let text = String::from_utf8_lossy(input).into_owned();
-        let assembly = crate::spirv::assemble::assemble(&text).ok()?;
-        let line = assembly.lines.iter().find(|(word, _)| *word as usize == offset)?.1;
         let start = byte_of(&text, line, 1)?;
         let end = text[start..].find('\n').map_or(text.len(), |n| start + n);
         return Some((text, start..end, "this instruction".into()));
     }
-    binary_listing(input, offset)
+    binary_listing(input, offset as usize)
+}
+
+/// The 1-based line of the instruction at `word_offset` in assembly text `input`.
+pub fn assembly_line(input: &[u8], word_offset: u32) -> Option<u32> {
+    let assembly = crate::spirv::assemble::assemble(&String::from_utf8_lossy(input)).ok()?;
+    assembly.lines.iter().find(|(word, _)| *word == word_offset).map(|(_, line)| *line)
 }
 
 /// Byte index of a 1-based line and column.

@@ -10,10 +10,13 @@ use crate::spirv::Id;
 pub struct Location {
     /// Offset of the instruction's first word (the header is words 0..5).
     pub word_offset: Option<u32>,
+    /// The instruction's opcode.
     pub opcode: Option<spirv::Op>,
+    /// The instruction's result id (`%42`), if it has one.
     pub result_id: Option<Id>,
-    /// The function and block the instruction is in, when it is in one.
+    /// The function the instruction is in (its result id), when it is in one.
     pub function: Option<Id>,
+    /// The block the instruction is in (its label's id), when it is in one.
     pub block: Option<Id>,
 }
 
@@ -44,7 +47,12 @@ impl std::fmt::Display for Location {
 pub enum Error {
     /// The bytes are not a SPIR-V module we can read (bad magic, truncated, malformed words).
     #[error("malformed SPIR-V: {message}{}", at_suffix(.location))]
-    Malformed { message: String, location: Location },
+    Malformed {
+        /// What is wrong, in one line.
+        message: String,
+        /// Where, as far as the words could be read.
+        location: Location,
+    },
 
     /// SPIR-V assembly text that does not assemble.
     #[error("assembly error at {}:{}: {}", .0.line, .0.column, .0.message)]
@@ -52,15 +60,26 @@ pub enum Error {
 
     /// A well-formed module that breaks a SPIR-V rule we rely on (undefined id, wrong operand kind).
     #[error("invalid SPIR-V: {message}{}", at_suffix(.location))]
-    Invalid { message: String, location: Location },
+    Invalid {
+        /// Which rule is broken, in one line.
+        message: String,
+        /// The instruction that breaks it.
+        location: Location,
+    },
 
     /// Valid SPIR-V that WGSL cannot express, or that we do not translate yet.
     #[error("cannot translate: {message}{}", at_suffix(.location))]
-    Unsupported { message: String, location: Location },
+    Unsupported {
+        /// What cannot be expressed, in one line.
+        message: String,
+        /// The instruction that needs it.
+        location: Location,
+    },
 
     /// Our own bug: the WGSL we produced does not validate, or an invariant broke.
     #[error("internal error (a bug in spv2wgsl, please report it with the input): {message}")]
     Internal {
+        /// What broke, in one line.
         message: String,
         /// The generated WGSL, when the failure is in it.
         wgsl: Option<String>,
@@ -91,17 +110,21 @@ impl Error {
         }
     }
 
+    /// An [`Error::Invalid`].
     pub fn invalid(message: impl Into<String>, location: Location) -> Self {
         Error::Invalid { message: message.into(), location }
     }
 
+    /// An [`Error::Unsupported`].
     pub fn unsupported(message: impl Into<String>, location: Location) -> Self {
         Error::Unsupported { message: message.into(), location }
     }
 
+    /// An [`Error::Internal`] without WGSL.
     pub fn internal(message: impl Into<String>) -> Self {
         Error::Internal { message: message.into(), wgsl: None }
     }
 }
 
+/// A result whose error is [`Error`].
 pub type Result<T, E = Error> = std::result::Result<T, E>;

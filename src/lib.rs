@@ -1,27 +1,74 @@
-//! spv2wgsl: translates Vulkan SPIR-V into WGSL that WebGPU accepts.
+//! spv2wgsl: translates Vulkan SPIR-V into WGSL that WebGPU accepts, and WGSL back into Vulkan
+//! SPIR-V.
 //!
-//! ```no_run
-//! let spirv = std::fs::read("shader.spv").unwrap();
-//! let translation = spv2wgsl::translate(&spirv, &spv2wgsl::Options::default()).unwrap();
-//! std::fs::write("shader.wgsl", translation.wgsl).unwrap();
+//! [`translate`] takes a SPIR-V module, binary (either byte order) or assembly text, and returns
+//! the WGSL, validated with naga, with any [`Translation::warnings`]. An input that cannot be
+//! translated gives an [`Error`] that says what and where ([`Location`]); the library never panics
+//! on bad input.
+//!
 //! ```
+//! let spirv = "
+//!                OpCapability Shader
+//!                OpMemoryModel Logical GLSL450
+//!                OpEntryPoint GLCompute %main \"main\"
+//!                OpExecutionMode %main LocalSize 64 1 1
+//!        %void = OpTypeVoid
+//!          %fn = OpTypeFunction %void
+//!        %main = OpFunction %void None %fn
+//!       %entry = OpLabel
+//!                OpReturn
+//!                OpFunctionEnd
+//! ";
+//! let translation = spv2wgsl::translate(spirv.as_bytes(), &spv2wgsl::Options::default())?;
+//! assert!(translation.wgsl.contains("@compute\n@workgroup_size(64, 1, 1)\nfn main()"));
+//! assert!(translation.warnings.is_empty());
+//!
+//! // A broken module is an error that points at the culprit.
+//! let broken = spirv.replace("%void None %fn", "%void None %undefined");
+//! let error = spv2wgsl::translate(broken.as_bytes(), &spv2wgsl::Options::default()).unwrap_err();
+//! assert!(error.to_string().contains("`%undefined` is used but never defined"), "{error}");
+//! assert_eq!(error.exit_code(), 1); // the input's problem, not a bug in spv2wgsl
+//! # Ok::<(), spv2wgsl::Error>(())
+//! ```
+//!
+//! In a `build.rs`, [`batch`] finds every shader under a directory, names the outputs and
+//! translates on all cores; [`message_format`] reports errors as a person, a tool (JSON) or
+//! GitHub Actions wants them.
 //!
 //! The pipeline reads one way: bytes, then [`spirv::load`] into a [`spirv::Module`], then the passes
 //! in the order [`translate`] lists them, then [`wgsl::emit`], printing, and validation with naga.
 //! The reverse direction, WGSL to Vulkan SPIR-V, is [`reverse::compile`].
 
-pub mod builtins;
+#![warn(missing_docs)]
+
+pub mod batch;
 pub mod diagnostics;
 pub mod error;
-pub mod ops;
-pub mod passes;
+pub mod message_format;
 pub mod reverse;
+
+// The stages' internals are public for the tests, the fuzz targets and `--dump-after`, not as a
+// stable API: each file's `//!` paragraph documents it as a whole.
+#[allow(missing_docs)]
+pub mod builtins;
+#[allow(missing_docs)]
+pub mod ops;
+#[allow(missing_docs)]
+pub mod passes;
+#[allow(missing_docs)]
 pub mod spirv;
+#[allow(missing_docs)]
 pub mod wgsl;
 
 pub use error::{Error, Location};
 
-/// How to translate.
+// The README's Rust examples compile as doc tests.
+#[doc = include_str!("../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeExamples;
+
+/// How to translate. The default validates the output, keeps every entry point WGSL can express,
+/// and refuses `gl_PointSize` values other than 1.0.
 #[derive(Debug, Clone)]
 pub struct Options {
     /// Validate the WGSL with naga before returning it (on by default).
@@ -44,12 +91,18 @@ impl Default for Options {
 /// The result of a translation.
 #[derive(Debug, Clone)]
 pub struct Translation {
+    /// The WGSL module's text.
     pub wgsl: String,
-    /// Things the user should know that did not stop the translation.
+    /// Things the user should know that did not stop the translation, one line each: a skipped
+    /// entry point, a dropped `gl_PointSize`, an execution mode WGSL has no equivalent for.
     pub warnings: Vec<String>,
 }
 
 /// Translates a SPIR-V module (binary in either byte order, or assembly text) into WGSL.
+///
+/// The module must be valid Vulkan SPIR-V (as `spirv-val` checks it). The error says whether the
+/// input is at fault ([`Error::exit_code`] 1: malformed, invalid, or beyond what WGSL can express)
+/// or we are ([`Error::Internal`], exit code 3: for example WGSL that naga rejects).
 pub fn translate(input: &[u8], options: &Options) -> Result<Translation, Error> {
     let words = read_words(input)?;
     let mut module = spirv::load::load(&words)?;

@@ -299,8 +299,10 @@ fn entry_point_option_selects_one_entry_point() {
         );
 
         // The same through the library.
-        let mut options = spv2wgsl::Options::default();
-        options.entry_point = Some(selected.to_string());
+        let options = spv2wgsl::Options {
+            entry_point: Some(selected.to_string()),
+            ..Default::default()
+        };
         let library = spv2wgsl::translate(&common::read_fixture(MULTI_ENTRY_FIXTURE), &options)
             .unwrap_or_else(|e| panic!("library, entry point {selected}: {e}"));
         assert_same_wgsl(&wgsl, &library.wgsl);
@@ -956,6 +958,704 @@ fn help_mentions_the_wgsl_options() {
             text.contains(option),
             "--help should mention {option}\n{}",
             describe(&help)
+        );
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Many inputs: --check, --out-dir, --jobs, --message-format, --deny-warnings, --color
+
+/// Exits 1: `%77` is used but never defined. `spirv-dis --raw-id --offsets` shows the culprit as
+/// `%14 = OpFMul %6 %13 %77 ; 0x00000194` (byte 0x194 = word 101) in function `%1`, block `%11`.
+const UNDEFINED_ID_FIXTURE: &str = "invalid/undefined_id.spv";
+const UNDEFINED_ID_ASSEMBLY_FIXTURE: &str = "invalid/undefined_id.spvasm";
+const WRONG_MAGIC_FIXTURE: &str = "invalid/wrong_magic.spv";
+
+/// Runs the CLI with `dir` as the working directory, so paths in its messages are relative.
+fn run_in(dir: &Path, args: &[&str]) -> Output {
+    let mut command = Command::new(BIN);
+    command.args(args).current_dir(dir);
+    common::run_with_timeout(command, None, Duration::from_secs(120))
+        .unwrap_or_else(|e| panic!("running spv2wgsl {args:?}: {e}"))
+}
+
+/// Copies fixtures into `dir` under new relative names, creating directories as needed.
+fn copy_fixtures(dir: &TempDir, files: &[(&str, &str)]) {
+    for (fixture, name) in files {
+        let path = dir.join(name);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, common::read_fixture(fixture)).unwrap();
+    }
+}
+
+/// Every file under `root`, relative and sorted, with its contents.
+fn tree(root: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut files = Vec::new();
+    let mut pending = vec![root.to_path_buf()];
+    while let Some(dir) = pending.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                pending.push(path);
+            } else {
+                let relative = path
+                    .strip_prefix(root)
+                    .unwrap()
+                    .to_string_lossy()
+                    .into_owned();
+                files.push((relative, std::fs::read(&path).unwrap()));
+            }
+        }
+    }
+    files.sort();
+    files
+}
+
+/// Three shaders that translate (one with a warning: a geometry entry point is skipped), two that
+/// do not, and a file that is not SPIR-V, in `shaders/` and below.
+fn shader_tree() -> TempDir {
+    let dir = TempDir::new("cli-check");
+    copy_fixtures(
+        &dir,
+        &[
+            (BINARY_FIXTURE, "shaders/storage.comp.spv"),
+            (ASSEMBLY_FIXTURE, "shaders/nested/members.spvasm"),
+            (MIXED_STAGES_FIXTURE, "shaders/stages.spvasm"),
+            (UNDEFINED_ID_FIXTURE, "shaders/nested/undefined.spv"),
+            (WRONG_MAGIC_FIXTURE, "shaders/zz/magic.spv"),
+            ("README.md", "shaders/README.md"),
+        ],
+    );
+    dir
+}
+
+fn lines_of(text: &str) -> Vec<&str> {
+    text.lines().collect()
+}
+
+#[test]
+fn check_reports_each_problem_in_path_order_and_a_summary() {
+    let dir = shader_tree();
+    let before = tree(dir.path());
+    let output = run_in(dir.path(), &["--check", "shaders"]);
+    assert_eq!(output.status.code(), Some(1), "{}", describe(&output));
+    assert_no_panic(&output);
+    assert_eq!(stdout_of(&output), "3 passed, 2 failed\n");
+    let stderr = stderr_of(&output);
+    let lines = lines_of(&stderr);
+    assert_eq!(
+        lines.len(),
+        3,
+        "one line per failure and per warning:\n{stderr}"
+    );
+    assert!(
+        lines[0].starts_with(
+            "shaders/nested/undefined.spv: error: invalid SPIR-V: %77 is used but never defined"
+        ),
+        "{stderr}"
+    );
+    assert_eq!(
+        lines[1],
+        "shaders/stages.spvasm: warning: skipped entry point `gs`: WGSL has no Geometry stage"
+    );
+    assert!(
+        lines[2].starts_with("shaders/zz/magic.spv: error: malformed SPIR-V:"),
+        "{stderr}"
+    );
+    assert!(lines[2].contains("magic"), "{stderr}");
+    assert_eq!(tree(dir.path()), before, "--check writes nothing");
+
+    // Files and directories mix; the good ones alone pass.
+    let output = run_in(
+        dir.path(),
+        &[
+            "--check",
+            "shaders/storage.comp.spv",
+            "shaders/nested/members.spvasm",
+            "shaders/stages.spvasm",
+        ],
+    );
+    assert_success(&output);
+    assert_eq!(stdout_of(&output), "3 passed, 0 failed\n");
+    assert_eq!(
+        lines_of(&stderr_of(&output)).len(),
+        1,
+        "the warning is still shown\n{}",
+        describe(&output)
+    );
+}
+
+#[test]
+fn deny_warnings_fails_the_input_with_the_warning() {
+    let dir = shader_tree();
+    let output = run_in(dir.path(), &["--check", "shaders", "--deny-warnings"]);
+    assert_eq!(output.status.code(), Some(1), "{}", describe(&output));
+    assert_eq!(stdout_of(&output), "2 passed, 3 failed\n");
+    assert!(
+        stderr_of(&output).contains("shaders/stages.spvasm: error: skipped entry point `gs`: WGSL has no Geometry stage (warnings are denied)"),
+        "{}",
+        describe(&output)
+    );
+
+    // One file: exit 1 and no output file, where without the option it translates.
+    let out = dir.join("stages.wgsl");
+    let output = run_fixture_to(MIXED_STAGES_FIXTURE, &out, &["--deny-warnings"]);
+    assert_failure(&output, 1);
+    assert_stderr_mentions(
+        &output,
+        "skipped entry point `gs`",
+        "the denied warning should be shown",
+    );
+    assert!(!out.exists(), "a denied warning leaves no output file");
+    let output = run(
+        &[
+            path_arg(&common::fixture(MIXED_STAGES_FIXTURE)),
+            "--deny-warnings",
+        ],
+        None,
+    );
+    assert_failure(&output, 1);
+    assert!(
+        output.stdout.is_empty(),
+        "nothing on stdout either\n{}",
+        describe(&output)
+    );
+    assert_success(&run_fixture_to(MIXED_STAGES_FIXTURE, &out, &[]));
+    assert!(out.exists());
+}
+
+#[test]
+fn check_output_is_the_same_for_any_number_of_jobs() {
+    let dir = shader_tree();
+    for format in ["human", "json", "github"] {
+        let sequential = run_in(
+            dir.path(),
+            &[
+                "--check",
+                "shaders",
+                "--jobs",
+                "1",
+                "--message-format",
+                format,
+            ],
+        );
+        for jobs in ["2", "4", "16"] {
+            let parallel = run_in(
+                dir.path(),
+                &[
+                    "--check",
+                    "shaders",
+                    "--jobs",
+                    jobs,
+                    "--message-format",
+                    format,
+                ],
+            );
+            assert_eq!(
+                parallel.status.code(),
+                sequential.status.code(),
+                "{format}, --jobs {jobs}"
+            );
+            assert_eq!(
+                stdout_of(&parallel),
+                stdout_of(&sequential),
+                "{format}, --jobs {jobs}"
+            );
+            assert_eq!(
+                stderr_of(&parallel),
+                stderr_of(&sequential),
+                "{format}, --jobs {jobs}"
+            );
+        }
+    }
+}
+
+/// A JSON value of the kinds a diagnostic line holds.
+#[derive(Debug, Clone, PartialEq)]
+enum Json {
+    Null,
+    Number(u64),
+    Text(String),
+}
+
+/// Parses one flat JSON object (string, unsigned integer and null values), strictly: anything
+/// else, including trailing text, is an error.
+fn parse_json_object(line: &str) -> Result<std::collections::BTreeMap<String, Json>, String> {
+    let mut chars = line.chars().peekable();
+    let mut object = std::collections::BTreeMap::new();
+    let expect = |chars: &mut std::iter::Peekable<std::str::Chars>, wanted: char| match chars.next()
+    {
+        Some(c) if c == wanted => Ok(()),
+        other => Err(format!("expected {wanted:?}, found {other:?}")),
+    };
+    fn string(chars: &mut std::iter::Peekable<std::str::Chars>) -> Result<String, String> {
+        if chars.next() != Some('"') {
+            return Err("expected a string".into());
+        }
+        let mut text = String::new();
+        loop {
+            match chars.next().ok_or("unterminated string")? {
+                '"' => return Ok(text),
+                '\\' => match chars.next().ok_or("unterminated escape")? {
+                    '"' => text.push('"'),
+                    '\\' => text.push('\\'),
+                    '/' => text.push('/'),
+                    'n' => text.push('\n'),
+                    'r' => text.push('\r'),
+                    't' => text.push('\t'),
+                    'u' => {
+                        let hex: String = (0..4).filter_map(|_| chars.next()).collect();
+                        let code = u32::from_str_radix(&hex, 16).map_err(|e| e.to_string())?;
+                        text.push(char::from_u32(code).ok_or("not a character")?);
+                    }
+                    other => return Err(format!("bad escape \\{other}")),
+                },
+                c if c < ' ' => return Err(format!("unescaped control character {c:?}")),
+                c => text.push(c),
+            }
+        }
+    }
+    expect(&mut chars, '{')?;
+    loop {
+        let key = string(&mut chars)?;
+        expect(&mut chars, ':')?;
+        let value = match chars.peek() {
+            Some('"') => Json::Text(string(&mut chars)?),
+            Some('n') => {
+                let word: String = (0..4).filter_map(|_| chars.next()).collect();
+                if word != "null" {
+                    return Err(format!("bad literal {word}"));
+                }
+                Json::Null
+            }
+            Some(c) if c.is_ascii_digit() => {
+                let mut digits = String::new();
+                while let Some(c) = chars.peek().filter(|c| c.is_ascii_digit()) {
+                    digits.push(*c);
+                    chars.next();
+                }
+                Json::Number(digits.parse().map_err(|e| format!("{e}"))?)
+            }
+            other => return Err(format!("unexpected {other:?}")),
+        };
+        if object.insert(key.clone(), value).is_some() {
+            return Err(format!("duplicate key {key}"));
+        }
+        match chars.next() {
+            Some(',') => continue,
+            Some('}') if chars.next().is_none() => return Ok(object),
+            other => return Err(format!("expected , or }} at the end, found {other:?}")),
+        }
+    }
+}
+
+fn text(value: &str) -> Json {
+    Json::Text(value.to_string())
+}
+
+#[test]
+fn json_lines_parse_and_carry_the_location() {
+    let dir = TempDir::new("cli-json");
+    // A file name that JSON must escape.
+    let odd_name = "odd \"name\" \\ here.spv";
+    copy_fixtures(
+        &dir,
+        &[
+            (UNDEFINED_ID_FIXTURE, odd_name),
+            (UNDEFINED_ID_ASSEMBLY_FIXTURE, "text.spvasm"),
+            (MIXED_STAGES_FIXTURE, "stages.spvasm"),
+        ],
+    );
+    let output = run_in(
+        dir.path(),
+        &[
+            "--check",
+            odd_name,
+            "text.spvasm",
+            "stages.spvasm",
+            "--message-format",
+            "json",
+        ],
+    );
+    assert_eq!(output.status.code(), Some(1), "{}", describe(&output));
+    assert_eq!(stdout_of(&output), "1 passed, 2 failed\n");
+    let stderr = stderr_of(&output);
+    let objects: Vec<_> = stderr
+        .lines()
+        .map(|line| parse_json_object(line).unwrap_or_else(|e| panic!("not JSON ({e}): {line}")))
+        .collect();
+    assert_eq!(objects.len(), 3, "{stderr}");
+    let keys = [
+        "block",
+        "column",
+        "file",
+        "function",
+        "line",
+        "message",
+        "opcode",
+        "result_id",
+        "severity",
+        "word_offset",
+    ];
+    for object in &objects {
+        assert_eq!(
+            object.keys().map(String::as_str).collect::<Vec<_>>(),
+            keys,
+            "{stderr}"
+        );
+    }
+
+    let binary = &objects[0];
+    assert_eq!(binary["file"], text(odd_name));
+    assert_eq!(binary["severity"], text("error"));
+    assert!(
+        matches!(&binary["message"], Json::Text(m) if m.contains("%77 is used but never defined")),
+        "{stderr}"
+    );
+    assert_eq!(binary["word_offset"], Json::Number(101));
+    assert_eq!(binary["opcode"], text("OpFMul"));
+    assert_eq!(binary["result_id"], Json::Number(14));
+    assert_eq!(binary["function"], Json::Number(1));
+    assert_eq!(binary["block"], Json::Number(11));
+    assert_eq!(binary["line"], Json::Null);
+
+    // The assembler's error points at the `%77` in the text.
+    let source = String::from_utf8(common::read_fixture(UNDEFINED_ID_ASSEMBLY_FIXTURE)).unwrap();
+    let (line, column) = source
+        .lines()
+        .enumerate()
+        .find_map(|(i, l)| {
+            (!l.trim_start().starts_with(';'))
+                .then(|| l.find("%77"))
+                .flatten()
+                .map(|c| (i + 1, c + 1))
+        })
+        .unwrap();
+    let assembly = &objects[1];
+    assert_eq!(assembly["file"], text("text.spvasm"));
+    assert_eq!(assembly["line"], Json::Number(line as u64));
+    assert_eq!(assembly["column"], Json::Number(column as u64));
+
+    let warning = &objects[2];
+    assert_eq!(warning["file"], text("stages.spvasm"));
+    assert_eq!(warning["severity"], text("warning"));
+    assert_eq!(
+        warning["message"],
+        text("skipped entry point `gs`: WGSL has no Geometry stage")
+    );
+    assert_eq!(warning["word_offset"], Json::Null);
+}
+
+#[test]
+fn github_annotations_escape_what_the_runner_reads_as_syntax() {
+    let dir = TempDir::new("cli-github");
+    let odd_name = "a,b:c%d.spv";
+    copy_fixtures(
+        &dir,
+        &[
+            (UNDEFINED_ID_FIXTURE, odd_name),
+            (UNDEFINED_ID_ASSEMBLY_FIXTURE, "text.spvasm"),
+            (MIXED_STAGES_FIXTURE, "stages.spvasm"),
+        ],
+    );
+    let output = run_in(
+        dir.path(),
+        &[
+            "--check",
+            odd_name,
+            "text.spvasm",
+            "stages.spvasm",
+            "--message-format",
+            "github",
+        ],
+    );
+    assert_eq!(output.status.code(), Some(1), "{}", describe(&output));
+    let stderr = stderr_of(&output);
+    let lines = lines_of(&stderr);
+    assert_eq!(lines.len(), 3, "{stderr}");
+    // `%` is escaped everywhere; `,` and `:` only in properties such as the file name.
+    assert_eq!(
+        lines[0],
+        "::error file=a%2Cb%3Ac%25d.spv::invalid SPIR-V: %2577 is used but never defined (at word 0x65, %2514 = OpFMul, in function %251, block %2511)"
+    );
+    assert!(lines[1].starts_with("::error file=text.spvasm,line=34,col=37::assembly error at 34:37: `%2577` is used but never defined"), "{stderr}");
+    assert_eq!(
+        lines[2],
+        "::warning file=stages.spvasm::skipped entry point `gs`: WGSL has no Geometry stage"
+    );
+}
+
+#[test]
+fn message_format_applies_to_a_single_file_too() {
+    let output = run(
+        &[
+            path_arg(&common::fixture(UNDEFINED_ID_FIXTURE)),
+            "--message-format",
+            "json",
+        ],
+        None,
+    );
+    assert_failure(&output, 1);
+    assert!(output.stdout.is_empty());
+    let stderr = stderr_of(&output);
+    let object = parse_json_object(stderr.trim_end())
+        .unwrap_or_else(|e| panic!("one JSON line ({e}):\n{stderr}"));
+    assert_eq!(object["word_offset"], Json::Number(101));
+
+    let output = run(
+        &["-", "--message-format", "github", "--to", "spirv"],
+        Some(b"fn f( {"),
+    );
+    assert_failure(&output, 1);
+    assert!(
+        stderr_of(&output).starts_with("::error file=<stdin>,line=1,col="),
+        "{}",
+        describe(&output)
+    );
+}
+
+#[test]
+fn batch_writes_what_single_file_runs_write_for_any_number_of_jobs() {
+    let dir = TempDir::new("cli-batch");
+    let fixtures = [
+        BINARY_FIXTURE,
+        ASSEMBLY_FIXTURE,
+        MULTI_ENTRY_FIXTURE,
+        MIXED_STAGES_FIXTURE,
+        "glsl/compute_storage_runtime_array.comp.be.spv",
+        "glsl/control_flow_loops.comp.opt.spv",
+    ];
+    let inputs: Vec<String> = fixtures
+        .iter()
+        .map(|f| path_arg(&common::fixture(f)).to_string())
+        .collect();
+    let mut outputs = Vec::new();
+    let mut stderrs = Vec::new();
+    for jobs in ["1", "4"] {
+        let out_dir = dir.join(&format!("out-{jobs}"));
+        let mut args: Vec<&str> = inputs.iter().map(String::as_str).collect();
+        args.extend(["--out-dir", path_arg(&out_dir), "--jobs", jobs]);
+        let output = run(&args, None);
+        assert_success(&output);
+        assert!(output.stdout.is_empty(), "{}", describe(&output));
+        stderrs.push(stderr_of(&output));
+        outputs.push(tree(&out_dir));
+    }
+    assert_eq!(
+        outputs[0], outputs[1],
+        "--jobs 1 and --jobs 4 wrote different files"
+    );
+    assert_eq!(
+        stderrs[0], stderrs[1],
+        "--jobs 1 and --jobs 4 reported differently"
+    );
+    assert!(
+        stderrs[0].contains("skipped entry point `gs`"),
+        "the warning is reported:\n{}",
+        stderrs[0]
+    );
+    let names: Vec<&str> = outputs[0].iter().map(|(name, _)| name.as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            "compute_storage_runtime_array.comp.be.wgsl",
+            "compute_storage_runtime_array.comp.wgsl",
+            "control_flow_loops.comp.opt.wgsl",
+            "io_multi_entry_points.wgsl",
+            "multi_entry_point.wgsl",
+            "storage_nonwritable_members.wgsl"
+        ]
+    );
+    for (fixture, input) in fixtures.iter().zip(&inputs) {
+        let single = dir.join("single.wgsl");
+        assert_success(&run(&[input, "-o", path_arg(&single)], None));
+        let name = spv2wgsl::batch::output_name(Path::new(input));
+        let batch = &outputs[0].iter().find(|(n, _)| *n == name).unwrap().1;
+        assert_eq!(
+            batch,
+            &std::fs::read(&single).unwrap(),
+            "{fixture}: the batch output differs from the single-file one"
+        );
+        assert_valid_wgsl(&String::from_utf8(batch.clone()).unwrap(), fixture);
+    }
+}
+
+#[test]
+fn batch_writes_nothing_for_an_input_that_fails() {
+    let dir = TempDir::new("cli-batch-fail");
+    copy_fixtures(
+        &dir,
+        &[
+            (BINARY_FIXTURE, "in/good.spv"),
+            (UNDEFINED_ID_FIXTURE, "in/bad.spv"),
+            (MIXED_STAGES_FIXTURE, "in/warns.spvasm"),
+        ],
+    );
+    let previous = b"// an earlier translation of bad.spv\n";
+    std::fs::create_dir(dir.join("out")).unwrap();
+    std::fs::write(dir.join("out/bad.wgsl"), previous).unwrap();
+    let output = run_in(
+        dir.path(),
+        &[
+            "in/bad.spv",
+            "in/good.spv",
+            "in/warns.spvasm",
+            "--out-dir",
+            "out",
+        ],
+    );
+    assert_failure(&output, 1);
+    assert_stderr_mentions(
+        &output,
+        "%77 is used but never defined",
+        "the failure is reported",
+    );
+    assert_stderr_mentions(&output, "in/bad.spv", "with its file");
+    let written = tree(&dir.join("out"));
+    let names: Vec<&str> = written.iter().map(|(name, _)| name.as_str()).collect();
+    assert_eq!(
+        names,
+        ["bad.wgsl", "good.wgsl", "warns.wgsl"],
+        "no temporary file is left"
+    );
+    assert_eq!(
+        written[0].1, previous,
+        "the failed input's old output is untouched"
+    );
+
+    // With warnings denied, the input with a warning writes nothing either.
+    std::fs::remove_dir_all(dir.join("out")).unwrap();
+    let output = run_in(dir.path(), &["in", "--out-dir", "out", "--deny-warnings"]);
+    assert_failure(&output, 1);
+    let names: Vec<String> = tree(&dir.join("out"))
+        .into_iter()
+        .map(|(name, _)| name)
+        .collect();
+    assert_eq!(names, ["good.wgsl"]);
+}
+
+#[test]
+fn batch_usage_errors_exit_2_and_write_nothing() {
+    let dir = TempDir::new("cli-batch-usage");
+    copy_fixtures(
+        &dir,
+        &[
+            (BINARY_FIXTURE, "a/shader.spv"),
+            (ASSEMBLY_FIXTURE, "b/shader.spvasm"),
+        ],
+    );
+    let cases: [&[&str]; 6] = [
+        // Two inputs would write out/shader.wgsl.
+        &["a/shader.spv", "b/shader.spvasm", "--out-dir", "out"],
+        &["a", "b", "--out-dir", "out"],
+        &["-", "--out-dir", "out"],
+        &["--check"],
+        &["--check", "a", "-o", "out.wgsl"],
+        &["--check", "a", "--no-validate"],
+    ];
+    for args in cases {
+        let output = run_in(dir.path(), args);
+        assert_failure(&output, 2);
+        assert!(output.stdout.is_empty(), "{args:?}\n{}", describe(&output));
+        assert_eq!(dir.entries(), ["a", "b"], "{args:?}: something was written");
+    }
+    let output = run_in(
+        dir.path(),
+        &["a/shader.spv", "b/shader.spvasm", "--out-dir", "out"],
+    );
+    assert_stderr_mentions(
+        &output,
+        "a/shader.spv and b/shader.spvasm would both write shader.wgsl",
+        "the clash should be named",
+    );
+}
+
+const ESCAPE: &str = "\u{1b}[";
+
+#[test]
+fn diagnostics_are_colored_only_when_asked_or_on_a_terminal() {
+    let dir = shader_tree();
+    let bad = common::fixture(UNDEFINED_ID_FIXTURE);
+    let runs: [(&str, Output); 6] = [
+        (
+            "--check",
+            run_in(dir.path(), &["--check", "shaders", "--color", "always"]),
+        ),
+        (
+            "single file",
+            run(&[path_arg(&bad), "--color", "always"], None),
+        ),
+        (
+            "--out-dir",
+            run_in(
+                dir.path(),
+                &["shaders", "--out-dir", "out", "--color", "always"],
+            ),
+        ),
+        ("--check, auto", run_in(dir.path(), &["--check", "shaders"])),
+        ("single file, auto", run(&[path_arg(&bad)], None)),
+        (
+            "--check, never",
+            run_in(dir.path(), &["--check", "shaders", "--color", "never"]),
+        ),
+    ];
+    for (what, output) in &runs[..3] {
+        assert!(
+            stderr_of(output).contains(ESCAPE),
+            "{what} with --color always:\n{}",
+            describe(output)
+        );
+    }
+    // The tests' stderr is a pipe, not a terminal.
+    for (what, output) in &runs[3..] {
+        assert!(
+            !stderr_of(output).contains(ESCAPE),
+            "{what}:\n{}",
+            describe(output)
+        );
+        assert!(
+            !stderr_of(output).is_empty(),
+            "{what}: the failures are still reported"
+        );
+    }
+    for format in ["json", "github"] {
+        let output = run_in(
+            dir.path(),
+            &[
+                "--check",
+                "shaders",
+                "--color",
+                "always",
+                "--message-format",
+                format,
+            ],
+        );
+        assert!(
+            !stderr_of(&output).contains(ESCAPE),
+            "{format} is never colored:\n{}",
+            describe(&output)
+        );
+    }
+}
+
+#[test]
+fn help_shows_the_three_uses() {
+    let help = run(&["--help"], None);
+    assert_success(&help);
+    let text = stdout_of(&help);
+    for needle in [
+        "--check",
+        "--out-dir",
+        "--jobs",
+        "--message-format",
+        "--deny-warnings",
+        "--color",
+        "spv2wgsl --check shaders/",
+        "--out-dir gen/",
+    ] {
+        assert!(
+            text.contains(needle),
+            "--help should mention {needle}\n{text}"
         );
     }
 }

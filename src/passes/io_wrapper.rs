@@ -19,7 +19,7 @@
 //!   or is an array of one (`gl_SampleMask[1]`) is converted by the wrapper, both directions.
 //! - A vertex shader that writes no position outputs a zero one: WGSL requires it.
 //! - Integer varyings are flat; the other interpolation decorations map to `@interpolate`.
-//! - Execution modes WGSL cannot express are warned about or rejected ([`MODES`]).
+//! - Execution modes WGSL cannot express are warned about or rejected (`MODES`).
 
 use std::collections::BTreeSet;
 

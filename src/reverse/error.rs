@@ -10,7 +10,9 @@ use codespan_reporting::term::{self, termcolor::WriteColor};
 /// A labelled byte range of the WGSL source.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SpanLabel {
+    /// Byte range in the WGSL source.
     pub span: Range<usize>,
+    /// What the range shows.
     pub message: String,
 }
 
@@ -20,25 +22,38 @@ pub enum Error {
     /// The WGSL does not parse or does not validate.
     #[error("invalid WGSL{}: {message}", at_line_column(*.line_column))]
     Wgsl {
+        /// naga's message, in one line.
         message: String,
         /// 1-based line and column (in bytes) of the first label.
         line_column: Option<(u32, u32)>,
         /// The first label is the culprit; the others give context.
         labels: Vec<SpanLabel>,
+        /// Further explanation, one line each.
         notes: Vec<String>,
     },
 
     /// `--entry-point` names no entry point of the module.
     #[error("no entry point named `{name}` (the module has: {available})")]
-    NoSuchEntryPoint { name: String, available: String },
+    NoSuchEntryPoint {
+        /// The name asked for.
+        name: String,
+        /// The entry points there are, comma-separated.
+        available: String,
+    },
 
     /// Valid WGSL that Vulkan SPIR-V cannot express or that we do not lower yet.
     #[error("cannot translate: {message}")]
-    Unsupported { message: String },
+    Unsupported {
+        /// What cannot be expressed, in one line.
+        message: String,
+    },
 
     /// Our own bug: the SPIR-V we produced breaks a rule we promise.
     #[error("internal error (a bug in spv2wgsl, please report it with the input): {message}")]
-    Internal { message: String },
+    Internal {
+        /// What broke, in one line.
+        message: String,
+    },
 }
 
 fn at_line_column(line_column: Option<(u32, u32)>) -> String {
@@ -54,12 +69,14 @@ impl Error {
         }
     }
 
+    /// An [`Error::Unsupported`].
     pub fn unsupported(message: impl Into<String>) -> Self {
         Error::Unsupported {
             message: message.into(),
         }
     }
 
+    /// An [`Error::Internal`].
     pub fn internal(message: impl Into<String>) -> Self {
         Error::Internal {
             message: message.into(),

@@ -1,10 +1,15 @@
 //! The reverse path: WGSL to Vulkan SPIR-V, with entry-point parameters and results lowered into
 //! `Input`/`Output` variables (seed 000, "Translation scheme for WGSL AST to SPIR-V").
 //!
-//! ```no_run
-//! let wgsl = std::fs::read_to_string("shader.wgsl").unwrap();
-//! let spirv = spv2wgsl::reverse::compile(&wgsl, &spv2wgsl::reverse::Options::default()).unwrap();
-//! std::fs::write("shader.spv", spirv.to_bytes()).unwrap();
+//! ```
+//! let wgsl = "@fragment fn main(@location(0) color: vec4f) -> @location(0) vec4f { return color; }";
+//! let spirv = spv2wgsl::reverse::compile(wgsl, &spv2wgsl::reverse::Options::default())?;
+//! assert_eq!(spirv.words()[0], 0x0723_0203); // the SPIR-V magic number
+//! // The parameter and the result became `Input` and `Output` variables.
+//! let text = spirv.disassemble();
+//! assert!(text.contains("Input") && text.contains("Output"), "{text}");
+//! // `spirv.to_bytes()` is the binary module, ready for a `.spv` file.
+//! # Ok::<(), spv2wgsl::reverse::Error>(())
 //! ```
 //!
 //! The steps, in the order [`compile`] runs them: [`parse`] (naga's WGSL front end and
@@ -13,13 +18,22 @@
 //! back with rspirv: [`conform`] (naga's variables match the plan, or it is an internal error),
 //! [`sample_mask`] (Vulkan's one-element arrays), [`interface_list`] (`OpEntryPoint` operands).
 
-pub mod backend;
-pub mod conform;
 pub mod error;
+
+// The steps: public for the tests, documented by their `//!` paragraphs rather than item by item.
+#[allow(missing_docs)]
+pub mod backend;
+#[allow(missing_docs)]
+pub mod conform;
+#[allow(missing_docs)]
 pub mod interface_list;
+#[allow(missing_docs)]
 pub mod module_edit;
+#[allow(missing_docs)]
 pub mod parse;
+#[allow(missing_docs)]
 pub mod plan;
+#[allow(missing_docs)]
 pub mod sample_mask;
 
 use rspirv::binary::{Assemble, Disassemble};
@@ -53,10 +67,12 @@ pub const SPIRV_VERSIONS: &[(u8, u8)] = &[(1, 0), (1, 1), (1, 2), (1, 3), (1, 4)
 /// A translated module.
 #[derive(Debug, Clone)]
 pub struct Compiled {
+    /// The module as rspirv's data representation, for further editing.
     pub module: rspirv::dr::Module,
 }
 
 impl Compiled {
+    /// The binary module's words, header included.
     pub fn words(&self) -> Vec<u32> {
         self.module.assemble()
     }
