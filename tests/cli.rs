@@ -508,6 +508,22 @@ const BAD_INPUTS: &[BadInput] = &[
     },
 ];
 
+/// Forty modules made by mutating words of the GLSL fixtures, each rejected by spirv-val and each
+/// failing in a different way (malformed words, bad ids, bad types, bad control flow, ...).
+#[test]
+fn every_mutated_module_is_rejected_with_a_message() {
+    let mutants = common::fixture_files(&["invalid/mutated"], &[".spv"]);
+    assert!(mutants.len() >= 40, "expected the mutated modules, found {}", mutants.len());
+    for mutant in mutants {
+        let dir = TempDir::new("mutant");
+        let out = dir.path().join("out.wgsl");
+        let output = run_fixture_to(&mutant, &out, &[]);
+        assert_failure(&output, 1);
+        assert!(stderr_of(&output).contains("error:"), "{mutant}: no error message\n{}", describe(&output));
+        assert_nothing_left(&dir, &mutant);
+    }
+}
+
 fn assert_names_problem(output: &Output, bad: &BadInput) {
     let message = stderr_of(output).to_lowercase();
     assert!(
