@@ -497,6 +497,11 @@ const BAD_INPUTS: &[BadInput] = &[
         all_of: &["536870914"],
     },
     BadInput {
+        fixture: "invalid/spec_constant_op_with_constant.spv",
+        any_of: &["does not allow"],
+        all_of: &["OpSpecConstantOp"],
+    },
+    BadInput {
         fixture: "invalid/irreducible_cycle.spvasm",
         any_of: &["irreducible"],
         all_of: &["cycle"],

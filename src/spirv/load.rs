@@ -117,11 +117,37 @@ pub fn instruction_offsets(words: &[u32]) -> (Vec<usize>, Option<Error>) {
             };
             return (offsets, Some(error));
         }
+        // rspirv's parser panics on an OpSpecConstantOp naming an opcode whose operands it cannot
+        // parse there (OpConstant, OpSwitch, ...): only the operations SPIR-V allows get through.
+        if words[at] & 0xffff == Op::SpecConstantOp as u32
+            && let Some(&embedded) = words.get(at + 3)
+            && !SPEC_CONSTANT_OPS.iter().any(|&op| op as u32 == embedded)
+        {
+            let error = Error::Malformed {
+                message: format!("OpSpecConstantOp with operation {embedded}, which it does not allow"),
+                location,
+            };
+            return (offsets, Some(error));
+        }
         offsets.push(at);
         at += count;
     }
     (offsets, None)
 }
+
+/// The operations OpSpecConstantOp may perform (SPIR-V 1.6, section 3.3.7, Shader and Kernel).
+const SPEC_CONSTANT_OPS: &[Op] = &[
+    Op::SConvert, Op::UConvert, Op::FConvert, Op::SNegate, Op::Not, Op::IAdd, Op::ISub, Op::IMul,
+    Op::UDiv, Op::SDiv, Op::UMod, Op::SRem, Op::SMod, Op::ShiftRightLogical, Op::ShiftRightArithmetic,
+    Op::ShiftLeftLogical, Op::BitwiseOr, Op::BitwiseXor, Op::BitwiseAnd, Op::VectorShuffle,
+    Op::CompositeExtract, Op::CompositeInsert, Op::LogicalOr, Op::LogicalAnd, Op::LogicalNot,
+    Op::LogicalEqual, Op::LogicalNotEqual, Op::Select, Op::IEqual, Op::INotEqual, Op::ULessThan,
+    Op::SLessThan, Op::UGreaterThan, Op::SGreaterThan, Op::ULessThanEqual, Op::SLessThanEqual,
+    Op::UGreaterThanEqual, Op::SGreaterThanEqual, Op::QuantizeToF16, Op::ConvertFToS, Op::ConvertSToF,
+    Op::ConvertFToU, Op::ConvertUToF, Op::ConvertPtrToU, Op::ConvertUToPtr, Op::GenericCastToPtr,
+    Op::PtrCastToGeneric, Op::Bitcast, Op::FNegate, Op::FAdd, Op::FSub, Op::FMul, Op::FDiv, Op::FRem,
+    Op::FMod, Op::AccessChain, Op::InBoundsAccessChain, Op::PtrAccessChain, Op::InBoundsPtrAccessChain,
+];
 
 /// Deeper type nesting is refused (see `Builder::type_depth`).
 const MAX_TYPE_DEPTH: u32 = 64;
