@@ -499,7 +499,7 @@ const BAD_INPUTS: &[BadInput] = &[
     BadInput {
         fixture: "invalid/spec_constant_op_with_constant.spv",
         any_of: &["does not allow"],
-        all_of: &["OpSpecConstantOp"],
+        all_of: &["opspecconstantop"],
     },
     BadInput {
         fixture: "invalid/irreducible_cycle.spvasm",
