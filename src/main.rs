@@ -7,6 +7,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, ValueEnum};
 use codespan_reporting::term::termcolor::{ColorChoice, StandardStream};
+use spv2wgsl::ResourceBinding;
 
 const EXAMPLES: &str = "\
 Examples:
@@ -35,6 +36,26 @@ struct Cli {
     /// Drop gl_PointSize writes of values other than 1.0 with a warning instead of failing.
     #[arg(long)]
     ignore_point_size: bool,
+    /// Write the resource bindings (group, binding, WGSL name and type, the SPIR-V set, binding
+    /// and name they came from, whether spv2wgsl assigned them) to FILE as JSON.
+    #[arg(long, value_name = "FILE")]
+    binding_map: Option<PathBuf>,
+    /// Bind the sampler split from the combined image sampler at SET:BINDING (or the comparison
+    /// twin of the sampler there) at GROUP:BINDING instead of the next free binding. Repeatable.
+    #[arg(long, value_name = "SET:BINDING=GROUP:BINDING", value_parser = parse_sampler_binding)]
+    sampler_binding: Vec<(ResourceBinding, ResourceBinding)>,
+    /// Bind the uniform buffer that replaces push constants at GROUP:BINDING (default: group 0,
+    /// the next free binding).
+    #[arg(long, value_name = "GROUP:BINDING")]
+    push_constant_binding: Option<ResourceBinding>,
+    /// Give the specialization constant with SpecId ID this value (true/false, an integer or a
+    /// number); it becomes a constant instead of a WGSL `override`. Repeatable.
+    #[arg(long = "override", value_name = "ID=VALUE", value_parser = parse_override)]
+    overrides: Vec<(u32, String)>,
+    /// Fail where WGSL's uniformity analysis rejects derivatives or implicit-lod sampling that
+    /// SPIR-V allowed, instead of turning the check off with a diagnostic directive.
+    #[arg(long)]
+    strict_uniformity: bool,
     /// Color diagnostics.
     #[arg(long, value_enum, default_value_t = Color::Auto)]
     color: Color,
@@ -69,6 +90,10 @@ fn main() -> ExitCode {
         validate: !cli.no_validate,
         entry_point: cli.entry_point,
         ignore_point_size: cli.ignore_point_size,
+        sampler_bindings: cli.sampler_binding,
+        push_constant_binding: cli.push_constant_binding,
+        overrides: cli.overrides,
+        strict_uniformity: cli.strict_uniformity,
     };
     let translation = match spv2wgsl::translate(&input, &options) {
         Ok(t) => t,
@@ -83,10 +108,14 @@ fn main() -> ExitCode {
     for warning in &translation.warnings {
         eprintln!("warning: {warning}");
     }
-    let written = match &cli.output {
+    let map_written = match &cli.binding_map {
+        Some(path) => write_atomically(path, spv2wgsl::binding_map::to_json(&translation.bindings).as_bytes()),
+        None => Ok(()),
+    };
+    let written = map_written.and_then(|()| match &cli.output {
         Some(path) if path != stdin_name => write_atomically(path, translation.wgsl.as_bytes()),
         _ => std::io::stdout().write_all(translation.wgsl.as_bytes()),
-    };
+    });
     match written {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
@@ -94,6 +123,17 @@ fn main() -> ExitCode {
             ExitCode::from(1)
         }
     }
+}
+
+fn parse_sampler_binding(text: &str) -> Result<(ResourceBinding, ResourceBinding), String> {
+    let (source, target) = text.split_once('=').ok_or_else(|| format!("`{text}` is not SET:BINDING=GROUP:BINDING"))?;
+    Ok((source.parse()?, target.parse()?))
+}
+
+fn parse_override(text: &str) -> Result<(u32, String), String> {
+    let (id, value) = text.split_once('=').ok_or_else(|| format!("`{text}` is not ID=VALUE"))?;
+    let id = id.trim().parse().map_err(|_| format!("`{id}` is not a SpecId (a number)"))?;
+    Ok((id, value.to_string()))
 }
 
 fn read_input(path: &Path) -> std::io::Result<Vec<u8>> {

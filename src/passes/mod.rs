@@ -1,7 +1,12 @@
 //! The passes over the module, each `fn run(&mut Module, &Options) -> Result<(), Error>` in its own
 //! file. Their order is in `lib.rs`.
 
+pub mod atomics;
+pub mod bindings;
 pub mod entry_points;
+pub mod handles;
 pub mod io_wrapper;
+pub mod layout;
 pub mod signedness;
+pub mod spec_constants;
 pub mod structurize;

@@ -33,7 +33,7 @@ pub fn run(module: &mut Module, _options: &Options) -> Result<(), Error> {
 
 /// What an integer operand must be read as.
 #[derive(Clone, Copy, PartialEq, Eq)]
-enum Want {
+pub(crate) enum Want {
     Signed,
     Unsigned,
     /// As the declared result type.
@@ -175,7 +175,7 @@ impl Rectifier<'_> {
 }
 
 /// What the operand at `position` (counting value operands only) must be read as.
-fn want_for(sign: Sign, op: Op, position: usize) -> Want {
+pub(crate) fn want_for(sign: Sign, op: Op, position: usize) -> Want {
     // Bit-field offsets and counts are unsigned in WGSL whatever the base.
     let count_operands = match op {
         Op::BitFieldInsert => 2,

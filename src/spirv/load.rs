@@ -370,8 +370,12 @@ impl Builder<'_> {
                     Some(Operand::ImageFormat(f)) => *f,
                     _ => return Err(ops.missing(6, "an image format")),
                 },
+                access: match inst.operands.get(7) {
+                    Some(Operand::AccessQualifier(a)) => Some(*a),
+                    _ => None,
+                },
             }),
-            Op::TypeSampler => Type::Sampler,
+            Op::TypeSampler => Type::Sampler { comparison: false },
             Op::TypeSampledImage => Type::SampledImage { image: self.type_id(ops.id(0)?, &location)? },
             other => Type::Unsupported(other),
         };
@@ -397,10 +401,27 @@ impl Builder<'_> {
             Op::ConstantComposite | Op::SpecConstantComposite => ConstValue::Composite(ops.ids_from(0)?),
             Op::ConstantNull => ConstValue::Null,
             Op::Undef => ConstValue::Undef,
+            Op::SpecConstantOp => match inst.operands.split_first() {
+                Some((Operand::LiteralSpecConstantOpInteger(op), operands)) => {
+                    ConstValue::Op { op: *op, operands: operands.to_vec() }
+                }
+                _ => return Err(ops.missing(0, "an opcode")),
+            },
             other => {
                 return Err(Error::unsupported(format!("Op{other:?} is not supported yet"), location));
             }
         };
+        // Constants are built from constants declared before them, so they never form a cycle.
+        let parts: Vec<Id> = match &value {
+            ConstValue::Composite(parts) => parts.clone(),
+            ConstValue::Op { operands, .. } => {
+                operands.iter().filter_map(|o| if let Operand::IdRef(id) = o { Some(*id) } else { None }).collect()
+            }
+            _ => Vec::new(),
+        };
+        if let Some(part) = parts.iter().find(|&&part| !matches!(self.module.def(part), Def::Constant(_))) {
+            return Err(Error::invalid(format!("%{part} is not a constant declared before this one"), location));
+        }
         let spec_id = if is_spec_constant(inst.class.opcode) { self.module.decorations(id).spec_id } else { None };
         self.define(id, Def::Constant(Constant { ty, value, spec_id }), &location)?;
         self.module.declarations.push(id);

@@ -2,9 +2,15 @@
 //! and validation of the result with naga.
 
 pub mod ast;
+mod atomic;
 pub mod emit;
 mod function;
+mod helpers;
+mod image;
 mod instruction;
+mod spec;
+mod subgroup;
+pub mod uniformity;
 pub mod names;
 pub mod print;
 pub mod validate;
