@@ -42,6 +42,7 @@
 #![warn(missing_docs)]
 
 pub mod batch;
+pub mod binding_map;
 pub mod diagnostics;
 pub mod error;
 pub mod message_format;
@@ -60,6 +61,7 @@ pub mod spirv;
 #[allow(missing_docs)]
 pub mod wgsl;
 
+pub use binding_map::{Binding, BindingOrigin, ResourceBinding};
 pub use error::{Error, Location};
 
 // The README's Rust examples compile as doc tests.
@@ -80,11 +82,32 @@ pub struct Options {
     /// End statements with a comment naming the SPIR-V result id (or opcode) they come from and,
     /// where the module records it (`OpLine`), the source file and line.
     pub annotate: bool,
+    /// Where to bind the sampler split from the combined image sampler (or the comparison twin of
+    /// the sampler) at a SPIR-V set and binding: `(source, target)` pairs. Others follow the
+    /// rule in `docs/bindings.md`.
+    pub sampler_bindings: Vec<(ResourceBinding, ResourceBinding)>,
+    /// Where to bind the uniform buffer that replaces push constants.
+    pub push_constant_binding: Option<ResourceBinding>,
+    /// Refuse input whose derivatives or implicit-lod sampling WGSL's uniformity analysis rejects,
+    /// instead of emitting `diagnostic(off, derivative_uniformity)`.
+    pub strict_uniformity: bool,
+    /// Values for specialization constants, by SpecId: these become ordinary constants instead
+    /// of WGSL `override`s. The text is read as the constant's type (`true`, `-3`, `0.5`).
+    pub overrides: Vec<(u32, String)>,
 }
 
 impl Default for Options {
     fn default() -> Self {
-        Options { validate: true, entry_point: None, ignore_point_size: false, annotate: false }
+        Options {
+            validate: true,
+            entry_point: None,
+            ignore_point_size: false,
+            annotate: false,
+            sampler_bindings: Vec::new(),
+            push_constant_binding: None,
+            overrides: Vec::new(),
+            strict_uniformity: false,
+        }
     }
 }
 
@@ -96,6 +119,8 @@ pub struct Translation {
     /// Things the user should know that did not stop the translation, one line each: a skipped
     /// entry point, a dropped `gl_PointSize`, an execution mode WGSL has no equivalent for.
     pub warnings: Vec<String>,
+    /// Every resource binding of the WGSL, in (group, binding) order.
+    pub bindings: Vec<Binding>,
 }
 
 /// Translates a SPIR-V module (binary in either byte order, or assembly text) into WGSL.
@@ -108,16 +133,37 @@ pub fn translate(input: &[u8], options: &Options) -> Result<Translation, Error> 
     let mut module = spirv::load::load(&words)?;
     // The pass order: each pass states what holds before and after it at the top of its file.
     passes::entry_points::run(&mut module, options)?;
+    passes::spec_constants::run(&mut module, options)?;
     passes::single_value_phis::run(&mut module, options)?;
     passes::structurize::run(&mut module, options)?;
     passes::io_wrapper::run(&mut module, options)?;
     passes::signedness::run(&mut module, options)?;
-    let ast = wgsl::emit::emit(&module, options)?;
+    passes::handles::run(&mut module, options)?;
+    passes::bindings::run(&mut module, options)?;
+    passes::layout::run(&mut module, options)?;
+    passes::atomics::run(&mut module, options)?;
+    let (mut ast, bindings) = wgsl::emit::emit(&module, options)?;
+    if wgsl::uniformity::breaks_derivative_uniformity(&ast) {
+        if options.strict_uniformity {
+            return Err(Error::unsupported(
+                "derivatives or implicit-level-of-detail sampling in control flow WGSL cannot prove uniform \
+                 (without --strict-uniformity the output turns that check off)",
+                Location::default(),
+            ));
+        }
+        ast.diagnostics.push("off, derivative_uniformity");
+        module.warnings.push(
+            "derivatives or implicit-level-of-detail sampling happen in control flow WGSL cannot prove uniform; \
+             the output turns that check off with `diagnostic(off, derivative_uniformity)` \
+             (--strict-uniformity makes this an error)"
+                .into(),
+        );
+    }
     let text = wgsl::print::print(&ast);
     if options.validate {
         wgsl::validate::validate(&text)?;
     }
-    Ok(Translation { wgsl: text, warnings: module.warnings })
+    Ok(Translation { wgsl: text, warnings: module.warnings, bindings })
 }
 
 /// Whether the input is SPIR-V assembly text rather than a binary module.

@@ -11,6 +11,7 @@ use clap::{CommandFactory, Parser, ValueEnum};
 use codespan_reporting::term::termcolor::{Buffer, BufferWriter, ColorChoice, StandardStream};
 use spv2wgsl::batch;
 use spv2wgsl::message_format::{Diagnostic, Format, Reporter};
+use spv2wgsl::ResourceBinding;
 
 const EXAMPLES: &str = "\
 Examples:
@@ -77,6 +78,26 @@ struct Cli {
     /// information (glslangValidator -g), the source file and line.
     #[arg(long)]
     annotate: bool,
+    /// Write the resource bindings (group, binding, WGSL name and type, the SPIR-V set, binding
+    /// and name they came from, whether spv2wgsl assigned them) to FILE as JSON.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["out_dir", "check"])]
+    binding_map: Option<PathBuf>,
+    /// Bind the sampler split from the combined image sampler at SET:BINDING (or the comparison
+    /// twin of the sampler there) at GROUP:BINDING instead of the next free binding. Repeatable.
+    #[arg(long, value_name = "SET:BINDING=GROUP:BINDING", value_parser = parse_sampler_binding)]
+    sampler_binding: Vec<(ResourceBinding, ResourceBinding)>,
+    /// Bind the uniform buffer that replaces push constants at GROUP:BINDING (default: group 0,
+    /// the next free binding).
+    #[arg(long, value_name = "GROUP:BINDING")]
+    push_constant_binding: Option<ResourceBinding>,
+    /// Give the specialization constant with SpecId ID this value (true/false, an integer or a
+    /// number); it becomes a constant instead of a WGSL `override`. Repeatable.
+    #[arg(long = "override", value_name = "ID=VALUE", value_parser = parse_override)]
+    overrides: Vec<(u32, String)>,
+    /// Fail where WGSL's uniformity analysis rejects derivatives or implicit-lod sampling that
+    /// SPIR-V allowed, instead of turning the check off with a diagnostic directive.
+    #[arg(long)]
+    strict_uniformity: bool,
     /// SPIR-V version to write (WGSL input): 1.0 to 1.6.
     #[arg(long, value_name = "MAJOR.MINOR", value_parser = parse_spirv_version)]
     spirv_version: Option<(u8, u8)>,
@@ -158,7 +179,22 @@ fn forward_options(cli: &Cli) -> spv2wgsl::Options {
         entry_point: cli.entry_point.clone(),
         ignore_point_size: cli.ignore_point_size,
         annotate: cli.annotate,
+        sampler_bindings: cli.sampler_binding.clone(),
+        push_constant_binding: cli.push_constant_binding,
+        overrides: cli.overrides.clone(),
+        strict_uniformity: cli.strict_uniformity,
     }
+}
+
+fn parse_sampler_binding(text: &str) -> Result<(ResourceBinding, ResourceBinding), String> {
+    let (source, target) = text.split_once('=').ok_or_else(|| format!("`{text}` is not SET:BINDING=GROUP:BINDING"))?;
+    Ok((source.parse()?, target.parse()?))
+}
+
+fn parse_override(text: &str) -> Result<(u32, String), String> {
+    let (id, value) = text.split_once('=').ok_or_else(|| format!("`{text}` is not ID=VALUE"))?;
+    let id = id.trim().parse().map_err(|_| format!("`{id}` is not a SpecId (a number)"))?;
+    Ok((id, value.to_string()))
 }
 
 /// One input, from a file or stdin, to a file or stdout, in either direction.
@@ -395,7 +431,15 @@ fn to_wgsl(
     match result {
         Err(error) => Err(ExitCode::from(error.exit_code() as u8)),
         Ok(_) if failed => Err(ExitCode::from(1)),
-        Ok(translation) => Ok(translation.wgsl.into_bytes()),
+        Ok(translation) => {
+            if let Some(path) = &cli.binding_map
+                && let Err(e) = write_atomically(path, spv2wgsl::binding_map::to_json(&translation.bindings).as_bytes())
+            {
+                eprintln!("error: cannot write the binding map: {e}");
+                return Err(ExitCode::from(1));
+            }
+            Ok(translation.wgsl.into_bytes())
+        }
     }
 }
 

@@ -188,15 +188,6 @@ pub static UNSIGNED_RESULTS: &[Op] = &[
     Op::ArrayLength,
 ];
 
-/// Atomic operations whose result depends on signedness. WGSL's `atomicMin`/`atomicMax` compare as
-/// the atomic's own type, so the opcode's signedness must match the pointee's.
-pub static ATOMIC_ORDER: &[(Op, Int)] = &[
-    (Op::AtomicSMin, S),
-    (Op::AtomicSMax, S),
-    (Op::AtomicUMin, U),
-    (Op::AtomicUMax, U),
-];
-
 pub struct ExtRow {
     pub op: GLOp,
     pub name: &'static str,

@@ -1680,3 +1680,189 @@ fn help_shows_the_three_uses() {
         );
     }
 }
+// Resources: the binding map, binding overrides, specialization constants
+
+/// Combined image samplers at (0,0)..(0,4) and (1,0), (1,1): their samplers
+/// take the next free bindings, (0,5).. and (1,2)..
+const COMBINED_SAMPLERS_FIXTURE: &str = "glsl/texture_sampling.frag.spv";
+/// A uniform buffer at (0,0) and a push-constant block `push`.
+const PUSH_CONSTANT_FIXTURE: &str = "glsl/push_constants.vert.spv";
+/// Spec constants with SpecIds 0 (workgroup size x), 1 (int COUNT), 2 (uint
+/// MASK), 3 (float SCALE), 4 (bool ENABLED).
+const SPEC_CONSTANT_FIXTURE: &str = "glsl/spec_constants.comp.spv";
+
+/// `"key": value` of one line of the binding-map JSON, as text.
+fn json_field<'a>(line: &'a str, key: &str) -> Option<&'a str> {
+    let start = line.find(&format!("\"{key}\": "))? + key.len() + 4;
+    let rest = &line[start..];
+    let end = if rest.starts_with('{') { rest.find('}')? + 1 } else { rest.find([',', '}'])? };
+    Some(rest[..end].trim())
+}
+
+/// `(group, binding, name)` of every `@group(G) @binding(B) var NAME` line.
+fn wgsl_resources(wgsl: &str) -> Vec<(String, String, String)> {
+    let mut resources: Vec<(String, String, String)> = wgsl
+        .lines()
+        .filter_map(|line| {
+            let group = line.strip_prefix("@group(")?.split(')').next()?.to_string();
+            let binding = line.split("@binding(").nth(1)?.split(')').next()?.to_string();
+            let name = line.split("var").nth(1)?.split(['>', ' ']).find(|s| !s.is_empty() && !s.starts_with('<'))?;
+            Some((group, binding, name.trim_end_matches(':').to_string()))
+        })
+        .collect();
+    resources.sort();
+    resources
+}
+
+#[test]
+fn binding_map_lists_every_resource_and_marks_assigned_ones() {
+    let dir = TempDir::new("cli-binding-map");
+    let (out, map) = (dir.join("out.wgsl"), dir.join("bindings.json"));
+    let output = run_fixture_to(COMBINED_SAMPLERS_FIXTURE, &out, &["--binding-map", path_arg(&map)]);
+    assert_success(&output);
+    let wgsl = std::fs::read_to_string(&out).expect("the WGSL was written");
+    let json = std::fs::read_to_string(&map).expect("the binding map was written");
+    assert!(json.starts_with("[\n") && json.ends_with("]\n"), "not a JSON array:\n{json}");
+    let entries: Vec<&str> = json.lines().filter(|l| l.trim_start().starts_with('{')).collect();
+
+    // One entry per resource variable of the WGSL, at the same group and binding.
+    let mut listed: Vec<(String, String, String)> = entries
+        .iter()
+        .map(|e| {
+            let field = |key| json_field(e, key).unwrap_or_else(|| panic!("no {key} in {e}")).to_string();
+            (field("group"), field("binding"), field("name").trim_matches('"').to_string())
+        })
+        .collect();
+    listed.sort();
+    assert_eq!(listed, wgsl_resources(&wgsl), "binding map:\n{json}\nWGSL:\n{wgsl}");
+
+    // The sampler split from `albedo` (set 0, binding 0) is ours, at the next free binding.
+    let sampler = entries.iter().find(|e| e.contains("\"name\": \"albedo_sampler\"")).expect("albedo_sampler is listed");
+    assert_eq!(json_field(sampler, "group"), Some("0"));
+    assert_eq!(json_field(sampler, "binding"), Some("5"));
+    assert_eq!(json_field(sampler, "type"), Some("\"sampler\""));
+    assert_eq!(json_field(sampler, "assigned"), Some("true"));
+    assert_eq!(json_field(sampler, "origin"), Some("\"combined_image_sampler\""));
+    assert_eq!(json_field(sampler, "original"), Some("{\"set\": 0, \"binding\": 0, \"name\": \"albedo\"}"));
+    // The texture keeps the combined sampler's binding and is not ours.
+    let texture = entries.iter().find(|e| e.contains("\"name\": \"albedo\"")).expect("albedo is listed");
+    assert_eq!(json_field(texture, "binding"), Some("0"));
+    assert_eq!(json_field(texture, "type"), Some("\"texture_2d<f32>\""));
+    assert_eq!(json_field(texture, "assigned"), Some("false"));
+    assert_stderr_mentions(&output, "@group(0) @binding(5)", "a warning says where the split sampler went");
+}
+
+#[test]
+fn binding_map_is_not_written_when_translation_fails() {
+    let dir = TempDir::new("cli-binding-map-failure");
+    let map = dir.join("bindings.json");
+    let input = common::fixture("invalid/truncated.spv");
+    let output = run(&[path_arg(&input), "--binding-map", path_arg(&map), "-o", path_arg(&dir.join("out.wgsl"))], None);
+    assert_failure(&output, 1);
+    assert_nothing_left(&dir, "a failed translation");
+}
+
+#[test]
+fn sampler_binding_moves_the_split_sampler() {
+    let dir = TempDir::new("cli-sampler-binding");
+    let out = dir.join("out.wgsl");
+    let output = run_fixture_to(COMBINED_SAMPLERS_FIXTURE, &out, &["--sampler-binding", "0:0=2:7", "--sampler-binding", "1:1=1:9"]);
+    assert_success(&output);
+    let wgsl = std::fs::read_to_string(&out).expect("the WGSL was written");
+    assert_valid_wgsl(&wgsl, "sampler-binding");
+    assert!(wgsl.contains("@group(2) @binding(7) var albedo_sampler: sampler;"), "{wgsl}");
+    assert!(wgsl.contains("@group(1) @binding(9) var skies_sampler: sampler;"), "{wgsl}");
+    // The others still follow the rule; the moved one leaves its slot free.
+    assert!(wgsl.contains("@group(0) @binding(5) var layers_sampler: sampler;"), "{wgsl}");
+}
+
+#[test]
+fn sampler_binding_mistakes_are_errors() {
+    for (flag, code, needle) in [
+        // The target is the texture `layers`' binding.
+        ("0:0=0:1", 1, "already uses"),
+        // Nothing is bound at set 5, binding 5.
+        ("5:5=0:9", 1, "no combined image sampler"),
+        ("0:0", 2, "SET:BINDING=GROUP:BINDING"),
+        ("0:x=1:1", 2, "not a number"),
+    ] {
+        let dir = TempDir::new("cli-sampler-binding-error");
+        let output = run_fixture_to(COMBINED_SAMPLERS_FIXTURE, &dir.join("out.wgsl"), &["--sampler-binding", flag]);
+        assert_failure(&output, code);
+        assert_stderr_mentions(&output, needle, &format!("--sampler-binding {flag}"));
+        assert_nothing_left(&dir, flag);
+    }
+}
+
+#[test]
+fn push_constants_become_a_uniform_buffer_where_asked() {
+    let dir = TempDir::new("cli-push-constants");
+    let out = dir.join("out.wgsl");
+    // By default: group 0, the next free binding.
+    let output = run_fixture_to(PUSH_CONSTANT_FIXTURE, &out, &[]);
+    assert_success(&output);
+    let wgsl = std::fs::read_to_string(&out).expect("the WGSL was written");
+    assert!(wgsl.contains("@group(0) @binding(1) var<uniform> push: Push;"), "{wgsl}");
+    let output = run_fixture_to(PUSH_CONSTANT_FIXTURE, &out, &["--push-constant-binding", "3:0"]);
+    assert_success(&output);
+    let wgsl = std::fs::read_to_string(&out).expect("the WGSL was written");
+    assert_valid_wgsl(&wgsl, "push-constant-binding");
+    assert!(wgsl.contains("@group(3) @binding(0) var<uniform> push: Push;"), "{wgsl}");
+    // Where the camera buffer is: a collision.
+    let output = run_fixture_to(PUSH_CONSTANT_FIXTURE, &dir.join("other.wgsl"), &["--push-constant-binding", "0:0"]);
+    assert_failure(&output, 1);
+    assert_stderr_mentions(&output, "already uses", "a colliding push-constant binding");
+}
+
+#[test]
+fn override_gives_spec_constants_values() {
+    let dir = TempDir::new("cli-override");
+    let out = dir.join("out.wgsl");
+    let output = run_fixture_to(SPEC_CONSTANT_FIXTURE, &out, &["--override", "1=10", "--override", "0=32", "--override", "4=false"]);
+    assert_success(&output);
+    let wgsl = std::fs::read_to_string(&out).expect("the WGSL was written");
+    let module = assert_valid_wgsl(&wgsl, "override");
+    assert_eq!(module.entry_points[0].workgroup_size, [32, 2, 1]);
+    // Overridden ones are constants; COUNT * 2 folds; the others stay overridable.
+    for gone in ["@id(0)", "@id(1)", "@id(4)"] {
+        assert!(!wgsl.contains(gone), "{gone} should be folded:\n{wgsl}");
+    }
+    assert!(wgsl.contains("f32(20i)"), "COUNT * 2 with COUNT = 10:\n{wgsl}");
+    assert!(wgsl.contains("@id(2) override MASK: u32 = 255u;"), "{wgsl}");
+    assert!(wgsl.contains("@id(3) override SCALE: f32 = 1.5f;"), "{wgsl}");
+    // Without --override, all of them are overrides.
+    let plain = library_wgsl(SPEC_CONSTANT_FIXTURE);
+    for id in 0..5 {
+        assert!(plain.contains(&format!("@id({id}) override")), "SpecId {id}:\n{plain}");
+    }
+}
+
+#[test]
+fn override_mistakes_are_errors() {
+    for (flag, code, needle) in [
+        ("1=abc", 1, "not a 32-bit signed integer"),
+        ("2=-1", 1, "not a 32-bit unsigned integer"),
+        ("4=maybe", 1, "true or false"),
+        ("99=1", 1, "no specialization constant has SpecId 99"),
+        ("1", 2, "ID=VALUE"),
+        ("x=1", 2, "not a SpecId"),
+    ] {
+        let dir = TempDir::new("cli-override-error");
+        let output = run_fixture_to(SPEC_CONSTANT_FIXTURE, &dir.join("out.wgsl"), &["--override", flag]);
+        assert_failure(&output, code);
+        assert_stderr_mentions(&output, needle, &format!("--override {flag}"));
+        assert_nothing_left(&dir, flag);
+    }
+}
+
+#[test]
+fn strict_uniformity_changes_nothing_for_uniform_code() {
+    // Derivatives in straight-line fragment code are uniform: no diagnostic, no error.
+    let dir = TempDir::new("cli-strict-uniformity");
+    let out = dir.join("out.wgsl");
+    let output = run_fixture_to("glsl/derivatives.frag.spv", &out, &["--strict-uniformity"]);
+    assert_success(&output);
+    let wgsl = std::fs::read_to_string(&out).expect("the WGSL was written");
+    assert!(!wgsl.contains("diagnostic"), "{wgsl}");
+    assert_same_wgsl(&wgsl, &library_wgsl("glsl/derivatives.frag.spv"));
+}

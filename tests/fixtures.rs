@@ -10,7 +10,9 @@
 //!   must accept it when `tint` is on the PATH (`SPV2WGSL_REQUIRE_TINT=1`
 //!   makes a missing Tint a failure);
 //! - the WGSL keeps the module's entry points (names, stages, workgroup
-//!   sizes) and resource bindings;
+//!   sizes) and resource bindings, plus the bindings the translation says it
+//!   assigned (split combined image samplers, push constants);
+//! - the binding map lists exactly the WGSL's resource variables, by name;
 //! - a big-endian fixture (`NAME.be.spv`) translates exactly like its
 //!   little-endian twin (`NAME.spv`).
 //!
@@ -72,7 +74,7 @@ fn check_fixture(relative: &str, failures: &mut Failures, tint: &mut TintTally) 
             return;
         }
     };
-    let wgsl = translation.wgsl;
+    let wgsl = translation.wgsl.clone();
     if wgsl.trim().is_empty() {
         failures.add(relative, "the translation is empty");
         return;
@@ -96,8 +98,14 @@ fn check_fixture(relative: &str, failures: &mut Failures, tint: &mut TintTally) 
 
     match common::naga_validate(&wgsl) {
         Ok(module) => match common::spirv_facts(&bytes) {
-            Some(facts) => {
+            Some(mut facts) => {
+                // Bindings the translation made (a split sampler, a push-constant buffer).
+                let assigned = translation.bindings.iter().filter(|b| b.assigned.is_some());
+                facts.bindings.extend(assigned.map(|b| (b.binding.group, b.binding.binding)));
                 for problem in common::compare_interface(&facts, &module) {
+                    failures.add(relative, problem);
+                }
+                for problem in binding_map_problems(&translation, &module) {
                     failures.add(relative, problem);
                 }
             }
@@ -130,13 +138,36 @@ fn check_fixture(relative: &str, failures: &mut Failures, tint: &mut TintTally) 
     }
 }
 
+/// The binding map names every resource variable of the WGSL at its group and
+/// binding, and nothing else.
+fn binding_map_problems(translation: &spv2wgsl::Translation, module: &naga::Module) -> Vec<String> {
+    let mut wgsl: Vec<(u32, u32, String)> = module
+        .global_variables
+        .iter()
+        .filter_map(|(_, global)| {
+            let binding = global.binding.as_ref()?;
+            Some((binding.group, binding.binding, global.name.clone().unwrap_or_default()))
+        })
+        .collect();
+    wgsl.sort();
+    let map: Vec<(u32, u32, String)> = translation
+        .bindings
+        .iter()
+        .map(|b| (b.binding.group, b.binding.binding, b.name.clone()))
+        .collect();
+    if map == wgsl {
+        Vec::new()
+    } else {
+        vec![format!("the binding map {map:?} differs from the WGSL's resources {wgsl:?}")]
+    }
+}
+
 #[test]
 fn every_fixture_translates_to_valid_wgsl() {
     let fixtures = common::fixture_files(FIXTURE_DIRS, FIXTURE_SUFFIXES);
     assert!(
-        fixtures.iter().any(|f| f.starts_with("glsl/"))
-            && fixtures.iter().any(|f| f.starts_with("spvasm/")),
-        "expected fixtures under both fixtures/glsl and fixtures/spvasm, found {fixtures:?}"
+        FIXTURE_DIRS.iter().all(|dir| fixtures.iter().any(|f| f.starts_with(&format!("{dir}/")))),
+        "expected fixtures under each of fixtures/{FIXTURE_DIRS:?}, found {fixtures:?}"
     );
 
     let mut failures = Failures::new();

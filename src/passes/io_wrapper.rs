@@ -28,7 +28,9 @@ use spirv::{BuiltIn, ExecutionMode, ExecutionModel, Op, StorageClass};
 use crate::Options;
 use crate::builtins::{Scalar, Use, builtin_row};
 use crate::error::{Error, Location};
-use crate::spirv::{ConstValue, Decorations, Def, EntryPoint, Id, IoBinding, IoPlan, IoSource, IoValue, Module, Type};
+use crate::spirv::{
+    ConstValue, Decorations, Def, EntryPoint, Id, IoBinding, IoPlan, IoSource, IoValue, Module, Type, WorkgroupDimension,
+};
 
 
 /// More locations than any WebGPU device has between stages (the limit is at most 32): an
@@ -41,7 +43,7 @@ pub fn run(module: &mut Module, options: &Options) -> Result<(), Error> {
         let mut warnings = Vec::new();
         check_modes(&entry, &mut warnings)?;
         let planned = Planner::new(module, &entry, options)?.plan(&mut warnings)?;
-        let mut plan = IoPlan { workgroup_size: workgroup_size(module, &entry, &mut warnings)?, ..IoPlan::default() };
+        let mut plan = IoPlan { workgroup_size: workgroup_size(module, &entry)?, ..IoPlan::default() };
         for Planned { mut value, wgsl, output } in planned {
             if let Some((scalar, count)) = wgsl {
                 value.wgsl_ty = wgsl_type(module, scalar, count);
@@ -658,7 +660,7 @@ fn interpolation(decorations: &Decorations, integer: bool) -> Option<String> {
 
 /// `@workgroup_size` of a compute shader: a constant decorated `BuiltIn WorkgroupSize` wins over
 /// the execution modes.
-fn workgroup_size(module: &Module, entry: &EntryPoint, warnings: &mut Vec<String>) -> Result<Option<[u32; 3]>, Error> {
+fn workgroup_size(module: &Module, entry: &EntryPoint) -> Result<Option<[WorkgroupDimension; 3]>, Error> {
     if entry.model != ExecutionModel::GLCompute {
         return Ok(None);
     }
@@ -681,20 +683,23 @@ fn workgroup_size(module: &Module, entry: &EntryPoint, warnings: &mut Vec<String
             _ => None,
         })
     };
+    let not_three = || Error::invalid("the workgroup size is not three integer constants", location.clone());
     let size = match decorated.map(Ok).or_else(from_modes) {
-        Some(Err(literal)) => literal,
+        Some(Err(literal)) => literal.map(WorkgroupDimension::Literal),
         Some(Ok(ids)) => {
-            if ids.iter().any(|&id| module.constant(id).is_some_and(|c| c.spec_id.is_some())) {
-                warnings.push(format!(
-                    "entry point `{}`: the workgroup size is a specialization constant; its default value is used",
-                    entry.name
-                ));
+            let mut size = Vec::with_capacity(3);
+            for id in ids {
+                // A specialization constant stays one: WGSL's `override` keeps it settable.
+                let specialized = module
+                    .constant(id)
+                    .is_some_and(|c| c.spec_id.is_some() || matches!(c.value, ConstValue::Op { .. }));
+                size.push(match module.const_u32(id) {
+                    _ if specialized => WorkgroupDimension::Constant(id),
+                    Some(d) => WorkgroupDimension::Literal(d),
+                    None => return Err(not_three()),
+                });
             }
-            let values: Option<Vec<u32>> = ids.iter().map(|&id| module.const_u32(id)).collect();
-            match values.as_deref() {
-                Some(&[x, y, z]) => [x, y, z],
-                _ => return Err(Error::invalid("the workgroup size is not three integer constants", location)),
-            }
+            <[WorkgroupDimension; 3]>::try_from(size).map_err(|_| not_three())?
         }
         None => {
             return Err(Error::invalid(
@@ -704,11 +709,15 @@ fn workgroup_size(module: &Module, entry: &EntryPoint, warnings: &mut Vec<String
         }
     };
     // WebGPU's largest per-dimension limit; zero is invalid SPIR-V.
-    if size.iter().any(|&d| d == 0 || d > 16384) {
-        return Err(Error::unsupported(
-            format!("workgroup size {size:?} is outside what WebGPU allows (1 to 16384 per dimension)"),
-            location,
-        ));
+    for dimension in size {
+        if let WorkgroupDimension::Literal(d) = dimension
+            && (d == 0 || d > 16384)
+        {
+            return Err(Error::unsupported(
+                format!("workgroup size {d} is outside what WebGPU allows (1 to 16384 per dimension)"),
+                location,
+            ));
+        }
     }
     Ok(Some(size))
 }

@@ -1,6 +1,6 @@
 //! The I/O rules that show in errors, warnings and the plan rather than in a fixture's WGSL.
 
-use crate::spirv::{IoBinding, IoPlan, IoSource, Module, Type};
+use crate::spirv::{IoBinding, IoPlan, IoSource, Module, Type, WorkgroupDimension};
 use crate::{Options, translate};
 
 /// A module with one entry point of `model` (interface `interface`), the execution modes,
@@ -219,7 +219,10 @@ fn point_size_writes_are_followed_through_copies_and_whole_block_stores() {
 fn the_workgroup_size_comes_from_local_size_id_or_the_decorated_constant() {
     let compute = |modes: &str, decorations: &str, variables: &str| {
         let text = shader("GLCompute", "", modes, decorations, variables, "");
-        plan(&planned(&text)).workgroup_size
+        plan(&planned(&text)).workgroup_size.map(|size| size.map(|d| match d {
+            WorkgroupDimension::Literal(d) => d,
+            WorkgroupDimension::Constant(id) => panic!("%{id} is no specialization constant"),
+        }))
     };
     let by_id = compute("OpExecutionModeId %main LocalSizeId %uint_2 %uint_1 %uint_2", "", "");
     assert_eq!(by_id, Some([2, 1, 2]));

@@ -1,8 +1,13 @@
 //! The passes over the module, each `fn run(&mut Module, &Options) -> Result<(), Error>` in its own
 //! file. Their order is in `lib.rs`.
 
+pub mod atomics;
+pub mod bindings;
 pub mod entry_points;
+pub mod handles;
 pub mod io_wrapper;
+pub mod layout;
 pub mod signedness;
 pub mod single_value_phis;
+pub mod spec_constants;
 pub mod structurize;

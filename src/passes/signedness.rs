@@ -127,7 +127,6 @@ impl Rectifier<'_> {
             self.collapse_bitcast(index, &inst);
             return Ok(());
         }
-        self.check_atomic_order(&inst)?;
         let Some((rule, first)) = rule(self.module, &inst) else {
             self.out.push(index);
             return Ok(());
@@ -242,7 +241,8 @@ impl Rectifier<'_> {
                 }
                 ConstValue::Composite(fixed)
             }
-            ConstValue::Bool(_) | ConstValue::Undef => return None,
+            // A specialization operation keeps its operands; bitcast its value instead.
+            ConstValue::Bool(_) | ConstValue::Undef | ConstValue::Op { .. } => return None,
         };
         let new = self.module.add_def(Def::Constant(Constant { ty: constant.ty, value, spec_id: None }));
         self.module.declarations.push(new);
@@ -269,24 +269,6 @@ impl Rectifier<'_> {
             }
         }
         self.out.push(index);
-    }
-
-    /// WGSL's atomicMin/atomicMax compare as the atomic's type: a SPIR-V opcode of the other
-    /// signedness has no direct counterpart.
-    fn check_atomic_order(&self, inst: &Inst) -> Result<(), Error> {
-        let Some(&(_, wanted)) = ops::ATOMIC_ORDER.iter().find(|(op, _)| *op == inst.op) else { return Ok(()) };
-        let Some(signed) = inst.ty.and_then(|ty| int_signedness(self.module, ty)) else { return Ok(()) };
-        if signed != (wanted == Int::Signed) {
-            let (have, want) = if signed { ("i32", "unsigned") } else { ("u32", "signed") };
-            return Err(Error::unsupported(
-                format!(
-                    "Op{:?} compares as {want} on an {have} atomic; WGSL's atomics compare as their own type",
-                    inst.op
-                ),
-                self.module.location_of(self.function, inst),
-            ));
-        }
-        Ok(())
     }
 
     fn value_signedness(&self, id: Id) -> Option<bool> {
@@ -382,7 +364,7 @@ impl Rectifier<'_> {
 
 /// Whether an operand of signedness `have` must be read as signed, given how the operation reads
 /// it and the signedness of the declared result and of the first operand (where integers).
-fn wanted(reading: Int, have: bool, result: Option<bool>, first: Option<bool>) -> bool {
+pub(crate) fn wanted(reading: Int, have: bool, result: Option<bool>, first: Option<bool>) -> bool {
     match reading {
         Int::Signed => true,
         Int::Unsigned => false,
@@ -393,7 +375,7 @@ fn wanted(reading: Int, have: bool, result: Option<bool>, first: Option<bool>) -
 }
 
 /// The signedness WGSL computes an integer result in, when the operation fixes it.
-fn computed(rule: IntRule) -> Option<bool> {
+pub(crate) fn computed(rule: IntRule) -> Option<bool> {
     match rule.result {
         Int::Signed => Some(true),
         Int::Unsigned => Some(false),

@@ -398,12 +398,3 @@ fn image_queries_compute_unsigned_and_are_bitcast_to_the_declared_type() {
     assert_eq!((back.op, back.id(0)), (Op::Bitcast, order[query].result), "then bitcast back to vec2<i32>");
 }
 
-#[test]
-fn an_atomic_min_of_the_other_signedness_is_an_error() {
-    let declarations = "%ptr_uint = OpTypePointer Workgroup %uint\n%counter = OpVariable %ptr_uint Workgroup";
-    let text = compute(declarations, "%old = OpAtomicSMin %uint %counter %uint_2 %uint_1 %uint_1");
-    let message = rectified(&text).expect_err("WGSL cannot compare a u32 atomic as signed").to_string();
-    assert!(message.contains("AtomicSMin") && message.contains("u32"), "{message}");
-    let same = compute(declarations, "%old = OpAtomicUMin %uint %counter %uint_2 %uint_1 %uint_1");
-    assert!(rectified(&same).is_ok());
-}

@@ -437,8 +437,12 @@ impl Builder<'_> {
                     Some(Operand::ImageFormat(f)) => *f,
                     _ => return Err(ops.missing(6, "an image format")),
                 },
+                access: match inst.operands.get(7) {
+                    Some(Operand::AccessQualifier(a)) => Some(*a),
+                    _ => None,
+                },
             }),
-            Op::TypeSampler => Type::Sampler,
+            Op::TypeSampler => Type::Sampler { comparison: false },
             Op::TypeSampledImage => Type::SampledImage { image: self.type_id(ops.id(0)?, &location)? },
             other => Type::Unsupported(other),
         };
@@ -483,10 +487,27 @@ impl Builder<'_> {
             }
             Op::ConstantNull => ConstValue::Null,
             Op::Undef => ConstValue::Undef,
+            Op::SpecConstantOp => match inst.operands.split_first() {
+                Some((Operand::LiteralSpecConstantOpInteger(op), operands)) => {
+                    ConstValue::Op { op: *op, operands: operands.to_vec() }
+                }
+                _ => return Err(ops.missing(0, "an opcode")),
+            },
             other => {
                 return Err(Error::unsupported(format!("Op{other:?} is not supported yet"), location));
             }
         };
+        // Constants are built from constants declared before them, so they never form a cycle.
+        let parts: Vec<Id> = match &value {
+            ConstValue::Composite(parts) => parts.clone(),
+            ConstValue::Op { operands, .. } => {
+                operands.iter().filter_map(|o| if let Operand::IdRef(id) = o { Some(*id) } else { None }).collect()
+            }
+            _ => Vec::new(),
+        };
+        if let Some(part) = parts.iter().find(|&&part| !matches!(self.module.def(part), Def::Constant(_))) {
+            return Err(Error::invalid(format!("%{part} is not a constant declared before this one"), location));
+        }
         let spec_id = if is_spec_constant(inst.class.opcode) { self.module.decorations(id).spec_id } else { None };
         self.define(id, Def::Constant(Constant { ty, value, spec_id }), &location)?;
         self.module.declarations.push(id);
@@ -681,6 +702,12 @@ pub fn is_terminator(op: Op) -> bool {
 
 /// Every id an instruction reads must be defined somewhere in the module; later stages rely on it.
 fn check_operands(module: &Module) -> Result<(), Error> {
+    // Decorations and names may precede their target, so they are checked once all is read; the
+    // smallest offending id is named, for a deterministic message.
+    let targets = module.decorations.keys().chain(module.names.keys()).chain(module.member_decorations.keys().map(|(id, _)| id));
+    if let Some(id) = targets.filter(|&&id| matches!(module.def(id), Def::None)).min() {
+        return Err(Error::invalid(format!("a decoration or name targets %{id}, which is never defined"), Location::default()));
+    }
     for (f, function) in module.functions.iter().enumerate() {
         for (b, block) in function.blocks.iter().enumerate() {
             if block.terminator == usize::MAX {

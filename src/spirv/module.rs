@@ -9,6 +9,7 @@ use std::collections::HashMap;
 pub use rspirv::dr::Operand;
 use spirv::{BuiltIn, Decoration as D, ExecutionMode, ExecutionModel, Op, StorageClass};
 
+pub use crate::binding_map::BindingOrigin;
 use crate::error::{Error, Location};
 
 /// A SPIR-V result id.
@@ -29,8 +30,11 @@ pub enum Type {
     Pointer { class: StorageClass, pointee: Id },
     Function { result: Id, params: Vec<Id> },
     Image(ImageType),
-    Sampler,
+    /// `comparison` is set by the `handles` pass for samplers used with a depth reference.
+    Sampler { comparison: bool },
     SampledImage { image: Id },
+    /// WGSL's `atomic<T>`: an integer that atomic instructions touch (made by the `atomics` pass).
+    Atomic { inner: Id },
     /// A type WGSL has no counterpart for (events, ray queries, ...): an error only if used.
     Unsupported(Op),
 }
@@ -45,6 +49,36 @@ pub struct ImageType {
     /// 1: used with a sampler, 2: storage image, 0: known at run time only.
     pub sampled: u32,
     pub format: spirv::ImageFormat,
+    /// The optional access qualifier; the `handles` pass sets it on every storage image.
+    pub access: Option<spirv::AccessQualifier>,
+}
+
+impl ImageType {
+    /// Coordinate components that address a texel, without the array layer.
+    pub fn coordinate_count(&self) -> u32 {
+        match self.dim {
+            spirv::Dim::Dim1D | spirv::Dim::DimBuffer => 1,
+            spirv::Dim::Dim3D | spirv::Dim::DimCube => 3,
+            _ => 2,
+        }
+    }
+}
+
+/// The variable or parameter a texture, sampler or sampled-image value comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HandleRoots {
+    /// The image (or, for a sampler value, the sampler) variable or parameter.
+    pub image: Id,
+    /// The sampler paired with it by OpSampledImage or by a split combined image sampler.
+    pub sampler: Option<Id>,
+}
+
+/// A resource made or moved by a pass, and the SPIR-V variable it came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct NewBinding {
+    pub variable: Id,
+    pub source: Id,
+    pub origin: BindingOrigin,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -53,6 +87,9 @@ pub enum ConstValue {
     Scalar(u64),
     Bool(bool),
     Composite(Vec<Id>),
+    /// OpSpecConstantOp: the operation and its operands (ids and literals), evaluated when the
+    /// pipeline is created.
+    Op { op: Op, operands: Vec<Operand> },
     Null,
     Undef,
 }
@@ -61,7 +98,7 @@ pub enum ConstValue {
 pub struct Constant {
     pub ty: Id,
     pub value: ConstValue,
-    /// `SpecId` for specialization constants.
+    /// `SpecId` of a specialization constant that stays overridable (a WGSL `override`).
     pub spec_id: Option<u32>,
 }
 
@@ -261,13 +298,21 @@ pub enum IoBinding {
     Location { location: u32, interpolation: Option<String>, blend_src: Option<u32> },
 }
 
+/// One dimension of a compute shader's workgroup size.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum WorkgroupDimension {
+    Literal(u32),
+    /// A specialization constant (or an expression of them): an `override` in WGSL.
+    Constant(Id),
+}
+
 /// The WGSL interface of an entry point, worked out by the `io_wrapper` pass.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct IoPlan {
     pub inputs: Vec<IoValue>,
     pub outputs: Vec<IoValue>,
     /// `@workgroup_size` of a compute shader.
-    pub workgroup_size: Option<[u32; 3]>,
+    pub workgroup_size: Option<[WorkgroupDimension; 3]>,
 }
 
 #[derive(Debug, Clone)]
@@ -302,6 +347,15 @@ pub struct Module {
     pub type_ids: HashMap<Type, Id>,
     /// Things the user should know that do not stop the translation.
     pub warnings: Vec<String>,
+    /// Image variable or parameter to the sampler split from it (`handles` pass).
+    pub companion_samplers: HashMap<Id, Id>,
+    /// Sampler variable to its `sampler_comparison` twin (`handles` pass).
+    pub comparison_samplers: HashMap<Id, Id>,
+    /// Resources that need a binding the SPIR-V did not give, in the order they were made; the
+    /// `bindings` pass binds them.
+    pub new_bindings: Vec<NewBinding>,
+    /// Sizes of structs padded beyond their members (array-stride wrappers, `layout` pass).
+    pub padded_sizes: HashMap<Id, u32>,
 }
 
 static NO_DECORATIONS: Decorations = Decorations {
@@ -420,6 +474,46 @@ impl Module {
         id
     }
 
+    /// Whether a type is a texture, sampler or sampled image (WGSL passes these by value).
+    pub fn is_handle(&self, ty: Id) -> bool {
+        matches!(self.def(ty), Def::Type(Type::Image(_) | Type::Sampler { .. } | Type::SampledImage { .. }))
+    }
+
+    /// The variable or parameter a handle value or pointer comes from, following OpLoad,
+    /// OpCopyObject, OpImage and OpSampledImage (whose sampler half is followed separately).
+    /// `None` when the chain passes through anything else (a phi, a select, a function result).
+    pub fn handle_roots(&self, id: Id) -> Option<HandleRoots> {
+        // Bounded: an invalid module may define a value through itself.
+        self.handle_roots_within(id, &mut 64)
+    }
+
+    fn handle_roots_within(&self, id: Id, steps: &mut u32) -> Option<HandleRoots> {
+        let mut id = id;
+        let mut sampler = None;
+        while *steps > 0 {
+            *steps -= 1;
+            match self.def(id) {
+                Def::Global(_) | Def::Param { .. } => {
+                    let sampler = sampler.or_else(|| self.companion_samplers.get(&id).copied());
+                    return Some(HandleRoots { image: id, sampler });
+                }
+                Def::Value { function, inst, .. } => {
+                    let inst = self.functions.get(*function)?.insts.get(*inst)?;
+                    match inst.op {
+                        Op::Load | Op::CopyObject | Op::Image => id = inst.id(0)?,
+                        Op::SampledImage if sampler.is_none() => {
+                            sampler = Some(self.handle_roots_within(inst.id(1)?, steps)?.image);
+                            id = inst.id(0)?;
+                        }
+                        _ => return None,
+                    }
+                }
+                _ => return None,
+            }
+        }
+        None
+    }
+
     /// Where an instruction of a function is, for errors.
     pub fn location_of(&self, function: usize, inst: &Inst) -> Location {
         Location {
@@ -433,6 +527,24 @@ impl Module {
 }
 
 impl Module {
+    /// Functions reachable from the entry points, in file order: the ones that are translated.
+    pub fn live_functions(&self) -> Vec<usize> {
+        let mut keep = vec![false; self.functions.len()];
+        for entry in &self.entry_points {
+            if let Some(root) = self.function_index(entry.function) {
+                for f in self.reachable_functions(root) {
+                    keep[f] = true;
+                }
+            }
+        }
+        (0..self.functions.len()).filter(|&f| keep[f]).collect()
+    }
+
+    /// Every id an instruction of one of `functions` reads.
+    pub fn used_in(&self, functions: &[usize]) -> std::collections::HashSet<Id> {
+        functions.iter().flat_map(|&f| self.functions[f].insts.iter().flat_map(Inst::id_operands)).collect()
+    }
+
     /// Functions reachable from `root` through `OpFunctionCall`, `root` first, each once.
     pub fn reachable_functions(&self, root: usize) -> Vec<usize> {
         let mut seen = vec![false; self.functions.len()];

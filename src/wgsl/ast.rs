@@ -8,6 +8,8 @@ pub type Type = String;
 pub struct Module {
     /// `enable` directives, e.g. `f16`.
     pub enables: Vec<&'static str>,
+    /// `diagnostic` directives, e.g. `off, derivative_uniformity`.
+    pub diagnostics: Vec<&'static str>,
     pub structs: Vec<Struct>,
     pub globals: Vec<Global>,
     pub functions: Vec<Function>,
@@ -39,7 +41,8 @@ pub enum Attribute {
     Align(u32),
     Id(u32),
     Stage(&'static str),
-    WorkgroupSize([u32; 3]),
+    /// Numbers or override expressions.
+    WorkgroupSize([Expr; 3]),
 }
 
 #[derive(Debug)]

@@ -8,8 +8,13 @@ use spirv::{ExecutionModel, StorageClass};
 use super::ast::{self, Attribute, Expr, Literal, Stmt};
 use super::function;
 use super::names::Namer;
+use super::image;
+use crate::binding_map::{Binding, ResourceBinding};
 use crate::error::{Error, Location};
-use crate::spirv::{ConstValue, Def, EntryPoint, Id, IoBinding, IoSource, IoValue, Module, Type};
+use crate::passes::layout::{round_up, size_and_align};
+use crate::spirv::{
+    BindingOrigin, ConstValue, Def, EntryPoint, Id, IoBinding, IoSource, IoValue, Module, Type, WorkgroupDimension,
+};
 use crate::Options;
 
 /// Module-scope state shared by the function lowering: names and type spellings.
@@ -24,9 +29,15 @@ pub struct Emitter<'m> {
     enables: BTreeSet<&'static str>,
     /// `--annotate`: statements name their SPIR-V origin.
     pub annotate: bool,
+    bindings: Vec<Binding>,
+    /// Names of the `override`s declared for specialization constants.
+    pub(super) overrides: HashMap<Id, String>,
+    /// Names of the helper functions declared (`helpers.rs`), by the type they work on.
+    pub(super) helpers: HashMap<String, String>,
 }
 
-pub fn emit(module: &Module, options: &Options) -> Result<ast::Module, Error> {
+/// The WGSL syntax tree, and the binding map of its resources.
+pub fn emit(module: &Module, options: &Options) -> Result<(ast::Module, Vec<Binding>), Error> {
     let mut e = Emitter {
         module,
         out: ast::Module::default(),
@@ -36,6 +47,9 @@ pub fn emit(module: &Module, options: &Options) -> Result<ast::Module, Error> {
         member_names: HashMap::new(),
         enables: BTreeSet::new(),
         annotate: options.annotate,
+        bindings: Vec::new(),
+        overrides: HashMap::new(),
+        helpers: HashMap::new(),
     };
     // Entry-point names are the API users call: they are claimed first and never renamed.
     let mut wrapper_names = Vec::new();
@@ -72,7 +86,8 @@ pub fn emit(module: &Module, options: &Options) -> Result<ast::Module, Error> {
         e.out.functions.push(wrapper);
     }
     e.out.enables = e.enables.iter().copied().collect();
-    Ok(e.out)
+    e.bindings.sort_by_key(|b| b.binding);
+    Ok((e.out, e.bindings))
 }
 
 /// Globals the emitted functions refer to, in declaration order.
@@ -97,7 +112,19 @@ fn used_globals(module: &Module, functions: &[usize]) -> Vec<usize> {
             }
         }
     }
-    (0..module.globals.len()).filter(|&g| used[g]).collect()
+    // Samplers split from a used combined image sampler or sampler follow it.
+    let mut order = Vec::new();
+    for g in (0..module.globals.len()).filter(|&g| used[g]) {
+        order.push(g);
+        let id = module.globals[g].id;
+        let made = [module.companion_samplers.get(&id), module.comparison_samplers.get(&id)];
+        for made in made.into_iter().flatten() {
+            // A combined sampler's sampler may have a comparison twin of its own.
+            let twin = module.comparison_samplers.get(made);
+            order.extend([Some(made), twin].into_iter().flatten().filter_map(|&m| module.global_index(m)));
+        }
+    }
+    order
 }
 
 pub fn location_of_id(module: &Module, id: Id) -> Location {
@@ -145,19 +172,19 @@ impl<'m> Emitter<'m> {
                     Some(c) if c.spec_id.is_none() => module.const_u32(*length),
                     _ => None,
                 }
-                .ok_or_else(|| self.unsupported(id, "array length is not a constant (specialization-sized arrays)".into()))?;
-                self.check_stride(id, *element)?;
+                .ok_or_else(|| {
+                    self.unsupported(id, "an array sized by a specialization constant outside workgroup memory: WGSL sizes arrays by overrides only there".into())
+                })?;
                 format!("array<{}, {count}>", self.ty(*element)?)
             }
-            Type::RuntimeArray { element } => {
-                self.check_stride(id, *element)?;
-                format!("array<{}>", self.ty(*element)?)
-            }
+            Type::RuntimeArray { element } => format!("array<{}>", self.ty(*element)?),
             Type::Struct { members } => self.declare_struct(id, members)?,
             Type::Pointer { class, pointee } => {
                 format!("ptr<{}, {}>", address_space(module, *class, *pointee)?, self.ty(*pointee)?)
             }
-            Type::Sampler => "sampler".to_string(),
+            Type::Atomic { inner } => format!("atomic<{}>", self.ty(*inner)?),
+            Type::Sampler { comparison: false } => "sampler".to_string(),
+            Type::Sampler { comparison: true } => "sampler_comparison".to_string(),
             Type::Image(image) => {
                 let image = image.clone();
                 self.image_type(id, &image)?
@@ -180,28 +207,39 @@ impl<'m> Emitter<'m> {
             (Dim::DimCube, false, false) => "cube",
             (Dim::DimCube, true, false) => "cube_array",
             (Dim::Dim2D, false, true) => "multisampled_2d",
-            _ => return Err(self.unsupported(id, format!("image type {image:?} has no WGSL texture type"))),
+            (Dim::DimBuffer, ..) => {
+                return Err(self.unsupported(id, "texel buffers (samplerBuffer, imageBuffer, HLSL Buffer<T>) have no WGSL counterpart".into()));
+            }
+            (Dim::DimSubpassData, ..) => {
+                return Err(self.unsupported(id, "input attachments (subpassInput) have no WGSL counterpart".into()));
+            }
+            (dim, arrayed, multisampled) => {
+                let what = format!("{dim:?}{}{}", if arrayed { " arrayed" } else { "" }, if multisampled { " multisampled" } else { "" });
+                return Err(self.unsupported(id, format!("{what} images have no WGSL texture type")));
+            }
         };
         if image.sampled == 2 {
-            return Err(self.unsupported(id, "storage images are not supported yet".into()));
+            let (format, _) = image::storage_format(image.format).ok_or_else(|| {
+                self.unsupported(id, format!("storage image format {:?} has no WGSL storage texel format", image.format))
+            })?;
+            if image.multisampled || image.dim == Dim::DimCube {
+                return Err(self.unsupported(id, "WGSL storage textures cannot be multisampled or cube maps".into()));
+            }
+            let access = match image.access {
+                Some(spirv::AccessQualifier::ReadOnly) => "read",
+                Some(spirv::AccessQualifier::WriteOnly) => "write",
+                _ => "read_write",
+            };
+            return Ok(format!("texture_storage_{dim}<{format}, {access}>"));
         }
         if image.depth == 1 {
             return Ok(format!("texture_depth_{dim}"));
         }
-        Ok(format!("texture_{dim}<{}>", self.ty(image.sampled_type)?))
-    }
-
-    /// Strides WGSL cannot express are refused rather than silently changed.
-    fn check_stride(&mut self, array: Id, element: Id) -> Result<(), Error> {
-        let Some(stride) = self.module.decorations(array).array_stride else { return Ok(()) };
-        let (size, align) = layout(self.module, element)?;
-        if stride != round_up(size, align) {
-            return Err(self.unsupported(
-                array,
-                format!("array stride {stride} differs from WGSL's natural stride {} (not supported yet)", round_up(size, align)),
-            ));
-        }
-        Ok(())
+        let sampled = match self.module.ty(image.sampled_type)? {
+            Type::Float { width: 32 } | Type::Int { width: 32, .. } => self.ty(image.sampled_type)?,
+            _ => return Err(self.unsupported(id, "textures of other than 32-bit floats or integers have no WGSL type".into())),
+        };
+        Ok(format!("texture_{dim}<{sampled}>"))
     }
 
     fn declare_struct(&mut self, id: Id, members: &[Id]) -> Result<String, Error> {
@@ -225,14 +263,15 @@ impl<'m> Emitter<'m> {
                 .unwrap_or_else(|| format!("member_{i}"));
             let member_name = member_namer.fresh(&member_name, None);
             names.push(member_name.clone());
-            if decorations.row_major && has_matrix(module, member) {
-                return Err(self.unsupported(id, format!("row-major matrix member `{member_name}` (not supported yet)")));
-            }
             let ty = self.ty(member)?;
             if let Some(offset) = decorations.offset {
-                let (size, align) = layout(module, member)?;
+                let (size, align) = size_and_align(module, member)?;
+                if i == 0 && offset > 0 && offset % 4 == 0 {
+                    // Nothing comes before the first member to grow: padding members fill the gap.
+                    natural_end = padding(&mut out, &mut member_namer, offset);
+                }
                 let natural = round_up(natural_end, align);
-                if offset < natural || (i == 0 && offset != 0) {
+                if offset < natural || (i == 0 && offset != natural) {
                     return Err(self.unsupported(
                         id,
                         format!("member `{member_name}` at offset {offset} cannot be placed by WGSL layout rules (natural offset {natural})"),
@@ -240,13 +279,18 @@ impl<'m> Emitter<'m> {
                 }
                 if offset > natural {
                     // Pad by growing the previous member; WGSL has no explicit offsets.
-                    let previous: &mut ast::Member = out.last_mut().expect("offset 0 checked above");
+                    let previous: &mut ast::Member = out.last_mut().expect("the first member is placed above");
                     let previous_offset = module.member_decorations(id, i - 1).offset.unwrap_or(0);
                     previous.attributes.push(Attribute::Size(offset - previous_offset));
                 }
                 natural_end = offset.saturating_add(size);
             }
             out.push(ast::Member { attributes: Vec::new(), name: member_name, ty });
+        }
+        // A struct padded to an array stride ends in a member as long as the padding reaches.
+        if let (Some(&padded), Some(last)) = (module.padded_sizes.get(&id), out.last_mut()) {
+            let last_offset = module.member_decorations(id, members.len() as u32 - 1).offset.unwrap_or(0);
+            last.attributes.push(Attribute::Size(padded - last_offset));
         }
         self.member_names.insert(id, names);
         self.out.structs.push(ast::Struct { name: name.clone(), members: out });
@@ -275,14 +319,33 @@ impl<'m> Emitter<'m> {
             .unwrap_or_else(|| format!("global_{}", global.id));
         let name = self.namer.fresh(&base, None);
         self.names.insert(global.id, name.clone());
-        let ty = self.ty(global.pointee)?;
+        let ty = match module.ty(global.pointee)? {
+            // WGSL sizes arrays by overrides only in workgroup memory, and only at the top.
+            Type::Array { element, length }
+                if global.class == StorageClass::Workgroup && self.is_override_expression(*length) =>
+            {
+                let length = super::print::expr_to_string(&self.constant(*length)?);
+                format!("array<{}, {length}>", self.ty(*element)?)
+            }
+            _ => self.ty(global.pointee)?,
+        };
+        let mut space = address_space(module, global.class, global.pointee)
+            .map_err(|_| self.unsupported(global.id, format!("{:?} variables have no WGSL counterpart", global.class)))?;
+        if space == "storage, read_write" && used_by_vertex_stage(module, global.id) {
+            // WebGPU vertex shaders cannot have writable storage buffers.
+            if written(module, global.id) {
+                return Err(self.unsupported(global.id, "a vertex shader writes a storage buffer, which WebGPU does not allow".into()));
+            }
+            space = "storage, read".into();
+        }
         let mut attributes = Vec::new();
         if matches!(global.class, StorageClass::Uniform | StorageClass::StorageBuffer | StorageClass::UniformConstant) {
-            attributes.push(Attribute::Group(decorations.set.unwrap_or(0)));
-            attributes.push(Attribute::Binding(decorations.binding.unwrap_or(0)));
+            let binding = ResourceBinding { group: decorations.set.unwrap_or(0), binding: decorations.binding.unwrap_or(0) };
+            attributes.push(Attribute::Group(binding.group));
+            attributes.push(Attribute::Binding(binding.binding));
+            let entry = self.binding_entry(global.id, binding, &name, &ty, &space);
+            self.bindings.push(entry);
         }
-        let space = address_space(module, global.class, global.pointee)
-            .map_err(|_| self.unsupported(global.id, format!("{:?} variables have no WGSL counterpart", global.class)))?;
         let init = match global.initializer {
             Some(init) if module.constant(init).is_some() => Some(self.constant(init)?),
             Some(_) => return Err(self.unsupported(global.id, "a variable initialised with another variable".into())),
@@ -298,6 +361,32 @@ impl<'m> Emitter<'m> {
         Ok(())
     }
 
+    /// The binding map's entry for a resource variable: where it came from, and whether we bound it.
+    fn binding_entry(&self, id: Id, binding: ResourceBinding, name: &str, ty: &str, space: &str) -> Binding {
+        let module = self.module;
+        let made = |id: Id| module.new_bindings.iter().find(|n| n.variable == id);
+        let new = made(id);
+        // A comparison twin of a split sampler comes, in the end, from the combined variable.
+        let mut source = id;
+        while let Some(n) = made(source).filter(|n| n.source != source) {
+            source = n.source;
+        }
+        let d = module.decorations(source);
+        let original = match (new.map(|n| n.origin), d.set, d.binding) {
+            (Some(BindingOrigin::PushConstant), ..) | (_, None, _) | (_, _, None) => None,
+            (_, Some(group), Some(binding)) => Some(ResourceBinding { group, binding }),
+        };
+        Binding {
+            binding,
+            name: name.to_string(),
+            ty: ty.to_string(),
+            space: space.to_string(),
+            original,
+            original_name: module.name(source).map(str::to_string),
+            assigned: new.map(|n| n.origin),
+        }
+    }
+
     /// A constant as a WGSL expression: a literal, a constructor, or a zero value `T()`.
     pub fn constant(&mut self, id: Id) -> Result<Expr, Error> {
         let module = self.module;
@@ -305,6 +394,8 @@ impl<'m> Emitter<'m> {
             .constant(id)
             .ok_or_else(|| Error::invalid(format!("%{id} is not a constant"), Location::default()))?;
         match &constant.value {
+            _ if constant.spec_id.is_some() => self.override_ident(id),
+            ConstValue::Op { op, operands } => self.spec_op(id, constant.ty, *op, operands),
             ConstValue::Bool(b) => Ok(Expr::Literal(Literal::Bool(*b))),
             ConstValue::Scalar(bits) => self.constant_bits(constant.ty, *bits),
             ConstValue::Composite(parts) => {
@@ -390,7 +481,8 @@ impl<'m> Emitter<'m> {
             ExecutionModel::Fragment => "fragment",
             _ => "compute",
         })];
-        if let Some(size) = plan.workgroup_size {
+        if let Some([x, y, z]) = plan.workgroup_size {
+            let size = [self.workgroup_dimension(x)?, self.workgroup_dimension(y)?, self.workgroup_dimension(z)?];
             attributes.push(Attribute::WorkgroupSize(size));
         }
         Ok(ast::Function { attributes, name, params, result, body })
@@ -446,6 +538,14 @@ impl<'m> Emitter<'m> {
         Ok(Some(expr))
     }
 
+    /// A number, or the `override` (expression) of a specialization constant.
+    fn workgroup_dimension(&mut self, dimension: WorkgroupDimension) -> Result<Expr, Error> {
+        match dimension {
+            WorkgroupDimension::Literal(d) => Ok(Expr::Literal(Literal::Abstract(i64::from(d)))),
+            WorkgroupDimension::Constant(id) => self.constant(id),
+        }
+    }
+
     /// `value` of type `from` as type `to`, where the two differ at most in signedness.
     fn convert(&mut self, value: Expr, from: Id, to: Id) -> Result<Expr, Error> {
         Ok(if from == to { value } else { Expr::Call(format!("bitcast<{}>", self.ty(to)?), vec![value]) })
@@ -481,49 +581,44 @@ fn read_only(module: &Module, block: Id) -> bool {
     }
 }
 
-fn has_matrix(module: &Module, ty: Id) -> bool {
-    match module.def(ty) {
-        Def::Type(Type::Matrix { .. }) => true,
-        Def::Type(Type::Array { element, .. } | Type::RuntimeArray { element }) => has_matrix(module, *element),
-        _ => false,
+/// A member of `bytes` bytes (a multiple of 4) that puts what follows at that offset: one `u32`
+/// grown with `@size` (not an array, whose stride uniform buffers restrict). Returns the end.
+fn padding(out: &mut Vec<ast::Member>, namer: &mut Namer, bytes: u32) -> u32 {
+    if bytes == 0 {
+        return 0;
     }
+    let attributes = if bytes > 4 { vec![Attribute::Size(bytes)] } else { Vec::new() };
+    out.push(ast::Member { attributes, name: namer.fresh("padding", None), ty: "u32".into() });
+    bytes
 }
 
-fn round_up(value: u32, align: u32) -> u32 {
-    value.div_ceil(align.max(1)).saturating_mul(align.max(1))
+fn used_by_vertex_stage(module: &Module, global: Id) -> bool {
+    module.entry_points.iter().filter(|e| e.model == ExecutionModel::Vertex).any(|entry| {
+        let functions = module.function_index(entry.function).map(|root| module.reachable_functions(root)).unwrap_or_default();
+        module.used_in(&functions).contains(&global)
+    })
 }
 
-/// Size and alignment of a type under WGSL's layout rules.
-pub fn layout(module: &Module, ty: Id) -> Result<(u32, u32), Error> {
-    Ok(match module.ty(ty)? {
-        Type::Bool | Type::Int { .. } => (4, 4),
-        Type::Float { width } => (width / 8, width / 8),
-        Type::Vector { component, count } => {
-            let (size, _) = layout(module, *component)?;
-            let align = if *count == 2 { 2 * size } else { 4 * size };
-            (count.saturating_mul(size), align)
-        }
-        Type::Matrix { column, columns } => {
-            let (size, align) = layout(module, *column)?;
-            (columns.saturating_mul(round_up(size, align)), align)
-        }
-        Type::Array { element, length } => {
-            let (size, align) = layout(module, *element)?;
-            (module.const_u32(*length).unwrap_or(0).saturating_mul(round_up(size, align)), align)
-        }
-        Type::RuntimeArray { element } => (0, layout(module, *element)?.1),
-        Type::Struct { members } => {
-            let mut end = 0;
-            let mut max_align = 1;
-            for (i, &member) in members.iter().enumerate() {
-                let (size, align) = layout(module, member)?;
-                let offset = module.member_decorations(ty, i as u32).offset.unwrap_or(round_up(end, align));
-                end = offset.saturating_add(size);
-                max_align = max_align.max(align);
+/// Whether any translated instruction writes memory reached from `global`.
+fn written(module: &Module, global: Id) -> bool {
+    let root = |mut id: Id| {
+        for _ in 0..64 {
+            match module.def(id) {
+                Def::Value { function, inst, .. } => match &module.functions[*function].insts[*inst] {
+                    inst if matches!(inst.op, spirv::Op::AccessChain | spirv::Op::InBoundsAccessChain | spirv::Op::CopyObject) => {
+                        id = inst.id(0).unwrap_or(0);
+                    }
+                    _ => return id,
+                },
+                _ => return id,
             }
-            (round_up(end, max_align), max_align)
         }
-        _ => (0, 1),
+        id
+    };
+    module.live_functions().into_iter().flat_map(|f| module.functions[f].insts.iter()).any(|inst| {
+        let writes = matches!(inst.op, spirv::Op::Store | spirv::Op::CopyMemory)
+            || (crate::passes::atomics::is_atomic(inst.op) && inst.op != spirv::Op::AtomicLoad);
+        writes && inst.id(0).is_some_and(|pointer| root(pointer) == global)
     })
 }
 

@@ -6,8 +6,10 @@ use spirv::Op;
 use super::ast::{BinaryOp, Expr, Literal, Stmt, UnaryOp};
 use super::emit::Emitter;
 use super::function::{Lower, Pointer, Step, Value, COMPONENTS};
+use super::{image, subgroup};
 use crate::error::Error;
 use crate::ops::{self, Spelling};
+use crate::passes::atomics;
 use crate::spirv::{Def, ExtSet, Id, Inst, Operand, Type};
 
 
@@ -20,11 +22,19 @@ impl Lower<'_> {
             Op::Nop | Op::Line | Op::NoLine | Op::SelectionMerge | Op::LoopMerge => Ok(()),
             Op::Variable => self.local_variable(e, inst),
             Op::AccessChain | Op::InBoundsAccessChain => self.access_chain(e, inst),
+            // Textures and samplers are named where they are used (see `image.rs`).
+            Op::Load | Op::CopyObject if self.is_handle_value(inst)? => Ok(()),
             Op::Load => {
+                if let Some(inner) = self.atomic_inner(self.operand(inst, 0)?) {
+                    return self.load_atomic(e, inst, inner);
+                }
                 let expr = self.pointer_expr(e, self.operand(inst, 0)?)?;
                 self.define(e, inst, expr, true)
             }
             Op::Store => {
+                if let Some(inner) = self.atomic_inner(self.operand(inst, 0)?) {
+                    return self.store_atomic(e, inst, inner);
+                }
                 let target = self.pointer_expr(e, self.operand(inst, 0)?)?;
                 let value = self.take(e, self.operand(inst, 1)?)?;
                 self.side_effect(e, Stmt::Assign { target, value });
@@ -144,6 +154,9 @@ impl Lower<'_> {
                 self.side_effect(e, Stmt::Discard);
                 Ok(())
             }
+            op if image::is_image_instruction(op) => self.image_instruction(e, inst),
+            op if atomics::is_atomic(op) => self.atomic(e, inst),
+            op if subgroup::is_subgroup(op) => self.subgroup(e, inst),
             _ => match ops::core_row(inst.op) {
                 Some(row) => {
                     let operands = self.take_all(e, &inst.operands)?;
@@ -198,7 +211,16 @@ impl Lower<'_> {
         inst.result.ok_or_else(|| Error::invalid("missing result id", self.location(inst)))
     }
 
-    fn result_type(&self, inst: &Inst) -> Result<Id, Error> {
+    /// Whether an instruction's result is a texture, sampler or sampled image, or a pointer to one.
+    fn is_handle_value(&self, inst: &Inst) -> Result<bool, Error> {
+        let ty = self.result_type(inst)?;
+        Ok(match self.module.ty(ty)? {
+            Type::Pointer { pointee, .. } => self.module.is_handle(*pointee),
+            _ => self.module.is_handle(ty),
+        })
+    }
+
+    pub(super) fn result_type(&self, inst: &Inst) -> Result<Id, Error> {
         inst.ty.ok_or_else(|| Error::invalid("missing result type", self.location(inst)))
     }
 
@@ -276,8 +298,23 @@ impl Lower<'_> {
         let mut args = Vec::new();
         for position in 1..inst.operands.len() {
             let arg = self.operand(inst, position)?;
-            let is_pointer = matches!(self.module.ty(self.module.type_of(arg)?)?, Type::Pointer { .. });
-            args.push(if is_pointer { address_of(self.pointer_expr(e, arg)?) } else { self.take(e, arg)? });
+            let ty = self.module.type_of(arg)?;
+            let pointee = match self.module.ty(ty)? {
+                Type::Pointer { pointee, .. } => Some(*pointee),
+                _ => None,
+            };
+            if self.module.is_handle(pointee.unwrap_or(ty)) {
+                // A texture and the sampler split from it are passed by value, side by side.
+                let roots = self.module.handle_roots(arg).ok_or_else(|| {
+                    Error::unsupported("cannot trace a texture or sampler argument to its variable or parameter", self.location(inst))
+                })?;
+                args.push(self.handle_expr(e, roots.image)?);
+                if let Some(sampler) = roots.sampler {
+                    args.push(self.handle_expr(e, sampler)?);
+                }
+                continue;
+            }
+            args.push(if pointee.is_some() { address_of(self.pointer_expr(e, arg)?) } else { self.take(e, arg)? });
         }
         let call = Expr::Call(name, args);
         let used = inst.result.is_some_and(|id| self.uses.get(&id).is_some_and(|u| u.count > 0));
@@ -299,6 +336,19 @@ impl Lower<'_> {
         }
         if number == spirv::GlslStd450Op::Modf as u32 || number == spirv::GlslStd450Op::Frexp as u32 {
             return self.split_with_pointer(e, inst, number == spirv::GlslStd450Op::Modf as u32);
+        }
+        if number == spirv::GlslStd450Op::MatrixInverse as u32 {
+            let ty = self.result_type(inst)?;
+            let (size, scalar) = match self.module.ty(ty)? {
+                Type::Matrix { column, columns } if self.module.scalar_of(*column).is_some_and(|(_, rows)| rows == *columns) => {
+                    (*columns, self.module.scalar_of(*column).map_or(0, |(s, _)| s))
+                }
+                _ => return Err(Error::invalid("MatrixInverse of a matrix that is not square", self.location(inst))),
+            };
+            let scalar = e.ty(scalar)?;
+            let helper = e.matrix_inverse(size, &scalar, &self.namer);
+            let value = self.take(e, self.operand(inst, 2)?)?;
+            return self.define(e, inst, Expr::call(helper, vec![value]), false);
         }
         let row = ops::glsl_row(number).ok_or_else(|| {
             let name = spirv::GlslStd450Op::from_u32(number).map(|op| format!("{op:?}")).unwrap_or_else(|| number.to_string());
@@ -556,22 +606,30 @@ impl Lower<'_> {
         self.define(e, inst, expr, false)
     }
 
+    /// OpControlBarrier and OpMemoryBarrier: one WGSL barrier per kind of memory the semantics
+    /// name (WorkgroupMemory 0x100, UniformMemory 0x40, ImageMemory 0x800). WGSL's barriers also
+    /// synchronise execution; it has no memory-only barrier, so a memory barrier becomes the
+    /// stronger control barrier. A control barrier naming no memory still synchronises the
+    /// workgroup.
     fn barrier(&mut self, e: &mut Emitter, inst: &Inst) -> Result<(), Error> {
-        // Semantics: UniformMemory 0x40, WorkgroupMemory 0x100, ImageMemory 0x800.
         let semantics_position = if inst.op == Op::ControlBarrier { 2 } else { 1 };
         let semantics = inst.id(semantics_position).and_then(|id| self.module.const_u32(id)).unwrap_or(0);
-        let mut calls = Vec::new();
-        if semantics & 0x40 != 0 {
-            calls.push("storageBarrier");
-        }
-        if semantics & 0x800 != 0 {
-            calls.push("textureBarrier");
-        }
-        if inst.op == Op::ControlBarrier && (semantics & 0x100 != 0 || calls.is_empty()) {
+        let mut calls: Vec<&str> = [(0x100, "workgroupBarrier"), (0x40, "storageBarrier"), (0x800, "textureBarrier")]
+            .into_iter()
+            .filter(|(bit, _)| semantics & bit != 0)
+            .map(|(_, call)| call)
+            .collect();
+        if inst.op == Op::ControlBarrier && calls.is_empty() {
             calls.push("workgroupBarrier");
         }
         for call in calls {
-            self.side_effect(e, Stmt::Call(Expr::call(call, vec![])));
+            let stmt = Stmt::Call(Expr::call(call, vec![]));
+            // Reads before the barrier stay before it; then the same barrier twice in a row
+            // (memoryBarrierShared(); barrier();) is one.
+            self.flush(e, true);
+            if self.stmts.last() != Some(&stmt) {
+                self.stmts.push(stmt);
+            }
         }
         Ok(())
     }

@@ -2,11 +2,17 @@
 //! and validation of the result with naga.
 
 pub mod ast;
+mod atomic;
 pub mod emit;
 mod extended_arith;
 mod function;
+mod helpers;
+mod image;
 mod instruction;
 mod scopes;
+mod spec;
+mod subgroup;
+pub mod uniformity;
 pub mod names;
 pub mod print;
 pub mod validate;

@@ -1,7 +1,7 @@
 //! Identifiers: OpName first, sanitised to a WGSL identifier, never a keyword, reserved word or
 //! predeclared name, and unique in its scope (`_1`, `_2`, ... on collisions).
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 /// WGSL keywords, reserved words, and predeclared names we call (types, builtin functions):
 /// a declaration with one of these names would be an error or would shadow what we call.
@@ -85,6 +85,8 @@ pub fn sanitize(name: &str) -> String {
 #[derive(Debug, Default, Clone)]
 pub struct Namer {
     used: HashSet<String>,
+    /// The next counter to try per base, so a base used n times costs O(n) in all, not O(n^2).
+    next: HashMap<String, u32>,
 }
 
 impl Namer {
@@ -95,18 +97,20 @@ impl Namer {
             used.contains(name) || outer.is_some_and(|o| o.used.contains(name))
         };
         let mut name = base.clone();
-        let mut counter = 1;
+        let mut counter = self.next.get(&base).copied().unwrap_or(1);
         while taken(&name, &self.used) {
             // `x_1` style, avoiding `__` when the base already ends in `_`.
             name = if base.ends_with('_') { format!("{base}{counter}") } else { format!("{base}_{counter}") };
             counter += 1;
         }
+        self.next.insert(base, counter);
         self.used.insert(name.clone());
         name
     }
 
     pub fn clear(&mut self) {
         self.used.clear();
+        self.next.clear();
     }
 }
 

@@ -147,7 +147,9 @@ fn attribute(attr: &Attribute) -> String {
         Attribute::Align(n) => format!("@align({n})"),
         Attribute::Id(n) => format!("@id({n})"),
         Attribute::Stage(stage) => format!("@{stage}"),
-        Attribute::WorkgroupSize([x, y, z]) => format!("@workgroup_size({x}, {y}, {z})"),
+        Attribute::WorkgroupSize([x, y, z]) => {
+            format!("@workgroup_size({}, {}, {})", expr_to_string(x), expr_to_string(y), expr_to_string(z))
+        }
     }
 }
 
@@ -172,10 +174,13 @@ impl Printer {
             }
             sections += 1;
         };
-        if !module.enables.is_empty() {
+        if !module.enables.is_empty() || !module.diagnostics.is_empty() {
             separate(self);
             for enable in &module.enables {
                 self.line(&format!("enable {enable};"));
+            }
+            for diagnostic in &module.diagnostics {
+                self.line(&format!("diagnostic({diagnostic});"));
             }
         }
         for s in &module.structs {

@@ -161,7 +161,7 @@ pub(super) fn analyse(module: &Module, function: &Function, body: &[Node]) -> Re
                     continue;
                 }
             }
-            if matches!(module.ty(ty)?, Type::Pointer { .. } | Type::Image(_) | Type::Sampler | Type::SampledImage { .. }) {
+            if matches!(module.ty(ty)?, Type::Pointer { .. } | Type::Image(_) | Type::Sampler { .. } | Type::SampledImage { .. }) {
                 continue;
             }
             // Used only where it is defined: in scope in every copy of the block.

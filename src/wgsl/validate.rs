@@ -32,3 +32,20 @@ pub fn validate(wgsl: &str) -> Result<(), Error> {
 fn failure(wgsl: &str, report: String) -> Error {
     Error::Internal { message: format!("the generated WGSL does not validate:\n{report}"), wgsl: Some(wgsl.to_string()) }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn subgroup_builtins_validate_with_their_enable_directive() {
+        let wgsl = "enable subgroups;
+@group(0) @binding(0) var<storage, read_write> out: u32;
+@compute @workgroup_size(64)
+fn main() {
+    out = subgroupAdd(1u);
+}
+";
+        assert!(validate(wgsl).is_ok());
+    }
+}

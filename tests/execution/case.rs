@@ -15,6 +15,7 @@
 //! | `expect B: VALUES` | the WGSL result at binding B must be VALUES; the Vulkan result is not the reference (say why in a comment) |
 //! | `pending AREA` | the translator does not support this yet: "cannot translate" is reported as ignored, anything else must pass |
 //! | `vulkan-fails TEXT` | the device cannot run the SPIR-V (a driver bug, say which): the SPIR-V side is skipped and every storage buffer needs an `expect` line |
+//! | `webgpu-fails TEXT` | wgpu on this device cannot run our (validated) WGSL (an upstream bug, say which): the WGSL is translated and validated but not run; reported as ignored |
 //! | `known-bug TEXT` | the translation is known to be wrong: a failure is reported as ignored, a pass fails (remove the line) |
 //! | `target W H FORMAT` | a colour attachment (render; one line per location) |
 //! | `draw VERTICES [INSTANCES]` | the draw call (render) |
@@ -236,6 +237,7 @@ pub struct Case {
     pub pending: Option<String>,
     pub known_bug: Option<String>,
     pub vulkan_fails: Option<String>,
+    pub webgpu_fails: Option<String>,
 }
 
 impl Case {
@@ -322,6 +324,7 @@ pub fn build(name: String, modules: Vec<Module>, sources: &[Source]) -> Result<C
         pending: None,
         known_bug: None,
         vulkan_fails: None,
+        webgpu_fails: None,
     };
     for source in sources {
         for (line, text) in &source.directives {
@@ -345,6 +348,10 @@ fn apply(case: &mut Case, text: &str) -> Result<(), String> {
     }
     if let Some(bug) = text.strip_prefix("vulkan-fails ") {
         case.vulkan_fails = Some(bug.trim().to_string());
+        return Ok(());
+    }
+    if let Some(bug) = text.strip_prefix("webgpu-fails ") {
+        case.webgpu_fails = Some(bug.trim().to_string());
         return Ok(());
     }
     let (head, values) = match text.split_once(':') {

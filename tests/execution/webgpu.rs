@@ -259,7 +259,9 @@ impl WebGpu {
         let internal = self.device.push_error_scope(wgpu::ErrorFilter::Internal);
         let validation = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
         let outputs = work();
-        let errors = [block_on(validation.pop()), block_on(internal.pop())];
+        let (validation, internal) = (block_on(validation.pop()), block_on(internal.pop()));
+        // An internal error (a device lost) comes first: it explains the validation errors after it.
+        let errors = [internal, validation];
         match errors.into_iter().flatten().next() {
             Some(error) => Err(format!("wgpu: {error}")),
             None => outputs,

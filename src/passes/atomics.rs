@@ -1,0 +1,356 @@
+//! Atomics: in WGSL an atomic is a type, `atomic<T>`; in SPIR-V it is an instruction on a plain
+//! integer.
+//!
+//! Before: atomic instructions take pointers to 32-bit integers in buffers or workgroup memory,
+//! reached from a variable through access chains.
+//! After: every integer an atomic instruction touches is a `Type::Atomic`: the variable's store
+//! type is rebuilt with atomics at those places (structs and arrays on the way become new types,
+//! so other uses of the old ones stay plain), and the access chains into it have the new pointer
+//! types. The atomic is signed if only signed min/max touch it, unsigned if only unsigned ones
+//! do, else as declared. The emitter turns plain loads and stores of it into atomic ones.
+
+use std::collections::BTreeMap;
+
+use spirv::Op;
+
+use crate::Options;
+use crate::error::{Error, Location};
+use crate::spirv::{Def, Id, Inst, Module, Type};
+
+/// One step from a composite into a part, as far as the atomic's place is concerned.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Step {
+    Member(u32),
+    /// Any element of an array: WGSL types all elements alike.
+    Element,
+}
+
+/// Which integer type an atomic's min/max need.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Need {
+    Any,
+    Signed,
+    Unsigned,
+}
+
+pub fn is_atomic(op: Op) -> bool {
+    matches!(
+        op,
+        Op::AtomicLoad
+            | Op::AtomicStore
+            | Op::AtomicExchange
+            | Op::AtomicCompareExchange
+            | Op::AtomicCompareExchangeWeak
+            | Op::AtomicIIncrement
+            | Op::AtomicIDecrement
+            | Op::AtomicIAdd
+            | Op::AtomicISub
+            | Op::AtomicSMin
+            | Op::AtomicUMin
+            | Op::AtomicSMax
+            | Op::AtomicUMax
+            | Op::AtomicAnd
+            | Op::AtomicOr
+            | Op::AtomicXor
+            | Op::AtomicFlagTestAndSet
+            | Op::AtomicFlagClear
+            | Op::AtomicFAddEXT
+            | Op::AtomicFMinEXT
+            | Op::AtomicFMaxEXT
+    )
+}
+
+pub fn run(module: &mut Module, _options: &Options) -> Result<(), Error> {
+    let functions = module.live_functions();
+    // Per variable, the places atomics touch and what each needs.
+    let mut places: BTreeMap<Id, BTreeMap<Vec<Step>, Need>> = BTreeMap::new();
+    for &f in &functions {
+        for inst in module.functions[f].insts.iter().filter(|i| is_atomic(i.op)) {
+            let location = module.location_of(f, inst);
+            if matches!(
+                inst.op,
+                Op::AtomicFlagTestAndSet
+                    | Op::AtomicFlagClear
+                    | Op::AtomicFAddEXT
+                    | Op::AtomicFMinEXT
+                    | Op::AtomicFMaxEXT
+            ) {
+                return Err(Error::unsupported(
+                    format!("Op{:?}: WGSL has atomics on 32-bit integers only", inst.op),
+                    location,
+                ));
+            }
+            let (variable, path) = place(module, inst.id(0).unwrap_or(0))
+                .ok_or_else(|| Error::unsupported("an atomic instruction on memory not reached from a variable through access chains", location.clone()))?;
+            let need = match inst.op {
+                Op::AtomicSMin | Op::AtomicSMax => Need::Signed,
+                Op::AtomicUMin | Op::AtomicUMax => Need::Unsigned,
+                _ => Need::Any,
+            };
+            let slot = places
+                .entry(variable)
+                .or_default()
+                .entry(path)
+                .or_insert(need);
+            *slot = match (*slot, need) {
+                (a, Need::Any) => a,
+                (Need::Any, b) => b,
+                (a, b) if a == b => a,
+                _ => {
+                    return Err(Error::unsupported(
+                        "an integer used by both signed and unsigned atomic min/max",
+                        location,
+                    ));
+                }
+            };
+        }
+    }
+    for (variable, leaves) in places {
+        let Some(g) = module.global_index(variable) else {
+            continue;
+        };
+        let leaves: Vec<(Vec<Step>, Need)> = leaves.into_iter().collect();
+        let pointee = module.globals[g].pointee;
+        let retyped = rebuild(module, pointee, &leaves, variable)?;
+        let class = module.globals[g].class;
+        module.globals[g].pointee = retyped;
+        module.globals[g].ty = module.intern_type(Type::Pointer {
+            class,
+            pointee: retyped,
+        });
+    }
+    for &f in &functions {
+        retype_access_chains(module, f)?;
+    }
+    Ok(())
+}
+
+/// The variable a pointer comes from and the steps to where it points.
+fn place(module: &Module, pointer: Id) -> Option<(Id, Vec<Step>)> {
+    let mut chains: Vec<Vec<Id>> = Vec::new();
+    let mut id = pointer;
+    let variable = loop {
+        match module.def(id) {
+            Def::Global(_) => break id,
+            Def::Value { function, inst, .. } => {
+                let inst = &module.functions[*function].insts[*inst];
+                match inst.op {
+                    Op::AccessChain | Op::InBoundsAccessChain => {
+                        chains.push(inst.id_operands().skip(1).collect());
+                        id = inst.id(0)?;
+                    }
+                    Op::CopyObject => id = inst.id(0)?,
+                    _ => return None,
+                }
+            }
+            _ => return None,
+        }
+        if chains.len() > 64 {
+            return None;
+        }
+    };
+    let mut ty = match module.def(variable) {
+        Def::Global(g) => module.globals[*g].pointee,
+        _ => return None,
+    };
+    let mut path = Vec::new();
+    for index in chains.into_iter().rev().flatten() {
+        let (step, next) = match module.ty(ty).ok()? {
+            Type::Struct { members } => {
+                let i = module.const_u32(index)?;
+                (Step::Member(i), *members.get(i as usize)?)
+            }
+            Type::Array { element, .. } | Type::RuntimeArray { element } => {
+                (Step::Element, *element)
+            }
+            _ => return None,
+        };
+        path.push(step);
+        ty = next;
+    }
+    Some((variable, path))
+}
+
+/// `ty` with an atomic at every leaf path; composites on the way become new types.
+fn rebuild(
+    module: &mut Module,
+    ty: Id,
+    leaves: &[(Vec<Step>, Need)],
+    variable: Id,
+) -> Result<Id, Error> {
+    let at = || Location {
+        result_id: Some(variable),
+        opcode: Some(Op::Variable),
+        ..Location::default()
+    };
+    if let Some((_, need)) = leaves.iter().find(|(path, _)| path.is_empty()) {
+        let signed = match (module.ty(ty)?, need) {
+            (Type::Int { width: 32, .. }, Need::Signed) => true,
+            (Type::Int { width: 32, .. }, Need::Unsigned) => false,
+            (Type::Int { width: 32, signed }, Need::Any) => *signed,
+            (Type::Atomic { .. }, _) => return Ok(ty),
+            _ => {
+                return Err(Error::unsupported(
+                    "an atomic instruction on other than a 32-bit integer: WGSL has no such atomics",
+                    at(),
+                ));
+            }
+        };
+        let inner = module.intern_type(Type::Int { width: 32, signed });
+        return Ok(module.intern_type(Type::Atomic { inner }));
+    }
+    let below = |step: Step| -> Vec<(Vec<Step>, Need)> {
+        leaves
+            .iter()
+            .filter(|(path, _)| path.first() == Some(&step))
+            .map(|(path, need)| (path[1..].to_vec(), *need))
+            .collect()
+    };
+    let new_ty = match module.ty(ty)?.clone() {
+        Type::Struct { members } => {
+            let mut new_members = members.clone();
+            for (i, member) in members.iter().enumerate() {
+                let sub = below(Step::Member(i as u32));
+                if !sub.is_empty() {
+                    new_members[i] = rebuild(module, *member, &sub, variable)?;
+                }
+            }
+            Type::Struct {
+                members: new_members,
+            }
+        }
+        Type::Array { element, length } => Type::Array {
+            element: rebuild(module, element, &below(Step::Element), variable)?,
+            length,
+        },
+        Type::RuntimeArray { element } => Type::RuntimeArray {
+            element: rebuild(module, element, &below(Step::Element), variable)?,
+        },
+        _ => {
+            return Err(Error::internal(
+                "an atomic's path steps into a non-composite",
+            ));
+        }
+    };
+    // A new id even for arrays: decorations (ArrayStride, Offset) belong to the id.
+    let new = module.add_def(Def::Type(new_ty.clone()));
+    module.declarations.push(new);
+    copy_decorations(module, ty, new, &new_ty);
+    Ok(new)
+}
+
+fn copy_decorations(module: &mut Module, from: Id, to: Id, ty: &Type) {
+    if let Some(decorations) = module.decorations.get(&from).cloned() {
+        module.decorations.insert(to, decorations);
+    }
+    if let Some(name) = module.names.get(&from).cloned() {
+        module.names.insert(to, name);
+    }
+    if let Type::Struct { members } = ty {
+        for i in 0..members.len() as u32 {
+            if let Some(d) = module.member_decorations.get(&(from, i)).cloned() {
+                module.member_decorations.insert((to, i), d);
+            }
+            if let Some(name) = module.member_names.get(&(from, i)).cloned() {
+                module.member_names.insert((to, i), name);
+            }
+        }
+    }
+}
+
+/// The type of the part of `ty` that `index` selects.
+fn part_type(module: &Module, ty: Id, index: Id) -> Option<Id> {
+    Some(match module.ty(ty).ok()? {
+        Type::Struct { members } => *members.get(module.const_u32(index)? as usize)?,
+        Type::Array { element, .. } | Type::RuntimeArray { element } => *element,
+        Type::Vector { component, .. } => *component,
+        Type::Matrix { column, .. } => *column,
+        _ => return None,
+    })
+}
+
+fn pointee(module: &Module, pointer: Id) -> Option<(spirv::StorageClass, Id)> {
+    match module.ty(module.type_of(pointer).ok()?).ok()? {
+        Type::Pointer { class, pointee } => Some((*class, *pointee)),
+        _ => None,
+    }
+}
+
+fn contains_atomic(module: &Module, ty: Id) -> bool {
+    match module.def(ty) {
+        Def::Type(Type::Atomic { .. }) => true,
+        Def::Type(Type::Struct { members }) => members.iter().any(|&m| contains_atomic(module, m)),
+        Def::Type(Type::Array { element, .. } | Type::RuntimeArray { element }) => {
+            contains_atomic(module, *element)
+        }
+        _ => false,
+    }
+}
+
+/// Access chains (in file order, so bases come first) get the pointer types of the new store
+/// types; copies of composites holding atomics are refused, as WGSL cannot copy atomics.
+fn retype_access_chains(module: &mut Module, f: usize) -> Result<(), Error> {
+    for index in 0..module.functions[f].insts.len() {
+        let inst: &Inst = &module.functions[f].insts[index];
+        let location = module.location_of(f, inst);
+        let base = inst.id(0).unwrap_or(0);
+        let whole_copy = match inst.op {
+            Op::Load => pointee(module, base).map(|(_, p)| p),
+            Op::Store | Op::CopyMemory => pointee(module, base).map(|(_, p)| p),
+            _ => None,
+        };
+        if let Some(ty) = whole_copy
+            && !matches!(module.def(ty), Def::Type(Type::Atomic { .. }))
+            && contains_atomic(module, ty)
+        {
+            return Err(Error::unsupported(
+                "copying a struct or array that holds atomics: WGSL cannot copy atomics",
+                location,
+            ));
+        }
+        if inst.op == Op::FunctionCall
+            && inst
+                .id_operands()
+                .skip(1)
+                .any(|arg| pointee(module, arg).is_some_and(|(_, p)| contains_atomic(module, p)))
+        {
+            return Err(Error::unsupported(
+                "passing a pointer to atomics to a function (not supported yet)",
+                location,
+            ));
+        }
+        if !matches!(
+            inst.op,
+            Op::AccessChain | Op::InBoundsAccessChain | Op::CopyObject
+        ) {
+            continue;
+        }
+        let Some((class, base_pointee)) = pointee(module, base) else {
+            continue;
+        };
+        let declared = inst.ty.and_then(|ty| match module.def(ty) {
+            Def::Type(Type::Pointer { pointee, .. }) => Some(*pointee),
+            _ => None,
+        });
+        let walked = inst
+            .id_operands()
+            .skip(1)
+            .try_fold(base_pointee, |ty, step| part_type(module, ty, step));
+        let (Some(walked), Some(result)) = (walked, inst.result) else {
+            continue;
+        };
+        if declared != Some(walked) {
+            let new = module.intern_type(Type::Pointer {
+                class,
+                pointee: walked,
+            });
+            module.functions[f].insts[index].ty = Some(new);
+            module.defs[result as usize] = Def::Value {
+                function: f,
+                inst: index,
+                ty: new,
+            };
+        }
+    }
+    Ok(())
+}

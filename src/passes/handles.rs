@@ -1,0 +1,639 @@
+//! Textures and samplers (seed 001, "Translating textures and samplers"). In WGSL the type of a
+//! texture or sampler follows from how it is used, there are no combined image samplers, and
+//! handles are passed to functions by value.
+//!
+//! Before: handles are UniformConstant variables of image, sampler or sampled-image type; helper
+//! functions take pointers to them (glslang) or their values.
+//! After:
+//! - a combined image sampler, variable or parameter, holds only its image, and a new sampler
+//!   variable or parameter goes with it (`Module::companion_samplers`); new variables are listed
+//!   in `Module::new_bindings` for the `bindings` pass to bind;
+//! - handle parameters are values, not pointers;
+//! - handles that flow into each other (a variable and every parameter it is passed to) form a
+//!   group, and each group has its own type stating its WGSL type: an image used with a depth
+//!   reference has `depth: 1` (Vulkan ignores the declared Depth operand), a storage image has
+//!   `sampled: 2` and an access qualifier (from NonReadable/NonWritable, else from its uses), a
+//!   sampler used with a depth reference is `Sampler { comparison: true }`. A sampler variable
+//!   used both ways keeps the plain sampler and gains a comparison twin
+//!   (`Module::comparison_samplers`).
+//!
+//! Image instructions are unchanged: the emitter traces their operands with
+//! `Module::handle_roots`, as this pass does.
+
+use std::collections::{HashMap, HashSet};
+
+use spirv::{AccessQualifier, Op, StorageClass};
+
+use crate::Options;
+use crate::error::{Error, Location};
+use crate::spirv::{
+    BindingOrigin, Def, Global, Id, ImageType, Inst, Module, NewBinding, Param, Type,
+};
+
+pub fn run(module: &mut Module, _options: &Options) -> Result<(), Error> {
+    let functions = module.live_functions();
+    let used = module.used_in(&functions);
+    check_variables(module, &functions, &used)?;
+    split_combined_globals(module, &used);
+    for &f in &functions {
+        params_by_value(module, f);
+    }
+    let groups = Groups::build(module, &functions)?;
+    let uses = record_uses(module, &functions, &groups)?;
+    retype(module, &groups, &uses)
+}
+
+fn variable_location(module: &Module, id: Id) -> Location {
+    let word_offset = module.global_index(id).map(|g| module.globals[g].offset);
+    Location {
+        word_offset,
+        opcode: Some(Op::Variable),
+        result_id: Some(id),
+        ..Location::default()
+    }
+}
+
+fn is_handle_array(module: &Module, ty: Id) -> bool {
+    match module.def(ty) {
+        Def::Type(Type::Array { element, .. } | Type::RuntimeArray { element }) => {
+            module.is_handle(*element) || is_handle_array(module, *element)
+        }
+        _ => false,
+    }
+}
+
+/// Handles WGSL cannot hold: arrays of them, and handles in function or private variables.
+fn check_variables(module: &Module, functions: &[usize], used: &HashSet<Id>) -> Result<(), Error> {
+    for global in module.globals.iter().filter(|g| used.contains(&g.id)) {
+        if is_handle_array(module, global.pointee) {
+            return Err(Error::unsupported(
+                "an array of textures or samplers needs binding arrays, which WebGPU does not have",
+                variable_location(module, global.id),
+            ));
+        }
+        if module.is_handle(global.pointee) && global.class != StorageClass::UniformConstant {
+            return Err(Error::unsupported(
+                format!(
+                    "a {:?} variable holding a texture or sampler: WGSL handles live only in module-scope resource variables",
+                    global.class
+                ),
+                variable_location(module, global.id),
+            ));
+        }
+    }
+    for &f in functions {
+        for inst in module.functions[f]
+            .insts
+            .iter()
+            .filter(|i| i.op == Op::Variable)
+        {
+            let pointee = match inst.ty.map(|ty| module.def(ty)) {
+                Some(Def::Type(Type::Pointer { pointee, .. })) => *pointee,
+                _ => continue,
+            };
+            if module.is_handle(pointee) || is_handle_array(module, pointee) {
+                return Err(Error::unsupported(
+                    "a function variable holding a texture or sampler: WGSL handles cannot be stored \
+                     (spirv-opt --legalize-hlsl removes such variables)",
+                    module.location_of(f, inst),
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+fn sampler_type(module: &mut Module, comparison: bool) -> Id {
+    module.intern_type(Type::Sampler { comparison })
+}
+
+fn sampled_image_of(module: &Module, ty: Id) -> Option<Id> {
+    match module.def(ty) {
+        Def::Type(Type::SampledImage { image }) => Some(*image),
+        _ => None,
+    }
+}
+
+/// The companion's name: the combined handle's name with a suffix, when it has a name.
+fn name_companion(module: &mut Module, of: Id, companion: Id, suffix: &str) {
+    if let Some(name) = module.name(of) {
+        let name = format!("{name}_{suffix}");
+        module.names.insert(companion, name);
+    }
+}
+
+/// A new UniformConstant variable of type `pointee`, declared like `like`.
+fn add_global(module: &mut Module, like: usize, pointee: Id) -> Id {
+    let ty = module.intern_type(Type::Pointer {
+        class: StorageClass::UniformConstant,
+        pointee,
+    });
+    let index = module.globals.len();
+    let id = module.add_def(Def::Global(index));
+    let offset = module.globals[like].offset;
+    module.globals.push(Global {
+        id,
+        ty,
+        class: StorageClass::UniformConstant,
+        pointee,
+        initializer: None,
+        offset,
+    });
+    module.declarations.push(id);
+    id
+}
+
+fn split_combined_globals(module: &mut Module, used: &HashSet<Id>) {
+    for g in 0..module.globals.len() {
+        let global = &module.globals[g];
+        let (id, pointee) = (global.id, global.pointee);
+        let Some(image) = sampled_image_of(module, pointee) else {
+            continue;
+        };
+        if global.class != StorageClass::UniformConstant || !used.contains(&id) {
+            continue;
+        }
+        module.globals[g].pointee = image;
+        module.globals[g].ty = module.intern_type(Type::Pointer {
+            class: StorageClass::UniformConstant,
+            pointee: image,
+        });
+        let sampler = sampler_type(module, false);
+        let companion = add_global(module, g, sampler);
+        name_companion(module, id, companion, "sampler");
+        module.companion_samplers.insert(id, companion);
+        module.new_bindings.push(NewBinding {
+            variable: companion,
+            source: id,
+            origin: BindingOrigin::CombinedImageSampler,
+        });
+    }
+}
+
+/// Handle parameters become values; a combined one becomes its image followed by a sampler.
+fn params_by_value(module: &mut Module, f: usize) {
+    let old = std::mem::take(&mut module.functions[f].params);
+    let mut params = Vec::with_capacity(old.len());
+    for param in old {
+        let handle = match module.def(param.ty) {
+            Def::Type(Type::Pointer {
+                class: StorageClass::UniformConstant,
+                pointee,
+            }) if module.is_handle(*pointee) => *pointee,
+            _ if module.is_handle(param.ty) => param.ty,
+            _ => {
+                params.push(param);
+                continue;
+            }
+        };
+        let ty = sampled_image_of(module, handle).unwrap_or(handle);
+        module.defs[param.id as usize] = Def::Param { function: f, ty };
+        params.push(Param { id: param.id, ty });
+        if ty != handle {
+            let sampler = sampler_type(module, false);
+            let companion = module.add_def(Def::Param {
+                function: f,
+                ty: sampler,
+            });
+            name_companion(module, param.id, companion, "sampler");
+            module.companion_samplers.insert(param.id, companion);
+            params.push(Param {
+                id: companion,
+                ty: sampler,
+            });
+        }
+    }
+    module.functions[f].params = params;
+}
+
+/// Handle variables and parameters joined into groups by calls (union-find).
+struct Groups {
+    index: HashMap<Id, usize>,
+    ids: Vec<Id>,
+    parent: Vec<usize>,
+}
+
+impl Groups {
+    fn build(module: &Module, functions: &[usize]) -> Result<Groups, Error> {
+        let mut groups = Groups {
+            index: HashMap::new(),
+            ids: Vec::new(),
+            parent: Vec::new(),
+        };
+        for global in &module.globals {
+            if global.class == StorageClass::UniformConstant && module.is_handle(global.pointee) {
+                groups.add(global.id);
+            }
+        }
+        for &f in functions {
+            for param in module.functions[f]
+                .params
+                .iter()
+                .filter(|p| module.is_handle(p.ty))
+            {
+                groups.add(param.id);
+            }
+        }
+        for &f in functions {
+            for inst in module.functions[f]
+                .insts
+                .iter()
+                .filter(|i| i.op == Op::FunctionCall)
+            {
+                groups.join_call(module, f, inst)?;
+            }
+        }
+        Ok(groups)
+    }
+
+    fn add(&mut self, id: Id) {
+        self.index.insert(id, self.ids.len());
+        self.parent.push(self.ids.len());
+        self.ids.push(id);
+    }
+
+    fn find(&self, id: Id) -> Option<usize> {
+        let mut node = *self.index.get(&id)?;
+        while self.parent[node] != node {
+            node = self.parent[node];
+        }
+        Some(node)
+    }
+
+    fn union(&mut self, a: Id, b: Id) {
+        if let (Some(a), Some(b)) = (self.find(a), self.find(b)) {
+            // The smaller index stays the representative, so groups are ordered by declaration.
+            let (keep, other) = (a.min(b), a.max(b));
+            self.parent[other] = keep;
+        }
+    }
+
+    /// Joins each handle argument with the parameter it is passed to.
+    fn join_call(&mut self, module: &Module, f: usize, inst: &Inst) -> Result<(), Error> {
+        let Some(callee) = inst.id(0).and_then(|id| module.function_index(id)) else {
+            return Ok(());
+        };
+        let params = &module.functions[callee].params;
+        let mut next = 0;
+        for position in 1..inst.operands.len() {
+            let Some(param) = params.get(next) else { break };
+            next += 1;
+            let companion = module.companion_samplers.get(&param.id).copied();
+            if companion.is_some() {
+                next += 1;
+            }
+            if !module.is_handle(param.ty) {
+                continue;
+            }
+            let arg = inst.id(position).unwrap_or(0);
+            let roots = module
+                .handle_roots(arg)
+                .ok_or_else(|| untraceable(module, f, inst))?;
+            self.union(param.id, roots.image);
+            if let Some(companion) = companion {
+                let sampler = roots.sampler.ok_or_else(|| untraceable(module, f, inst))?;
+                self.union(companion, sampler);
+            }
+        }
+        Ok(())
+    }
+
+    /// Group members by group, each group's members in declaration order, groups by their first.
+    fn members(&self) -> Vec<Vec<Id>> {
+        let mut by_root: Vec<Vec<Id>> = vec![Vec::new(); self.ids.len()];
+        for (node, &id) in self.ids.iter().enumerate() {
+            let mut root = node;
+            while self.parent[root] != root {
+                root = self.parent[root];
+            }
+            by_root[root].push(id);
+        }
+        by_root
+            .into_iter()
+            .filter(|members| !members.is_empty())
+            .collect()
+    }
+}
+
+fn untraceable(module: &Module, f: usize, inst: &Inst) -> Error {
+    Error::unsupported(
+        "cannot trace a texture or sampler operand back to its variable or parameter (it passes \
+         through a phi, a select or a function result, which WGSL handles cannot)",
+        module.location_of(f, inst),
+    )
+}
+
+/// How a group of handles is used; each use keeps the first instruction that made it, for errors.
+#[derive(Default)]
+struct Uses {
+    /// Sampled with a depth reference (image) or used for one (sampler).
+    depth_reference: Option<Location>,
+    /// Sampled or gathered without a depth reference.
+    plain: Option<Location>,
+    fetch: Option<Location>,
+    read: Option<Location>,
+    write: Option<Location>,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Use {
+    DepthReference,
+    Plain,
+    Fetch,
+    Read,
+    Write,
+}
+
+impl Uses {
+    fn note(&mut self, kind: Use, location: &Location) {
+        let slot = match kind {
+            Use::DepthReference => &mut self.depth_reference,
+            Use::Plain => &mut self.plain,
+            Use::Fetch => &mut self.fetch,
+            Use::Read => &mut self.read,
+            Use::Write => &mut self.write,
+        };
+        if slot.is_none() {
+            *slot = Some(location.clone());
+        }
+    }
+}
+
+/// What an image instruction does with its image (and sampler); `None` for other instructions
+/// and for queries, which any texture allows.
+fn use_of(op: Op) -> Option<Use> {
+    Some(match op {
+        Op::ImageSampleDrefImplicitLod
+        | Op::ImageSampleDrefExplicitLod
+        | Op::ImageSampleProjDrefImplicitLod
+        | Op::ImageSampleProjDrefExplicitLod
+        | Op::ImageDrefGather => Use::DepthReference,
+        Op::ImageSampleImplicitLod
+        | Op::ImageSampleExplicitLod
+        | Op::ImageSampleProjImplicitLod
+        | Op::ImageSampleProjExplicitLod
+        | Op::ImageGather
+        | Op::ImageQueryLod => Use::Plain,
+        Op::ImageFetch => Use::Fetch,
+        Op::ImageRead => Use::Read,
+        Op::ImageWrite => Use::Write,
+        _ => return None,
+    })
+}
+
+/// Image instructions WGSL has nothing for.
+fn unsupported_image_op(op: Op) -> Option<&'static str> {
+    Some(match op {
+        Op::ImageTexelPointer => "atomic operations on storage images: WGSL has no texture atomics",
+        Op::ImageSparseSampleImplicitLod
+        | Op::ImageSparseSampleExplicitLod
+        | Op::ImageSparseSampleDrefImplicitLod
+        | Op::ImageSparseSampleDrefExplicitLod
+        | Op::ImageSparseSampleProjImplicitLod
+        | Op::ImageSparseSampleProjExplicitLod
+        | Op::ImageSparseSampleProjDrefImplicitLod
+        | Op::ImageSparseSampleProjDrefExplicitLod
+        | Op::ImageSparseFetch
+        | Op::ImageSparseGather
+        | Op::ImageSparseDrefGather
+        | Op::ImageSparseRead
+        | Op::ImageSparseTexelsResident => {
+            "sparse image access (residency codes): WGSL has no sparse textures"
+        }
+        _ => return None,
+    })
+}
+
+fn record_uses(
+    module: &Module,
+    functions: &[usize],
+    groups: &Groups,
+) -> Result<HashMap<usize, Uses>, Error> {
+    let mut uses: HashMap<usize, Uses> = HashMap::new();
+    for &f in functions {
+        for inst in &module.functions[f].insts {
+            if let Some(reason) = unsupported_image_op(inst.op) {
+                return Err(Error::unsupported(reason, module.location_of(f, inst)));
+            }
+            let Some(kind) = use_of(inst.op) else {
+                continue;
+            };
+            let location = module.location_of(f, inst);
+            let roots = inst
+                .id(0)
+                .and_then(|id| module.handle_roots(id))
+                .ok_or_else(|| untraceable(module, f, inst))?;
+            let image = groups
+                .find(roots.image)
+                .ok_or_else(|| untraceable(module, f, inst))?;
+            uses.entry(image).or_default().note(kind, &location);
+            if matches!(kind, Use::DepthReference | Use::Plain) {
+                let sampler = roots
+                    .sampler
+                    .and_then(|s| groups.find(s))
+                    .ok_or_else(|| untraceable(module, f, inst))?;
+                uses.entry(sampler).or_default().note(kind, &location);
+            }
+        }
+    }
+    Ok(uses)
+}
+
+fn describe(module: &Module, id: Id) -> String {
+    module
+        .name(id)
+        .map(|name| format!("`{name}`"))
+        .unwrap_or_else(|| format!("%{id}"))
+}
+
+/// "sampled with a depth reference (at word 0x.., %5 = OpImageSampleDrefImplicitLod)".
+fn both_uses(what: &str, first: (&str, &Location), second: (&str, &Location)) -> String {
+    format!(
+        "{what} is {} ({}) and {} ({}), which WGSL cannot express with one binding",
+        first.0, first.1, second.0, second.1
+    )
+}
+
+fn retype(module: &mut Module, groups: &Groups, uses: &HashMap<usize, Uses>) -> Result<(), Error> {
+    let none = Uses::default();
+    for members in groups.members() {
+        let first = members[0];
+        let group_uses = groups
+            .find(first)
+            .and_then(|g| uses.get(&g))
+            .unwrap_or(&none);
+        let declared = handle_type(module, first);
+        let ty = match module.def(declared).clone() {
+            Def::Type(Type::Image(image)) => {
+                let image = texture_type(module, &members, image, group_uses)?;
+                module.intern_type(Type::Image(image))
+            }
+            Def::Type(Type::Sampler { .. })
+                if group_uses.depth_reference.is_none() && group_uses.plain.is_none() =>
+            {
+                drop_unused_companions(module, &members);
+                sampler_type(module, false)
+            }
+            Def::Type(Type::Sampler { .. }) => {
+                match (&group_uses.depth_reference, &group_uses.plain) {
+                    (Some(_), None) => sampler_type(module, true),
+                    (Some(compare), Some(plain)) => {
+                        add_comparison_twins(module, &members, (plain, compare))?;
+                        sampler_type(module, false)
+                    }
+                    _ => sampler_type(module, false),
+                }
+            }
+            _ => continue,
+        };
+        for &id in &members {
+            set_handle_type(module, id, ty);
+        }
+    }
+    Ok(())
+}
+
+/// The sampler split from a combined image sampler that is only fetched from or queried is not
+/// needed (unless a helper function takes it): it gets no variable and no binding.
+fn drop_unused_companions(module: &mut Module, members: &[Id]) {
+    if members.iter().any(|&id| module.global_index(id).is_none()) {
+        return;
+    }
+    module
+        .companion_samplers
+        .retain(|_, companion| !members.contains(companion));
+    module
+        .new_bindings
+        .retain(|new| !members.contains(&new.variable));
+}
+
+/// The handle type of a variable (its store type) or parameter.
+fn handle_type(module: &Module, id: Id) -> Id {
+    match module.def(id) {
+        Def::Global(g) => module.globals[*g].pointee,
+        Def::Param { ty, .. } => *ty,
+        _ => 0,
+    }
+}
+
+fn set_handle_type(module: &mut Module, id: Id, ty: Id) {
+    match module.def(id).clone() {
+        Def::Global(g) => {
+            module.globals[g].pointee = ty;
+            module.globals[g].ty = module.intern_type(Type::Pointer {
+                class: StorageClass::UniformConstant,
+                pointee: ty,
+            });
+        }
+        Def::Param { function, .. } => {
+            module.defs[id as usize] = Def::Param { function, ty };
+            for param in module.functions[function]
+                .params
+                .iter_mut()
+                .filter(|p| p.id == id)
+            {
+                param.ty = ty;
+            }
+        }
+        _ => {}
+    }
+}
+
+/// The image type that states the group's WGSL texture type.
+fn texture_type(
+    module: &Module,
+    members: &[Id],
+    declared: ImageType,
+    uses: &Uses,
+) -> Result<ImageType, Error> {
+    let name = describe(module, members[0]);
+    let storage_use = uses.read.as_ref().or(uses.write.as_ref());
+    let sampled_use = uses
+        .plain
+        .as_ref()
+        .or(uses.depth_reference.as_ref())
+        .or(uses.fetch.as_ref());
+    let storage = declared.sampled == 2 || storage_use.is_some();
+    if let (Some(storage_at), Some(sampled_at)) = (storage_use, sampled_use) {
+        let message = both_uses(
+            &format!("image {name}"),
+            ("read or written as a storage image", storage_at),
+            ("sampled or fetched", sampled_at),
+        );
+        return Err(Error::unsupported(
+            message,
+            variable_location(module, members[0]),
+        ));
+    }
+    let mut image = declared;
+    image.sampled = if storage { 2 } else { 1 };
+    image.depth = u32::from(uses.depth_reference.is_some() && !storage);
+    if image.depth == 1
+        && !matches!(
+            module.def(image.sampled_type),
+            Def::Type(Type::Float { .. })
+        )
+    {
+        return Err(Error::unsupported(
+            format!(
+                "image {name} has an integer sampled type but is sampled with a depth reference"
+            ),
+            variable_location(module, members[0]),
+        ));
+    }
+    if storage && image.access.is_none() {
+        let decorated = |check: fn(&crate::spirv::Decorations) -> bool| {
+            members
+                .iter()
+                .any(|&id| module.global_index(id).is_some() && check(module.decorations(id)))
+        };
+        image.access = Some(if decorated(|d| d.non_readable) {
+            AccessQualifier::WriteOnly
+        } else if decorated(|d| d.non_writable) {
+            AccessQualifier::ReadOnly
+        } else {
+            match (uses.read.is_some(), uses.write.is_some()) {
+                (true, false) => AccessQualifier::ReadOnly,
+                (false, true) => AccessQualifier::WriteOnly,
+                _ => AccessQualifier::ReadWrite,
+            }
+        });
+    }
+    Ok(image)
+}
+
+/// A sampler variable used both with and without a depth reference keeps its plain sampler and
+/// gains a comparison twin; a parameter cannot be split that way.
+fn add_comparison_twins(
+    module: &mut Module,
+    members: &[Id],
+    (plain, compare): (&Location, &Location),
+) -> Result<(), Error> {
+    if members.len() > 1 || module.global_index(members[0]).is_none() {
+        let what = format!(
+            "sampler {} (which is passed to a function parameter, so it cannot be split in two)",
+            describe(module, members[0])
+        );
+        let message = both_uses(
+            &what,
+            ("used without a depth reference", plain),
+            ("used with one", compare),
+        );
+        return Err(Error::unsupported(
+            message,
+            variable_location(module, members[0]),
+        ));
+    }
+    let id = members[0];
+    let g = module.global_index(id).unwrap_or_default();
+    let comparison = sampler_type(module, true);
+    let twin = add_global(module, g, comparison);
+    name_companion(module, id, twin, "comparison");
+    module.comparison_samplers.insert(id, twin);
+    module.new_bindings.push(NewBinding {
+        variable: twin,
+        source: id,
+        origin: BindingOrigin::ComparisonSampler,
+    });
+    Ok(())
+}

@@ -1,0 +1,849 @@
+//! Explicit buffer layouts: Offset, ArrayStride, MatrixStride, RowMajor (seed 002, "memory layout
+//! rules"). WGSL lays memory out by fixed rules; where a buffer's SPIR-V layout differs from what
+//! WGSL would give the same types, the buffer gets a *storage type* of its own, and accesses to it
+//! are rewritten:
+//! - an array whose ArrayStride is larger than WGSL's holds wrapper structs `{ value: E }` padded
+//!   to the stride (`Module::padded_sizes`); access chains step into `.value`;
+//! - a matrix whose MatrixStride differs from WGSL's column stride is an array of padded columns;
+//!   a RowMajor matrix is stored transposed: as the transposed matrix, or an array of padded rows;
+//! - member offsets are left to the emitter, which pads the member before with `@size`.
+//!
+//! Values never have storage types. A load through a pointer to memory with adapted parts loads
+//! the parts and builds the value (transposing row-major matrices); a store takes the value apart.
+//! What WGSL cannot lay out (a stride smaller than its element, a uniform-buffer array stride that
+//! is not a multiple of 16) is an error; a push-constant block that breaks only WGSL's uniform-buffer
+//! rules becomes a read-only storage buffer instead.
+//!
+//! Before: buffer variables have their SPIR-V store types. After: they have storage types, and
+//! every access chain into a changed one leads, from the variable, to storage types.
+
+use std::collections::HashMap;
+
+use spirv::{Op, StorageClass};
+
+use crate::Options;
+use crate::error::{Error, Location};
+use crate::spirv::{BindingOrigin, ConstValue, Constant, Def, Id, Inst, Module, Operand, Type};
+
+pub fn round_up(value: u32, align: u32) -> u32 {
+    value.div_ceil(align.max(1)).saturating_mul(align.max(1))
+}
+
+/// Size and alignment of a type under WGSL's layout rules (struct members at their Offset).
+pub fn size_and_align(module: &Module, ty: Id) -> Result<(u32, u32), Error> {
+    Ok(match module.ty(ty)? {
+        Type::Bool | Type::Int { .. } => (4, 4),
+        Type::Float { width } => (width / 8, width / 8),
+        Type::Vector { component, count } => {
+            let (size, _) = size_and_align(module, *component)?;
+            let align = if *count == 2 { 2 * size } else { 4 * size };
+            (count.saturating_mul(size), align)
+        }
+        Type::Matrix { column, columns } => {
+            let (size, align) = size_and_align(module, *column)?;
+            (columns.saturating_mul(round_up(size, align)), align)
+        }
+        Type::Array { element, length } => {
+            let (size, align) = size_and_align(module, *element)?;
+            (
+                module
+                    .const_u32(*length)
+                    .unwrap_or(0)
+                    .saturating_mul(round_up(size, align)),
+                align,
+            )
+        }
+        Type::RuntimeArray { element } => (0, size_and_align(module, *element)?.1),
+        Type::Atomic { inner } => size_and_align(module, *inner)?,
+        Type::Struct { members } => {
+            let mut end = 0;
+            let mut max_align = 1;
+            for (i, &member) in members.iter().enumerate() {
+                let (size, align) = size_and_align(module, member)?;
+                let offset = module
+                    .member_decorations(ty, i as u32)
+                    .offset
+                    .unwrap_or(round_up(end, align));
+                end = offset.saturating_add(size);
+                max_align = max_align.max(align);
+            }
+            let size =
+                round_up(end, max_align).max(module.padded_sizes.get(&ty).copied().unwrap_or(0));
+            (size, max_align)
+        }
+        _ => (0, 1),
+    })
+}
+
+/// WGSL's array stride for elements of type `ty`.
+fn natural_stride(module: &Module, ty: Id) -> Result<u32, Error> {
+    let (size, align) = size_and_align(module, ty)?;
+    Ok(round_up(size, align))
+}
+
+/// How a storage type differs from the value type it holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    /// A struct with adapted members.
+    Struct,
+    /// An array of adapted elements, each in a padded wrapper struct if `wrapped`.
+    Array { wrapped: bool },
+    /// A row-major matrix, stored as the transposed matrix.
+    Transposed,
+    /// A matrix stored as an array of padded columns, or rows if `row_major`.
+    Lines { row_major: bool },
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+struct MatrixLayout {
+    stride: Option<u32>,
+    row_major: bool,
+}
+
+pub fn run(module: &mut Module, _options: &Options) -> Result<(), Error> {
+    let mut layouts = Layouts {
+        module,
+        memo: HashMap::new(),
+        kinds: HashMap::new(),
+        constants: HashMap::new(),
+        wrappers: HashMap::new(),
+    };
+    let mut adapted = HashMap::new();
+    for g in 0..layouts.module.globals.len() {
+        let global = &layouts.module.globals[g];
+        if !matches!(
+            global.class,
+            StorageClass::Uniform | StorageClass::StorageBuffer
+        ) {
+            continue;
+        }
+        let (id, class, value) = (global.id, global.class, global.pointee);
+        let at = Location {
+            word_offset: Some(global.offset),
+            result_id: Some(id),
+            opcode: Some(Op::Variable),
+            ..Location::default()
+        };
+        let storage = layouts.storage_type(value, None, &at)?;
+        // Uniform BufferBlock variables are storage buffers (SPIR-V 1.0 style).
+        let uniform_buffer =
+            class == StorageClass::Uniform && !layouts.module.decorations(value).buffer_block;
+        if uniform_buffer && let Err(reason) = uniform_rules(layouts.module, storage) {
+            let push_constant = layouts
+                .module
+                .new_bindings
+                .iter()
+                .any(|n| n.variable == id && n.origin == BindingOrigin::PushConstant);
+            if !push_constant {
+                return Err(Error::unsupported(
+                    format!("uniform buffer layout: {reason}"),
+                    at,
+                ));
+            }
+            // A read-only storage buffer has none of the uniform buffer's 16-byte rules.
+            layouts.module.globals[g].class = StorageClass::StorageBuffer;
+            layouts.module.globals[g].ty = layouts.module.intern_type(Type::Pointer {
+                class: StorageClass::StorageBuffer,
+                pointee: storage,
+            });
+            layouts
+                .module
+                .decorations
+                .entry(storage)
+                .or_default()
+                .non_writable = true;
+            layouts.module.warnings.push(format!(
+                "push-constant block {} is a read-only storage buffer: its layout breaks WGSL's uniform-buffer rules ({reason})",
+                layouts.module.name(id).map_or(format!("%{id}"), |n| format!("`{n}`"))
+            ));
+        }
+        if storage != value {
+            let class = layouts.module.globals[g].class;
+            layouts.module.globals[g].pointee = storage;
+            layouts.module.globals[g].ty = layouts.module.intern_type(Type::Pointer {
+                class,
+                pointee: storage,
+            });
+            adapted.insert(id, value);
+        }
+    }
+    if adapted.is_empty() {
+        return Ok(());
+    }
+    for f in layouts.module.live_functions() {
+        layouts.rewrite_function(f, &adapted)?;
+    }
+    Ok(())
+}
+
+/// WGSL's extra rules for uniform buffers: array strides, and the offsets of struct and array
+/// members, are multiples of 16.
+fn uniform_rules(module: &Module, ty: Id) -> Result<(), String> {
+    match module.ty(ty).map_err(|e| e.to_string())? {
+        Type::Array { element, .. } | Type::RuntimeArray { element } => {
+            let stride = natural_stride(module, *element).map_err(|e| e.to_string())?;
+            if !stride.is_multiple_of(16) {
+                return Err(format!(
+                    "an array stride of {stride} bytes, where WGSL uniform buffers need a multiple of 16"
+                ));
+            }
+            uniform_rules(module, *element)
+        }
+        Type::Struct { members } => {
+            for (i, &member) in members.iter().enumerate() {
+                let composite = matches!(
+                    module.def(member),
+                    Def::Type(Type::Struct { .. } | Type::Array { .. })
+                );
+                let offset = module.member_decorations(ty, i as u32).offset.unwrap_or(0);
+                if composite && !offset.is_multiple_of(16) {
+                    return Err(format!(
+                        "a struct or array member at offset {offset}, where WGSL uniform buffers need a multiple of 16"
+                    ));
+                }
+                uniform_rules(module, member)?;
+            }
+            Ok(())
+        }
+        _ => Ok(()),
+    }
+}
+
+struct Layouts<'m> {
+    module: &'m mut Module,
+    memo: HashMap<(Id, Option<MatrixLayout>), Id>,
+    /// Storage types made here, and how each differs from its value type.
+    kinds: HashMap<Id, Kind>,
+    constants: HashMap<u32, Id>,
+    wrappers: HashMap<(Id, u32), Id>,
+}
+
+/// A value-type position in a buffer and its storage counterpart, reached from the variable.
+#[derive(Debug, Clone)]
+struct Place {
+    variable: Id,
+    class: StorageClass,
+    /// Access-chain indices into the storage type.
+    path: Vec<Id>,
+    value: Id,
+    storage: Id,
+    /// A column of a row-major matrix, which is not contiguous in memory: the matrix's storage
+    /// type, the path to it, and the column index.
+    column: Option<(Id, Id)>,
+}
+
+impl Layouts<'_> {
+    fn new_type(&mut self, ty: Type, like: Id, kind: Kind) -> Id {
+        let id = self.module.add_def(Def::Type(ty));
+        self.module.declarations.push(id);
+        if let Some(name) = self.module.names.get(&like).cloned() {
+            self.module.names.insert(id, name);
+        }
+        self.kinds.insert(id, kind);
+        id
+    }
+
+    /// A `u32` constant, for access-chain indices.
+    fn constant(&mut self, value: u32) -> Id {
+        if let Some(&id) = self.constants.get(&value) {
+            return id;
+        }
+        let ty = self.module.intern_type(Type::Int {
+            width: 32,
+            signed: false,
+        });
+        let id = self.module.add_def(Def::Constant(Constant {
+            ty,
+            value: ConstValue::Scalar(u64::from(value)),
+            spec_id: None,
+        }));
+        self.module.declarations.push(id);
+        self.constants.insert(value, id);
+        id
+    }
+
+    /// A struct `{ value: ty }` whose size is `stride`, one per type and stride.
+    fn wrapper(&mut self, ty: Id, stride: u32) -> Id {
+        if let Some(&id) = self.wrappers.get(&(ty, stride)) {
+            return id;
+        }
+        let id = self
+            .module
+            .add_def(Def::Type(Type::Struct { members: vec![ty] }));
+        self.module.declarations.push(id);
+        self.module
+            .member_decorations
+            .entry((id, 0))
+            .or_default()
+            .offset = Some(0);
+        self.module.member_names.insert((id, 0), "value".into());
+        self.module.names.insert(id, format!("Stride{stride}"));
+        self.module.padded_sizes.insert(id, stride);
+        self.wrappers.insert((ty, stride), id);
+        id
+    }
+
+    /// An array of `element` with the given ArrayStride, as a new storage type.
+    fn array(&mut self, element: Id, length: Option<Id>, stride: u32, like: Id, kind: Kind) -> Id {
+        let ty = match length {
+            Some(length) => Type::Array { element, length },
+            None => Type::RuntimeArray { element },
+        };
+        let id = self.new_type(ty, like, kind);
+        self.module.decorations.entry(id).or_default().array_stride = Some(stride);
+        id
+    }
+
+    /// The storage type for a value of type `ty` laid out as its decorations say; `ty` itself
+    /// when WGSL's layout of it is the same.
+    fn storage_type(
+        &mut self,
+        ty: Id,
+        matrix: Option<MatrixLayout>,
+        at: &Location,
+    ) -> Result<Id, Error> {
+        if let Some(&done) = self.memo.get(&(ty, matrix)) {
+            return Ok(done);
+        }
+        let storage = match self.module.ty(ty)?.clone() {
+            Type::Struct { members } => self.struct_storage(ty, &members, at)?,
+            Type::Array { element, length } => {
+                self.array_storage(ty, element, Some(length), matrix, at)?
+            }
+            Type::RuntimeArray { element } => self.array_storage(ty, element, None, matrix, at)?,
+            Type::Matrix { column, columns } => {
+                self.matrix_storage(ty, column, columns, matrix, at)?
+            }
+            _ => ty,
+        };
+        self.memo.insert((ty, matrix), storage);
+        Ok(storage)
+    }
+
+    fn struct_storage(&mut self, ty: Id, members: &[Id], at: &Location) -> Result<Id, Error> {
+        let mut storage = Vec::with_capacity(members.len());
+        for (i, &member) in members.iter().enumerate() {
+            let d = self.module.member_decorations(ty, i as u32);
+            let matrix = MatrixLayout {
+                stride: d.matrix_stride,
+                row_major: d.row_major,
+            };
+            storage.push(self.storage_type(member, Some(matrix), at)?);
+        }
+        if storage == members {
+            return Ok(ty);
+        }
+        let id = self.new_type(
+            Type::Struct {
+                members: storage.clone(),
+            },
+            ty,
+            Kind::Struct,
+        );
+        if let Some(d) = self.module.decorations.get(&ty).cloned() {
+            self.module.decorations.insert(id, d);
+        }
+        for i in 0..members.len() as u32 {
+            if let Some(mut d) = self.module.member_decorations.get(&(ty, i)).cloned() {
+                // The member's storage type carries its matrix layout now.
+                d.row_major = false;
+                d.matrix_stride = None;
+                self.module.member_decorations.insert((id, i), d);
+            }
+            if let Some(name) = self.module.member_names.get(&(ty, i)).cloned() {
+                self.module.member_names.insert((id, i), name);
+            }
+        }
+        Ok(id)
+    }
+
+    fn array_storage(
+        &mut self,
+        ty: Id,
+        element: Id,
+        length: Option<Id>,
+        matrix: Option<MatrixLayout>,
+        at: &Location,
+    ) -> Result<Id, Error> {
+        let element_storage = self.storage_type(element, matrix, at)?;
+        let natural = natural_stride(self.module, element_storage)?;
+        let stride = self.module.decorations(ty).array_stride.unwrap_or(natural);
+        let align = size_and_align(self.module, element_storage)?.1;
+        if stride == natural && element_storage == element {
+            return Ok(ty);
+        }
+        if stride == natural {
+            return Ok(self.array(
+                element_storage,
+                length,
+                stride,
+                ty,
+                Kind::Array { wrapped: false },
+            ));
+        }
+        if stride < natural || !stride.is_multiple_of(align) {
+            return Err(Error::unsupported(
+                format!(
+                    "an array stride of {stride} bytes, where WGSL needs at least {natural} and a multiple of {align} for its elements"
+                ),
+                at.clone(),
+            ));
+        }
+        let wrapper = self.wrapper(element_storage, stride);
+        Ok(self.array(wrapper, length, stride, ty, Kind::Array { wrapped: true }))
+    }
+
+    fn matrix_storage(
+        &mut self,
+        ty: Id,
+        column: Id,
+        columns: u32,
+        matrix: Option<MatrixLayout>,
+        at: &Location,
+    ) -> Result<Id, Error> {
+        let Some(MatrixLayout { stride, row_major }) = matrix else {
+            return Ok(ty);
+        };
+        let (scalar, rows) = self
+            .module
+            .scalar_of(column)
+            .ok_or_else(|| Error::invalid("a matrix column that is not a vector", at.clone()))?;
+        // The vectors laid out one after another: columns, or rows when row-major.
+        let (line, lines) = if row_major {
+            (
+                self.module.intern_type(Type::Vector {
+                    component: scalar,
+                    count: columns,
+                }),
+                rows,
+            )
+        } else {
+            (column, columns)
+        };
+        let natural = natural_stride(self.module, line)?;
+        let stride = stride.unwrap_or(natural);
+        if stride == natural {
+            if !row_major {
+                return Ok(ty);
+            }
+            return Ok(self.new_type(
+                Type::Matrix {
+                    column: line,
+                    columns: lines,
+                },
+                ty,
+                Kind::Transposed,
+            ));
+        }
+        let (size, align) = size_and_align(self.module, line)?;
+        if stride < size || !stride.is_multiple_of(align) {
+            return Err(Error::unsupported(
+                format!(
+                    "a matrix stride of {stride} bytes, where WGSL needs at least {size} and a multiple of {align}"
+                ),
+                at.clone(),
+            ));
+        }
+        let wrapper = self.wrapper(line, stride);
+        let length = self.constant(lines);
+        Ok(self.array(wrapper, Some(length), stride, ty, Kind::Lines { row_major }))
+    }
+}
+
+/// Rewriting the accesses of one function.
+impl Layouts<'_> {
+    fn rewrite_function(&mut self, f: usize, adapted: &HashMap<Id, Id>) -> Result<(), Error> {
+        let mut places: HashMap<Id, Place> = HashMap::new();
+        for b in 0..self.module.functions[f].blocks.len() {
+            let old = std::mem::take(&mut self.module.functions[f].blocks[b].insts);
+            let mut out = Vec::with_capacity(old.len());
+            for index in old {
+                self.rewrite(f, index, adapted, &mut places, &mut out)?;
+            }
+            self.module.functions[f].blocks[b].insts = out;
+        }
+        // Terminators and merges must not use the pointers either (a returned pointer).
+        let function = &self.module.functions[f];
+        for block in &function.blocks {
+            let inst = &function.insts[block.terminator];
+            if inst
+                .id_operands()
+                .any(|id| places.contains_key(&id) || adapted.contains_key(&id))
+            {
+                return Err(self.unsupported_use(f, inst));
+            }
+        }
+        Ok(())
+    }
+
+    fn unsupported_use(&self, f: usize, inst: &Inst) -> Error {
+        Error::unsupported(
+            "this use of a pointer into a buffer whose layout WGSL spells differently (not supported yet)",
+            self.module.location_of(f, inst),
+        )
+    }
+
+    /// The place a pointer operand designates, if it is in an adapted buffer.
+    fn place_of(
+        &self,
+        id: Id,
+        adapted: &HashMap<Id, Id>,
+        places: &HashMap<Id, Place>,
+    ) -> Option<Place> {
+        if let Some(place) = places.get(&id) {
+            return Some(place.clone());
+        }
+        let value = *adapted.get(&id)?;
+        let g = self.module.global_index(id)?;
+        let global = &self.module.globals[g];
+        Some(Place {
+            variable: id,
+            class: global.class,
+            path: Vec::new(),
+            value,
+            storage: global.pointee,
+            column: None,
+        })
+    }
+
+    fn rewrite(
+        &mut self,
+        f: usize,
+        index: usize,
+        adapted: &HashMap<Id, Id>,
+        places: &mut HashMap<Id, Place>,
+        out: &mut Vec<usize>,
+    ) -> Result<(), Error> {
+        let inst = self.module.functions[f].insts[index].clone();
+        let base = inst.id(0).and_then(|id| self.place_of(id, adapted, places));
+        match (inst.op, base) {
+            (Op::AccessChain | Op::InBoundsAccessChain | Op::CopyObject, Some(base)) => {
+                let mut place = base;
+                for step in inst.id_operands().skip(1) {
+                    place = self.step(place, step, &self.module.location_of(f, &inst))?;
+                }
+                // Dropped: every use builds its own access chain from the variable.
+                places.insert(inst.result.unwrap_or_default(), place);
+                Ok(())
+            }
+            (Op::Load, Some(place)) => {
+                let result = inst.result.unwrap_or_default();
+                self.load(f, out, &place, Some(result))?;
+                Ok(())
+            }
+            (Op::Store, Some(place)) => {
+                let value = inst.id(1).unwrap_or_default();
+                self.store(f, out, &place, value)
+            }
+            _ => {
+                if inst
+                    .id_operands()
+                    .any(|id| places.contains_key(&id) || adapted.contains_key(&id))
+                {
+                    if inst.op == Op::Phi {
+                        return Err(self.unsupported_use(f, &inst));
+                    }
+                    // Anything else needs the pointer itself: only where the storage is the value.
+                    let keeps_pointer = self.keeps_pointer(&inst);
+                    let mut operands = inst.operands.clone();
+                    for operand in operands.iter_mut() {
+                        let Operand::IdRef(id) = operand else {
+                            continue;
+                        };
+                        let Some(place) = self.place_of(*id, adapted, places) else {
+                            continue;
+                        };
+                        if place.column.is_some()
+                            || (place.storage != place.value && !keeps_pointer)
+                        {
+                            return Err(self.unsupported_use(f, &inst));
+                        }
+                        *id = self.access_chain(
+                            f,
+                            out,
+                            &place.variable,
+                            place.class,
+                            &place.path,
+                            place.storage,
+                        );
+                    }
+                    self.module.functions[f].insts[index].operands = operands;
+                }
+                out.push(index);
+                Ok(())
+            }
+        }
+    }
+
+    /// Instructions that take a pointer to a storage type as is: the array length of a runtime
+    /// array member, and atomics (whose integers are never adapted).
+    fn keeps_pointer(&self, inst: &Inst) -> bool {
+        inst.op == Op::ArrayLength || crate::passes::atomics::is_atomic(inst.op)
+    }
+
+    /// The place one access-chain index further.
+    fn step(&mut self, place: Place, index: Id, at: &Location) -> Result<Place, Error> {
+        let mut next = place.clone();
+        if let Some((matrix, column)) = place.column {
+            // A row of a column of a row-major matrix: the element, at [row][column] in storage.
+            let kind = self.kinds.get(&matrix).copied();
+            next.path.push(index);
+            if kind == Some(Kind::Lines { row_major: true }) {
+                next.path.push(self.constant(0));
+            }
+            next.path.push(column);
+            next.column = None;
+            next.value = self
+                .part(place.value, index)
+                .ok_or_else(|| Error::invalid("access chain into a scalar", at.clone()))?;
+            next.storage = next.value;
+            return Ok(next);
+        }
+        let value = self
+            .part(place.value, index)
+            .ok_or_else(|| Error::invalid("access chain into a scalar", at.clone()))?;
+        next.value = value;
+        match self.kinds.get(&place.storage).copied() {
+            None => {
+                next.path.push(index);
+                next.storage = value;
+            }
+            Some(Kind::Struct) => {
+                next.path.push(index);
+                next.storage = self.part(place.storage, index).unwrap_or(value);
+            }
+            Some(Kind::Array { wrapped }) => {
+                next.path.push(index);
+                let mut element = self.part(place.storage, index).unwrap_or(value);
+                if wrapped {
+                    let zero = self.constant(0);
+                    next.path.push(zero);
+                    element = self.part(element, zero).unwrap_or(value);
+                }
+                next.storage = element;
+            }
+            Some(Kind::Lines { row_major: false }) => {
+                next.path.push(index);
+                next.path.push(self.constant(0));
+                next.storage = value;
+            }
+            Some(Kind::Transposed | Kind::Lines { row_major: true }) => {
+                next.column = Some((place.storage, index));
+                next.storage = value;
+            }
+        }
+        Ok(next)
+    }
+
+    /// The type of the part of composite type `ty` that `index` selects.
+    fn part(&self, ty: Id, index: Id) -> Option<Id> {
+        Some(match self.module.ty(ty).ok()? {
+            Type::Struct { members } => *members.get(self.module.const_u32(index)? as usize)?,
+            Type::Array { element, .. } | Type::RuntimeArray { element } => *element,
+            Type::Vector { component, .. } => *component,
+            Type::Matrix { column, .. } => *column,
+            _ => return None,
+        })
+    }
+
+    /// Appends an instruction with a fresh result (or `result`), returning its id (0 without a
+    /// result type).
+    fn push(
+        &mut self,
+        f: usize,
+        out: &mut Vec<usize>,
+        op: Op,
+        ty: Option<Id>,
+        operands: Vec<Id>,
+        result: Option<Id>,
+    ) -> Id {
+        let index = self.module.functions[f].insts.len();
+        let id = match (ty, result) {
+            (None, _) => 0,
+            (Some(ty), Some(id)) => {
+                self.module.defs[id as usize] = Def::Value {
+                    function: f,
+                    inst: index,
+                    ty,
+                };
+                id
+            }
+            (Some(ty), None) => self.module.add_def(Def::Value {
+                function: f,
+                inst: index,
+                ty,
+            }),
+        };
+        self.module.functions[f].insts.push(Inst {
+            op,
+            ty,
+            result: ty.map(|_| id),
+            operands: operands.into_iter().map(Operand::IdRef).collect(),
+            offset: 0,
+        });
+        out.push(index);
+        id
+    }
+
+    fn access_chain(
+        &mut self,
+        f: usize,
+        out: &mut Vec<usize>,
+        variable: &Id,
+        class: StorageClass,
+        path: &[Id],
+        storage: Id,
+    ) -> Id {
+        if path.is_empty() {
+            return *variable;
+        }
+        let ty = self.module.intern_type(Type::Pointer {
+            class,
+            pointee: storage,
+        });
+        let mut operands = vec![*variable];
+        operands.extend_from_slice(path);
+        self.push(f, out, Op::AccessChain, Some(ty), operands, None)
+    }
+
+    fn with_index(&mut self, place: &Place, index: u32) -> Result<Place, Error> {
+        let constant = self.constant(index);
+        self.step(place.clone(), constant, &Location::default())
+    }
+
+    /// The number of parts of a composite value type loaded or stored part by part.
+    fn part_count(&self, ty: Id) -> Result<u32, Error> {
+        match self.module.ty(ty)? {
+            Type::Struct { members } => Ok(members.len() as u32),
+            Type::Array { length, .. } => self.module.const_u32(*length).ok_or_else(|| {
+                Error::unsupported(
+                    "a specialization-sized array in a buffer",
+                    Location::default(),
+                )
+            }),
+            Type::Matrix { columns, .. } => Ok(*columns),
+            Type::Vector { count, .. } => Ok(*count),
+            _ => Err(Error::unsupported(
+                "copying a whole runtime array",
+                Location::default(),
+            )),
+        }
+    }
+
+    /// Loads the value at `place`, defining `result` (or a fresh id) as it.
+    fn load(
+        &mut self,
+        f: usize,
+        out: &mut Vec<usize>,
+        place: &Place,
+        result: Option<Id>,
+    ) -> Result<Id, Error> {
+        if place.column.is_none() && place.storage == place.value {
+            let pointer = self.access_chain(
+                f,
+                out,
+                &place.variable,
+                place.class,
+                &place.path,
+                place.storage,
+            );
+            return Ok(self.push(f, out, Op::Load, Some(place.value), vec![pointer], result));
+        }
+        if place.column.is_none() && self.kinds.get(&place.storage) == Some(&Kind::Transposed) {
+            let pointer = self.access_chain(
+                f,
+                out,
+                &place.variable,
+                place.class,
+                &place.path,
+                place.storage,
+            );
+            let transposed = self.push(f, out, Op::Load, Some(place.storage), vec![pointer], None);
+            return Ok(self.push(
+                f,
+                out,
+                Op::Transpose,
+                Some(place.value),
+                vec![transposed],
+                result,
+            ));
+        }
+        let mut parts = Vec::new();
+        for i in 0..self.part_count(place.value)? {
+            let part = self.with_index(place, i)?;
+            parts.push(self.load(f, out, &part, None)?);
+        }
+        Ok(self.push(
+            f,
+            out,
+            Op::CompositeConstruct,
+            Some(place.value),
+            parts,
+            result,
+        ))
+    }
+
+    /// Stores `value` (of the place's value type) to `place`.
+    fn store(
+        &mut self,
+        f: usize,
+        out: &mut Vec<usize>,
+        place: &Place,
+        value: Id,
+    ) -> Result<(), Error> {
+        if place.column.is_none() && place.storage == place.value {
+            let pointer = self.access_chain(
+                f,
+                out,
+                &place.variable,
+                place.class,
+                &place.path,
+                place.storage,
+            );
+            self.push(f, out, Op::Store, None, vec![pointer, value], None);
+            return Ok(());
+        }
+        if place.column.is_none() && self.kinds.get(&place.storage) == Some(&Kind::Transposed) {
+            let pointer = self.access_chain(
+                f,
+                out,
+                &place.variable,
+                place.class,
+                &place.path,
+                place.storage,
+            );
+            let transposed = self.push(
+                f,
+                out,
+                Op::Transpose,
+                Some(place.storage),
+                vec![value],
+                None,
+            );
+            self.push(f, out, Op::Store, None, vec![pointer, transposed], None);
+            return Ok(());
+        }
+        for i in 0..self.part_count(place.value)? {
+            let part = self.with_index(place, i)?;
+            let extracted = self.extract(f, out, part.value, value, i);
+            self.store(f, out, &part, extracted)?;
+        }
+        Ok(())
+    }
+
+    fn extract(&mut self, f: usize, out: &mut Vec<usize>, ty: Id, composite: Id, index: u32) -> Id {
+        let id = self.push(
+            f,
+            out,
+            Op::CompositeExtract,
+            Some(ty),
+            vec![composite],
+            None,
+        );
+        let at = *out.last().unwrap_or(&0);
+        self.module.functions[f].insts[at]
+            .operands
+            .push(Operand::LiteralBit32(index));
+        id
+    }
+}

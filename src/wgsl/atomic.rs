@@ -1,0 +1,166 @@
+//! Atomic instructions, and plain loads and stores of atomics (which WGSL requires to be atomic
+//! too). Values are read as the atomic's integer type and results converted back, since SPIR-V
+//! lets an instruction's signedness differ from the memory's.
+
+use spirv::Op;
+
+use super::ast::{Expr, Literal, Stmt, UnaryOp};
+use super::emit::Emitter;
+use super::function::Lower;
+use crate::error::Error;
+use crate::passes::signedness::int_signedness;
+use crate::spirv::{Id, Inst, Type};
+
+/// An atomic instruction: the WGSL builtin and where its value operand is (`None`: the constant
+/// one, for increment and decrement; compare-exchange is separate).
+fn builtin(op: Op) -> Option<(&'static str, Option<usize>)> {
+    Some(match op {
+        Op::AtomicLoad => ("atomicLoad", None),
+        Op::AtomicStore => ("atomicStore", Some(3)),
+        Op::AtomicExchange => ("atomicExchange", Some(3)),
+        Op::AtomicIIncrement => ("atomicAdd", None),
+        Op::AtomicIDecrement => ("atomicSub", None),
+        Op::AtomicIAdd => ("atomicAdd", Some(3)),
+        Op::AtomicISub => ("atomicSub", Some(3)),
+        Op::AtomicSMin | Op::AtomicUMin => ("atomicMin", Some(3)),
+        Op::AtomicSMax | Op::AtomicUMax => ("atomicMax", Some(3)),
+        Op::AtomicAnd => ("atomicAnd", Some(3)),
+        Op::AtomicOr => ("atomicOr", Some(3)),
+        Op::AtomicXor => ("atomicXor", Some(3)),
+        _ => return None,
+    })
+}
+
+impl Lower<'_> {
+    /// The atomic's integer type, if `pointer` points to an atomic.
+    pub(super) fn atomic_inner(&self, pointer: Id) -> Option<Id> {
+        let ty = self.module.type_of(pointer).ok()?;
+        let Type::Pointer { pointee, .. } = self.module.ty(ty).ok()? else {
+            return None;
+        };
+        match self.module.ty(*pointee).ok()? {
+            Type::Atomic { inner } => Some(*inner),
+            _ => None,
+        }
+    }
+
+    /// `value` (an operand id) as the atomic's integer type.
+    fn as_inner(&mut self, e: &mut Emitter, value: Id, inner: Id) -> Result<Expr, Error> {
+        let ty = self.module.type_of(value)?;
+        let expr = self.take(e, value)?;
+        Ok(
+            if int_signedness(self.module, ty) == int_signedness(self.module, inner) {
+                expr
+            } else {
+                Expr::call(format!("bitcast<{}>", e.ty(inner)?), vec![expr])
+            },
+        )
+    }
+
+    /// Records the result of an atomic call, converted to the instruction's type; or, unused,
+    /// emits the call as a statement. Either way it happens here, in order.
+    fn atomic_result(
+        &mut self,
+        e: &mut Emitter,
+        inst: &Inst,
+        call: Expr,
+        inner: Id,
+    ) -> Result<(), Error> {
+        self.flush(e, true);
+        let used = inst
+            .result
+            .is_some_and(|id| self.uses.get(&id).is_some_and(|u| u.count > 0));
+        match (inst.result, inst.ty) {
+            (Some(id), Some(ty)) if used => {
+                let value = if int_signedness(self.module, ty) == int_signedness(self.module, inner)
+                {
+                    call
+                } else {
+                    Expr::call(format!("bitcast<{}>", e.ty(ty)?), vec![call])
+                };
+                self.bind(e, id, value);
+            }
+            _ => self.stmts.push(Stmt::Call(call)),
+        }
+        Ok(())
+    }
+
+    /// `&reference` to the atomic a pointer operand designates.
+    fn atomic_pointer(&mut self, e: &mut Emitter, pointer: Id) -> Result<Expr, Error> {
+        let reference = self.pointer_expr(e, pointer)?;
+        Ok(match reference {
+            Expr::Unary(UnaryOp::Deref, pointer) => *pointer,
+            other => Expr::unary(UnaryOp::AddressOf, other),
+        })
+    }
+
+    pub(super) fn atomic(&mut self, e: &mut Emitter, inst: &Inst) -> Result<(), Error> {
+        let pointer = self.operand(inst, 0)?;
+        let inner = self.atomic_inner(pointer).ok_or_else(|| {
+            Error::internal("an atomic instruction's pointer was not retyped by the atomics pass")
+        })?;
+        let target = self.atomic_pointer(e, pointer)?;
+        if matches!(
+            inst.op,
+            Op::AtomicCompareExchange | Op::AtomicCompareExchangeWeak
+        ) {
+            // WGSL has only the weak form, which may fail spuriously; its old value is exact.
+            let value = self.as_inner(e, self.operand(inst, 4)?, inner)?;
+            let comparator = self.as_inner(e, self.operand(inst, 5)?, inner)?;
+            let call = Expr::call("atomicCompareExchangeWeak", vec![target, comparator, value]);
+            return self.atomic_result(e, inst, Expr::member(call, "old_value"), inner);
+        }
+        let (name, value) = builtin(inst.op).ok_or_else(|| {
+            Error::unsupported(
+                format!("Op{:?} is not supported", inst.op),
+                self.location(inst),
+            )
+        })?;
+        let mut args = vec![target];
+        match value {
+            Some(position) => args.push(self.as_inner(e, self.operand(inst, position)?, inner)?),
+            None if inst.op != Op::AtomicLoad => {
+                let signed = int_signedness(self.module, inner) == Some(true);
+                args.push(Expr::Literal(if signed {
+                    Literal::I32(1)
+                } else {
+                    Literal::U32(1)
+                }));
+            }
+            None => {}
+        }
+        let call = Expr::call(name, args);
+        if inst.op == Op::AtomicStore {
+            self.side_effect(e, Stmt::Call(call));
+            return Ok(());
+        }
+        self.atomic_result(e, inst, call, inner)
+    }
+
+    /// A plain OpLoad of an atomic: `atomicLoad`.
+    pub(super) fn load_atomic(
+        &mut self,
+        e: &mut Emitter,
+        inst: &Inst,
+        inner: Id,
+    ) -> Result<(), Error> {
+        let target = self.atomic_pointer(e, self.operand(inst, 0)?)?;
+        self.atomic_result(e, inst, Expr::call("atomicLoad", vec![target]), inner)
+    }
+
+    /// A plain OpStore to an atomic: `atomicStore`.
+    pub(super) fn store_atomic(
+        &mut self,
+        e: &mut Emitter,
+        inst: &Inst,
+        inner: Id,
+    ) -> Result<(), Error> {
+        let target = self.atomic_pointer(e, self.operand(inst, 0)?)?;
+        let value = self.as_inner(e, self.operand(inst, 1)?, inner)?;
+        self.side_effect(
+            e,
+            Stmt::Call(Expr::call("atomicStore", vec![target, value])),
+        );
+        Ok(())
+    }
+}

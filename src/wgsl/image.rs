@@ -1,0 +1,652 @@
+//! Image instructions: sampling, gathering, fetching, reading, writing and queries, lowered to
+//! WGSL's texture builtins. SPIR-V packs the array layer into the coordinate, divides projective
+//! coordinates implicitly, and lets texel types differ in width and signedness from the texture;
+//! WGSL has one overload per texture type, so coordinates and results are reshaped here.
+//!
+//! The texture and sampler operands are traced to their variable or parameter
+//! (`Module::handle_roots`); OpSampledImage and OpImage themselves produce nothing.
+
+use spirv::{Dim, ImageFormat, ImageOperands as Mask, Op};
+
+use super::ast::{BinaryOp, Expr, Literal, Stmt};
+use super::emit::Emitter;
+use super::function::{COMPONENTS, Lower, Value};
+use crate::error::Error;
+use crate::spirv::{Def, Id, ImageType, Inst, Operand, Type};
+
+/// The WGSL storage texel format for a SPIR-V image format, and its channel type.
+pub(super) fn storage_format(format: ImageFormat) -> Option<(&'static str, &'static str)> {
+    use ImageFormat as F;
+    Some(match format {
+        F::Rgba8 => ("rgba8unorm", "f32"),
+        F::Rgba8Snorm => ("rgba8snorm", "f32"),
+        F::Rgba8ui => ("rgba8uint", "u32"),
+        F::Rgba8i => ("rgba8sint", "i32"),
+        F::Rgba16ui => ("rgba16uint", "u32"),
+        F::Rgba16i => ("rgba16sint", "i32"),
+        F::Rgba16f => ("rgba16float", "f32"),
+        F::R32ui => ("r32uint", "u32"),
+        F::R32i => ("r32sint", "i32"),
+        F::R32f => ("r32float", "f32"),
+        F::Rg32ui => ("rg32uint", "u32"),
+        F::Rg32i => ("rg32sint", "i32"),
+        F::Rg32f => ("rg32float", "f32"),
+        F::Rgba32ui => ("rgba32uint", "u32"),
+        F::Rgba32i => ("rgba32sint", "i32"),
+        F::Rgba32f => ("rgba32float", "f32"),
+        _ => return None,
+    })
+}
+
+/// The optional image operands of one instruction.
+#[derive(Default)]
+struct Extra {
+    bias: Option<Id>,
+    lod: Option<Id>,
+    grad: Option<(Id, Id)>,
+    /// ConstOffset, or Offset when its operand is a constant anyway.
+    offset: Option<Id>,
+    sample: Option<Id>,
+}
+
+/// The texture (and sampler) an instruction works on, as WGSL expressions.
+struct Texture {
+    texture: Expr,
+    sampler: Option<Expr>,
+    image: ImageType,
+}
+
+fn is_sample(op: Op) -> bool {
+    matches!(
+        op,
+        Op::ImageSampleImplicitLod
+            | Op::ImageSampleExplicitLod
+            | Op::ImageSampleDrefImplicitLod
+            | Op::ImageSampleDrefExplicitLod
+            | Op::ImageSampleProjImplicitLod
+            | Op::ImageSampleProjExplicitLod
+            | Op::ImageSampleProjDrefImplicitLod
+            | Op::ImageSampleProjDrefExplicitLod
+    )
+}
+
+fn is_projective(op: Op) -> bool {
+    matches!(
+        op,
+        Op::ImageSampleProjImplicitLod
+            | Op::ImageSampleProjExplicitLod
+            | Op::ImageSampleProjDrefImplicitLod
+            | Op::ImageSampleProjDrefExplicitLod
+    )
+}
+
+fn has_depth_reference(op: Op) -> bool {
+    matches!(
+        op,
+        Op::ImageSampleDrefImplicitLod
+            | Op::ImageSampleDrefExplicitLod
+            | Op::ImageSampleProjDrefImplicitLod
+            | Op::ImageSampleProjDrefExplicitLod
+            | Op::ImageDrefGather
+    )
+}
+
+/// Whether `op` is an image instruction this file lowers.
+pub(super) fn is_image_instruction(op: Op) -> bool {
+    is_sample(op)
+        || matches!(
+            op,
+            Op::SampledImage
+                | Op::Image
+                | Op::ImageFetch
+                | Op::ImageGather
+                | Op::ImageDrefGather
+                | Op::ImageRead
+                | Op::ImageWrite
+                | Op::ImageQuerySize
+                | Op::ImageQuerySizeLod
+                | Op::ImageQueryLevels
+                | Op::ImageQuerySamples
+                | Op::ImageQueryLod
+        )
+}
+
+fn f32_literal(value: f32) -> Expr {
+    Expr::Literal(Literal::F32(value.to_bits()))
+}
+
+/// A zero or one of a WGSL scalar type.
+fn scalar_literal(scalar: &str, value: u8) -> Expr {
+    Expr::Literal(match scalar {
+        "i32" => Literal::I32(i32::from(value)),
+        "u32" => Literal::U32(u32::from(value)),
+        _ => Literal::F32(f32::from(value).to_bits()),
+    })
+}
+
+/// Components `start..start + len` of a value with `have` components.
+fn components(value: Expr, have: u32, start: u32, len: u32) -> Expr {
+    if have == 1 || (start == 0 && len == have) {
+        return value;
+    }
+    Expr::member(
+        value,
+        COMPONENTS[start as usize..(start + len) as usize].concat(),
+    )
+}
+
+impl Lower<'_> {
+    pub(super) fn image_instruction(&mut self, e: &mut Emitter, inst: &Inst) -> Result<(), Error> {
+        match inst.op {
+            // Consumers trace through these to the variables.
+            Op::SampledImage | Op::Image => Ok(()),
+            op if is_sample(op) => self.sample(e, inst),
+            Op::ImageGather | Op::ImageDrefGather => self.gather(e, inst),
+            Op::ImageFetch | Op::ImageRead => self.load(e, inst),
+            Op::ImageWrite => self.store(e, inst),
+            Op::ImageQuerySize | Op::ImageQuerySizeLod => self.query_size(e, inst),
+            Op::ImageQueryLevels | Op::ImageQuerySamples => {
+                let texture = self.texture(e, inst, false)?;
+                let name = if inst.op == Op::ImageQueryLevels {
+                    "textureNumLevels"
+                } else {
+                    "textureNumSamples"
+                };
+                let expr =
+                    self.reshape(e, inst, Expr::call(name, vec![texture.texture]), "u32", 1)?;
+                self.define(e, inst, expr, false)
+            }
+            _ => Err(Error::unsupported(
+                "OpImageQueryLod: WGSL cannot query the level of detail a sample would use",
+                self.location(inst),
+            )),
+        }
+    }
+
+    fn not_in_wgsl(&self, inst: &Inst, what: &str) -> Error {
+        Error::unsupported(
+            format!("{what}: WGSL has no counterpart"),
+            self.location(inst),
+        )
+    }
+
+    /// The texture (and sampler) operand 0 comes from. `comparison` picks a sampler's
+    /// comparison twin when it has one.
+    fn texture(&mut self, e: &Emitter, inst: &Inst, comparison: bool) -> Result<Texture, Error> {
+        let module = self.module;
+        let roots = inst
+            .id(0)
+            .and_then(|id| module.handle_roots(id))
+            .ok_or_else(|| {
+                Error::unsupported(
+                    "cannot trace the image operand to its variable or parameter",
+                    self.location(inst),
+                )
+            })?;
+        let ty = match module.def(roots.image) {
+            Def::Global(g) => module.globals[*g].pointee,
+            Def::Param { ty, .. } => *ty,
+            _ => 0,
+        };
+        let image = match module.def(ty) {
+            Def::Type(Type::Image(image)) => image.clone(),
+            _ => {
+                return Err(Error::internal(format!(
+                    "%{} is not an image after the handles pass",
+                    roots.image
+                )));
+            }
+        };
+        let sampler = roots.sampler.map(|s| {
+            if comparison {
+                module.comparison_samplers.get(&s).copied().unwrap_or(s)
+            } else {
+                s
+            }
+        });
+        let sampler = sampler.map(|s| self.handle_expr(e, s)).transpose()?;
+        Ok(Texture {
+            texture: self.handle_expr(e, roots.image)?,
+            sampler,
+            image,
+        })
+    }
+
+    /// A handle variable's or parameter's name.
+    pub(super) fn handle_expr(&self, e: &Emitter, id: Id) -> Result<Expr, Error> {
+        match (self.module.def(id), self.values.get(&id)) {
+            (Def::Param { .. }, Some(Value::Named(expr))) => Ok(expr.clone()),
+            (Def::Global(_), _) => e
+                .names
+                .get(&id)
+                .cloned()
+                .map(Expr::Ident)
+                .ok_or_else(|| Error::internal(format!("global %{id} has no name"))),
+            _ => Err(Error::internal(format!(
+                "handle %{id} is neither a variable nor a parameter"
+            ))),
+        }
+    }
+
+    /// Reads the image operands that start at operand `position`, if any.
+    fn extra(&self, inst: &Inst, position: usize) -> Result<Extra, Error> {
+        let mut extra = Extra::default();
+        let Some(Operand::ImageOperands(mask)) = inst.operands.get(position) else {
+            return Ok(extra);
+        };
+        let mut next = position + 1;
+        let mut id = || {
+            next += 1;
+            inst.id(next - 1)
+                .ok_or_else(|| Error::invalid("missing image operand", self.location(inst)))
+        };
+        // Operands follow the mask in the order of its bits.
+        if mask.contains(Mask::BIAS) {
+            extra.bias = Some(id()?);
+        }
+        if mask.contains(Mask::LOD) {
+            extra.lod = Some(id()?);
+        }
+        if mask.contains(Mask::GRAD) {
+            extra.grad = Some((id()?, id()?));
+        }
+        if mask.contains(Mask::CONST_OFFSET) {
+            extra.offset = Some(id()?);
+        }
+        if mask.contains(Mask::OFFSET) {
+            let offset = id()?;
+            if self.module.constant(offset).is_none() {
+                return Err(Error::unsupported(
+                    "a texel offset that is not a constant: WGSL offsets must be constant expressions",
+                    self.location(inst),
+                ));
+            }
+            extra.offset = Some(offset);
+        }
+        if mask.contains(Mask::CONST_OFFSETS) {
+            return Err(self.not_in_wgsl(inst, "gathering with four texel offsets (ConstOffsets)"));
+        }
+        if mask.contains(Mask::SAMPLE) {
+            extra.sample = Some(id()?);
+        }
+        if mask.contains(Mask::MIN_LOD) {
+            return Err(self.not_in_wgsl(inst, "a minimum level of detail (MinLod)"));
+        }
+        Ok(extra)
+    }
+
+    /// The coordinate operand split for WGSL: the texel coordinates (divided by q when
+    /// projective) and the array layer; also the divisor, for the depth reference.
+    fn coordinates(
+        &mut self,
+        e: &mut Emitter,
+        inst: &Inst,
+        image: &ImageType,
+        sampled: bool,
+    ) -> Result<(Expr, Option<Expr>, Option<Expr>), Error> {
+        let id = self.operand(inst, 1)?;
+        let have = self
+            .module
+            .scalar_of(self.module.type_of(id)?)
+            .map_or(1, |(_, n)| n);
+        let count = image.coordinate_count();
+        let projective = is_projective(inst.op);
+        let needed = count + u32::from(image.arrayed) + u32::from(projective);
+        if have < needed {
+            return Err(Error::invalid(
+                format!("the coordinate has {have} components, the image needs {needed}"),
+                self.location(inst),
+            ));
+        }
+        let value = if needed > count {
+            self.take_shared(e, id)?
+        } else {
+            self.take(e, id)?
+        };
+        let mut coords = components(value.clone(), have, 0, count);
+        let layer = image.arrayed.then(|| {
+            let layer = components(value.clone(), have, count, 1);
+            // Vulkan rounds a sampling layer to the nearest integer, ties to even, as WGSL's round.
+            if sampled {
+                Expr::call("i32", vec![Expr::call("round", vec![layer])])
+            } else {
+                layer
+            }
+        });
+        let q = projective.then(|| components(value, have, count, 1));
+        if let Some(q) = &q {
+            coords = Expr::binary(BinaryOp::Divide, coords, q.clone());
+        }
+        Ok((coords, layer, q))
+    }
+
+    /// A constant offset as the `vecN<i32>` WGSL wants.
+    fn offset(
+        &mut self,
+        e: &mut Emitter,
+        inst: &Inst,
+        image: &ImageType,
+        offset: Id,
+    ) -> Result<Expr, Error> {
+        if matches!(image.dim, Dim::Dim1D | Dim::DimCube) {
+            return Err(self.not_in_wgsl(inst, "a texel offset on a 1D or cube texture"));
+        }
+        if e.is_override_expression(offset) {
+            return Err(Error::unsupported(
+                "a texel offset set by a specialization constant: WGSL offsets must be constant expressions",
+                self.location(inst),
+            ));
+        }
+        let ty = self.module.type_of(offset)?;
+        let expr = e.constant(offset)?;
+        Ok(match self.module.scalar_of(ty) {
+            Some((scalar, count))
+                if matches!(
+                    self.module.def(scalar),
+                    Def::Type(Type::Int { signed: false, .. })
+                ) =>
+            {
+                Expr::call(format!("vec{count}<i32>"), vec![expr])
+            }
+            _ => expr,
+        })
+    }
+
+    fn sample(&mut self, e: &mut Emitter, inst: &Inst) -> Result<(), Error> {
+        let depth_reference = has_depth_reference(inst.op);
+        let texture = self.texture(e, inst, depth_reference)?;
+        let image = texture.image.clone();
+        if !matches!(
+            self.module.def(image.sampled_type),
+            Def::Type(Type::Float { .. })
+        ) {
+            return Err(self.not_in_wgsl(inst, "sampling an integer texture (WGSL filters only float textures; texelFetch reads one)"));
+        }
+        let (coords, layer, q) = self.coordinates(e, inst, &image, true)?;
+        let extra = self.extra(inst, if depth_reference { 3 } else { 2 })?;
+        let explicit = matches!(
+            inst.op,
+            Op::ImageSampleExplicitLod
+                | Op::ImageSampleDrefExplicitLod
+                | Op::ImageSampleProjExplicitLod
+                | Op::ImageSampleProjDrefExplicitLod
+        );
+        let mut args = vec![
+            texture.texture,
+            texture.sampler.ok_or_else(|| self.missing_sampler(inst))?,
+            coords,
+        ];
+        args.extend(layer);
+        let name =
+            if depth_reference {
+                let mut reference = self.take(e, self.operand(inst, 2)?)?;
+                if let Some(q) = q {
+                    reference = Expr::binary(BinaryOp::Divide, reference, q);
+                }
+                args.push(reference);
+                match (explicit, extra.lod) {
+                    (false, _) if extra.bias.is_none() => "textureSampleCompare",
+                    (true, Some(lod))
+                        if self
+                            .module
+                            .constant(lod)
+                            .is_some_and(|_| self.module.const_u32(lod) == Some(0)) =>
+                    {
+                        "textureSampleCompareLevel"
+                    }
+                    _ => return Err(self.not_in_wgsl(
+                        inst,
+                        "a depth comparison at a level other than 0, or with a bias or gradient",
+                    )),
+                }
+            } else if let Some(bias) = extra.bias {
+                if image.depth == 1 {
+                    return Err(self.not_in_wgsl(inst, "sampling a depth texture with a bias"));
+                }
+                args.push(self.take(e, bias)?);
+                "textureSampleBias"
+            } else if let Some(lod) = extra.lod {
+                let lod = self.take(e, lod)?;
+                // A depth texture's level is an integer in WGSL.
+                args.push(if image.depth == 1 {
+                    Expr::call("i32", vec![lod])
+                } else {
+                    lod
+                });
+                "textureSampleLevel"
+            } else if let Some((dx, dy)) = extra.grad {
+                if image.depth == 1 {
+                    return Err(self.not_in_wgsl(inst, "sampling a depth texture with gradients"));
+                }
+                args.push(self.take(e, dx)?);
+                args.push(self.take(e, dy)?);
+                "textureSampleGrad"
+            } else if explicit {
+                return Err(Error::invalid(
+                    "an explicit-lod sample without Lod or Grad",
+                    self.location(inst),
+                ));
+            } else {
+                "textureSample"
+            };
+        if let Some(offset) = extra.offset {
+            args.push(self.offset(e, inst, &image, offset)?);
+        }
+        let (scalar, count) = self.texel(e, &image)?;
+        let expr = self.reshape(e, inst, Expr::call(name, args), &scalar, count)?;
+        self.define(e, inst, expr, false)
+    }
+
+    fn gather(&mut self, e: &mut Emitter, inst: &Inst) -> Result<(), Error> {
+        let depth_reference = inst.op == Op::ImageDrefGather;
+        let texture = self.texture(e, inst, depth_reference)?;
+        let image = texture.image.clone();
+        let (coords, layer, _) = self.coordinates(e, inst, &image, true)?;
+        let extra = self.extra(inst, 3)?;
+        let mut args = Vec::new();
+        // The component to gather comes first, except for depth textures, which have one.
+        if !depth_reference && image.depth == 0 {
+            let component = self.operand(inst, 2)?;
+            if self.module.constant(component).is_none() {
+                return Err(Error::invalid(
+                    "the gathered component is not a constant",
+                    self.location(inst),
+                ));
+            }
+            args.push(e.constant(component)?);
+        }
+        args.extend([
+            texture.texture,
+            texture.sampler.ok_or_else(|| self.missing_sampler(inst))?,
+            coords,
+        ]);
+        args.extend(layer);
+        if depth_reference {
+            args.push(self.take(e, self.operand(inst, 2)?)?);
+        }
+        if let Some(offset) = extra.offset {
+            args.push(self.offset(e, inst, &image, offset)?);
+        }
+        let name = if depth_reference {
+            "textureGatherCompare"
+        } else {
+            "textureGather"
+        };
+        let (scalar, _) = self.texel(e, &image)?;
+        let expr = self.reshape(e, inst, Expr::call(name, args), &scalar, 4)?;
+        self.define(e, inst, expr, false)
+    }
+
+    /// OpImageFetch and OpImageRead: `textureLoad`.
+    fn load(&mut self, e: &mut Emitter, inst: &Inst) -> Result<(), Error> {
+        let texture = self.texture(e, inst, false)?;
+        let image = texture.image.clone();
+        let (coords, layer, _) = self.coordinates(e, inst, &image, false)?;
+        let extra = self.extra(inst, 2)?;
+        let coords = match extra.offset {
+            Some(offset) => self.offset_coordinates(e, inst, &image, coords, offset)?,
+            None => coords,
+        };
+        let mut args = vec![texture.texture, coords];
+        args.extend(layer);
+        if image.sampled != 2 {
+            // Sampled textures take a level, multisampled ones a sample index.
+            args.push(match (image.multisampled, extra.sample, extra.lod) {
+                (true, Some(sample), _) => self.take(e, sample)?,
+                (true, None, _) => {
+                    return Err(Error::invalid(
+                        "a multisampled fetch without a Sample operand",
+                        self.location(inst),
+                    ));
+                }
+                (false, _, Some(lod)) => self.take(e, lod)?,
+                (false, _, None) => Expr::Literal(Literal::I32(0)),
+            });
+        }
+        let (scalar, count) = self.texel(e, &image)?;
+        let expr = self.reshape(e, inst, Expr::call("textureLoad", args), &scalar, count)?;
+        // A storage texture may be written between this read and its use.
+        self.define(e, inst, expr, image.sampled == 2)
+    }
+
+    /// `coords + offset`, for textureLoad, which takes no offset.
+    fn offset_coordinates(
+        &mut self,
+        e: &mut Emitter,
+        inst: &Inst,
+        image: &ImageType,
+        coords: Expr,
+        offset: Id,
+    ) -> Result<Expr, Error> {
+        let offset = self.offset(e, inst, image, offset)?;
+        let coordinate = self.module.type_of(self.operand(inst, 1)?)?;
+        let count = image.coordinate_count();
+        let offset = match self.module.scalar_of(coordinate) {
+            Some((scalar, _))
+                if matches!(
+                    self.module.def(scalar),
+                    Def::Type(Type::Int { signed: false, .. })
+                ) =>
+            {
+                Expr::call(format!("vec{count}<u32>"), vec![offset])
+            }
+            _ => offset,
+        };
+        Ok(Expr::binary(BinaryOp::Add, coords, offset))
+    }
+
+    fn store(&mut self, e: &mut Emitter, inst: &Inst) -> Result<(), Error> {
+        let texture = self.texture(e, inst, false)?;
+        let image = texture.image.clone();
+        let (coords, layer, _) = self.coordinates(e, inst, &image, false)?;
+        let texel_id = self.operand(inst, 2)?;
+        let (scalar_id, count) = self
+            .module
+            .scalar_of(self.module.type_of(texel_id)?)
+            .ok_or_else(|| {
+                Error::invalid("the texel is not a scalar or vector", self.location(inst))
+            })?;
+        let scalar = e.ty(scalar_id)?;
+        let mut texel = self.take(e, texel_id)?;
+        if count < 4 {
+            let mut parts = vec![texel];
+            parts.extend((count..4).map(|_| scalar_literal(&scalar, 0)));
+            texel = Expr::call(format!("vec4<{scalar}>"), parts);
+        }
+        let (channel, _) = self.texel(e, &image)?;
+        if channel != scalar {
+            texel = Expr::call(format!("bitcast<vec4<{channel}>>"), vec![texel]);
+        }
+        let mut args = vec![texture.texture, coords];
+        args.extend(layer);
+        args.push(texel);
+        self.side_effect(e, Stmt::Call(Expr::call("textureStore", args)));
+        Ok(())
+    }
+
+    fn query_size(&mut self, e: &mut Emitter, inst: &Inst) -> Result<(), Error> {
+        let texture = self.texture(e, inst, false)?;
+        let image = &texture.image;
+        let mut args = vec![texture.texture.clone()];
+        if inst.op == Op::ImageQuerySizeLod && image.sampled != 2 && !image.multisampled {
+            args.push(self.take(e, self.operand(inst, 1)?)?);
+        }
+        let mut size = Expr::call("textureDimensions", args);
+        // WGSL reports cube faces as 2D; SPIR-V appends the layer count of an arrayed image.
+        let count = if image.dim == Dim::DimCube {
+            2
+        } else {
+            image.coordinate_count()
+        };
+        if image.arrayed {
+            let layers = Expr::call("textureNumLayers", vec![texture.texture]);
+            size = Expr::call(format!("vec{}<u32>", count + 1), vec![size, layers]);
+        }
+        let expr = self.reshape(e, inst, size, "u32", count + u32::from(image.arrayed))?;
+        self.define(e, inst, expr, false)
+    }
+
+    /// The scalar type and component count of what a WGSL texture builtin returns.
+    fn texel(&mut self, e: &mut Emitter, image: &ImageType) -> Result<(String, u32), Error> {
+        if image.sampled == 2 {
+            let (_, channel) = storage_format(image.format).unwrap_or(("", "f32"));
+            return Ok((channel.to_string(), 4));
+        }
+        if image.depth == 1 {
+            return Ok(("f32".to_string(), 1));
+        }
+        Ok((e.ty(image.sampled_type)?, 4))
+    }
+
+    /// A WGSL builtin's result (`scalar`, `count` components) as the instruction's result type:
+    /// fewer components, a depth value widened to a texel, or the other signedness.
+    fn reshape(
+        &mut self,
+        e: &mut Emitter,
+        inst: &Inst,
+        value: Expr,
+        scalar: &str,
+        count: u32,
+    ) -> Result<Expr, Error> {
+        let result = self.result_type(inst)?;
+        let (result_scalar, result_count) = self.module.scalar_of(result).ok_or_else(|| {
+            Error::invalid(
+                "an image result that is not a scalar or vector",
+                self.location(inst),
+            )
+        })?;
+        let result_scalar = e.ty(result_scalar)?;
+        let mut value = value;
+        if count > result_count {
+            value = components(value, count, 0, result_count);
+        } else if count == 1 && result_count == 4 {
+            // A depth value read as a texel is (D, 0, 0, 1), as Vulkan converts depth to RGBA.
+            value = Expr::call(
+                "vec4<f32>",
+                vec![value, f32_literal(0.0), f32_literal(0.0), f32_literal(1.0)],
+            );
+        } else if count != result_count {
+            return Err(Error::invalid(
+                format!("an image result of {result_count} components where {count} are read"),
+                self.location(inst),
+            ));
+        }
+        if result_scalar != scalar {
+            if result_scalar == "f32" || scalar == "f32" {
+                return Err(Error::invalid(
+                    format!("an image result of {result_scalar} from a texture of {scalar}"),
+                    self.location(inst),
+                ));
+            }
+            value = Expr::call(format!("bitcast<{}>", e.ty(result)?), vec![value]);
+        }
+        Ok(value)
+    }
+
+    fn missing_sampler(&self, inst: &Inst) -> Error {
+        Error::invalid(
+            "the image operand of a sampling instruction has no sampler",
+            self.location(inst),
+        )
+    }
+}

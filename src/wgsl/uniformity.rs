@@ -1,0 +1,581 @@
+//! WGSL's derivative-uniformity rule: derivatives and implicit-level-of-detail sampling only in
+//! control flow the uniformity analysis proves uniform. SPIR-V has no such rule, so a translated
+//! shader may break it; then the output needs `diagnostic(off, derivative_uniformity)`.
+//!
+//! naga does not check the rule the way Tint does, so this is our own analysis of the syntax
+//! tree. It errs on the side of finding a problem. Uniform values are literals, overrides, uniform
+//! buffers, `let`s of uniform values bound in uniform control flow, and function `var`s whose
+//! every assignment is of a uniform value in uniform control flow (found by a fixpoint that starts
+//! from all of them and drops those that break it). Anything else (private variables, inputs,
+//! parameters, storage, `var`s whose address is taken) is non-uniform. A condition on a
+//! non-uniform value makes its branches non-uniform, and a non-uniform `return`, `break` or
+//! `continue` makes the rest of its function or loop non-uniform.
+
+use std::collections::{HashMap, HashSet};
+
+use super::ast::{Expr, Function, GlobalKind, Module, Stmt, UnaryOp};
+
+/// Builtins that need uniform control flow.
+const NEEDS_UNIFORMITY: &[&str] = &[
+    "textureSample",
+    "textureSampleBias",
+    "textureSampleCompare",
+    "dpdx",
+    "dpdy",
+    "fwidth",
+    "dpdxCoarse",
+    "dpdyCoarse",
+    "fwidthCoarse",
+    "dpdxFine",
+    "dpdyFine",
+    "fwidthFine",
+];
+
+/// Whether some derivative or implicit-lod sample may be in control flow WGSL cannot prove
+/// uniform.
+pub fn breaks_derivative_uniformity(module: &Module) -> bool {
+    // Functions that (directly or through calls) need uniform control flow.
+    let mut needing: HashSet<&str> = HashSet::new();
+    loop {
+        let before = needing.len();
+        for function in &module.functions {
+            let calls_needing =
+                |name: &str| NEEDS_UNIFORMITY.contains(&name) || needing.contains(name);
+            if function.body.iter().any(|s| stmt_calls(s, &calls_needing)) {
+                needing.insert(function.name.as_str());
+            }
+        }
+        if needing.len() == before {
+            break;
+        }
+    }
+    if needing.is_empty() {
+        return false;
+    }
+    let globals: HashSet<&str> = module
+        .globals
+        .iter()
+        .filter(|g| match &g.kind {
+            GlobalKind::Var { space } => space == "uniform",
+            GlobalKind::Const | GlobalKind::Override => true,
+        })
+        .map(|g| g.name.as_str())
+        .collect();
+    let needs = |name: &str| NEEDS_UNIFORMITY.contains(&name) || needing.contains(name);
+    let functions: HashSet<&str> = module.functions.iter().map(|f| f.name.as_str()).collect();
+    module
+        .functions
+        .iter()
+        .any(|function| function_breaks(function, &globals, &needs, &functions))
+}
+
+fn function_breaks(
+    function: &Function,
+    globals: &HashSet<&str>,
+    needs: &dyn Fn(&str) -> bool,
+    functions: &HashSet<&str>,
+) -> bool {
+    // Optimistically every `var` is uniform; drop the ones an assignment proves otherwise.
+    let mut vars: HashSet<&str> = HashSet::new();
+    declared_vars(&function.body, &mut vars);
+    loop {
+        let mut scope = Scope {
+            uniform: globals.union(&vars).copied().collect(),
+            tainted: HashSet::new(),
+            broken: false,
+            needs,
+            functions,
+            uniform_exits: HashMap::new(),
+        };
+        scope.block(&function.body, true);
+        if scope.tainted.is_empty() || !scope.tainted.iter().any(|t| vars.contains(t)) {
+            return scope.broken;
+        }
+        vars.retain(|v| !scope.tainted.contains(v));
+    }
+}
+
+fn declared_vars<'a>(stmts: &'a [Stmt], vars: &mut HashSet<&'a str>) {
+    for stmt in stmts {
+        match stmt {
+            Stmt::Var { name, .. } => {
+                vars.insert(name.as_str());
+            }
+            Stmt::If { accept, reject, .. } => {
+                declared_vars(accept, vars);
+                declared_vars(reject, vars);
+            }
+            Stmt::Loop {
+                body, continuing, ..
+            } => {
+                declared_vars(body, vars);
+                declared_vars(continuing, vars);
+            }
+            Stmt::Switch { cases, .. } => cases.iter().for_each(|c| declared_vars(&c.body, vars)),
+            _ => {}
+        }
+    }
+}
+
+/// Whether `stmt` (or any statement inside it) calls a function `wanted` accepts.
+fn stmt_calls(stmt: &Stmt, wanted: &dyn Fn(&str) -> bool) -> bool {
+    stmt_exprs(stmt).into_iter().any(|e| expr_calls(e, wanted))
+        || match stmt {
+            Stmt::If { accept, reject, .. } => {
+                accept.iter().chain(reject).any(|s| stmt_calls(s, wanted))
+            }
+            Stmt::Loop {
+                body, continuing, ..
+            } => body.iter().chain(continuing).any(|s| stmt_calls(s, wanted)),
+            Stmt::Switch { cases, .. } => cases
+                .iter()
+                .flat_map(|c| &c.body)
+                .any(|s| stmt_calls(s, wanted)),
+            _ => false,
+        }
+}
+
+/// The expressions of a statement itself, not of the statements nested in it.
+fn stmt_exprs(stmt: &Stmt) -> Vec<&Expr> {
+    match stmt {
+        Stmt::Let { value, .. } => vec![value],
+        Stmt::Var { value, .. } => value.iter().collect(),
+        Stmt::Assign { target, value } => vec![target, value],
+        Stmt::Call(call) => vec![call],
+        Stmt::Return(value) => value.iter().collect(),
+        Stmt::If { condition, .. } => vec![condition],
+        Stmt::Loop { break_if, .. } => break_if.iter().collect(),
+        Stmt::Switch { selector, .. } => vec![selector],
+        Stmt::Break | Stmt::Continue | Stmt::Discard => vec![],
+        Stmt::Noted { stmt, .. } => stmt_exprs(stmt),
+    }
+}
+
+fn expr_calls(expr: &Expr, wanted: &dyn Fn(&str) -> bool) -> bool {
+    match expr {
+        Expr::Call(name, args) => wanted(name) || args.iter().any(|a| expr_calls(a, wanted)),
+        Expr::Unary(_, a) | Expr::Member(a, _) => expr_calls(a, wanted),
+        Expr::Binary(_, a, b) | Expr::Index(a, b) => expr_calls(a, wanted) || expr_calls(b, wanted),
+        Expr::Ident(_) | Expr::Literal(_) => false,
+    }
+}
+
+/// The variable an assignment target or `&` operand names: `v`, `v.x`, `v[i]`, `*v`.
+fn root(expr: &Expr) -> Option<&str> {
+    match expr {
+        Expr::Ident(name) => Some(name),
+        Expr::Member(base, _) | Expr::Index(base, _) | Expr::Unary(UnaryOp::Deref, base) => {
+            root(base)
+        }
+        _ => None,
+    }
+}
+
+/// Variables whose address an expression takes (a callee may then write anything to them).
+fn addressed<'a>(expr: &'a Expr, out: &mut Vec<&'a str>) {
+    match expr {
+        Expr::Unary(UnaryOp::AddressOf, operand) => out.extend(root(operand)),
+        Expr::Unary(_, a) | Expr::Member(a, _) => addressed(a, out),
+        Expr::Binary(_, a, b) | Expr::Index(a, b) => {
+            addressed(a, out);
+            addressed(b, out);
+        }
+        Expr::Call(_, args) => args.iter().for_each(|a| addressed(a, out)),
+        Expr::Ident(_) | Expr::Literal(_) => {}
+    }
+}
+
+/// Builtins and constructors whose result is uniform when their arguments are.
+fn is_pure_builtin(name: &str) -> bool {
+    !name.starts_with("texture")
+        && !name.starts_with("atomic")
+        && !name.starts_with("subgroup")
+        && !name.starts_with("quad")
+        && !NEEDS_UNIFORMITY.contains(&name)
+}
+
+struct Scope<'a> {
+    /// Names whose values are uniform.
+    uniform: HashSet<&'a str>,
+    /// Variables assigned something non-uniform, or in non-uniform control flow.
+    tainted: HashSet<&'a str>,
+    /// A call needing uniformity is in non-uniform control flow.
+    broken: bool,
+    needs: &'a dyn Fn(&str) -> bool,
+    /// The module's own functions, whose results are taken as non-uniform.
+    functions: &'a HashSet<&'a str>,
+    /// Whether each loop (by address) has only uniform exits, found once per walk of the
+    /// function so nested loops are not walked exponentially often.
+    uniform_exits: HashMap<*const Stmt, bool>,
+}
+
+impl<'a> Scope<'a> {
+    fn is_uniform(&self, expr: &Expr) -> bool {
+        match expr {
+            Expr::Literal(_) => true,
+            Expr::Ident(name) => self.uniform.contains(name.as_str()),
+            Expr::Unary(_, a) | Expr::Member(a, _) => self.is_uniform(a),
+            Expr::Binary(_, a, b) | Expr::Index(a, b) => self.is_uniform(a) && self.is_uniform(b),
+            Expr::Call(name, args) => {
+                !self.functions.contains(name.as_str())
+                    && is_pure_builtin(name)
+                    && args.iter().all(|a| self.is_uniform(a))
+            }
+        }
+    }
+
+    /// Notes the statement's own expressions: calls needing uniformity, addresses taken.
+    fn visit(&mut self, stmt: &'a Stmt, uniform_flow: bool) {
+        for expr in stmt_exprs(stmt) {
+            if !uniform_flow && expr_calls(expr, self.needs) {
+                self.broken = true;
+            }
+            let mut taken = Vec::new();
+            addressed(expr, &mut taken);
+            self.tainted.extend(taken);
+        }
+    }
+
+    /// Walks a block entered in `uniform_flow`; returns whether control flow is still uniform
+    /// after it (a non-uniform exit makes what follows non-uniform).
+    fn block(&mut self, stmts: &'a [Stmt], mut uniform_flow: bool) -> bool {
+        for stmt in stmts {
+            uniform_flow = self.stmt(stmt, uniform_flow);
+        }
+        uniform_flow
+    }
+
+    fn stmt(&mut self, stmt: &'a Stmt, uniform_flow: bool) -> bool {
+        // A note (`--annotate`) changes nothing.
+        if let Stmt::Noted { stmt, .. } = stmt {
+            return self.stmt(stmt, uniform_flow);
+        }
+        self.visit(stmt, uniform_flow);
+        match stmt {
+            Stmt::Let { name, value, .. } => {
+                if uniform_flow && self.is_uniform(value) {
+                    self.uniform.insert(name.as_str());
+                }
+            }
+            Stmt::Var { name, value, .. } => {
+                if !uniform_flow || value.as_ref().is_some_and(|v| !self.is_uniform(v)) {
+                    self.tainted.insert(name.as_str());
+                }
+            }
+            Stmt::Assign { target, value } => {
+                let index_uniform = match target {
+                    Expr::Index(_, index) => self.is_uniform(index),
+                    _ => true,
+                };
+                if !(uniform_flow && index_uniform && self.is_uniform(value)) {
+                    self.tainted.extend(root(target));
+                }
+            }
+            Stmt::Call(_) | Stmt::Return(_) | Stmt::Break | Stmt::Continue | Stmt::Discard | Stmt::Noted { .. } => {}
+            Stmt::If {
+                condition,
+                accept,
+                reject,
+            } => {
+                let inner = uniform_flow && self.is_uniform(condition);
+                let after_accept = self.block(accept, inner);
+                let after_reject = self.block(reject, inner);
+                let exits = accept.iter().chain(reject).any(exits);
+                return uniform_flow && (inner || !exits) && after_accept && after_reject;
+            }
+            Stmt::Switch { selector, cases } => {
+                let inner = uniform_flow && self.is_uniform(selector);
+                let mut after = true;
+                for case in cases {
+                    after &= self.block(&case.body, inner);
+                }
+                let exits = cases.iter().flat_map(|c| &c.body).any(exits);
+                return uniform_flow && (inner || !exits) && after;
+            }
+            Stmt::Loop {
+                body,
+                continuing,
+                break_if,
+            } => {
+                // A loop is uniform if every way out of it is decided uniformly; a first walk
+                // finds out, and a second checks the body under that answer.
+                let key: *const Stmt = stmt;
+                let uniform_exits = match self.uniform_exits.get(&key) {
+                    Some(&known) => known,
+                    None => {
+                        let mut trial = Scope {
+                            uniform: self.uniform.clone(),
+                            tainted: HashSet::new(),
+                            broken: false,
+                            needs: self.needs,
+                            functions: self.functions,
+                            uniform_exits: std::mem::take(&mut self.uniform_exits),
+                        };
+                        let exits_uniformly = trial.block(body, true)
+                            && trial.block(continuing, true)
+                            && break_if.as_ref().is_none_or(|c| trial.is_uniform(c));
+                        self.uniform_exits = trial.uniform_exits;
+                        self.uniform_exits.insert(key, exits_uniformly);
+                        exits_uniformly
+                    }
+                };
+                let inner = uniform_flow && uniform_exits;
+                self.block(body, inner);
+                self.block(continuing, inner);
+                if let Some(condition) = break_if
+                    && !inner
+                    && expr_calls(condition, self.needs)
+                {
+                    self.broken = true;
+                }
+                return inner;
+            }
+        }
+        uniform_flow
+    }
+}
+
+/// Whether a statement may leave its block early (return, break, continue).
+fn exits(stmt: &Stmt) -> bool {
+    match stmt {
+        Stmt::Return(_) | Stmt::Break | Stmt::Continue => true,
+        Stmt::If { accept, reject, .. } => accept.iter().chain(reject).any(exits),
+        Stmt::Switch { cases, .. } => cases.iter().flat_map(|c| &c.body).any(exits),
+        // A loop's own breaks and continues stay inside it.
+        Stmt::Loop {
+            body, continuing, ..
+        } => body.iter().chain(continuing).any(returns),
+        _ => false,
+    }
+}
+
+fn returns(stmt: &Stmt) -> bool {
+    match stmt {
+        Stmt::Return(_) => true,
+        Stmt::If { accept, reject, .. } => accept.iter().chain(reject).any(returns),
+        Stmt::Switch { cases, .. } => cases.iter().flat_map(|c| &c.body).any(returns),
+        Stmt::Loop {
+            body, continuing, ..
+        } => body.iter().chain(continuing).any(returns),
+        _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::wgsl::ast::{BinaryOp, Global, Literal};
+
+    fn ident(name: &str) -> Expr {
+        Expr::ident(name)
+    }
+
+    fn sample() -> Stmt {
+        Stmt::Assign {
+            target: ident("color"),
+            value: Expr::call("textureSample", vec![ident("t"), ident("s"), ident("uv")]),
+        }
+    }
+
+    fn if_then(condition: Expr, accept: Vec<Stmt>) -> Stmt {
+        Stmt::If {
+            condition,
+            accept,
+            reject: vec![],
+        }
+    }
+
+    fn positive(name: &str) -> Expr {
+        Expr::binary(
+            BinaryOp::Greater,
+            ident(name),
+            Expr::Literal(Literal::F32(0)),
+        )
+    }
+
+    fn function(name: &str, body: Vec<Stmt>) -> Function {
+        Function {
+            attributes: vec![],
+            name: name.into(),
+            params: vec![],
+            result: None,
+            body,
+        }
+    }
+
+    /// A module with a uniform buffer `params`, a private `input`, and the given functions.
+    fn module(functions: Vec<Function>) -> Module {
+        let global = |name: &str, space: &str| Global {
+            attributes: vec![],
+            kind: GlobalKind::Var {
+                space: space.into(),
+            },
+            name: name.into(),
+            ty: Some("f32".into()),
+            init: None,
+        };
+        Module {
+            globals: vec![global("params", "uniform"), global("input", "private")],
+            functions,
+            ..Module::default()
+        }
+    }
+
+    #[test]
+    fn sampling_under_a_private_value_is_non_uniform() {
+        let m = module(vec![function(
+            "main",
+            vec![if_then(positive("input"), vec![sample()])],
+        )]);
+        assert!(breaks_derivative_uniformity(&m));
+    }
+
+    #[test]
+    fn sampling_under_uniform_buffer_values_and_their_lets_is_uniform() {
+        let body = vec![
+            Stmt::Let {
+                name: "scale".into(),
+                ty: None,
+                value: Expr::binary(BinaryOp::Multiply, ident("params"), ident("params")),
+            },
+            if_then(positive("scale"), vec![sample()]),
+            if_then(positive("params"), vec![sample()]),
+            sample(),
+        ];
+        assert!(!breaks_derivative_uniformity(&module(vec![function(
+            "main", body
+        )])));
+    }
+
+    #[test]
+    fn a_non_uniform_return_makes_the_rest_non_uniform() {
+        let body = vec![
+            if_then(positive("input"), vec![Stmt::Return(None)]),
+            sample(),
+        ];
+        assert!(breaks_derivative_uniformity(&module(vec![function(
+            "main", body
+        )])));
+        let body = vec![
+            if_then(positive("params"), vec![Stmt::Return(None)]),
+            sample(),
+        ];
+        assert!(!breaks_derivative_uniformity(&module(vec![function(
+            "main", body
+        )])));
+    }
+
+    #[test]
+    fn loops_with_non_uniform_exits_are_non_uniform() {
+        let exit_on = |condition: Expr| Stmt::Loop {
+            body: vec![sample()],
+            continuing: vec![],
+            break_if: Some(condition),
+        };
+        assert!(breaks_derivative_uniformity(&module(vec![function(
+            "main",
+            vec![exit_on(positive("input"))]
+        )])));
+        assert!(!breaks_derivative_uniformity(&module(vec![function(
+            "main",
+            vec![exit_on(positive("params"))]
+        )])));
+    }
+
+    /// `var i = init; loop { if i >= 5 { break; } sample; continuing { i = i + step; } }`
+    fn counted_loop(init: Expr, step: Expr) -> Vec<Stmt> {
+        let five = Expr::Literal(Literal::I32(5));
+        vec![
+            Stmt::Var {
+                name: "i".into(),
+                ty: "i32".into(),
+                value: Some(init),
+            },
+            Stmt::Loop {
+                body: vec![
+                    if_then(
+                        Expr::binary(BinaryOp::GreaterEqual, ident("i"), five),
+                        vec![Stmt::Break],
+                    ),
+                    sample(),
+                ],
+                continuing: vec![Stmt::Assign {
+                    target: ident("i"),
+                    value: Expr::binary(BinaryOp::Add, ident("i"), step),
+                }],
+                break_if: None,
+            },
+        ]
+    }
+
+    #[test]
+    fn variables_assigned_only_uniform_values_are_uniform() {
+        let one = || Expr::Literal(Literal::I32(1));
+        let uniform = counted_loop(Expr::Literal(Literal::I32(0)), one());
+        assert!(!breaks_derivative_uniformity(&module(vec![function(
+            "main", uniform
+        )])));
+        let from_input = counted_loop(ident("input"), one());
+        assert!(breaks_derivative_uniformity(&module(vec![function(
+            "main", from_input
+        )])));
+        let stepped_by_input = counted_loop(Expr::Literal(Literal::I32(0)), ident("input"));
+        assert!(breaks_derivative_uniformity(&module(vec![function(
+            "main",
+            stepped_by_input
+        )])));
+        // A callee given the variable's address may write anything to it.
+        let mut passed = counted_loop(Expr::Literal(Literal::I32(0)), one());
+        passed.push(Stmt::Call(Expr::call(
+            "f",
+            vec![Expr::unary(UnaryOp::AddressOf, ident("i"))],
+        )));
+        assert!(breaks_derivative_uniformity(&module(vec![function(
+            "main", passed
+        )])));
+    }
+
+    #[test]
+    fn deeply_nested_loops_are_walked_in_linear_time() {
+        let mut body = vec![sample()];
+        for _ in 0..200 {
+            body = vec![Stmt::Loop {
+                body,
+                continuing: vec![],
+                break_if: Some(positive("params")),
+            }];
+        }
+        assert!(!breaks_derivative_uniformity(&module(vec![function(
+            "main", body
+        )])));
+    }
+
+    #[test]
+    fn helpers_that_sample_need_uniform_calls() {
+        let helper = function("helper", vec![sample()]);
+        let call = Stmt::Call(Expr::call("helper", vec![]));
+        let main = function("main", vec![if_then(positive("input"), vec![call])]);
+        assert!(breaks_derivative_uniformity(&module(vec![helper, main])));
+    }
+
+    #[test]
+    fn explicit_level_sampling_needs_no_uniformity() {
+        let level = Stmt::Assign {
+            target: ident("color"),
+            value: Expr::call(
+                "textureSampleLevel",
+                vec![
+                    ident("t"),
+                    ident("s"),
+                    ident("uv"),
+                    Expr::Literal(Literal::F32(0)),
+                ],
+            ),
+        };
+        let m = module(vec![function(
+            "main",
+            vec![if_then(positive("input"), vec![level])],
+        )]);
+        assert!(!breaks_derivative_uniformity(&m));
+    }
+}

@@ -1,0 +1,297 @@
+//! Resources WGSL cannot express must be refused with a message that says why, never with
+//! WGSL that does not validate. Each case is a small SPIR-V assembly module.
+
+use spv2wgsl::{Error, Options};
+
+/// A fragment shader `main` with the given declarations (after the common types) and body
+/// (inside the entry block, before `OpReturn`).
+fn fragment(declarations: &str, body: &str) -> String {
+    fragment_with("", declarations, body)
+}
+
+/// `fragment` with decorations too.
+fn fragment_with(decorations: &str, declarations: &str, body: &str) -> String {
+    format!(
+        "OpCapability Shader
+OpCapability ImageQuery
+OpCapability SampledBuffer
+OpMemoryModel Logical GLSL450
+OpEntryPoint Fragment %main \"main\"
+OpExecutionMode %main OriginUpperLeft
+{decorations}
+%void = OpTypeVoid
+%fn = OpTypeFunction %void
+%float = OpTypeFloat 32
+%int = OpTypeInt 32 1
+%uint = OpTypeInt 32 0
+%v2float = OpTypeVector %float 2
+%v3float = OpTypeVector %float 3
+%v4float = OpTypeVector %float 4
+%v4int = OpTypeVector %int 4
+%float_0 = OpConstant %float 0
+%float_1 = OpConstant %float 1
+%int_0 = OpConstant %int 0
+%uint_0 = OpConstant %uint 0
+%uint_1 = OpConstant %uint 1
+%uint_2 = OpConstant %uint 2
+%uv = OpConstantComposite %v2float %float_0 %float_0
+%sampler = OpTypeSampler
+%ptr_sampler = OpTypePointer UniformConstant %sampler
+{declarations}
+%main = OpFunction %void None %fn
+%entry = OpLabel
+{body}
+OpReturn
+OpFunctionEnd
+"
+    )
+}
+
+/// Translates and expects an `Unsupported` error mentioning each of `needles`.
+fn assert_refused(spvasm: &str, needles: &[&str]) {
+    match spv2wgsl::translate(spvasm.as_bytes(), &Options::default()) {
+        Err(error @ Error::Unsupported { .. }) => {
+            let message = error.to_string();
+            for needle in needles {
+                assert!(
+                    message.contains(needle),
+                    "the message should mention `{needle}`: {message}"
+                );
+            }
+        }
+        Err(other) => panic!("expected an `Unsupported` error, got: {other}"),
+        Ok(translation) => panic!("expected an error, got WGSL:\n{}", translation.wgsl),
+    }
+}
+
+#[test]
+fn arrays_of_textures_need_binding_arrays() {
+    let declarations = "%image = OpTypeImage %float 2D 0 0 0 1 Unknown
+%images = OpTypeArray %image %uint_2
+%ptr_images = OpTypePointer UniformConstant %images
+%ptr_image = OpTypePointer UniformConstant %image
+%textures = OpVariable %ptr_images UniformConstant";
+    let body = "%first = OpAccessChain %ptr_image %textures %uint_0
+%loaded = OpLoad %image %first
+%texel = OpImageFetch %v4float %loaded %int_0 Lod %int_0";
+    assert_refused(
+        &fragment(declarations, body),
+        &["array of textures", "binding arrays"],
+    );
+}
+
+#[test]
+fn integer_textures_cannot_be_filtered() {
+    let declarations = "%image = OpTypeImage %int 2D 0 0 0 1 Unknown
+%sampled = OpTypeSampledImage %image
+%ptr_image = OpTypePointer UniformConstant %image
+%texture = OpVariable %ptr_image UniformConstant
+%smp = OpVariable %ptr_sampler UniformConstant";
+    let body = "%t = OpLoad %image %texture
+%s = OpLoad %sampler %smp
+%si = OpSampledImage %sampled %t %s
+%texel = OpImageSampleImplicitLod %v4int %si %uv";
+    assert_refused(
+        &fragment(declarations, body),
+        &["OpImageSampleImplicitLod", "integer texture"],
+    );
+}
+
+#[test]
+fn a_sampler_parameter_used_with_and_without_depth_reference_is_refused() {
+    // A helper takes the sampler and uses it both ways; a parameter cannot be split in two.
+    let declarations = "%image = OpTypeImage %float 2D 0 0 0 1 Unknown
+%sampled = OpTypeSampledImage %image
+%ptr_image = OpTypePointer UniformConstant %image
+%texture = OpVariable %ptr_image UniformConstant
+%smp = OpVariable %ptr_sampler UniformConstant
+%helper_fn = OpTypeFunction %float %image %sampler
+%helper = OpFunction %float None %helper_fn
+%t = OpFunctionParameter %image
+%s = OpFunctionParameter %sampler
+%helper_entry = OpLabel
+%si = OpSampledImage %sampled %t %s
+%plain = OpImageSampleExplicitLod %v4float %si %uv Lod %float_0
+%x = OpCompositeExtract %float %plain 0
+%compared = OpImageSampleDrefExplicitLod %float %si %uv %x Lod %float_0
+OpReturnValue %compared
+OpFunctionEnd";
+    let body = "%lt = OpLoad %image %texture
+%ls = OpLoad %sampler %smp
+%r = OpFunctionCall %float %helper %lt %ls";
+    assert_refused(
+        &fragment(declarations, body),
+        &[
+            "used without a depth reference",
+            "OpImageSampleExplicitLod",
+            "used with one",
+            "OpImageSampleDrefExplicitLod",
+        ],
+    );
+}
+
+#[test]
+fn depth_comparison_only_at_level_zero() {
+    let declarations = "%image = OpTypeImage %float 2D 1 0 0 1 Unknown
+%sampled = OpTypeSampledImage %image
+%ptr_image = OpTypePointer UniformConstant %image
+%texture = OpVariable %ptr_image UniformConstant
+%smp = OpVariable %ptr_sampler UniformConstant";
+    let body = "%t = OpLoad %image %texture
+%s = OpLoad %sampler %smp
+%si = OpSampledImage %sampled %t %s
+%lit = OpImageSampleDrefExplicitLod %float %si %uv %float_0 Lod %float_1";
+    assert_refused(
+        &fragment(declarations, body),
+        &["depth comparison at a level other than 0"],
+    );
+}
+
+#[test]
+fn storage_images_need_a_wgsl_texel_format() {
+    let declarations = "%image = OpTypeImage %float 2D 0 0 0 2 Rgba16
+%ptr_image = OpTypePointer UniformConstant %image
+%texture = OpVariable %ptr_image UniformConstant
+%v2int = OpTypeVector %int 2
+%coord = OpConstantComposite %v2int %int_0 %int_0
+%color = OpConstantComposite %v4float %float_0 %float_0 %float_0 %float_1";
+    let body = "%t = OpLoad %image %texture
+OpImageWrite %t %coord %color";
+    assert_refused(
+        &fragment(declarations, body),
+        &["format Rgba16", "no WGSL storage texel format"],
+    );
+}
+
+#[test]
+fn texel_buffers_have_no_wgsl_counterpart() {
+    let declarations = "%image = OpTypeImage %float Buffer 0 0 0 1 Unknown
+%ptr_image = OpTypePointer UniformConstant %image
+%texture = OpVariable %ptr_image UniformConstant";
+    let body = "%t = OpLoad %image %texture
+%texel = OpImageFetch %v4float %t %int_0";
+    assert_refused(&fragment(declarations, body), &["texel buffers"]);
+}
+
+#[test]
+fn level_of_detail_queries_have_no_wgsl_counterpart() {
+    let declarations = "%image = OpTypeImage %float 2D 0 0 0 1 Unknown
+%sampled = OpTypeSampledImage %image
+%ptr_image = OpTypePointer UniformConstant %image
+%texture = OpVariable %ptr_image UniformConstant
+%smp = OpVariable %ptr_sampler UniformConstant";
+    let body = "%t = OpLoad %image %texture
+%s = OpLoad %sampler %smp
+%si = OpSampledImage %sampled %t %s
+%lod = OpImageQueryLod %v2float %si %uv";
+    assert_refused(&fragment(declarations, body), &["OpImageQueryLod"]);
+}
+
+/// Decorations of a buffer `buf` of struct type `Buf`, bound at (0, 0).
+const BUFFER_DECORATIONS: &str = "OpDecorate %Buf Block
+OpDecorate %buf DescriptorSet 0
+OpDecorate %buf Binding 0
+OpMemberDecorate %Buf 0 Offset 0";
+
+#[test]
+fn array_strides_smaller_than_the_element_are_refused() {
+    let decorations = format!("{BUFFER_DECORATIONS}\nOpDecorate %vecs ArrayStride 8");
+    let declarations = "%vecs = OpTypeArray %v3float %uint_2
+%Buf = OpTypeStruct %vecs
+%ptr_Buf = OpTypePointer StorageBuffer %Buf
+%ptr_v3 = OpTypePointer StorageBuffer %v3float
+%buf = OpVariable %ptr_Buf StorageBuffer";
+    let body = "%p = OpAccessChain %ptr_v3 %buf %uint_0 %uint_1
+%v = OpLoad %v3float %p";
+    assert_refused(
+        &fragment_with(&decorations, declarations, body),
+        &["array stride of 8 bytes", "at least 16"],
+    );
+}
+
+#[test]
+fn uniform_buffers_need_16_byte_array_strides() {
+    let decorations = format!("{BUFFER_DECORATIONS}\nOpDecorate %floats ArrayStride 4");
+    let declarations = "%floats = OpTypeArray %float %uint_2
+%Buf = OpTypeStruct %floats
+%ptr_Buf = OpTypePointer Uniform %Buf
+%ptr_float = OpTypePointer Uniform %float
+%buf = OpVariable %ptr_Buf Uniform";
+    let body = "%p = OpAccessChain %ptr_float %buf %uint_0 %uint_1
+%v = OpLoad %float %p";
+    assert_refused(
+        &fragment_with(&decorations, declarations, body),
+        &[
+            "uniform buffer layout",
+            "array stride of 4 bytes",
+            "multiple of 16",
+        ],
+    );
+}
+
+#[test]
+fn vertex_shaders_cannot_write_storage_buffers() {
+    let module = "OpCapability Shader
+OpMemoryModel Logical GLSL450
+OpEntryPoint Vertex %main \"main\" %position
+OpDecorate %position BuiltIn Position
+OpDecorate %Buf Block
+OpMemberDecorate %Buf 0 Offset 0
+OpDecorate %buf DescriptorSet 0
+OpDecorate %buf Binding 0
+%void = OpTypeVoid
+%fn = OpTypeFunction %void
+%float = OpTypeFloat 32
+%uint = OpTypeInt 32 0
+%v4float = OpTypeVector %float 4
+%uint_0 = OpConstant %uint 0
+%float_1 = OpConstant %float 1
+%one = OpConstantComposite %v4float %float_1 %float_1 %float_1 %float_1
+%Buf = OpTypeStruct %float
+%ptr_Buf = OpTypePointer StorageBuffer %Buf
+%ptr_float = OpTypePointer StorageBuffer %float
+%ptr_out = OpTypePointer Output %v4float
+%buf = OpVariable %ptr_Buf StorageBuffer
+%position = OpVariable %ptr_out Output
+%main = OpFunction %void None %fn
+%entry = OpLabel
+%p = OpAccessChain %ptr_float %buf %uint_0
+OpStore %p %float_1
+OpStore %position %one
+OpReturn
+OpFunctionEnd
+";
+    assert_refused(module, &["vertex shader writes a storage buffer"]);
+}
+
+#[test]
+fn copying_a_struct_that_holds_atomics_is_refused() {
+    let module = "OpCapability Shader
+OpMemoryModel Logical GLSL450
+OpEntryPoint GLCompute %main \"main\"
+OpExecutionMode %main LocalSize 1 1 1
+OpDecorate %Buf Block
+OpMemberDecorate %Buf 0 Offset 0
+OpMemberDecorate %Buf 1 Offset 4
+OpDecorate %buf DescriptorSet 0
+OpDecorate %buf Binding 0
+%void = OpTypeVoid
+%fn = OpTypeFunction %void
+%uint = OpTypeInt 32 0
+%uint_0 = OpConstant %uint 0
+%uint_1 = OpConstant %uint 1
+%Buf = OpTypeStruct %uint %uint
+%ptr_Buf = OpTypePointer StorageBuffer %Buf
+%ptr_uint = OpTypePointer StorageBuffer %uint
+%buf = OpVariable %ptr_Buf StorageBuffer
+%main = OpFunction %void None %fn
+%entry = OpLabel
+%p = OpAccessChain %ptr_uint %buf %uint_0
+%old = OpAtomicIAdd %uint %p %uint_1 %uint_0 %uint_1
+%whole = OpLoad %Buf %buf
+%second = OpCompositeExtract %uint %whole 1
+OpReturn
+OpFunctionEnd
+";
+    assert_refused(module, &["copying a struct or array that holds atomics"]);
+}
