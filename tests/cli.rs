@@ -502,6 +502,11 @@ const BAD_INPUTS: &[BadInput] = &[
         all_of: &["opspecconstantop"],
     },
     BadInput {
+        fixture: "invalid/huge_relaid_out_array_copy.spv",
+        any_of: &["element by element"],
+        all_of: &["65536"],
+    },
+    BadInput {
         fixture: "invalid/irreducible_cycle.spvasm",
         any_of: &["irreducible"],
         all_of: &["cycle"],

@@ -107,6 +107,7 @@ pub fn run(module: &mut Module, _options: &Options) -> Result<(), Error> {
         kinds: HashMap::new(),
         constants: HashMap::new(),
         wrappers: HashMap::new(),
+        expanded: 0,
     };
     let mut adapted = HashMap::new();
     for g in 0..layouts.module.globals.len() {
@@ -216,7 +217,12 @@ struct Layouts<'m> {
     kinds: HashMap<Id, Kind>,
     constants: HashMap<u32, Id>,
     wrappers: HashMap<(Id, u32), Id>,
+    /// Parts written out so far by whole-value loads and stores, which go element by element.
+    expanded: usize,
 }
+
+/// The most parts whole-value loads and stores of re-laid-out buffers may write out in a module.
+const MAX_EXPANDED_PARTS: usize = 1 << 16;
 
 /// A value-type position in a buffer and its storage counterpart, reached from the variable.
 #[derive(Debug, Clone)]
@@ -712,7 +718,23 @@ impl Layouts<'_> {
     }
 
     /// The number of parts of a composite value type loaded or stored part by part.
-    fn part_count(&self, ty: Id) -> Result<u32, Error> {
+    /// How many parts a whole value of `ty` has, counted against the module's budget.
+    fn part_count(&mut self, ty: Id) -> Result<u32, Error> {
+        let count = self.parts_of(ty)?;
+        self.expanded = self.expanded.saturating_add(count as usize);
+        if self.expanded > MAX_EXPANDED_PARTS {
+            return Err(Error::unsupported(
+                format!(
+                    "copying whole values of re-laid-out buffers element by element would take more than \
+                     {MAX_EXPANDED_PARTS} parts"
+                ),
+                Location::default(),
+            ));
+        }
+        Ok(count)
+    }
+
+    fn parts_of(&self, ty: Id) -> Result<u32, Error> {
         match self.module.ty(ty)? {
             Type::Struct { members } => Ok(members.len() as u32),
             Type::Array { length, .. } => self.module.const_u32(*length).ok_or_else(|| {
