@@ -142,6 +142,23 @@ fn use_counts(module: &Module, function: &Function) -> HashMap<Id, Use> {
             }
         }
     }
+    // A pointer is re-derived at each use, and with it the indices and bases it is made of: a
+    // pointer used n times uses them n times. Definitions precede uses in the arena, so a
+    // backward sweep sees a pointer's own total before passing it on.
+    for inst in function.insts.iter().rev() {
+        let (Some(result), Some(ty)) = (inst.result, inst.ty) else { continue };
+        if !matches!(module.ty(ty), Ok(Type::Pointer { .. })) {
+            continue;
+        }
+        let extra = uses.get(&result).map_or(0, |u| u.count.saturating_sub(1));
+        if extra > 0 {
+            for id in inst.id_operands() {
+                if let Some(entry) = uses.get_mut(&id) {
+                    entry.count += extra;
+                }
+            }
+        }
+    }
     uses
 }
 
