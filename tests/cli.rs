@@ -236,21 +236,29 @@ fn no_validate_still_translates_valid_input_identically() {
 
 #[test]
 fn annotate_names_the_spirv_origin_and_source_line_of_statements() {
-    let path = common::fixture("glsl/annotated_lines.comp.spv");
-    let plain = run(&[path_arg(&path)], None);
-    assert_success(&plain);
-    let annotated = run(&[path_arg(&path), "--annotate"], None);
-    assert_success(&annotated);
-    let text = stdout_of(&annotated);
-    // The GLSL source: line 10 doubles the value, line 11 tests it, line 14 stores it back.
-    let line_of = |needle: &str| text.lines().find(|l| l.contains(needle)).unwrap_or_else(|| panic!("no line with `{needle}` in\n{text}"));
-    assert!(line_of("* 2u").ends_with("// OpStore, glsl/annotated_lines.comp:10"), "{text}");
-    assert!(line_of("if doubled > 10u").contains("glsl/annotated_lines.comp:11"), "{text}");
-    assert!(line_of("data.values[id] = doubled").ends_with("glsl/annotated_lines.comp:14"), "{text}");
-    assert!(line_of("var doubled").contains("// %"), "a declaration names its SPIR-V id\n{text}");
-    // The notes are the only difference.
-    let stripped: String = text.lines().map(|l| l.split(" // ").next().unwrap_or(l).to_string() + "\n").collect();
-    assert_eq!(stripped, stdout_of(&plain));
+    // The same GLSL compiled with OpLine (-g) and with NonSemantic.Shader.DebugInfo.100 (-gVS).
+    for (fixture, source) in [
+        ("glsl/annotated_lines.comp.spv", "glsl/annotated_lines.comp"),
+        ("glsl/annotated_lines_nonsemantic.comp.spv", "glsl/annotated_lines_nonsemantic.comp"),
+    ] {
+        let path = common::fixture(fixture);
+        let plain = run(&[path_arg(&path)], None);
+        assert_success(&plain);
+        let annotated = run(&[path_arg(&path), "--annotate"], None);
+        assert_success(&annotated);
+        let text = stdout_of(&annotated);
+        // The GLSL source: line 10 doubles the value, line 11 tests it, line 14 stores it back.
+        let line_of = |needle: &str| {
+            text.lines().find(|l| l.contains(needle)).unwrap_or_else(|| panic!("{fixture}: no line with `{needle}` in\n{text}"))
+        };
+        assert!(line_of("* 2u").ends_with(&format!("// OpStore, {source}:10")), "{fixture}:\n{text}");
+        assert!(line_of("if doubled > 10u").contains(&format!("{source}:11")), "{fixture}:\n{text}");
+        assert!(line_of("data.values[id] = doubled").ends_with(&format!("{source}:14")), "{fixture}:\n{text}");
+        assert!(line_of("var doubled").contains("// %"), "a declaration names its SPIR-V id\n{text}");
+        // The notes are the only difference.
+        let stripped: String = text.lines().map(|l| l.split(" // ").next().unwrap_or(l).to_string() + "\n").collect();
+        assert_eq!(stripped, stdout_of(&plain), "{fixture}");
+    }
 }
 
 #[test]

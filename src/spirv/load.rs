@@ -3,7 +3,7 @@
 //! rspirv decodes each instruction by the grammar; we check what it trusts (word counts, id
 //! bounds, every operand id defined) so that later stages can index without panicking.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use rspirv::binary::{Consumer, ParseAction as Action};
 use rspirv::dr::{self, Operand};
@@ -72,6 +72,8 @@ pub fn load(words: &[u32]) -> Result<Module, Error> {
         block: None,
         error: None,
         type_depth: HashMap::new(),
+        debug_info_sets: HashSet::new(),
+        debug_sources: HashMap::new(),
     };
     let result = rspirv::binary::parse_words(words, &mut builder);
     if let Some(error) = builder.error.take() {
@@ -177,7 +179,16 @@ struct Builder<'a> {
     error: Option<Error>,
     /// How deeply each type nests other types (a scalar is 1).
     type_depth: HashMap<Id, u32>,
+    /// Imports of NonSemantic.Shader.DebugInfo.100, and its DebugSource results with the
+    /// OpString naming their file: DebugLine becomes an OpLine for `--annotate`.
+    debug_info_sets: HashSet<Id>,
+    debug_sources: HashMap<Id, Id>,
 }
+
+/// NonSemantic.Shader.DebugInfo.100 instruction numbers.
+const DEBUG_SOURCE: u32 = 35;
+const DEBUG_LINE: u32 = 103;
+const DEBUG_NO_LINE: u32 = 104;
 
 impl Consumer for Builder<'_> {
     fn initialize(&mut self) -> Action {
@@ -290,7 +301,22 @@ impl Builder<'_> {
                 } else {
                     ExtSet::Other
                 };
-                self.define(result(&inst, &location)?, Def::ExtInstSet(set), &location)?;
+                let id = result(&inst, &location)?;
+                if name == "NonSemantic.Shader.DebugInfo.100" {
+                    self.debug_info_sets.insert(id);
+                }
+                self.define(id, Def::ExtInstSet(set), &location)?;
+            }
+            Op::ExtInst => {
+                // Module-level extended instructions are debug information; only the files of
+                // DebugSource are kept.
+                let operands = (inst.operands.first(), inst.operands.get(1), inst.operands.get(2), inst.result_id);
+                if let (Some(Operand::IdRef(set)), Some(&Operand::LiteralExtInstInteger(DEBUG_SOURCE)), Some(Operand::IdRef(file)), Some(id)) =
+                    operands
+                    && self.debug_info_sets.contains(set)
+                {
+                    self.debug_sources.insert(id, *file);
+                }
             }
             Op::MemoryModel => {
                 if let Some(Operand::AddressingModel(model)) = inst.operands.first()
@@ -558,6 +584,30 @@ impl Builder<'_> {
         Ok(())
     }
 
+    /// An extended instruction of a non-semantic set: debug information, never a value the
+    /// shader computes with, so it is dropped (its results only feed other such instructions).
+    fn is_non_semantic(&self, inst: &dr::Instruction) -> bool {
+        matches!(inst.operands.first(), Some(Operand::IdRef(set)) if matches!(self.module.def(*set), Def::ExtInstSet(ExtSet::NonSemantic)))
+    }
+
+    /// DebugLine and DebugNoLine of NonSemantic.Shader.DebugInfo.100 as OpLine and OpNoLine.
+    fn as_line(&self, inst: &dr::Instruction) -> Option<dr::Instruction> {
+        let Some(Operand::IdRef(set)) = inst.operands.first() else { return None };
+        if !self.debug_info_sets.contains(set) {
+            return None;
+        }
+        match inst.operands.get(1) {
+            Some(Operand::LiteralExtInstInteger(DEBUG_LINE)) => {
+                let source = inst.operands.get(2)?.id_ref_any()?;
+                let file = *self.debug_sources.get(&source)?;
+                let line = self.module.const_u32(inst.operands.get(3)?.id_ref_any()?)?;
+                Some(dr::Instruction::new(Op::Line, None, None, vec![Operand::IdRef(file), Operand::LiteralBit32(line), Operand::LiteralBit32(0)]))
+            }
+            Some(Operand::LiteralExtInstInteger(DEBUG_NO_LINE)) => Some(dr::Instruction::new(Op::NoLine, None, None, Vec::new())),
+            _ => None,
+        }
+    }
+
     fn function_instruction(&mut self, inst: dr::Instruction, location: Location) -> Result<(), Error> {
         let function = self.function.unwrap_or_default();
         let op = inst.class.opcode;
@@ -585,6 +635,10 @@ impl Builder<'_> {
             }
             // Kept inside blocks, where `--annotate` reads them; dropped elsewhere.
             (Op::Line | Op::NoLine, None) => Ok(()),
+            (Op::ExtInst, _) if self.is_non_semantic(&inst) => match self.as_line(&inst) {
+                Some(line) if self.block.is_some() => self.function_instruction(line, location),
+                _ => Ok(()),
+            },
             (_, None) => Err(Error::invalid(format!("Op{op:?} outside a block"), location)),
             (_, Some(block)) => {
                 let f = &mut self.module.functions[function];
