@@ -143,6 +143,14 @@ pub fn translate(input: &[u8], options: &Options) -> Result<Translation, Error> 
     passes::layout::run(&mut module, options)?;
     passes::atomics::run(&mut module, options)?;
     let (mut ast, bindings) = wgsl::emit::emit(&module, options)?;
+    if wgsl::uniformity::breaks_barrier_uniformity(&ast) {
+        return Err(Error::unsupported(
+            "a barrier in control flow WGSL cannot prove uniform (after a branch or early return that \
+             depends on the invocation): WGSL requires barriers in uniform control flow, with no way \
+             to turn that check off",
+            Location::default(),
+        ));
+    }
     if wgsl::uniformity::breaks_derivative_uniformity(&ast) {
         if options.strict_uniformity {
             return Err(Error::unsupported(

@@ -1,6 +1,7 @@
-//! WGSL's derivative-uniformity rule: derivatives and implicit-level-of-detail sampling only in
+//! WGSL's uniformity rules: derivatives, implicit-level-of-detail sampling and barriers only in
 //! control flow the uniformity analysis proves uniform. SPIR-V has no such rule, so a translated
-//! shader may break it; then the output needs `diagnostic(off, derivative_uniformity)`.
+//! shader may break it; then the output needs `diagnostic(off, derivative_uniformity)`, or, for
+//! a barrier, which no diagnostic covers, the shader cannot be translated.
 //!
 //! naga does not check the rule the way Tint does, so this is our own analysis of the syntax
 //! tree. It errs on the side of finding a problem. Uniform values are literals, overrides, uniform
@@ -31,16 +32,30 @@ const NEEDS_UNIFORMITY: &[&str] = &[
     "fwidthFine",
 ];
 
+/// Builtins WGSL requires in uniform control flow with no way to turn the check off.
+const BARRIERS: &[&str] = &["workgroupBarrier", "storageBarrier", "textureBarrier", "workgroupUniformLoad"];
+
 /// Whether some derivative or implicit-lod sample may be in control flow WGSL cannot prove
 /// uniform.
 pub fn breaks_derivative_uniformity(module: &Module) -> bool {
+    breaks_uniformity(module, NEEDS_UNIFORMITY)
+}
+
+/// Whether some barrier may be in control flow WGSL cannot prove uniform. The analysis errs
+/// towards finding a problem; on the shared corpus it flags only the one shader Tint rejects.
+pub fn breaks_barrier_uniformity(module: &Module) -> bool {
+    breaks_uniformity(module, BARRIERS)
+}
+
+/// Whether a call of one of `needs` may be in control flow WGSL cannot prove uniform.
+fn breaks_uniformity(module: &Module, needs: &[&str]) -> bool {
     // Functions that (directly or through calls) need uniform control flow.
     let mut needing: HashSet<&str> = HashSet::new();
     loop {
         let before = needing.len();
         for function in &module.functions {
             let calls_needing =
-                |name: &str| NEEDS_UNIFORMITY.contains(&name) || needing.contains(name);
+                |name: &str| needs.contains(&name) || needing.contains(name);
             if function.body.iter().any(|s| stmt_calls(s, &calls_needing)) {
                 needing.insert(function.name.as_str());
             }
@@ -61,7 +76,7 @@ pub fn breaks_derivative_uniformity(module: &Module) -> bool {
         })
         .map(|g| g.name.as_str())
         .collect();
-    let needs = |name: &str| NEEDS_UNIFORMITY.contains(&name) || needing.contains(name);
+    let needs = |name: &str| needs.contains(&name) || needing.contains(name);
     let functions: HashSet<&str> = module.functions.iter().map(|f| f.name.as_str()).collect();
     module
         .functions
@@ -280,8 +295,10 @@ impl<'a> Scope<'a> {
                 let inner = uniform_flow && self.is_uniform(condition);
                 let after_accept = self.block(accept, inner);
                 let after_reject = self.block(reject, inner);
+                // Under a non-uniform condition the arms are non-uniform, but control
+                // reconverges after the `if` unless an arm leaves early.
                 let exits = accept.iter().chain(reject).any(exits);
-                return uniform_flow && (inner || !exits) && after_accept && after_reject;
+                return uniform_flow && if inner { after_accept && after_reject } else { !exits };
             }
             Stmt::Switch { selector, cases } => {
                 let inner = uniform_flow && self.is_uniform(selector);
@@ -290,7 +307,7 @@ impl<'a> Scope<'a> {
                     after &= self.block(&case.body, inner);
                 }
                 let exits = cases.iter().flat_map(|c| &c.body).any(exits);
-                return uniform_flow && (inner || !exits) && after;
+                return uniform_flow && if inner { after } else { !exits };
             }
             Stmt::Loop {
                 body,
@@ -419,6 +436,20 @@ mod tests {
             functions,
             ..Module::default()
         }
+    }
+
+    #[test]
+    fn a_barrier_after_an_early_return_on_a_private_value_is_non_uniform() {
+        let barrier = Stmt::Call(Expr::call("workgroupBarrier", vec![]));
+        let early_return = if_then(positive("input"), vec![Stmt::Return(None)]);
+        assert!(breaks_barrier_uniformity(&module(vec![function("main", vec![early_return, barrier.clone()])])));
+        // A non-uniform `if` that does not leave early reconverges before the barrier.
+        let store = if_then(positive("input"), vec![sample()]);
+        assert!(!breaks_barrier_uniformity(&module(vec![function("main", vec![store, barrier.clone()])])));
+        let uniform_return = if_then(positive("params"), vec![Stmt::Return(None)]);
+        assert!(!breaks_barrier_uniformity(&module(vec![function("main", vec![uniform_return, barrier])])));
+        // Sampling is another rule: a barrier-free module never breaks this one.
+        assert!(!breaks_barrier_uniformity(&module(vec![function("main", vec![if_then(positive("input"), vec![sample()])])])));
     }
 
     #[test]
