@@ -188,6 +188,20 @@ impl Expr {
         }
     }
 
+    /// Calls `f` with every identifier in this expression.
+    pub fn for_each_ident(&self, f: &mut impl FnMut(&str)) {
+        match self {
+            Expr::Ident(ident) => f(ident),
+            Expr::Literal(_) => {}
+            Expr::Unary(_, operand) | Expr::Member(operand, _) => operand.for_each_ident(f),
+            Expr::Binary(_, a, b) | Expr::Index(a, b) => {
+                a.for_each_ident(f);
+                b.for_each_ident(f);
+            }
+            Expr::Call(_, args) => args.iter().for_each(|arg| arg.for_each_ident(f)),
+        }
+    }
+
     /// Whether the identifier `name` occurs in this expression.
     pub fn mentions(&self, name: &str) -> bool {
         match self {
@@ -213,17 +227,30 @@ impl Stmt {
             }
     }
 
-    /// Whether the identifier `name` occurs in this statement or one nested in it.
-    pub fn mentions(&self, name: &str) -> bool {
-        self.any(&|stmt| match stmt {
-            Stmt::Let { value, .. } | Stmt::Call(value) | Stmt::Return(Some(value)) => value.mentions(name),
-            Stmt::Var { value, .. } => value.as_ref().is_some_and(|v| v.mentions(name)),
-            Stmt::Assign { target, value } => target.mentions(name) || value.mentions(name),
-            Stmt::If { condition, .. } => condition.mentions(name),
-            Stmt::Loop { break_if, .. } => break_if.as_ref().is_some_and(|c| c.mentions(name)),
-            Stmt::Switch { selector, .. } => selector.mentions(name),
-            Stmt::Break | Stmt::Continue | Stmt::Return(None) | Stmt::Discard | Stmt::Noted { .. } => false,
-        })
+    /// Calls `f` with every identifier this statement and those nested in it read or write.
+    pub fn for_each_ident(&self, f: &mut impl FnMut(&str)) {
+        match self {
+            Stmt::Let { value, .. } | Stmt::Call(value) | Stmt::Return(Some(value)) => value.for_each_ident(f),
+            Stmt::Var { value, .. } => value.iter().for_each(|v| v.for_each_ident(f)),
+            Stmt::Assign { target, value } => {
+                target.for_each_ident(f);
+                value.for_each_ident(f);
+            }
+            Stmt::If { condition, accept, reject } => {
+                condition.for_each_ident(f);
+                accept.iter().chain(reject).for_each(|s| s.for_each_ident(f));
+            }
+            Stmt::Loop { body, continuing, break_if } => {
+                body.iter().chain(continuing).for_each(|s| s.for_each_ident(f));
+                break_if.iter().for_each(|c| c.for_each_ident(f));
+            }
+            Stmt::Switch { selector, cases } => {
+                selector.for_each_ident(f);
+                cases.iter().flat_map(|c| &c.body).for_each(|s| s.for_each_ident(f));
+            }
+            Stmt::Noted { stmt, .. } => stmt.for_each_ident(f),
+            Stmt::Break | Stmt::Continue | Stmt::Return(None) | Stmt::Discard => {}
+        }
     }
 }
 

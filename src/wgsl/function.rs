@@ -639,19 +639,69 @@ impl<'m> Lower<'m> {
 /// first mentions the variable when that assigns it: `var x: T = value;`. Not past a `continue`,
 /// which must not skip a declaration its `continuing` may use.
 fn initialize_at_first_assignment(stmts: &mut Vec<Stmt>, declared: usize) {
-    for at in (0..declared).rev() {
-        let Stmt::Var { name, value: None, .. } = &stmts[at] else { continue };
-        let Some(first) = stmts[at + 1..].iter().position(|s| s.mentions(name)).map(|k| at + 1 + k) else { continue };
-        let assigns = matches!(&stmts[first], Stmt::Assign { target: Expr::Ident(t), value } if t == name && !value.mentions(name));
-        let skips_continue = stmts[at + 1..first].iter().any(|s| s.any(&|s| matches!(s, Stmt::Continue)));
-        if !assigns || skips_continue {
-            continue;
-        }
-        let Stmt::Var { name, ty, .. } = stmts.remove(at) else { continue };
-        if let Stmt::Assign { value, .. } = stmts.remove(first - 1) {
-            stmts.insert(first - 1, Stmt::Var { name, ty, value: Some(value) });
+    if declared == 0 {
+        return;
+    }
+    let vars: HashMap<&str, usize> = stmts[..declared]
+        .iter()
+        .enumerate()
+        .filter_map(|(at, stmt)| match stmt {
+            Stmt::Var { name, value: None, .. } => Some((name.as_str(), at)),
+            _ => None,
+        })
+        .collect();
+    // One walk: for each variable, the statement that first mentions it, and whether a
+    // `continue` comes before that statement.
+    let mut first: Vec<Option<(usize, bool)>> = vec![None; declared];
+    let mut continued = false;
+    for (index, stmt) in stmts.iter().enumerate().skip(declared) {
+        stmt.for_each_ident(&mut |ident| {
+            if let Some(&at) = vars.get(ident) {
+                first[at].get_or_insert((index, continued));
+            }
+        });
+        continued = continued || stmt.any(&|s| matches!(s, Stmt::Continue));
+    }
+    // The variable each statement initializes, if it becomes that variable's declaration. A
+    // note (`--annotate`) is looked through, so annotating changes nothing else.
+    fn unnoted(stmt: &Stmt) -> &Stmt {
+        match stmt {
+            Stmt::Noted { stmt, .. } => stmt,
+            other => other,
         }
     }
+    let mut initializes: Vec<Option<usize>> = vec![None; stmts.len()];
+    let mut moved = vec![false; declared];
+    for (at, first) in first.into_iter().enumerate() {
+        let (Some((index, false)), Stmt::Var { name, .. }) = (first, &stmts[at]) else { continue };
+        if matches!(unnoted(&stmts[index]), Stmt::Assign { target: Expr::Ident(t), value } if t == name && !value.mentions(name)) {
+            initializes[index] = Some(at);
+            moved[at] = true;
+        }
+    }
+    if !moved.contains(&true) {
+        return;
+    }
+    let mut declarations: Vec<Option<(String, ast::Type)>> = vec![None; declared];
+    let mut out = Vec::with_capacity(stmts.len());
+    for (index, stmt) in std::mem::take(stmts).into_iter().enumerate() {
+        match (stmt, initializes[index]) {
+            (Stmt::Var { name, ty, .. }, _) if index < declared && moved[index] => declarations[index] = Some((name, ty)),
+            (assign, Some(at)) => {
+                let (name, ty) = declarations[at].take().unwrap_or_default();
+                out.push(match assign {
+                    Stmt::Noted { stmt, note } => match *stmt {
+                        Stmt::Assign { value, .. } => Stmt::Noted { stmt: Box::new(Stmt::Var { name, ty, value: Some(value) }), note },
+                        other => Stmt::Noted { stmt: Box::new(other), note },
+                    },
+                    Stmt::Assign { value, .. } => Stmt::Var { name, ty, value: Some(value) },
+                    other => other,
+                });
+            }
+            (stmt, _) => out.push(stmt),
+        }
+    }
+    *stmts = out;
 }
 
 /// `a < b` and its negation `a >= b`, and so on: exact for integers, not for floats (NaN).

@@ -217,15 +217,27 @@ fn use_blocks(module: &Module, function: &Function) -> Result<HashMap<Id, Vec<us
             }
         }
     }
-    // Definitions precede their uses in the arena, so one backward sweep reaches every base.
+    // Definitions precede their uses in the arena, so a backward sweep meets every pointer after
+    // all those derived from it: its blocks are complete when it passes them on. Each list is
+    // sorted once, so a base shared by many access chains costs no more than the chains.
+    let mut inherited: HashMap<Id, Vec<usize>> = HashMap::new();
+    let merge = |uses: &mut HashMap<Id, Vec<usize>>, id: Id, more: Vec<usize>| {
+        let blocks = uses.entry(id).or_default();
+        blocks.extend(more);
+        blocks.sort_unstable();
+        blocks.dedup();
+    };
     for &(pointer, index) in derived.iter().rev() {
-        let Some(blocks) = uses.get(&pointer).cloned() else { continue };
-        for id in function.insts[index].id_operands() {
-            let entry = uses.entry(id).or_default();
-            entry.extend(&blocks);
-            entry.sort_unstable();
-            entry.dedup();
+        if let Some(more) = inherited.remove(&pointer) {
+            merge(&mut uses, pointer, more);
         }
+        let Some(blocks) = uses.get(&pointer) else { continue };
+        for id in function.insts[index].id_operands() {
+            inherited.entry(id).or_default().extend(blocks);
+        }
+    }
+    for (id, more) in inherited {
+        merge(&mut uses, id, more);
     }
     Ok(uses)
 }

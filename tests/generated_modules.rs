@@ -1,0 +1,75 @@
+//! The benchmark's generated modules (`benches/throughput/generate.rs`) are what it claims:
+//! deterministic, valid for Vulkan (spirv-val, when on the PATH), and translated by both
+//! spv2wgsl (into WGSL that naga and Tint accept) and naga's own SPIR-V front end. Sizes are kept
+//! small here; the benchmark builds the big ones with the same code.
+
+mod common;
+
+#[path = "../benches/throughput/generate.rs"]
+mod generate;
+
+use std::process::Command;
+use std::time::Duration;
+
+fn check(name: &str, words: &[u32]) {
+    let bytes = generate::to_bytes(words);
+    if common::find_on_path("spirv-val").is_some() {
+        let dir = common::TempDir::new(name);
+        let path = dir.join(&format!("{name}.spv"));
+        std::fs::write(&path, &bytes).expect("write the module");
+        let mut command = Command::new("spirv-val");
+        command.arg("--target-env").arg("vulkan1.1").arg(&path);
+        let output = common::run_with_timeout(command, None, Duration::from_secs(120))
+            .expect("run spirv-val");
+        assert!(
+            output.status.success(),
+            "spirv-val rejects {name}:\n{}{}",
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr)
+        );
+    }
+    let translation = spv2wgsl::translate(&bytes, &spv2wgsl::Options::default())
+        .unwrap_or_else(|e| panic!("spv2wgsl cannot translate {name}: {e}"));
+    let (_, problems) = common::validate_wgsl(&translation.wgsl, name);
+    assert!(problems.is_empty(), "{name}: {}", problems.join("\n"));
+    let options = naga::front::spv::Options::default();
+    let module = naga::front::spv::parse_u8_slice(&bytes, &options)
+        .unwrap_or_else(|e| panic!("naga cannot read {name}: {e}"));
+    naga::valid::Validator::new(
+        naga::valid::ValidationFlags::all(),
+        common::webgpu_capabilities(),
+    )
+    .validate(&module)
+    .unwrap_or_else(|e| panic!("naga rejects its own reading of {name}: {e:?}"));
+}
+
+#[test]
+fn a_mixed_module_is_valid_and_both_translators_accept_it() {
+    let words = generate::mixed(100_000);
+    let bytes = words.len() * 4;
+    assert!(
+        (100_000..120_000).contains(&bytes),
+        "asked for 100 kB, got {bytes} bytes"
+    );
+    check("mixed_100k", &words);
+}
+
+#[test]
+fn a_one_function_module_is_valid_and_both_translators_accept_it() {
+    check("one_function_60k", &generate::one_function(60_000));
+}
+
+#[test]
+fn a_one_block_module_is_valid_and_both_translators_accept_it() {
+    check("one_block_2000", &generate::one_block(2000));
+}
+
+#[test]
+fn generation_is_deterministic() {
+    assert_eq!(generate::mixed(50_000), generate::mixed(50_000));
+    assert_eq!(
+        generate::one_function(50_000),
+        generate::one_function(50_000)
+    );
+    assert_eq!(generate::one_block(500), generate::one_block(500));
+}
