@@ -61,7 +61,7 @@ pub fn is_atomic(op: Op) -> bool {
 }
 
 pub fn run(module: &mut Module, _options: &Options) -> Result<(), Error> {
-    let functions = module.live_functions();
+    let functions = module.entry_functions();
     // Per variable, the places atomics touch and what each needs.
     let mut places: BTreeMap<Id, BTreeMap<Vec<Step>, Need>> = BTreeMap::new();
     for &f in &functions {

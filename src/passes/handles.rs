@@ -31,7 +31,7 @@ use crate::spirv::{
 };
 
 pub fn run(module: &mut Module, _options: &Options) -> Result<(), Error> {
-    let functions = module.live_functions();
+    let functions = module.entry_functions();
     let used = module.used_in(&functions);
     check_variables(module, &functions, &used)?;
     split_combined_globals(module, &used);

@@ -171,7 +171,7 @@ pub fn run(module: &mut Module, _options: &Options) -> Result<(), Error> {
     if adapted.is_empty() {
         return Ok(());
     }
-    for f in layouts.module.live_functions() {
+    for f in layouts.module.entry_functions() {
         layouts.rewrite_function(f, &adapted)?;
     }
     Ok(())

@@ -494,7 +494,7 @@ impl<'m> Structurizer<'m> {
             let label = Some(data.label);
             let takes_phi = self.function.blocks[next].insts.iter().any(|&i| {
                 let inst = &self.function.insts[i];
-                inst.op == Op::Phi && inst.operands.iter().skip(1).step_by(2).any(|o| o.id_ref_any() == label)
+                inst.op == Op::Phi && inst.phi_incoming().any(|(_, parent)| Some(parent) == label)
             });
             (next != block && !takes_phi).then_some(next)
         };

@@ -222,6 +222,14 @@ impl Inst {
         }
     }
 
+    /// An OpPhi's (value, parent label) pairs.
+    pub fn phi_incoming(&self) -> impl Iterator<Item = (Id, Id)> + '_ {
+        self.operands.chunks(2).filter_map(|pair| match pair {
+            [Operand::IdRef(value), Operand::IdRef(parent)] => Some((*value, *parent)),
+            _ => None,
+        })
+    }
+
     /// Every id this instruction reads.
     pub fn id_operands(&self) -> impl Iterator<Item = Id> + '_ {
         self.operands.iter().filter_map(|operand| match operand {
@@ -527,19 +535,6 @@ impl Module {
 }
 
 impl Module {
-    /// Functions reachable from the entry points, in file order: the ones that are translated.
-    pub fn live_functions(&self) -> Vec<usize> {
-        let mut keep = vec![false; self.functions.len()];
-        for entry in &self.entry_points {
-            if let Some(root) = self.function_index(entry.function) {
-                for f in self.reachable_functions(root) {
-                    keep[f] = true;
-                }
-            }
-        }
-        (0..self.functions.len()).filter(|&f| keep[f]).collect()
-    }
-
     /// Every id an instruction of one of `functions` reads.
     pub fn used_in(&self, functions: &[usize]) -> std::collections::HashSet<Id> {
         functions.iter().flat_map(|&f| self.functions[f].insts.iter().flat_map(Inst::id_operands)).collect()

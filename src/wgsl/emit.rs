@@ -615,7 +615,7 @@ fn written(module: &Module, global: Id) -> bool {
         }
         id
     };
-    module.live_functions().into_iter().flat_map(|f| module.functions[f].insts.iter()).any(|inst| {
+    module.entry_functions().into_iter().flat_map(|f| module.functions[f].insts.iter()).any(|inst| {
         let writes = matches!(inst.op, spirv::Op::Store | spirv::Op::CopyMemory)
             || (crate::passes::atomics::is_atomic(inst.op) && inst.op != spirv::Op::AtomicLoad);
         writes && inst.id(0).is_some_and(|pointer| root(pointer) == global)

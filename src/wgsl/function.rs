@@ -123,14 +123,12 @@ fn use_counts(module: &Module, function: &Function) -> HashMap<Id, Use> {
         for &index in all {
             let inst = &function.insts[index];
             if inst.op == Op::Phi {
-                for pair in inst.operands.chunks(2) {
-                    if let [Operand::IdRef(value), Operand::IdRef(parent)] = pair {
-                        // Used by the phi copy at the end of the predecessor.
-                        let entry = uses.entry(*value).or_default();
-                        entry.count += 1;
-                        if let Def::Label { block, .. } = module.def(*parent) {
-                            entry.block = *block;
-                        }
+                for (value, parent) in inst.phi_incoming() {
+                    // Used by the phi copy at the end of the predecessor.
+                    let entry = uses.entry(value).or_default();
+                    entry.count += 1;
+                    if let Def::Label { block, .. } = module.def(parent) {
+                        entry.block = *block;
                     }
                 }
                 continue;
@@ -454,10 +452,7 @@ impl<'m> Lower<'m> {
                     Op::Line | Op::NoLine => continue,
                     _ => break,
                 }
-                let incoming = phi.operands.chunks(2).find_map(|pair| match pair {
-                    [Operand::IdRef(value), Operand::IdRef(parent)] if *parent == label => Some(*value),
-                    _ => None,
-                });
+                let incoming = phi.phi_incoming().find_map(|(value, parent)| (parent == label).then_some(value));
                 let (Some(value), Some(var)) = (incoming, phi.result.and_then(|id| self.phi_vars.get(&id).cloned())) else {
                     continue;
                 };

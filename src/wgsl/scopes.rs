@@ -22,7 +22,7 @@ use spirv::Op;
 
 use crate::error::Error;
 use crate::spirv::structured::Node;
-use crate::spirv::{Def, Function, Id, Module, Operand, Type};
+use crate::spirv::{Def, Function, Id, Module, Type};
 
 #[derive(Default)]
 pub(super) struct Scopes {
@@ -146,11 +146,8 @@ pub(super) fn analyse(module: &Module, function: &Function, body: &[Node]) -> Re
             let used_in = uses.get(&id).map(Vec::as_slice).unwrap_or_default();
             if inst.op == Op::Phi {
                 let direct = !walk.loop_headers.contains(&b);
-                let parents = inst.operands.chunks(2).filter_map(|pair| match pair {
-                    [_, Operand::IdRef(parent)] => match module.def(*parent) {
-                        Def::Label { block, .. } => Some(*block),
-                        _ => None,
-                    },
+                let parents = inst.phi_incoming().filter_map(|(_, parent)| match module.def(parent) {
+                    Def::Label { block, .. } => Some(*block),
                     _ => None,
                 });
                 let blocks: Vec<usize> = if direct { parents.chain(used_in.iter().copied()).collect() } else { parents.collect() };
@@ -198,11 +195,9 @@ fn use_blocks(module: &Module, function: &Function) -> Result<HashMap<Id, Vec<us
         for &index in all {
             let inst = &function.insts[index];
             if inst.op == Op::Phi {
-                for pair in inst.operands.chunks(2) {
-                    if let [Operand::IdRef(value), Operand::IdRef(parent)] = pair
-                        && let Def::Label { block, .. } = module.def(*parent)
-                    {
-                        record(*value, *block);
+                for (value, parent) in inst.phi_incoming() {
+                    if let Def::Label { block, .. } = module.def(parent) {
+                        record(value, *block);
                     }
                 }
                 continue;
