@@ -41,7 +41,7 @@ fn remove_unused_casts(function: &mut Function) {
     loop {
         let mut uses: HashMap<Id, u32> = HashMap::new();
         for block in &function.blocks {
-            for &index in block.insts.iter().chain(&block.merge).chain([&block.terminator]) {
+            for index in block.all_insts() {
                 for id in function.insts[index].id_operands() {
                     *uses.entry(id).or_default() += 1;
                 }

@@ -770,8 +770,7 @@ fn check_operands(module: &Module) -> Result<(), Error> {
                     Location { function: Some(function.id), block: Some(block.label), ..Location::default() },
                 ));
             }
-            let all = block.insts.iter().chain(block.merge.iter()).chain(std::iter::once(&block.terminator));
-            for &index in all {
+            for index in block.all_insts() {
                 let inst = &function.insts[index];
                 let undefined = inst.id_operands().chain(inst.ty).find(|&id| matches!(module.def(id), Def::None));
                 if let Some(id) = undefined {

@@ -249,6 +249,13 @@ pub struct Block {
     pub terminator: usize,
 }
 
+impl Block {
+    /// Arena indices of every instruction of the block, merge and terminator included.
+    pub fn all_insts(&self) -> impl Iterator<Item = usize> + '_ {
+        self.insts.iter().chain(&self.merge).chain([&self.terminator]).copied()
+    }
+}
+
 #[derive(Debug, Clone)]
 pub struct Param {
     pub id: Id,

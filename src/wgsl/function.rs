@@ -119,8 +119,7 @@ pub(super) struct Use {
 fn use_counts(module: &Module, function: &Function) -> HashMap<Id, Use> {
     let mut uses: HashMap<Id, Use> = HashMap::new();
     for (b, block) in function.blocks.iter().enumerate() {
-        let all = block.insts.iter().chain(block.merge.iter()).chain(std::iter::once(&block.terminator));
-        for &index in all {
+        for index in block.all_insts() {
             let inst = &function.insts[index];
             if inst.op == Op::Phi {
                 for (value, parent) in inst.phi_incoming() {

@@ -191,8 +191,7 @@ fn use_blocks(module: &Module, function: &Function) -> Result<HashMap<Id, Vec<us
     };
     let mut derived = Vec::new();
     for (b, block) in function.blocks.iter().enumerate() {
-        let all = block.insts.iter().chain(block.merge.iter()).chain(std::iter::once(&block.terminator));
-        for &index in all {
+        for index in block.all_insts() {
             let inst = &function.insts[index];
             if inst.op == Op::Phi {
                 for (value, parent) in inst.phi_incoming() {
