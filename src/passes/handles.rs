@@ -114,6 +114,17 @@ fn sampled_image_of(module: &Module, ty: Id) -> Option<Id> {
     }
 }
 
+/// A sampler global beside global `g` (variable `id`): the sampler half of a combined image
+/// sampler, or the comparison twin of a sampler. It gets a binding of its own, recorded here.
+fn add_sampler(module: &mut Module, g: usize, id: Id, comparison: bool) -> Id {
+    let ty = sampler_type(module, comparison);
+    let sampler = add_global(module, g, ty);
+    name_companion(module, id, sampler, if comparison { "comparison" } else { "sampler" });
+    let origin = if comparison { BindingOrigin::ComparisonSampler } else { BindingOrigin::CombinedImageSampler };
+    module.new_bindings.push(NewBinding { variable: sampler, source: id, origin });
+    sampler
+}
+
 /// The companion's name: the combined handle's name with a suffix, when it has a name.
 fn name_companion(module: &mut Module, of: Id, companion: Id, suffix: &str) {
     if let Some(name) = module.name(of) {
@@ -158,15 +169,8 @@ fn split_combined_globals(module: &mut Module, used: &HashSet<Id>) {
             class: StorageClass::UniformConstant,
             pointee: image,
         });
-        let sampler = sampler_type(module, false);
-        let companion = add_global(module, g, sampler);
-        name_companion(module, id, companion, "sampler");
+        let companion = add_sampler(module, g, id, false);
         module.companion_samplers.insert(id, companion);
-        module.new_bindings.push(NewBinding {
-            variable: companion,
-            source: id,
-            origin: BindingOrigin::CombinedImageSampler,
-        });
     }
 }
 
@@ -626,14 +630,7 @@ fn add_comparison_twins(
     }
     let id = members[0];
     let g = module.global_index(id).unwrap_or_default();
-    let comparison = sampler_type(module, true);
-    let twin = add_global(module, g, comparison);
-    name_companion(module, id, twin, "comparison");
+    let twin = add_sampler(module, g, id, true);
     module.comparison_samplers.insert(id, twin);
-    module.new_bindings.push(NewBinding {
-        variable: twin,
-        source: id,
-        origin: BindingOrigin::ComparisonSampler,
-    });
     Ok(())
 }
