@@ -142,8 +142,8 @@ pub fn translate(input: &[u8], options: &Options) -> Result<Translation, Error> 
     passes::bindings::run(&mut module, options)?;
     passes::layout::run(&mut module, options)?;
     passes::atomics::run(&mut module, options)?;
-    let (mut ast, bindings) = wgsl::emit::emit(&module, options)?;
-    if wgsl::uniformity::breaks_barrier_uniformity(&ast) {
+    let (mut ast, bindings, uniformity) = wgsl::emit::emit(&module, options)?;
+    if uniformity.breaks_barriers {
         return Err(Error::unsupported(
             "a barrier in control flow WGSL cannot prove uniform (after a branch or early return that \
              depends on the invocation): WGSL requires barriers in uniform control flow, with no way \
@@ -151,7 +151,7 @@ pub fn translate(input: &[u8], options: &Options) -> Result<Translation, Error> 
             Location::default(),
         ));
     }
-    if wgsl::uniformity::breaks_derivative_uniformity(&ast) {
+    if uniformity.breaks_derivatives {
         if options.strict_uniformity {
             return Err(Error::unsupported(
                 "derivatives or implicit-level-of-detail sampling in control flow WGSL cannot prove uniform \

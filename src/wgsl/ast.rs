@@ -12,7 +12,10 @@ pub struct Module {
     pub diagnostics: Vec<&'static str>,
     pub structs: Vec<Struct>,
     pub globals: Vec<Global>,
-    pub functions: Vec<Function>,
+    /// Each function already printed, as soon as it was lowered (and analysed for uniformity):
+    /// only one function's tree is alive at a time, where the whole module's would take about
+    /// ten times the input's size.
+    pub functions: Vec<String>,
 }
 
 #[derive(Debug)]

@@ -9,6 +9,8 @@ use super::ast::{self, Attribute, Expr, Literal, Stmt};
 use super::function;
 use super::names::Namer;
 use super::image;
+use super::print;
+use super::uniformity;
 use crate::binding_map::{Binding, ResourceBinding};
 use crate::error::{Error, Location};
 use crate::passes::layout::{round_up, size_and_align};
@@ -34,10 +36,17 @@ pub struct Emitter<'m> {
     pub(super) overrides: HashMap<Id, String>,
     /// Names of the helper functions declared (`helpers.rs`), by the type they work on.
     pub(super) helpers: HashMap<String, String>,
+    uniformity: uniformity::Analysis,
+    /// How many of `out.globals` the uniformity analysis has been told of.
+    globals_analysed: usize,
 }
 
-/// The WGSL syntax tree, and the binding map of its resources.
-pub fn emit(module: &Module, options: &Options) -> Result<(ast::Module, Vec<Binding>), Error> {
+/// The WGSL syntax tree (its functions already printed), the binding map of its resources, and
+/// what the uniformity analysis found.
+pub fn emit(
+    module: &Module,
+    options: &Options,
+) -> Result<(ast::Module, Vec<Binding>, uniformity::Verdict), Error> {
     let mut e = Emitter {
         module,
         out: ast::Module::default(),
@@ -50,6 +59,8 @@ pub fn emit(module: &Module, options: &Options) -> Result<(ast::Module, Vec<Bind
         bindings: Vec::new(),
         overrides: HashMap::new(),
         helpers: HashMap::new(),
+        uniformity: uniformity::Analysis::default(),
+        globals_analysed: 0,
     };
     // Entry-point names are the API users call: they are claimed first and never renamed.
     let mut wrapper_names = Vec::new();
@@ -72,6 +83,7 @@ pub fn emit(module: &Module, options: &Options) -> Result<(ast::Module, Vec<Bind
                 e.namer.fresh(&base, None)
             }
         };
+        e.uniformity.declare_function(&name);
         e.names.insert(id, name);
     }
     for global in used_globals(module, &functions) {
@@ -79,15 +91,15 @@ pub fn emit(module: &Module, options: &Options) -> Result<(ast::Module, Vec<Bind
     }
     for &f in &functions {
         let lowered = function::emit(&mut e, f)?;
-        e.out.functions.push(lowered);
+        e.finish_function(lowered);
     }
     for (entry, name) in module.entry_points.iter().zip(wrapper_names) {
         let wrapper = e.entry_wrapper(entry, name)?;
-        e.out.functions.push(wrapper);
+        e.finish_function(wrapper);
     }
     e.out.enables = e.enables.iter().copied().collect();
     e.bindings.sort_by_key(|b| b.binding);
-    Ok((e.out, e.bindings))
+    Ok((e.out, e.bindings, e.uniformity.verdict()))
 }
 
 /// Globals the emitted functions refer to, in declaration order.
@@ -133,6 +145,17 @@ pub fn location_of_id(module: &Module, id: Id) -> Location {
 }
 
 impl<'m> Emitter<'m> {
+    /// Analyses a lowered function for uniformity and prints it; its tree is then dropped.
+    pub(super) fn finish_function(&mut self, function: ast::Function) {
+        for global in &self.out.globals[self.globals_analysed..] {
+            self.uniformity.global(global);
+        }
+        self.globals_analysed = self.out.globals.len();
+        self.uniformity.declare_function(&function.name);
+        self.uniformity.function(&function);
+        self.out.functions.push(print::function(&function));
+    }
+
     fn unsupported(&self, id: Id, message: String) -> Error {
         Error::unsupported(message, location_of_id(self.module, id))
     }

@@ -50,7 +50,7 @@ impl Emitter<'_> {
             3 => inverse3(&ty, m, one),
             _ => inverse4(&ty, scalar, m, one),
         };
-        self.out.functions.push(ast::Function {
+        self.finish_function(ast::Function {
             attributes: vec![],
             name: name.clone(),
             params: vec![ast::Param {

@@ -7,8 +7,17 @@ use super::ast::*;
 
 /// Renders a whole module.
 pub fn print(module: &Module) -> String {
-    let mut printer = Printer { out: String::new(), indent: 0 };
+    // The functions, printed already, are nearly all of it: room for them is reserved at once.
+    let functions: usize = module.functions.iter().map(|f| f.len() + 1).sum();
+    let mut printer = Printer { out: String::with_capacity(functions + 4096), indent: 0 };
     printer.module(module);
+    printer.out
+}
+
+/// Renders one function.
+pub fn function(f: &Function) -> String {
+    let mut printer = Printer { out: String::new(), indent: 0 };
+    printer.function(f);
     printer.out
 }
 
@@ -116,12 +125,6 @@ fn binary_symbol(op: BinaryOp) -> &'static str {
     }
 }
 
-/// Shortest decimal that reads back as the same f32, with the WGSL suffix.
-fn float_literal(value: f32, suffix: &str) -> String {
-    let text = format!("{value:?}");
-    format!("{text}{suffix}")
-}
-
 fn f16_to_f32(bits: u16) -> f32 {
     let sign = if bits >> 15 == 1 { -1.0 } else { 1.0 };
     let exponent = i32::from((bits >> 10) & 0x1f);
@@ -199,7 +202,7 @@ impl Printer {
         }
         for f in &module.functions {
             separate(self);
-            self.function(f);
+            self.out.push_str(f);
         }
     }
 
@@ -253,20 +256,45 @@ impl Printer {
         self.indent -= 1;
     }
 
+    /// Writes one line: the indentation, what `write` writes, a newline. Statements are written
+    /// straight into the output, without a string per expression or per line.
+    fn line_with(&mut self, write: impl FnOnce(&mut Self)) {
+        for _ in 0..self.indent {
+            self.out.push_str("    ");
+        }
+        write(self);
+        self.out.push('\n');
+    }
+
     fn stmt(&mut self, stmt: &Stmt) {
         match stmt {
-            Stmt::Let { name, ty, value } => {
-                let ty = ty.as_ref().map(|t| format!(": {t}")).unwrap_or_default();
-                self.line(&format!("let {name}{ty} = {};", expr_to_string(value)));
-            }
-            Stmt::Var { name, ty, value } => match value {
-                Some(v) => self.line(&format!("var {name}: {ty} = {};", expr_to_string(v))),
-                None => self.line(&format!("var {name}: {ty};")),
-            },
-            Stmt::Assign { target, value } => {
-                self.line(&format!("{} = {};", expr_to_string(target), expr_to_string(value)));
-            }
-            Stmt::Call(call) => self.line(&format!("{};", expr_to_string(call))),
+            Stmt::Let { name, ty, value } => self.line_with(|p| {
+                let _ = write!(p.out, "let {name}");
+                if let Some(ty) = ty {
+                    let _ = write!(p.out, ": {ty}");
+                }
+                p.out.push_str(" = ");
+                p.expr(value);
+                p.out.push(';');
+            }),
+            Stmt::Var { name, ty, value } => self.line_with(|p| {
+                let _ = write!(p.out, "var {name}: {ty}");
+                if let Some(value) = value {
+                    p.out.push_str(" = ");
+                    p.expr(value);
+                }
+                p.out.push(';');
+            }),
+            Stmt::Assign { target, value } => self.line_with(|p| {
+                p.expr(target);
+                p.out.push_str(" = ");
+                p.expr(value);
+                p.out.push(';');
+            }),
+            Stmt::Call(call) => self.line_with(|p| {
+                p.expr(call);
+                p.out.push(';');
+            }),
             Stmt::If { condition, accept, reject } => self.if_chain(condition, accept, reject, ""),
             Stmt::Loop { body, continuing, break_if } => {
                 self.line("loop {");
@@ -277,7 +305,11 @@ impl Printer {
                     self.block(continuing);
                     if let Some(condition) = break_if {
                         self.indent += 1;
-                        self.line(&format!("break if {};", expr_to_string(condition)));
+                        self.line_with(|p| {
+                            p.out.push_str("break if ");
+                            p.expr(condition);
+                            p.out.push(';');
+                        });
                         self.indent -= 1;
                     }
                     self.line("}");
@@ -286,15 +318,30 @@ impl Printer {
                 self.line("}");
             }
             Stmt::Switch { selector, cases } => {
-                self.line(&format!("switch {} {{", expr_to_string(selector)));
+                self.line_with(|p| {
+                    p.out.push_str("switch ");
+                    p.expr(selector);
+                    p.out.push_str(" {");
+                });
                 self.indent += 1;
                 for case in cases {
-                    let mut labels: Vec<String> = case.selectors.iter().map(expr_to_string).collect();
-                    if case.default {
-                        labels.push("default".into());
-                    }
-                    let head = if labels == ["default"] { "default".to_string() } else { format!("case {}", labels.join(", ")) };
-                    self.line(&format!("{head}: {{"));
+                    self.line_with(|p| {
+                        if case.selectors.is_empty() && case.default {
+                            p.out.push_str("default");
+                        } else {
+                            p.out.push_str("case ");
+                            for (i, selector) in case.selectors.iter().enumerate() {
+                                if i > 0 {
+                                    p.out.push_str(", ");
+                                }
+                                p.expr(selector);
+                            }
+                            if case.default {
+                                p.out.push_str(", default");
+                            }
+                        }
+                        p.out.push_str(": {");
+                    });
                     self.block(&case.body);
                     self.line("}");
                 }
@@ -304,7 +351,11 @@ impl Printer {
             Stmt::Break => self.line("break;"),
             Stmt::Continue => self.line("continue;"),
             Stmt::Return(None) => self.line("return;"),
-            Stmt::Return(Some(value)) => self.line(&format!("return {};", expr_to_string(value))),
+            Stmt::Return(Some(value)) => self.line_with(|p| {
+                p.out.push_str("return ");
+                p.expr(value);
+                p.out.push(';');
+            }),
             Stmt::Discard => self.line("discard;"),
             Stmt::Noted { stmt, note } => {
                 let start = self.out.len();
@@ -317,7 +368,11 @@ impl Printer {
 
     /// `if a {} else if b {} else {}` without nesting when the else branch is a lone `if`.
     fn if_chain(&mut self, condition: &Expr, accept: &[Stmt], reject: &[Stmt], prefix: &str) {
-        self.line(&format!("{prefix}if {} {{", expr_to_string(condition)));
+        self.line_with(|p| {
+            let _ = write!(p.out, "{prefix}if ");
+            p.expr(condition);
+            p.out.push_str(" {");
+        });
         self.block(accept);
         match reject {
             [] => self.line("}"),
@@ -386,18 +441,18 @@ impl Printer {
         }
     }
 
+    /// A literal with its WGSL suffix; floats as the shortest decimal that reads back the same.
     fn literal(&mut self, lit: &Literal) {
-        let text = match lit {
-            Literal::Bool(b) => b.to_string(),
+        let _ = match lit {
+            Literal::Bool(b) => write!(self.out, "{b}"),
             // The most negative i32 has no literal: its magnitude overflows before the minus applies.
-            Literal::I32(i32::MIN) => "i32(-2147483648)".to_string(),
-            Literal::I32(v) => format!("{v}i"),
-            Literal::U32(v) => format!("{v}u"),
-            Literal::F32(bits) => float_literal(f32::from_bits(*bits), "f"),
-            Literal::F16(bits) => float_literal(f16_to_f32(*bits), "h"),
-            Literal::Abstract(v) => v.to_string(),
+            Literal::I32(i32::MIN) => write!(self.out, "i32(-2147483648)"),
+            Literal::I32(v) => write!(self.out, "{v}i"),
+            Literal::U32(v) => write!(self.out, "{v}u"),
+            Literal::F32(bits) => write!(self.out, "{:?}f", f32::from_bits(*bits)),
+            Literal::F16(bits) => write!(self.out, "{:?}h", f16_to_f32(*bits)),
+            Literal::Abstract(v) => write!(self.out, "{v}"),
         };
-        self.out.push_str(&text);
     }
 }
 

@@ -14,7 +14,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use super::ast::{Expr, Function, GlobalKind, Module, Stmt, UnaryOp};
+use super::ast::{Expr, Function, Global, GlobalKind, Stmt, UnaryOp};
 
 /// Builtins that need uniform control flow.
 const NEEDS_UNIFORMITY: &[&str] = &[
@@ -35,76 +35,121 @@ const NEEDS_UNIFORMITY: &[&str] = &[
 /// Builtins WGSL requires in uniform control flow with no way to turn the check off.
 const BARRIERS: &[&str] = &["workgroupBarrier", "storageBarrier", "textureBarrier", "workgroupUniformLoad"];
 
-/// Whether some derivative or implicit-lod sample may be in control flow WGSL cannot prove
-/// uniform.
-pub fn breaks_derivative_uniformity(module: &Module) -> bool {
-    breaks_uniformity(module, NEEDS_UNIFORMITY)
+/// What the analysis found: whether some derivative or implicit-level-of-detail sample, and
+/// whether some barrier, may be in control flow WGSL cannot prove uniform.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct Verdict {
+    pub breaks_derivatives: bool,
+    pub breaks_barriers: bool,
 }
 
-/// Whether some barrier may be in control flow WGSL cannot prove uniform. The analysis errs
-/// towards finding a problem; on the shared corpus it flags only the one shader Tint rejects.
-pub fn breaks_barrier_uniformity(module: &Module) -> bool {
-    breaks_uniformity(module, BARRIERS)
+/// The analysis, fed one function at a time as the emitter lowers it, so that no function's tree
+/// has to outlive its printing. Each function leaves a summary (what it calls, and what it calls
+/// in non-uniform control flow); whether a call of one of the module's own functions needs
+/// uniformity is settled over the summaries at the end.
+#[derive(Default)]
+pub struct Analysis {
+    /// Globals whose values are uniform: uniform buffers, constants, overrides.
+    uniform_globals: HashSet<String>,
+    /// The module's own functions, whose results are taken as non-uniform.
+    functions: HashSet<String>,
+    summaries: Vec<Summary>,
 }
 
-/// Whether a call of one of `needs` may be in control flow WGSL cannot prove uniform.
-fn breaks_uniformity(module: &Module, needs: &[&str]) -> bool {
-    // Functions that (directly or through calls) need uniform control flow.
-    let mut needing: HashSet<&str> = HashSet::new();
-    loop {
-        let before = needing.len();
-        for function in &module.functions {
-            let calls_needing =
-                |name: &str| needs.contains(&name) || needing.contains(name);
-            if function.body.iter().any(|s| stmt_calls(s, &calls_needing)) {
-                needing.insert(function.name.as_str());
-            }
-        }
-        if needing.len() == before {
-            break;
-        }
-    }
-    if needing.is_empty() {
-        return false;
-    }
-    let globals: HashSet<&str> = module
-        .globals
-        .iter()
-        .filter(|g| match &g.kind {
+/// The calls of one function that matter here: of the module's functions and of builtins that
+/// need uniformity.
+struct Summary {
+    name: String,
+    calls: Vec<String>,
+    nonuniform_calls: Vec<String>,
+}
+
+impl Analysis {
+    /// Declares a global before the functions that read it are added.
+    pub fn global(&mut self, global: &Global) {
+        let uniform = match &global.kind {
             GlobalKind::Var { space } => space == "uniform",
             GlobalKind::Const | GlobalKind::Override => true,
-        })
-        .map(|g| g.name.as_str())
-        .collect();
-    let needs = |name: &str| needs.contains(&name) || needing.contains(name);
-    let functions: HashSet<&str> = module.functions.iter().map(|f| f.name.as_str()).collect();
-    module
-        .functions
-        .iter()
-        .any(|function| function_breaks(function, &globals, &needs, &functions))
+        };
+        if uniform {
+            self.uniform_globals.insert(global.name.clone());
+        }
+    }
+
+    /// Declares one of the module's functions, before any function calling it is added.
+    pub fn declare_function(&mut self, name: &str) {
+        self.functions.insert(name.to_string());
+    }
+
+    /// Analyses one function.
+    pub fn function(&mut self, function: &Function) {
+        let relevant = |name: &str| is_uniformity_builtin(name) || self.functions.contains(name);
+        let mut calls = HashSet::new();
+        for stmt in &function.body {
+            stmt_calls(stmt, &relevant, &mut calls);
+        }
+        if calls.is_empty() {
+            return;
+        }
+        let nonuniform_calls = nonuniform_calls(function, &self.uniform_globals, &self.functions);
+        self.summaries.push(Summary {
+            name: function.name.clone(),
+            calls: calls.into_iter().map(str::to_string).collect(),
+            nonuniform_calls: nonuniform_calls.into_iter().map(str::to_string).collect(),
+        });
+    }
+
+    pub fn verdict(&self) -> Verdict {
+        Verdict {
+            breaks_derivatives: self.breaks(NEEDS_UNIFORMITY),
+            breaks_barriers: self.breaks(BARRIERS),
+        }
+    }
+
+    /// Whether a call of one of `needs` may be in control flow WGSL cannot prove uniform.
+    fn breaks(&self, needs: &[&str]) -> bool {
+        // Functions that (directly or through calls) need uniform control flow.
+        let mut needing: HashSet<&str> = HashSet::new();
+        let needs = |name: &str, needing: &HashSet<&str>| needs.contains(&name) || needing.contains(name);
+        loop {
+            let before = needing.len();
+            for summary in &self.summaries {
+                if summary.calls.iter().any(|c| needs(c, &needing)) {
+                    needing.insert(summary.name.as_str());
+                }
+            }
+            if needing.len() == before {
+                break;
+            }
+        }
+        self.summaries.iter().any(|s| s.nonuniform_calls.iter().any(|c| needs(c, &needing)))
+    }
 }
 
-fn function_breaks(
-    function: &Function,
-    globals: &HashSet<&str>,
-    needs: &dyn Fn(&str) -> bool,
-    functions: &HashSet<&str>,
-) -> bool {
+fn is_uniformity_builtin(name: &str) -> bool {
+    NEEDS_UNIFORMITY.contains(&name) || BARRIERS.contains(&name)
+}
+
+/// The calls `relevant` accepts that `function` makes in control flow WGSL cannot prove uniform.
+fn nonuniform_calls<'a>(
+    function: &'a Function,
+    globals: &'a HashSet<String>,
+    functions: &'a HashSet<String>,
+) -> HashSet<&'a str> {
     // Optimistically every `var` is uniform; drop the ones an assignment proves otherwise.
     let mut vars: HashSet<&str> = HashSet::new();
     declared_vars(&function.body, &mut vars);
     loop {
         let mut scope = Scope {
-            uniform: globals.union(&vars).copied().collect(),
+            uniform: globals.iter().map(String::as_str).chain(vars.iter().copied()).collect(),
             tainted: HashSet::new(),
-            broken: false,
-            needs,
+            nonuniform_calls: HashSet::new(),
             functions,
             uniform_exits: HashMap::new(),
         };
         scope.block(&function.body, true);
-        if scope.tainted.is_empty() || !scope.tainted.iter().any(|t| vars.contains(t)) {
-            return scope.broken;
+        if !scope.tainted.iter().any(|t| vars.contains(t)) {
+            return scope.nonuniform_calls;
         }
         vars.retain(|v| !scope.tainted.contains(v));
     }
@@ -132,22 +177,21 @@ fn declared_vars<'a>(stmts: &'a [Stmt], vars: &mut HashSet<&'a str>) {
     }
 }
 
-/// Whether `stmt` (or any statement inside it) calls a function `wanted` accepts.
-fn stmt_calls(stmt: &Stmt, wanted: &dyn Fn(&str) -> bool) -> bool {
-    stmt_exprs(stmt).into_iter().any(|e| expr_calls(e, wanted))
-        || match stmt {
-            Stmt::If { accept, reject, .. } => {
-                accept.iter().chain(reject).any(|s| stmt_calls(s, wanted))
-            }
-            Stmt::Loop {
-                body, continuing, ..
-            } => body.iter().chain(continuing).any(|s| stmt_calls(s, wanted)),
-            Stmt::Switch { cases, .. } => cases
-                .iter()
-                .flat_map(|c| &c.body)
-                .any(|s| stmt_calls(s, wanted)),
-            _ => false,
-        }
+/// Adds to `found` the calls `relevant` accepts in `stmt` and the statements inside it.
+fn stmt_calls<'a>(stmt: &'a Stmt, relevant: &dyn Fn(&str) -> bool, found: &mut HashSet<&'a str>) {
+    for expr in stmt_exprs(stmt) {
+        expr_calls(expr, relevant, found);
+    }
+    let nested: Box<dyn Iterator<Item = &Stmt>> = match stmt {
+        Stmt::If { accept, reject, .. } => Box::new(accept.iter().chain(reject)),
+        Stmt::Loop { body, continuing, .. } => Box::new(body.iter().chain(continuing)),
+        Stmt::Switch { cases, .. } => Box::new(cases.iter().flat_map(|c| &c.body)),
+        Stmt::Noted { stmt, .. } => Box::new(std::iter::once(&**stmt)),
+        _ => return,
+    };
+    for stmt in nested {
+        stmt_calls(stmt, relevant, found);
+    }
 }
 
 /// The expressions of a statement itself, not of the statements nested in it.
@@ -166,12 +210,20 @@ fn stmt_exprs(stmt: &Stmt) -> Vec<&Expr> {
     }
 }
 
-fn expr_calls(expr: &Expr, wanted: &dyn Fn(&str) -> bool) -> bool {
+fn expr_calls<'a>(expr: &'a Expr, relevant: &dyn Fn(&str) -> bool, found: &mut HashSet<&'a str>) {
     match expr {
-        Expr::Call(name, args) => wanted(name) || args.iter().any(|a| expr_calls(a, wanted)),
-        Expr::Unary(_, a) | Expr::Member(a, _) => expr_calls(a, wanted),
-        Expr::Binary(_, a, b) | Expr::Index(a, b) => expr_calls(a, wanted) || expr_calls(b, wanted),
-        Expr::Ident(_) | Expr::Literal(_) => false,
+        Expr::Call(name, args) => {
+            if relevant(name) {
+                found.insert(name);
+            }
+            args.iter().for_each(|a| expr_calls(a, relevant, found));
+        }
+        Expr::Unary(_, a) | Expr::Member(a, _) => expr_calls(a, relevant, found),
+        Expr::Binary(_, a, b) | Expr::Index(a, b) => {
+            expr_calls(a, relevant, found);
+            expr_calls(b, relevant, found);
+        }
+        Expr::Ident(_) | Expr::Literal(_) => {}
     }
 }
 
@@ -214,11 +266,11 @@ struct Scope<'a> {
     uniform: HashSet<&'a str>,
     /// Variables assigned something non-uniform, or in non-uniform control flow.
     tainted: HashSet<&'a str>,
-    /// A call needing uniformity is in non-uniform control flow.
-    broken: bool,
-    needs: &'a dyn Fn(&str) -> bool,
+    /// Calls of the module's functions and of builtins needing uniformity made in non-uniform
+    /// control flow.
+    nonuniform_calls: HashSet<&'a str>,
     /// The module's own functions, whose results are taken as non-uniform.
-    functions: &'a HashSet<&'a str>,
+    functions: &'a HashSet<String>,
     /// Whether each loop (by address) has only uniform exits, found once per walk of the
     /// function so nested loops are not walked exponentially often.
     uniform_exits: HashMap<*const Stmt, bool>,
@@ -239,11 +291,17 @@ impl<'a> Scope<'a> {
         }
     }
 
-    /// Notes the statement's own expressions: calls needing uniformity, addresses taken.
+    /// Notes the calls that matter in `expr`, made in non-uniform control flow.
+    fn note_calls(&mut self, expr: &'a Expr) {
+        let functions = self.functions;
+        expr_calls(expr, &|name| is_uniformity_builtin(name) || functions.contains(name), &mut self.nonuniform_calls);
+    }
+
+    /// Notes the statement's own expressions: calls in non-uniform flow, addresses taken.
     fn visit(&mut self, stmt: &'a Stmt, uniform_flow: bool) {
         for expr in stmt_exprs(stmt) {
-            if !uniform_flow && expr_calls(expr, self.needs) {
-                self.broken = true;
+            if !uniform_flow {
+                self.note_calls(expr);
             }
             let mut taken = Vec::new();
             addressed(expr, &mut taken);
@@ -323,8 +381,7 @@ impl<'a> Scope<'a> {
                         let mut trial = Scope {
                             uniform: self.uniform.clone(),
                             tainted: HashSet::new(),
-                            broken: false,
-                            needs: self.needs,
+                            nonuniform_calls: HashSet::new(),
                             functions: self.functions,
                             uniform_exits: std::mem::take(&mut self.uniform_exits),
                         };
@@ -341,9 +398,8 @@ impl<'a> Scope<'a> {
                 self.block(continuing, inner);
                 if let Some(condition) = break_if
                     && !inner
-                    && expr_calls(condition, self.needs)
                 {
-                    self.broken = true;
+                    self.note_calls(condition);
                 }
                 return inner;
             }
@@ -420,8 +476,8 @@ mod tests {
         }
     }
 
-    /// A module with a uniform buffer `params`, a private `input`, and the given functions.
-    fn module(functions: Vec<Function>) -> Module {
+    /// The verdict on the given functions, with a uniform buffer `params` and a private `input`.
+    fn verdict(functions: Vec<Function>) -> Verdict {
         let global = |name: &str, space: &str| Global {
             attributes: vec![],
             kind: GlobalKind::Var {
@@ -431,34 +487,39 @@ mod tests {
             ty: Some("f32".into()),
             init: None,
         };
-        Module {
-            globals: vec![global("params", "uniform"), global("input", "private")],
-            functions,
-            ..Module::default()
+        let mut analysis = Analysis::default();
+        analysis.global(&global("params", "uniform"));
+        analysis.global(&global("input", "private"));
+        for f in &functions {
+            analysis.declare_function(&f.name);
         }
+        for f in &functions {
+            analysis.function(f);
+        }
+        analysis.verdict()
     }
 
     #[test]
     fn a_barrier_after_an_early_return_on_a_private_value_is_non_uniform() {
         let barrier = Stmt::Call(Expr::call("workgroupBarrier", vec![]));
         let early_return = if_then(positive("input"), vec![Stmt::Return(None)]);
-        assert!(breaks_barrier_uniformity(&module(vec![function("main", vec![early_return, barrier.clone()])])));
+        assert!((verdict(vec![function("main", vec![early_return, barrier.clone()])])).breaks_barriers);
         // A non-uniform `if` that does not leave early reconverges before the barrier.
         let store = if_then(positive("input"), vec![sample()]);
-        assert!(!breaks_barrier_uniformity(&module(vec![function("main", vec![store, barrier.clone()])])));
+        assert!(!(verdict(vec![function("main", vec![store, barrier.clone()])])).breaks_barriers);
         let uniform_return = if_then(positive("params"), vec![Stmt::Return(None)]);
-        assert!(!breaks_barrier_uniformity(&module(vec![function("main", vec![uniform_return, barrier])])));
+        assert!(!(verdict(vec![function("main", vec![uniform_return, barrier])])).breaks_barriers);
         // Sampling is another rule: a barrier-free module never breaks this one.
-        assert!(!breaks_barrier_uniformity(&module(vec![function("main", vec![if_then(positive("input"), vec![sample()])])])));
+        assert!(!(verdict(vec![function("main", vec![if_then(positive("input"), vec![sample()])])])).breaks_barriers);
     }
 
     #[test]
     fn sampling_under_a_private_value_is_non_uniform() {
-        let m = module(vec![function(
+        let m = verdict(vec![function(
             "main",
             vec![if_then(positive("input"), vec![sample()])],
         )]);
-        assert!(breaks_derivative_uniformity(&m));
+        assert!(m.breaks_derivatives);
     }
 
     #[test]
@@ -473,9 +534,9 @@ mod tests {
             if_then(positive("params"), vec![sample()]),
             sample(),
         ];
-        assert!(!breaks_derivative_uniformity(&module(vec![function(
+        assert!(!(verdict(vec![function(
             "main", body
-        )])));
+        )])).breaks_derivatives);
     }
 
     #[test]
@@ -484,16 +545,16 @@ mod tests {
             if_then(positive("input"), vec![Stmt::Return(None)]),
             sample(),
         ];
-        assert!(breaks_derivative_uniformity(&module(vec![function(
+        assert!((verdict(vec![function(
             "main", body
-        )])));
+        )])).breaks_derivatives);
         let body = vec![
             if_then(positive("params"), vec![Stmt::Return(None)]),
             sample(),
         ];
-        assert!(!breaks_derivative_uniformity(&module(vec![function(
+        assert!(!(verdict(vec![function(
             "main", body
-        )])));
+        )])).breaks_derivatives);
     }
 
     #[test]
@@ -503,14 +564,14 @@ mod tests {
             continuing: vec![],
             break_if: Some(condition),
         };
-        assert!(breaks_derivative_uniformity(&module(vec![function(
+        assert!((verdict(vec![function(
             "main",
             vec![exit_on(positive("input"))]
-        )])));
-        assert!(!breaks_derivative_uniformity(&module(vec![function(
+        )])).breaks_derivatives);
+        assert!(!(verdict(vec![function(
             "main",
             vec![exit_on(positive("params"))]
-        )])));
+        )])).breaks_derivatives);
     }
 
     /// `var i = init; loop { if i >= 5 { break; } sample; continuing { i = i + step; } }`
@@ -543,27 +604,27 @@ mod tests {
     fn variables_assigned_only_uniform_values_are_uniform() {
         let one = || Expr::Literal(Literal::I32(1));
         let uniform = counted_loop(Expr::Literal(Literal::I32(0)), one());
-        assert!(!breaks_derivative_uniformity(&module(vec![function(
+        assert!(!(verdict(vec![function(
             "main", uniform
-        )])));
+        )])).breaks_derivatives);
         let from_input = counted_loop(ident("input"), one());
-        assert!(breaks_derivative_uniformity(&module(vec![function(
+        assert!((verdict(vec![function(
             "main", from_input
-        )])));
+        )])).breaks_derivatives);
         let stepped_by_input = counted_loop(Expr::Literal(Literal::I32(0)), ident("input"));
-        assert!(breaks_derivative_uniformity(&module(vec![function(
+        assert!((verdict(vec![function(
             "main",
             stepped_by_input
-        )])));
+        )])).breaks_derivatives);
         // A callee given the variable's address may write anything to it.
         let mut passed = counted_loop(Expr::Literal(Literal::I32(0)), one());
         passed.push(Stmt::Call(Expr::call(
             "f",
             vec![Expr::unary(UnaryOp::AddressOf, ident("i"))],
         )));
-        assert!(breaks_derivative_uniformity(&module(vec![function(
+        assert!((verdict(vec![function(
             "main", passed
-        )])));
+        )])).breaks_derivatives);
     }
 
     #[test]
@@ -576,9 +637,9 @@ mod tests {
                 break_if: Some(positive("params")),
             }];
         }
-        assert!(!breaks_derivative_uniformity(&module(vec![function(
+        assert!(!(verdict(vec![function(
             "main", body
-        )])));
+        )])).breaks_derivatives);
     }
 
     #[test]
@@ -586,7 +647,7 @@ mod tests {
         let helper = function("helper", vec![sample()]);
         let call = Stmt::Call(Expr::call("helper", vec![]));
         let main = function("main", vec![if_then(positive("input"), vec![call])]);
-        assert!(breaks_derivative_uniformity(&module(vec![helper, main])));
+        assert!((verdict(vec![helper, main])).breaks_derivatives);
     }
 
     #[test]
@@ -603,10 +664,10 @@ mod tests {
                 ],
             ),
         };
-        let m = module(vec![function(
+        let m = verdict(vec![function(
             "main",
             vec![if_then(positive("input"), vec![level])],
         )]);
-        assert!(!breaks_derivative_uniformity(&m));
+        assert!(!m.breaks_derivatives);
     }
 }
