@@ -45,6 +45,7 @@ pub mod batch;
 pub mod binding_map;
 pub mod diagnostics;
 pub mod error;
+mod id_hash;
 pub mod message_format;
 pub mod reverse;
 

@@ -280,8 +280,18 @@ pub static GLSL_STD_450: &[ExtRow] = &[
     ext(GLOp::FrexpStruct, "frexp", FLOAT),
 ];
 
+/// The row of `op`, looked up by opcode: every instruction of a module asks, most of them for
+/// an opcode the table lacks, which a scan of the table would only learn at its end.
 pub fn core_row(op: Op) -> Option<&'static OpRow> {
-    CORE.iter().find(|row| row.op == op)
+    static BY_OPCODE: std::sync::OnceLock<Vec<Option<&'static OpRow>>> = std::sync::OnceLock::new();
+    let table = BY_OPCODE.get_or_init(|| {
+        let mut table = vec![None; CORE.iter().map(|row| row.op as usize + 1).max().unwrap_or(0)];
+        for row in CORE {
+            table[row.op as usize] = Some(row);
+        }
+        table
+    });
+    table.get(op as usize).copied().flatten()
 }
 
 pub fn glsl_row(instruction: u32) -> Option<&'static ExtRow> {

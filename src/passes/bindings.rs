@@ -77,11 +77,9 @@ pub fn run(module: &mut Module, options: &Options) -> Result<(), Error> {
 
 /// Push-constant blocks used by the entry points become uniform buffers to bind.
 fn push_constants_to_uniforms(module: &mut Module) {
-    let used = module.used_in(&module.entry_functions());
+    let used = module.globals_used_in(&module.entry_functions());
     for g in 0..module.globals.len() {
-        if module.globals[g].class != StorageClass::PushConstant
-            || !used.contains(&module.globals[g].id)
-        {
+        if module.globals[g].class != StorageClass::PushConstant || !used[g] {
             continue;
         }
         let pointee = module.globals[g].pointee;

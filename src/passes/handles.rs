@@ -20,7 +20,7 @@
 //! Image instructions are unchanged: the emitter traces their operands with
 //! `Module::handle_roots`, as this pass does.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 
 use spirv::{AccessQualifier, Op, StorageClass};
 
@@ -32,7 +32,7 @@ use crate::spirv::{
 
 pub fn run(module: &mut Module, _options: &Options) -> Result<(), Error> {
     let functions = module.entry_functions();
-    let used = module.used_in(&functions);
+    let used = module.globals_used_in(&functions);
     check_variables(module, &functions, &used)?;
     split_combined_globals(module, &used);
     for &f in &functions {
@@ -63,8 +63,8 @@ fn is_handle_array(module: &Module, ty: Id) -> bool {
 }
 
 /// Handles WGSL cannot hold: arrays of them, and handles in function or private variables.
-fn check_variables(module: &Module, functions: &[usize], used: &HashSet<Id>) -> Result<(), Error> {
-    for global in module.globals.iter().filter(|g| used.contains(&g.id)) {
+fn check_variables(module: &Module, functions: &[usize], used: &[bool]) -> Result<(), Error> {
+    for (global, _) in module.globals.iter().zip(used).filter(|(_, used)| **used) {
         if is_handle_array(module, global.pointee) {
             return Err(Error::unsupported(
                 "an array of textures or samplers needs binding arrays, which WebGPU does not have",
@@ -154,14 +154,14 @@ fn add_global(module: &mut Module, like: usize, pointee: Id) -> Id {
     id
 }
 
-fn split_combined_globals(module: &mut Module, used: &HashSet<Id>) {
+fn split_combined_globals(module: &mut Module, used: &[bool]) {
     for g in 0..module.globals.len() {
         let global = &module.globals[g];
         let (id, pointee) = (global.id, global.pointee);
         let Some(image) = sampled_image_of(module, pointee) else {
             continue;
         };
-        if global.class != StorageClass::UniformConstant || !used.contains(&id) {
+        if global.class != StorageClass::UniformConstant || !used[g] {
             continue;
         }
         module.globals[g].pointee = image;

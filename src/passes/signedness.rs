@@ -15,6 +15,7 @@ use spirv::{ImageOperands, Op};
 
 use crate::Options;
 use crate::error::Error;
+use crate::id_hash::{self, IdMap};
 use crate::ops::{self, Int, IntRule};
 use crate::spirv::{ConstValue, Constant, Def, ExtSet, Function, Id, Inst, Module, Operand, Type};
 
@@ -39,7 +40,7 @@ pub fn run(module: &mut Module, _options: &Options) -> Result<(), Error> {
 /// behind, and chains of them.
 fn remove_unused_casts(function: &mut Function) {
     loop {
-        let mut uses: HashMap<Id, u32> = HashMap::new();
+        let mut uses: IdMap<Id, u32> = id_hash::id_map(function.insts.len());
         for block in &function.blocks {
             for index in block.all_insts() {
                 for id in function.insts[index].id_operands() {
@@ -122,7 +123,13 @@ impl Rectifier<'_> {
     }
 
     fn instruction(&mut self, index: usize) -> Result<(), Error> {
-        let inst = self.module.functions[self.function].insts[index].clone();
+        let inst = &self.module.functions[self.function].insts[index];
+        // Most instructions have no integer rule: they are kept without a copy.
+        if inst.op != Op::Bitcast && rule(self.module, inst).is_none() {
+            self.out.push(index);
+            return Ok(());
+        }
+        let inst = inst.clone();
         if inst.op == Op::Bitcast {
             self.collapse_bitcast(index, &inst);
             return Ok(());

@@ -66,6 +66,7 @@ pub fn load(words: &[u32]) -> Result<Module, Error> {
             defs: vec![Def::None; bound as usize],
             ..Module::default()
         },
+        words,
         offsets: &offsets,
         index: 0,
         function: None,
@@ -171,6 +172,7 @@ fn type_children(ty: &Type) -> Vec<Id> {
 
 struct Builder<'a> {
     module: Module,
+    words: &'a [u32],
     offsets: &'a [usize],
     /// Index of the instruction being consumed.
     index: usize,
@@ -570,11 +572,15 @@ impl Builder<'_> {
     fn begin_function(&mut self, inst: &dr::Instruction, ops: &Operands, location: Location) -> Result<(), Error> {
         let id = result(inst, &location)?;
         let index = self.module.functions.len();
+        // The arena is allocated once at the function's size, counted up to its OpFunctionEnd
+        // (only a hint: one inside a block does not end the function).
+        let end = Op::FunctionEnd as u32;
+        let count = self.offsets[self.index..].iter().take_while(|&&at| self.words[at] & 0xffff != end).count();
         self.module.functions.push(Function {
             id,
             result_type: inst.result_type.ok_or_else(|| ops.missing(0, "a result type"))?,
             params: Vec::new(),
-            insts: Vec::new(),
+            insts: Vec::with_capacity(count),
             blocks: Vec::new(),
             body: None,
             offset: location.word_offset.unwrap_or(0),

@@ -6,6 +6,8 @@
 
 use std::collections::HashMap;
 
+use crate::id_hash::IdMap;
+
 pub use rspirv::dr::Operand;
 use spirv::{BuiltIn, Decoration as D, ExecutionMode, ExecutionModel, Op, StorageClass};
 
@@ -350,10 +352,10 @@ pub struct Module {
     pub capabilities: Vec<spirv::Capability>,
     pub entry_points: Vec<EntryPoint>,
     pub defs: Vec<Def>,
-    pub names: HashMap<Id, String>,
-    pub member_names: HashMap<(Id, u32), String>,
-    pub decorations: HashMap<Id, Decorations>,
-    pub member_decorations: HashMap<(Id, u32), Decorations>,
+    pub names: IdMap<Id, String>,
+    pub member_names: IdMap<(Id, u32), String>,
+    pub decorations: IdMap<Id, Decorations>,
+    pub member_decorations: IdMap<(Id, u32), Decorations>,
     /// Type, constant and global ids in declaration order.
     pub declarations: Vec<Id>,
     pub globals: Vec<Global>,
@@ -363,14 +365,14 @@ pub struct Module {
     /// Things the user should know that do not stop the translation.
     pub warnings: Vec<String>,
     /// Image variable or parameter to the sampler split from it (`handles` pass).
-    pub companion_samplers: HashMap<Id, Id>,
+    pub companion_samplers: IdMap<Id, Id>,
     /// Sampler variable to its `sampler_comparison` twin (`handles` pass).
-    pub comparison_samplers: HashMap<Id, Id>,
+    pub comparison_samplers: IdMap<Id, Id>,
     /// Resources that need a binding the SPIR-V did not give, in the order they were made; the
     /// `bindings` pass binds them.
     pub new_bindings: Vec<NewBinding>,
     /// Sizes of structs padded beyond their members (array-stride wrappers, `layout` pass).
-    pub padded_sizes: HashMap<Id, u32>,
+    pub padded_sizes: IdMap<Id, u32>,
 }
 
 static NO_DECORATIONS: Decorations = Decorations {
@@ -542,9 +544,17 @@ impl Module {
 }
 
 impl Module {
-    /// Every id an instruction of one of `functions` reads.
-    pub fn used_in(&self, functions: &[usize]) -> std::collections::HashSet<Id> {
-        functions.iter().flat_map(|&f| self.functions[f].insts.iter().flat_map(Inst::id_operands)).collect()
+    /// Which globals (by index into `globals`) an instruction of one of `functions` reads.
+    pub fn globals_used_in(&self, functions: &[usize]) -> Vec<bool> {
+        let mut used = vec![false; self.globals.len()];
+        for &f in functions {
+            for id in self.functions[f].insts.iter().flat_map(Inst::id_operands) {
+                if let Some(g) = self.global_index(id) {
+                    used[g] = true;
+                }
+            }
+        }
+        used
     }
 
     /// Functions reachable from `root` through `OpFunctionCall`, `root` first, each once.

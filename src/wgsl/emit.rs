@@ -13,6 +13,7 @@ use super::print;
 use super::uniformity;
 use crate::binding_map::{Binding, ResourceBinding};
 use crate::error::{Error, Location};
+use crate::id_hash::IdMap;
 use crate::passes::layout::{round_up, size_and_align};
 use crate::spirv::{
     BindingOrigin, ConstValue, Def, EntryPoint, Id, IoBinding, IoSource, IoValue, Module, Type, WorkgroupDimension,
@@ -25,15 +26,15 @@ pub struct Emitter<'m> {
     pub out: ast::Module,
     pub namer: Namer,
     /// Names of globals and functions.
-    pub names: HashMap<Id, String>,
-    types: HashMap<Id, String>,
-    member_names: HashMap<Id, Vec<String>>,
+    pub names: IdMap<Id, String>,
+    types: IdMap<Id, String>,
+    member_names: IdMap<Id, Vec<String>>,
     enables: BTreeSet<&'static str>,
     /// `--annotate`: statements name their SPIR-V origin.
     pub annotate: bool,
     bindings: Vec<Binding>,
     /// Names of the `override`s declared for specialization constants.
-    pub(super) overrides: HashMap<Id, String>,
+    pub(super) overrides: IdMap<Id, String>,
     /// Names of the helper functions declared (`helpers.rs`), by the type they work on.
     pub(super) helpers: HashMap<String, String>,
     uniformity: uniformity::Analysis,
@@ -51,13 +52,13 @@ pub fn emit(
         module,
         out: ast::Module::default(),
         namer: Namer::default(),
-        names: HashMap::new(),
-        types: HashMap::new(),
-        member_names: HashMap::new(),
+        names: IdMap::default(),
+        types: IdMap::default(),
+        member_names: IdMap::default(),
         enables: BTreeSet::new(),
         annotate: options.annotate,
         bindings: Vec::new(),
-        overrides: HashMap::new(),
+        overrides: IdMap::default(),
         helpers: HashMap::new(),
         uniformity: uniformity::Analysis::default(),
         globals_analysed: 0,
@@ -104,16 +105,7 @@ pub fn emit(
 
 /// Globals the emitted functions refer to, in declaration order.
 fn used_globals(module: &Module, functions: &[usize]) -> Vec<usize> {
-    let mut used = vec![false; module.globals.len()];
-    for &f in functions {
-        for inst in &module.functions[f].insts {
-            for id in inst.id_operands() {
-                if let Some(g) = module.global_index(id) {
-                    used[g] = true;
-                }
-            }
-        }
-    }
+    let mut used = module.globals_used_in(functions);
     // Proxies the entry-point wrappers copy, even if no function reads them.
     for entry in &module.entry_points {
         for value in entry.io.iter().flat_map(|plan| plan.inputs.iter().chain(&plan.outputs)) {
@@ -618,7 +610,7 @@ fn padding(out: &mut Vec<ast::Member>, namer: &mut Namer, bytes: u32) -> u32 {
 fn used_by_vertex_stage(module: &Module, global: Id) -> bool {
     module.entry_points.iter().filter(|e| e.model == ExecutionModel::Vertex).any(|entry| {
         let functions = module.function_index(entry.function).map(|root| module.reachable_functions(root)).unwrap_or_default();
-        module.used_in(&functions).contains(&global)
+        module.global_index(global).is_some_and(|g| module.globals_used_in(&functions)[g])
     })
 }
 

@@ -9,7 +9,7 @@
 //! assigned at the end of each predecessor and read once, into a `let`, at the start of its
 //! block, so copies into several phis never see each other's new values.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 
 use spirv::Op;
 
@@ -19,6 +19,7 @@ use super::names::Namer;
 use super::scopes::{self, Scopes};
 use crate::error::{Error, Location};
 use crate::ops;
+use crate::id_hash::{self, IdMap, IdSet};
 use crate::spirv::structured::{Guard, Node};
 use crate::spirv::{Def, Function, Id, Inst, Module, Operand, Type};
 
@@ -30,18 +31,18 @@ pub fn emit(e: &mut Emitter, f: usize) -> Result<ast::Function, Error> {
         f,
         function,
         namer: Namer::default(),
-        values: HashMap::new(),
+        values: IdMap::default(),
         pending: Vec::new(),
         uses: use_counts(module, function),
         stmts: Vec::new(),
         block: 0,
         consumed_memory: false,
-        insert_vars: HashSet::new(),
+        insert_vars: IdSet::default(),
         scopes: Scopes::default(),
         next_scope: 0,
-        hoisted_names: HashMap::new(),
-        phi_vars: HashMap::new(),
-        guard_names: HashMap::new(),
+        hoisted_names: IdMap::default(),
+        phi_vars: IdMap::default(),
+        guard_names: IdMap::default(),
         break_if: None,
         annotate: e.annotate,
         source_line: None,
@@ -116,8 +117,8 @@ pub(super) struct Use {
     pub(super) block: usize,
 }
 
-fn use_counts(module: &Module, function: &Function) -> HashMap<Id, Use> {
-    let mut uses: HashMap<Id, Use> = HashMap::new();
+fn use_counts(module: &Module, function: &Function) -> IdMap<Id, Use> {
+    let mut uses: IdMap<Id, Use> = id_hash::id_map(function.insts.len());
     for (b, block) in function.blocks.iter().enumerate() {
         for index in block.all_insts() {
             let inst = &function.insts[index];
@@ -170,22 +171,22 @@ pub(super) struct Lower<'m> {
     pub(super) f: usize,
     pub(super) function: &'m Function,
     pub(super) namer: Namer,
-    pub(super) values: HashMap<Id, Value>,
+    pub(super) values: IdMap<Id, Value>,
     /// Ids whose value is `Pending`, in definition order.
     pub(super) pending: Vec<Id>,
-    pub(super) uses: HashMap<Id, Use>,
+    pub(super) uses: IdMap<Id, Use>,
     pub(super) stmts: Vec<Stmt>,
     pub(super) block: usize,
     /// Set when `take` consumes a pending value that reads memory.
     pub(super) consumed_memory: bool,
     /// `var`s made for OpCompositeInsert results, which a single-use insert may update in place.
-    pub(super) insert_vars: HashSet<Id>,
+    pub(super) insert_vars: IdSet<Id>,
     scopes: Scopes,
     /// The number of the next scope `nodes` enters, as `scopes::analyse` numbered them.
     next_scope: usize,
-    hoisted_names: HashMap<Id, String>,
-    phi_vars: HashMap<Id, String>,
-    guard_names: HashMap<Guard, String>,
+    hoisted_names: IdMap<Id, String>,
+    phi_vars: IdMap<Id, String>,
+    guard_names: IdMap<Guard, String>,
     /// Set by the `BreakIf` ending a `continuing`.
     break_if: Option<Expr>,
     annotate: bool,
@@ -631,7 +632,8 @@ impl<'m> Lower<'m> {
 
 /// Moves each of the first `declared` statements, uninitialized `var`s, down to the statement that
 /// first mentions the variable when that assigns it: `var x: T = value;`. Not past a `continue`,
-/// which must not skip a declaration its `continuing` may use.
+/// which must not skip a declaration its `continuing` may use. One walk over the statements finds
+/// every variable's first mention, so the cost does not grow with variables times statements.
 fn initialize_at_first_assignment(stmts: &mut Vec<Stmt>, declared: usize) {
     if declared == 0 {
         return;

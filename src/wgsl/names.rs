@@ -1,7 +1,9 @@
 //! Identifiers: OpName first, sanitised to a WGSL identifier, never a keyword, reserved word or
 //! predeclared name, and unique in its scope (`_1`, `_2`, ... on collisions).
 
+use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
+use std::sync::OnceLock;
 
 /// WGSL keywords, reserved words, and predeclared names we call (types, builtin functions):
 /// a declaration with one of these names would be an error or would shadow what we call.
@@ -57,9 +59,23 @@ const RESERVED: &[&str] = &[
     "workgroupUniformLoad",
 ];
 
+fn is_reserved(name: &str) -> bool {
+    static SET: OnceLock<HashSet<&'static str>> = OnceLock::new();
+    SET.get_or_init(|| RESERVED.iter().copied().collect()).contains(name)
+}
+
 /// Turns any OpName into a WGSL identifier: ASCII letters, digits and `_`, not starting with a
-/// digit or `__`, never `_` alone, never reserved.
-pub fn sanitize(name: &str) -> String {
+/// digit or `__`, never `_` alone, never reserved. A name that is all that already is borrowed.
+pub fn sanitize(name: &str) -> Cow<'_, str> {
+    let clean = !name.is_empty()
+        && name != "_"
+        && !name.starts_with(|c: char| c.is_ascii_digit())
+        && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
+        && !name.contains("__")
+        && !is_reserved(name);
+    if clean {
+        return Cow::Borrowed(name);
+    }
     let mut out = String::with_capacity(name.len());
     for c in name.chars() {
         let c = if c.is_ascii_alphanumeric() { c } else { '_' };
@@ -75,18 +91,20 @@ pub fn sanitize(name: &str) -> String {
     if out.is_empty() {
         out.push('v');
     }
-    if RESERVED.contains(&out.as_str()) {
+    if is_reserved(&out) {
         out.push('_');
     }
-    out
+    Cow::Owned(out)
 }
 
 /// Hands out unique identifiers within a scope.
 #[derive(Debug, Default, Clone)]
 pub struct Namer {
     used: HashSet<String>,
-    /// The next counter to try per base, so a base used n times costs O(n) in all, not O(n^2).
-    next: HashMap<String, u32>,
+    /// For each base that collided, the counter its last fresh name took: names are never given
+    /// back, so every smaller one is still taken, and the search resumes there. Without this,
+    /// many values of one OpName would cost quadratic time.
+    counters: HashMap<String, u32>,
 }
 
 impl Namer {
@@ -96,21 +114,27 @@ impl Namer {
         let taken = |name: &str, used: &HashSet<String>| {
             used.contains(name) || outer.is_some_and(|o| o.used.contains(name))
         };
-        let mut name = base.clone();
-        let mut counter = self.next.get(&base).copied().unwrap_or(1);
-        while taken(&name, &self.used) {
+        let name = if taken(&base, &self.used) {
+            let mut counter = self.counters.get(base.as_ref()).copied().unwrap_or(1);
             // `x_1` style, avoiding `__` when the base already ends in `_`.
-            name = if base.ends_with('_') { format!("{base}{counter}") } else { format!("{base}_{counter}") };
-            counter += 1;
-        }
-        self.next.insert(base, counter);
+            let numbered = |counter| if base.ends_with('_') { format!("{base}{counter}") } else { format!("{base}_{counter}") };
+            let mut name = numbered(counter);
+            while taken(&name, &self.used) {
+                counter += 1;
+                name = numbered(counter);
+            }
+            self.counters.insert(base.into_owned(), counter);
+            name
+        } else {
+            base.into_owned()
+        };
         self.used.insert(name.clone());
         name
     }
 
     pub fn clear(&mut self) {
         self.used.clear();
-        self.next.clear();
+        self.counters.clear();
     }
 }
 
@@ -129,6 +153,19 @@ mod tests {
         assert_eq!(sanitize("struct"), "struct_");
         assert_eq!(sanitize("sin"), "sin_");
         assert_eq!(sanitize("naïve"), "na_ve");
+    }
+
+    #[test]
+    fn numbering_resumes_where_it_stopped_and_skips_names_taken_since() {
+        let mut namer = Namer::default();
+        assert_eq!(namer.fresh("v", None), "v");
+        assert_eq!(namer.fresh("v", None), "v_1");
+        assert_eq!(namer.fresh("v_3", None), "v_3");
+        assert_eq!(namer.fresh("v", None), "v_2");
+        assert_eq!(namer.fresh("v", None), "v_4");
+        namer.clear();
+        assert_eq!(namer.fresh("v", None), "v");
+        assert_eq!(namer.fresh("v", None), "v_1");
     }
 
     #[test]

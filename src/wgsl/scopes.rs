@@ -16,7 +16,7 @@
 //! declaration the `continuing` uses, so such values are hoisted to the start of the body too.
 //! Pointers and handles are never hoisted: they are re-derived at each use.
 
-use std::collections::{HashMap, HashSet};
+use crate::id_hash::{IdMap, IdSet};
 
 use spirv::Op;
 
@@ -27,12 +27,12 @@ use crate::spirv::{Def, Function, Id, Module, Type};
 #[derive(Default)]
 pub(super) struct Scopes {
     /// Hoisted values, by the scope whose start declares them, in definition order.
-    pub(super) declared: HashMap<usize, Vec<Id>>,
-    pub(super) hoisted: HashSet<Id>,
+    pub(super) declared: IdMap<usize, Vec<Id>>,
+    pub(super) hoisted: IdSet<Id>,
     /// The `var`s of phis, by the scope whose start declares them, in block order.
-    pub(super) phis: HashMap<usize, Vec<Id>>,
+    pub(super) phis: IdMap<usize, Vec<Id>>,
     /// Phis read straight from their `var`.
-    pub(super) direct_phis: HashSet<Id>,
+    pub(super) direct_phis: IdSet<Id>,
 }
 
 struct Scope {
@@ -46,11 +46,11 @@ struct Scope {
 struct Walk {
     scopes: Vec<Scope>,
     /// The scopes each block is placed in (more than one when duplicated).
-    placed: HashMap<usize, Vec<usize>>,
+    placed: IdMap<usize, Vec<usize>>,
     /// Loop body scopes that contain a `continue`, and the block each such body starts with.
-    continued: HashSet<usize>,
-    first_block: HashMap<usize, usize>,
-    loop_headers: HashSet<usize>,
+    continued: IdSet<usize>,
+    first_block: IdMap<usize, usize>,
+    loop_headers: IdSet<usize>,
 }
 
 impl Walk {
@@ -181,8 +181,8 @@ pub(super) fn analyse(module: &Module, function: &Function, body: &[Node]) -> Re
 
 /// The blocks each value is used in. A phi operand counts as used at the end of its predecessor;
 /// a use of a pointer counts as a use of the indices and base it is derived from.
-fn use_blocks(module: &Module, function: &Function) -> Result<HashMap<Id, Vec<usize>>, Error> {
-    let mut uses: HashMap<Id, Vec<usize>> = HashMap::new();
+fn use_blocks(module: &Module, function: &Function) -> Result<IdMap<Id, Vec<usize>>, Error> {
+    let mut uses: IdMap<Id, Vec<usize>> = IdMap::default();
     let mut record = |id: Id, block: usize| {
         let blocks = uses.entry(id).or_default();
         if blocks.last() != Some(&block) {
@@ -214,8 +214,8 @@ fn use_blocks(module: &Module, function: &Function) -> Result<HashMap<Id, Vec<us
     // Definitions precede their uses in the arena, so a backward sweep meets every pointer after
     // all those derived from it: its blocks are complete when it passes them on. Each list is
     // sorted once, so a base shared by many access chains costs no more than the chains.
-    let mut inherited: HashMap<Id, Vec<usize>> = HashMap::new();
-    let merge = |uses: &mut HashMap<Id, Vec<usize>>, id: Id, more: Vec<usize>| {
+    let mut inherited: IdMap<Id, Vec<usize>> = IdMap::default();
+    let merge = |uses: &mut IdMap<Id, Vec<usize>>, id: Id, more: Vec<usize>| {
         let blocks = uses.entry(id).or_default();
         blocks.extend(more);
         blocks.sort_unstable();
