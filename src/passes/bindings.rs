@@ -78,8 +78,8 @@ pub fn run(module: &mut Module, options: &Options) -> Result<(), Error> {
 /// Push-constant blocks used by the entry points become uniform buffers to bind.
 fn push_constants_to_uniforms(module: &mut Module) {
     let used = module.globals_used_in(&module.entry_functions());
-    for g in 0..module.globals.len() {
-        if module.globals[g].class != StorageClass::PushConstant || !used[g] {
+    for (g, used) in used.into_iter().enumerate() {
+        if module.globals[g].class != StorageClass::PushConstant || !used {
             continue;
         }
         let pointee = module.globals[g].pointee;

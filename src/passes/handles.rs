@@ -155,13 +155,13 @@ fn add_global(module: &mut Module, like: usize, pointee: Id) -> Id {
 }
 
 fn split_combined_globals(module: &mut Module, used: &[bool]) {
-    for g in 0..module.globals.len() {
+    for (g, &used) in used.iter().enumerate() {
         let global = &module.globals[g];
         let (id, pointee) = (global.id, global.pointee);
         let Some(image) = sampled_image_of(module, pointee) else {
             continue;
         };
-        if global.class != StorageClass::UniformConstant || !used[g] {
+        if global.class != StorageClass::UniformConstant || !used {
             continue;
         }
         module.globals[g].pointee = image;
