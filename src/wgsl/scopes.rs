@@ -143,7 +143,7 @@ pub(super) fn analyse(module: &Module, function: &Function, body: &[Node]) -> Re
         for &index in &block.insts {
             let inst = &function.insts[index];
             let (Some(id), Some(ty)) = (inst.result, inst.ty) else { continue };
-            let used_in = uses.get(&id).map(Vec::as_slice).unwrap_or_default();
+            let used_in = uses.get(&id).map(UseBlocks::as_slice).unwrap_or_default();
             if inst.op == Op::Phi {
                 let direct = !walk.loop_headers.contains(&b);
                 let parents = inst.phi_incoming().filter_map(|(_, parent)| match module.def(parent) {
@@ -179,14 +179,48 @@ pub(super) fn analyse(module: &Module, function: &Function, body: &[Node]) -> Re
     Ok(scopes)
 }
 
+/// The blocks a value is used in: nearly always one, which takes no allocation.
+#[derive(Clone)]
+enum UseBlocks {
+    One(usize),
+    Many(Vec<usize>),
+}
+
+impl UseBlocks {
+    fn as_slice(&self) -> &[usize] {
+        match self {
+            UseBlocks::One(block) => std::slice::from_ref(block),
+            UseBlocks::Many(blocks) => blocks,
+        }
+    }
+
+    /// Adds `blocks`, keeping the list sorted and without repeats.
+    fn merge(&mut self, blocks: &[usize]) {
+        let mut all = self.as_slice().to_vec();
+        all.extend(blocks);
+        all.sort_unstable();
+        all.dedup();
+        *self = UseBlocks::Many(all);
+    }
+}
+
 /// The blocks each value is used in. A phi operand counts as used at the end of its predecessor;
 /// a use of a pointer counts as a use of the indices and base it is derived from.
-fn use_blocks(module: &Module, function: &Function) -> Result<IdMap<Id, Vec<usize>>, Error> {
-    let mut uses: IdMap<Id, Vec<usize>> = IdMap::default();
-    let mut record = |id: Id, block: usize| {
-        let blocks = uses.entry(id).or_default();
-        if blocks.last() != Some(&block) {
-            blocks.push(block);
+fn use_blocks(module: &Module, function: &Function) -> Result<IdMap<Id, UseBlocks>, Error> {
+    let mut uses: IdMap<Id, UseBlocks> = crate::id_hash::id_map(function.insts.len());
+    let mut record = |id: Id, block: usize| match uses.get_mut(&id) {
+        None => {
+            uses.insert(id, UseBlocks::One(block));
+        }
+        Some(UseBlocks::One(last)) if *last == block => {}
+        Some(UseBlocks::One(last)) => {
+            let last = *last;
+            uses.insert(id, UseBlocks::Many(vec![last, block]));
+        }
+        Some(UseBlocks::Many(blocks)) => {
+            if blocks.last() != Some(&block) {
+                blocks.push(block);
+            }
         }
     };
     let mut derived = Vec::new();
@@ -215,11 +249,8 @@ fn use_blocks(module: &Module, function: &Function) -> Result<IdMap<Id, Vec<usiz
     // all those derived from it: its blocks are complete when it passes them on. Each list is
     // sorted once, so a base shared by many access chains costs no more than the chains.
     let mut inherited: IdMap<Id, Vec<usize>> = IdMap::default();
-    let merge = |uses: &mut IdMap<Id, Vec<usize>>, id: Id, more: Vec<usize>| {
-        let blocks = uses.entry(id).or_default();
-        blocks.extend(more);
-        blocks.sort_unstable();
-        blocks.dedup();
+    let merge = |uses: &mut IdMap<Id, UseBlocks>, id: Id, more: Vec<usize>| {
+        uses.entry(id).or_insert_with(|| UseBlocks::Many(Vec::new())).merge(&more);
     };
     for &(pointer, index) in derived.iter().rev() {
         if let Some(more) = inherited.remove(&pointer) {
@@ -227,7 +258,7 @@ fn use_blocks(module: &Module, function: &Function) -> Result<IdMap<Id, Vec<usiz
         }
         let Some(blocks) = uses.get(&pointer) else { continue };
         for id in function.insts[index].id_operands() {
-            inherited.entry(id).or_default().extend(blocks);
+            inherited.entry(id).or_default().extend(blocks.as_slice());
         }
     }
     for (id, more) in inherited {
