@@ -150,8 +150,8 @@ struct Planner<'a> {
     options: &'a Options,
     /// The functions the entry point runs.
     functions: Vec<usize>,
-    /// The ids those functions read.
-    used: BTreeSet<Id>,
+    /// Which globals (by index) those functions read.
+    used: Vec<bool>,
 }
 
 /// The interface variable being planned.
@@ -186,10 +186,7 @@ impl<'a> Planner<'a> {
             )
         })?;
         let functions = module.reachable_functions(root);
-        let used = functions
-            .iter()
-            .flat_map(|&f| module.functions[f].insts.iter().flat_map(|inst| inst.id_operands()))
-            .collect();
+        let used = module.globals_used_in(&functions);
         Ok(Planner { module, entry, options, functions, used })
     }
 
@@ -203,7 +200,7 @@ impl<'a> Planner<'a> {
                 StorageClass::Output => true,
                 _ => continue,
             };
-            if !output && !self.used.contains(&id) {
+            if !output && !self.used[g] {
                 continue;
             }
             planned.extend(self.variable(Var { id, output }, global.pointee, warnings)?);
@@ -220,6 +217,10 @@ impl<'a> Planner<'a> {
         Ok(planned)
     }
 
+    fn is_used(&self, global: Id) -> bool {
+        self.module.global_index(global).is_some_and(|g| self.used[g])
+    }
+
     fn location(&self, var: Var) -> Location {
         let offset = self.module.global_index(var.id).map(|g| self.module.globals[g].offset);
         Location { word_offset: offset, result_id: Some(var.id), opcode: Some(Op::Variable), ..Location::default() }
@@ -229,7 +230,7 @@ impl<'a> Planner<'a> {
         let module = self.module;
         let decorations = module.decorations(var.id);
         if let Some(builtin) = decorations.builtin {
-            if !self.used.contains(&var.id) {
+            if !self.is_used(var.id) {
                 return Ok(vec![]);
             }
             let whole = Part { path: vec![], name: interface_name(module, var.id, pointee), ty: pointee };

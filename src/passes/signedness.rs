@@ -129,23 +129,26 @@ impl Rectifier<'_> {
             self.out.push(index);
             return Ok(());
         }
-        let inst = inst.clone();
         if inst.op == Op::Bitcast {
+            let inst = inst.clone();
             self.collapse_bitcast(index, &inst);
             return Ok(());
         }
-        let Some((rule, first)) = rule(self.module, &inst) else {
+        let Some((rule, first)) = rule(self.module, inst) else {
             self.out.push(index);
             return Ok(());
         };
+        let (op, result, ty) = (inst.op, inst.result, inst.ty);
         let image_operands = inst.operands.iter().position(|o| matches!(o, Operand::ImageOperands(_)));
         let image_rules = match image_operands.map(|at| &inst.operands[at]) {
             Some(Operand::ImageOperands(mask)) => image_operand_rules(*mask),
             _ => Vec::new(),
         };
-        let result_signed = inst.ty.and_then(|ty| int_signedness(self.module, ty));
-        let first_signed = inst.id(first).and_then(|id| self.value_signedness(id));
-        let mut operands = inst.operands.clone();
+        let first_operand = inst.id(first);
+        let result_signed = ty.and_then(|ty| int_signedness(self.module, ty));
+        let first_signed = first_operand.and_then(|id| self.value_signedness(id));
+        // Taken out while its operands are rectified; casts are new instructions, never this one.
+        let mut operands = std::mem::take(&mut self.func().insts[index].operands);
         for (position, operand) in operands.iter_mut().enumerate().skip(first) {
             let Operand::IdRef(id) = operand else { continue };
             let Some(have) = self.value_signedness(*id) else { continue };
@@ -158,9 +161,9 @@ impl Rectifier<'_> {
                 *id = self.cast(*id, want);
             }
         }
-        self.tame_constants(inst.op, &mut operands[first..]);
+        self.tame_constants(op, &mut operands[first..]);
         self.func().insts[index].operands = operands;
-        match (computed(rule), result_signed, inst.result, inst.ty) {
+        match (computed(rule), result_signed, result, ty) {
             (Some(computed), Some(declared), Some(result), Some(ty)) if computed != declared => {
                 let wgsl_ty = with_signedness(self.module, ty, computed);
                 let fresh = self.module.add_def(Def::Value { function: self.function, inst: index, ty: wgsl_ty });
