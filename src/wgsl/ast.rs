@@ -2,7 +2,11 @@
 //! already final strings here: every decision is made before printing.
 
 /// A WGSL type, spelled out (`vec4<f32>`, `array<u32, 4>`, a struct name).
-pub type Type = String;
+/// An identifier or a type's spelling: shared, so naming a value or a type at each use copies no
+/// text.
+pub type Name = std::rc::Rc<str>;
+
+pub type Type = Name;
 
 #[derive(Debug, Default)]
 pub struct Module {
@@ -127,22 +131,22 @@ pub enum BinaryOp {
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum Expr {
-    Ident(String),
+    Ident(Name),
     Literal(Literal),
     Unary(UnaryOp, Box<Expr>),
     Binary(BinaryOp, Box<Expr>, Box<Expr>),
     /// A call of a function, builtin, or type constructor (`vec4<f32>`, `bitcast<u32>`).
-    Call(String, Vec<Expr>),
+    Call(Name, Vec<Expr>),
     Index(Box<Expr>, Box<Expr>),
     /// Member access or swizzle: `.name`, `.xyz`.
     Member(Box<Expr>, String),
 }
 
 impl Expr {
-    pub fn ident(name: impl Into<String>) -> Expr {
+    pub fn ident(name: impl Into<Name>) -> Expr {
         Expr::Ident(name.into())
     }
-    pub fn call(name: impl Into<String>, args: Vec<Expr>) -> Expr {
+    pub fn call(name: impl Into<Name>, args: Vec<Expr>) -> Expr {
         Expr::Call(name.into(), args)
     }
     pub fn unary(op: UnaryOp, operand: Expr) -> Expr {
@@ -161,8 +165,8 @@ impl Expr {
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum Stmt {
-    Let { name: String, ty: Option<Type>, value: Expr },
-    Var { name: String, ty: Type, value: Option<Expr> },
+    Let { name: Name, ty: Option<Type>, value: Expr },
+    Var { name: Name, ty: Type, value: Option<Expr> },
     Assign { target: Expr, value: Expr },
     /// A call whose result, if any, is not used.
     Call(Expr),
@@ -208,7 +212,7 @@ impl Expr {
     /// Whether the identifier `name` occurs in this expression.
     pub fn mentions(&self, name: &str) -> bool {
         match self {
-            Expr::Ident(ident) => ident == name,
+            Expr::Ident(ident) => **ident == *name,
             Expr::Literal(_) => false,
             Expr::Unary(_, operand) | Expr::Member(operand, _) => operand.mentions(name),
             Expr::Binary(_, a, b) | Expr::Index(a, b) => a.mentions(name) || b.mentions(name),

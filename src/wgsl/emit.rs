@@ -27,7 +27,7 @@ pub struct Emitter<'m> {
     pub namer: Namer,
     /// Names of globals and functions.
     pub names: IdMap<Id, String>,
-    types: IdMap<Id, String>,
+    types: IdMap<Id, ast::Type>,
     member_names: IdMap<Id, Vec<String>>,
     enables: BTreeSet<&'static str>,
     /// `--annotate`: statements name their SPIR-V origin.
@@ -153,7 +153,7 @@ impl<'m> Emitter<'m> {
     }
 
     /// The WGSL spelling of a SPIR-V type, declaring structs on first use.
-    pub fn ty(&mut self, id: Id) -> Result<String, Error> {
+    pub fn ty(&mut self, id: Id) -> Result<ast::Type, Error> {
         if let Some(spelled) = self.types.get(&id) {
             return Ok(spelled.clone());
         }
@@ -208,6 +208,7 @@ impl<'m> Emitter<'m> {
                 return Err(self.unsupported(id, format!("type {:?} has no WGSL counterpart", module.ty(id)?)));
             }
         };
+        let spelled: ast::Type = spelled.into();
         self.types.insert(id, spelled.clone());
         Ok(spelled)
     }
@@ -262,7 +263,7 @@ impl<'m> Emitter<'m> {
         let base = module.name(id).map(str::to_string).unwrap_or_else(|| format!("Struct_{id}"));
         let name = self.namer.fresh(&base, None);
         // Claimed before the members are spelled so a recursive reference finds it.
-        self.types.insert(id, name.clone());
+        self.types.insert(id, name.as_str().into());
         let mut member_namer = Namer::default();
         let mut names = Vec::with_capacity(members.len());
         let mut out = Vec::with_capacity(members.len());
@@ -340,7 +341,7 @@ impl<'m> Emitter<'m> {
                 if global.class == StorageClass::Workgroup && self.is_override_expression(*length) =>
             {
                 let length = super::print::expr_to_string(&self.constant(*length)?);
-                format!("array<{}, {length}>", self.ty(*element)?)
+                format!("array<{}, {length}>", self.ty(*element)?).into()
             }
             _ => self.ty(global.pointee)?,
         };
@@ -487,8 +488,8 @@ impl<'m> Emitter<'m> {
             _ => {
                 let struct_name = self.namer.fresh(&format!("{name}_out"), None);
                 self.out.structs.push(ast::Struct { name: struct_name.clone(), members });
-                body.push(Stmt::Return(Some(Expr::Call(struct_name.clone(), results))));
-                Some((vec![], struct_name))
+                body.push(Stmt::Return(Some(Expr::call(struct_name.as_str(), results))));
+                Some((vec![], struct_name.into()))
             }
         };
         let mut attributes = vec![Attribute::Stage(match entry.model {
@@ -563,7 +564,7 @@ impl<'m> Emitter<'m> {
 
     /// `value` of type `from` as type `to`, where the two differ at most in signedness.
     fn convert(&mut self, value: Expr, from: Id, to: Id) -> Result<Expr, Error> {
-        Ok(if from == to { value } else { Expr::Call(format!("bitcast<{}>", self.ty(to)?), vec![value]) })
+        Ok(if from == to { value } else { Expr::call(format!("bitcast<{}>", self.ty(to)?), vec![value]) })
     }
 }
 

@@ -7,7 +7,7 @@
 
 use spirv::Op;
 
-use super::ast::{BinaryOp, Expr, Literal, Stmt};
+use super::ast::{BinaryOp, Expr, Literal, Name, Stmt};
 use super::emit::Emitter;
 use super::function::Lower;
 use crate::error::Error;
@@ -58,7 +58,7 @@ impl Lower<'_> {
             }
         };
         let as_member = |word: Expr| {
-            if member_signed { Expr::Call(format!("bitcast<{}>", words.of_type("i32")), vec![word]) } else { word }
+            if member_signed { Expr::call(format!("bitcast<{}>", words.of_type("i32")), vec![word]) } else { word }
         };
         let value = Expr::Call(e.ty(struct_ty)?, vec![as_member(low), as_member(high)]);
         self.define(e, inst, value, false)
@@ -86,7 +86,7 @@ impl Lower<'_> {
 
     /// `let <base>_<what> = value;`, returning the name.
     fn temp(&mut self, e: &Emitter, words: &Words, what: &str, value: Expr) -> Expr {
-        let name = self.namer.fresh(&format!("{}_{what}", words.base), Some(&e.namer));
+        let name: Name = self.namer.fresh(&format!("{}_{what}", words.base), Some(&e.namer)).into();
         self.stmts.push(Stmt::Let { name: name.clone(), ty: None, value });
         Expr::ident(name)
     }
@@ -108,7 +108,7 @@ impl Words {
     /// A u32 constant of this shape: WGSL's bitwise operators and shifts do not splat scalars.
     fn literal(&self, value: u32) -> Expr {
         let literal = Expr::Literal(Literal::U32(value));
-        if self.count == 1 { literal } else { Expr::Call(self.of_type("u32"), vec![literal]) }
+        if self.count == 1 { literal } else { Expr::call(self.of_type("u32"), vec![literal]) }
     }
 
     /// 1 where `condition` holds, else 0.

@@ -13,7 +13,7 @@ use std::collections::HashMap;
 
 use spirv::Op;
 
-use super::ast::{self, BinaryOp, Expr, Literal, Stmt, UnaryOp};
+use super::ast::{self, BinaryOp, Expr, Literal, Name, Stmt, UnaryOp};
 use super::emit::Emitter;
 use super::names::Namer;
 use super::scopes::{self, Scopes};
@@ -184,9 +184,9 @@ pub(super) struct Lower<'m> {
     scopes: Scopes,
     /// The number of the next scope `nodes` enters, as `scopes::analyse` numbered them.
     next_scope: usize,
-    hoisted_names: IdMap<Id, String>,
-    phi_vars: IdMap<Id, String>,
-    guard_names: IdMap<Guard, String>,
+    hoisted_names: IdMap<Id, Name>,
+    phi_vars: IdMap<Id, Name>,
+    guard_names: IdMap<Guard, Name>,
     /// Set by the `BreakIf` ending a `continuing`.
     break_if: Option<Expr>,
     annotate: bool,
@@ -220,7 +220,7 @@ impl<'m> Lower<'m> {
                 name
             } else {
                 let base = self.module.name(phi).map(str::to_string).unwrap_or_else(|| format!("x_{phi}"));
-                self.namer.fresh(&format!("{base}_phi"), Some(&e.namer))
+                self.namer.fresh(&format!("{base}_phi"), Some(&e.namer)).into()
             };
             self.stmts.push(Stmt::Var { name: name.clone(), ty, value: None });
             self.phi_vars.insert(phi, name);
@@ -337,7 +337,7 @@ impl<'m> Lower<'m> {
                 }
             }
             Node::DeclareGuard(guard) => {
-                let name = self.namer.fresh("break_outer", Some(&e.namer));
+                let name: Name = self.namer.fresh("break_outer", Some(&e.namer)).into();
                 let value = Some(Expr::Literal(Literal::Bool(false)));
                 self.stmts.push(Stmt::Var { name: name.clone(), ty: "bool".into(), value });
                 self.guard_names.insert(*guard, name);
@@ -495,9 +495,9 @@ impl<'m> Lower<'m> {
     }
 
     /// A fresh local name for `id`: its OpName, or `x_<id>`.
-    pub(super) fn local_name(&mut self, e: &Emitter, id: Id) -> String {
+    pub(super) fn local_name(&mut self, e: &Emitter, id: Id) -> Name {
         let base = self.module.name(id).map(str::to_string).unwrap_or_else(|| format!("x_{id}"));
-        self.namer.fresh(&base, Some(&e.namer))
+        self.namer.fresh(&base, Some(&e.namer)).into()
     }
 
     /// `let name = expr;` for `id`, or an assignment to its `var` if it is hoisted.
@@ -642,7 +642,7 @@ fn initialize_at_first_assignment(stmts: &mut Vec<Stmt>, declared: usize) {
         .iter()
         .enumerate()
         .filter_map(|(at, stmt)| match stmt {
-            Stmt::Var { name, value: None, .. } => Some((name.as_str(), at)),
+            Stmt::Var { name, value: None, .. } => Some((&**name, at)),
             _ => None,
         })
         .collect();
@@ -678,7 +678,7 @@ fn initialize_at_first_assignment(stmts: &mut Vec<Stmt>, declared: usize) {
     if !moved.contains(&true) {
         return;
     }
-    let mut declarations: Vec<Option<(String, ast::Type)>> = vec![None; declared];
+    let mut declarations: Vec<Option<(Name, ast::Type)>> = vec![None; declared];
     let mut out = Vec::with_capacity(stmts.len());
     for (index, stmt) in std::mem::take(stmts).into_iter().enumerate() {
         match (stmt, initializes[index]) {

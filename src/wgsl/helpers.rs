@@ -56,9 +56,9 @@ impl Emitter<'_> {
             params: vec![ast::Param {
                 attributes: vec![],
                 name: "m".into(),
-                ty: ty.clone(),
+                ty: ty.as_str().into(),
             }],
-            result: Some((vec![], ty)),
+            result: Some((vec![], ty.into())),
             body,
         });
         name
@@ -105,12 +105,12 @@ fn inverse4(ty: &str, scalar: &str, m: Expr, one: Expr) -> Vec<Stmt> {
     let mut body = Vec::new();
     for (k, (i, j)) in pairs.into_iter().enumerate() {
         body.push(Stmt::Let {
-            name: format!("s{k}"),
+            name: format!("s{k}").into(),
             ty: None,
             value: minor(0, i, j),
         });
         body.push(Stmt::Let {
-            name: format!("c{k}"),
+            name: format!("c{k}").into(),
             ty: None,
             value: minor(2, i, j),
         });
@@ -167,7 +167,7 @@ fn inverse4(ty: &str, scalar: &str, m: Expr, one: Expr) -> Vec<Stmt> {
     ];
     let mut columns = Vec::new();
     for (i, row) in rows.into_iter().enumerate() {
-        let name = format!("column{i}");
+        let name: ast::Name = format!("column{i}").into();
         body.push(Stmt::Let {
             name: name.clone(),
             ty: None,

@@ -219,8 +219,7 @@ impl Lower<'_> {
             (Def::Global(_), _) => e
                 .names
                 .get(&id)
-                .cloned()
-                .map(Expr::Ident)
+                .map(|name| Expr::ident(name.as_str()))
                 .ok_or_else(|| Error::internal(format!("global %{id} has no name"))),
             _ => Err(Error::internal(format!(
                 "handle %{id} is neither a variable nor a parameter"
@@ -554,7 +553,7 @@ impl Lower<'_> {
             texel = Expr::call(format!("vec4<{scalar}>"), parts);
         }
         let (channel, _) = self.texel(e, &image)?;
-        if channel != scalar {
+        if *channel != *scalar {
             texel = Expr::call(format!("bitcast<vec4<{channel}>>"), vec![texel]);
         }
         let mut args = vec![texture.texture, coords];
@@ -595,7 +594,7 @@ impl Lower<'_> {
         if image.depth == 1 {
             return Ok(("f32".to_string(), 1));
         }
-        Ok((e.ty(image.sampled_type)?, 4))
+        Ok((e.ty(image.sampled_type)?.to_string(), 4))
     }
 
     /// A WGSL builtin's result (`scalar`, `count` components) as the instruction's result type:
@@ -631,8 +630,8 @@ impl Lower<'_> {
                 self.location(inst),
             ));
         }
-        if result_scalar != scalar {
-            if result_scalar == "f32" || scalar == "f32" {
+        if &*result_scalar != scalar {
+            if &*result_scalar == "f32" || scalar == "f32" {
                 return Err(Error::invalid(
                     format!("an image result of {result_scalar} from a texture of {scalar}"),
                     self.location(inst),

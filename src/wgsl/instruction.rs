@@ -3,7 +3,7 @@
 
 use spirv::Op;
 
-use super::ast::{BinaryOp, Expr, Literal, Stmt, UnaryOp};
+use super::ast::{BinaryOp, Expr, Literal, Name, Stmt, UnaryOp};
 use super::emit::Emitter;
 use super::function::{Lower, Pointer, Step, Value, COMPONENTS};
 use super::{image, subgroup};
@@ -77,7 +77,7 @@ impl Lower<'_> {
             Op::Bitcast => {
                 let ty = e.ty(self.result_type(inst)?)?;
                 let value = self.take(e, self.operand(inst, 0)?)?;
-                self.define(e, inst, Expr::Call(format!("bitcast<{ty}>"), vec![value]), false)
+                self.define(e, inst, Expr::call(format!("bitcast<{ty}>"), vec![value]), false)
             }
             Op::Undef => {
                 let zero = Expr::Call(e.ty(self.result_type(inst)?)?, vec![]);
@@ -316,7 +316,7 @@ impl Lower<'_> {
             }
             args.push(if pointee.is_some() { address_of(self.pointer_expr(e, arg)?) } else { self.take(e, arg)? });
         }
-        let call = Expr::Call(name, args);
+        let call = Expr::call(name, args);
         let used = inst.result.is_some_and(|id| self.uses.get(&id).is_some_and(|u| u.count > 0));
         self.flush(e, true);
         match inst.result {
@@ -369,11 +369,11 @@ impl Lower<'_> {
             && matches!(self.module.ty(self.result_type(inst)?)?, Type::Float { .. });
         if scalar_geometry {
             let ty = e.ty(self.result_type(inst)?)?;
-            let zero = Expr::Literal(if ty == "f16" { Literal::F16(0) } else { Literal::F32(0) });
+            let zero = Expr::Literal(if &*ty == "f16" { Literal::F16(0) } else { Literal::F32(0) });
             // refract's last operand, the ratio of indices, stays a scalar.
             let vectors = if row.name == "refract" { 2 } else { args.len() };
             for arg in args.iter_mut().take(vectors) {
-                *arg = Expr::Call(format!("vec2<{ty}>"), vec![std::mem::replace(arg, Expr::ident("")), zero.clone()]);
+                *arg = Expr::call(format!("vec2<{ty}>"), vec![std::mem::replace(arg, Expr::ident("")), zero.clone()]);
             }
         }
         let call = Expr::call(row.name, args);
@@ -508,7 +508,7 @@ impl Lower<'_> {
 
     /// A `var` holding a copy of the composite operand at `position`, to update in place. A
     /// single-use insert result already in a `var` is updated without a copy.
-    fn copy_to_var(&mut self, e: &mut Emitter, inst: &Inst, position: usize) -> Result<(String, Expr), Error> {
+    fn copy_to_var(&mut self, e: &mut Emitter, inst: &Inst, position: usize) -> Result<(Name, Expr), Error> {
         let base = self.operand(inst, position)?;
         let single_use = self.uses.get(&base).is_some_and(|u| u.count == 1 && u.block == self.block);
         if single_use
@@ -568,11 +568,11 @@ impl Lower<'_> {
         let count = self.module.scalar_of(self.module.type_of(operand)?).map_or(1, |(_, n)| n);
         let u32_of = |v: u32| -> Expr {
             let literal = Expr::Literal(Literal::U32(v));
-            if count == 1 { literal } else { Expr::Call(format!("vec{count}<u32>"), vec![literal]) }
+            if count == 1 { literal } else { Expr::call(format!("vec{count}<u32>"), vec![literal]) }
         };
         let bits_ty = if count == 1 { "u32".to_string() } else { format!("vec{count}<u32>") };
         let value = self.take(e, operand)?;
-        let magnitude = Expr::binary(BinaryOp::And, Expr::Call(format!("bitcast<{bits_ty}>"), vec![value]), u32_of(0x7fff_ffff));
+        let magnitude = Expr::binary(BinaryOp::And, Expr::call(format!("bitcast<{bits_ty}>"), vec![value]), u32_of(0x7fff_ffff));
         let op = if inst.op == Op::IsNan { BinaryOp::Greater } else { BinaryOp::Equal };
         let expr = Expr::binary(op, magnitude, u32_of(0x7f80_0000));
         self.define(e, inst, expr, false)
@@ -593,7 +593,7 @@ impl Lower<'_> {
         let r_name = self.local_name(e, remainder);
         self.stmts.push(Stmt::Let { name: r_name.clone(), ty: None, value: Expr::binary(BinaryOp::Modulo, x, y.clone()) });
         let r = Expr::ident(r_name);
-        let zero = if ty == "i32" { Expr::Literal(Literal::I32(0)) } else { Expr::Call(ty.clone(), vec![]) };
+        let zero = if &*ty == "i32" { Expr::Literal(Literal::I32(0)) } else { Expr::Call(ty.clone(), vec![]) };
         let nonzero = Expr::binary(BinaryOp::NotEqual, r.clone(), zero.clone());
         let signs_differ = Expr::binary(
             BinaryOp::NotEqual,

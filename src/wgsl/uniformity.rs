@@ -159,7 +159,7 @@ fn declared_vars<'a>(stmts: &'a [Stmt], vars: &mut HashSet<&'a str>) {
     for stmt in stmts {
         match stmt {
             Stmt::Var { name, .. } => {
-                vars.insert(name.as_str());
+                vars.insert(name);
             }
             Stmt::If { accept, reject, .. } => {
                 declared_vars(accept, vars);
@@ -280,11 +280,11 @@ impl<'a> Scope<'a> {
     fn is_uniform(&self, expr: &Expr) -> bool {
         match expr {
             Expr::Literal(_) => true,
-            Expr::Ident(name) => self.uniform.contains(name.as_str()),
+            Expr::Ident(name) => self.uniform.contains(&**name),
             Expr::Unary(_, a) | Expr::Member(a, _) => self.is_uniform(a),
             Expr::Binary(_, a, b) | Expr::Index(a, b) => self.is_uniform(a) && self.is_uniform(b),
             Expr::Call(name, args) => {
-                !self.functions.contains(name.as_str())
+                !self.functions.contains(&**name)
                     && is_pure_builtin(name)
                     && args.iter().all(|a| self.is_uniform(a))
             }
@@ -327,12 +327,12 @@ impl<'a> Scope<'a> {
         match stmt {
             Stmt::Let { name, value, .. } => {
                 if uniform_flow && self.is_uniform(value) {
-                    self.uniform.insert(name.as_str());
+                    self.uniform.insert(name);
                 }
             }
             Stmt::Var { name, value, .. } => {
                 if !uniform_flow || value.as_ref().is_some_and(|v| !self.is_uniform(v)) {
-                    self.tainted.insert(name.as_str());
+                    self.tainted.insert(name);
                 }
             }
             Stmt::Assign { target, value } => {
