@@ -17,9 +17,10 @@ use super::ast::{self, BinaryOp, Expr, Literal, Name, Stmt, UnaryOp};
 use super::emit::Emitter;
 use super::names::Namer;
 use super::scopes::{self, Scopes};
+use super::uses::{self, Use};
 use crate::error::{Error, Location};
 use crate::ops;
-use crate::id_hash::{self, IdMap, IdSet};
+use crate::id_hash::{IdMap, IdSet};
 use crate::spirv::structured::{Guard, Node};
 use crate::spirv::{Def, Function, Id, Inst, Module, Operand, Type};
 
@@ -33,7 +34,7 @@ pub fn emit(e: &mut Emitter, f: usize) -> Result<ast::Function, Error> {
         namer: Namer::default(),
         values: IdMap::default(),
         pending: Vec::new(),
-        uses: use_counts(module, function),
+        uses: uses::uses(module, function)?,
         stmts: Vec::new(),
         block: 0,
         consumed_memory: false,
@@ -67,7 +68,7 @@ pub fn emit(e: &mut Emitter, f: usize) -> Result<ast::Function, Error> {
         _ => Some((vec![], e.ty(function.result_type)?)),
     };
     let body = function.body.as_deref().ok_or_else(|| Error::internal("function was not structurized"))?;
-    lower.scopes = scopes::analyse(module, function, body)?;
+    lower.scopes = scopes::analyse(module, function, body, &lower.uses)?;
     let mut body = lower.nodes(e, body)?;
     // A void function's final `return;` is implied.
     if result.is_none() && body.last() == Some(&Stmt::Return(None)) {
@@ -109,55 +110,6 @@ impl Step {
             Step::Dynamic(_) => base,
         }
     }
-}
-
-#[derive(Clone, Copy, Default)]
-pub(super) struct Use {
-    pub(super) count: u32,
-    pub(super) block: usize,
-}
-
-fn use_counts(module: &Module, function: &Function) -> IdMap<Id, Use> {
-    let mut uses: IdMap<Id, Use> = id_hash::id_map(function.insts.len());
-    for (b, block) in function.blocks.iter().enumerate() {
-        for index in block.all_insts() {
-            let inst = &function.insts[index];
-            if inst.op == Op::Phi {
-                for (value, parent) in inst.phi_incoming() {
-                    // Used by the phi copy at the end of the predecessor.
-                    let entry = uses.entry(value).or_default();
-                    entry.count += 1;
-                    if let Def::Label { block, .. } = module.def(parent) {
-                        entry.block = *block;
-                    }
-                }
-                continue;
-            }
-            for id in inst.id_operands() {
-                let entry = uses.entry(id).or_default();
-                entry.count += 1;
-                entry.block = b;
-            }
-        }
-    }
-    // A pointer is re-derived at each use, and with it the indices and bases it is made of: a
-    // pointer used n times uses them n times. Definitions precede uses in the arena, so a
-    // backward sweep sees a pointer's own total before passing it on.
-    for inst in function.insts.iter().rev() {
-        let (Some(result), Some(ty)) = (inst.result, inst.ty) else { continue };
-        if !matches!(module.ty(ty), Ok(Type::Pointer { .. })) {
-            continue;
-        }
-        let extra = uses.get(&result).map_or(0, |u| u.count.saturating_sub(1));
-        if extra > 0 {
-            for id in inst.id_operands() {
-                if let Some(entry) = uses.get_mut(&id) {
-                    entry.count += extra;
-                }
-            }
-        }
-    }
-    uses
 }
 
 /// Deeper expressions are bound to a `let` rather than inlined further: a long chain of
@@ -519,8 +471,8 @@ impl<'m> Lower<'m> {
     pub(super) fn define(&mut self, e: &Emitter, inst: &Inst, expr: Expr, reads_memory: bool) -> Result<(), Error> {
         let id = self.result(inst)?;
         let reads_memory = reads_memory || self.consumed_memory;
-        let usage = self.uses.get(&id).copied().unwrap_or_default();
-        if usage.count == 0 {
+        let (count, block) = self.uses.get(&id).map_or((0, 0), |u| (u.count, u.block));
+        if count == 0 {
             return Ok(());
         }
         let trivial = matches!(expr, Expr::Ident(_) | Expr::Literal(_));
@@ -528,7 +480,7 @@ impl<'m> Lower<'m> {
             self.bind(e, id, expr);
         } else if trivial && !reads_memory {
             self.values.insert(id, Value::Named(expr));
-        } else if usage.count == 1 && usage.block == self.block && !expr.deeper_than(MAX_INLINE_DEPTH) {
+        } else if count == 1 && block == self.block && !expr.deeper_than(MAX_INLINE_DEPTH) {
             self.values.insert(id, Value::Pending { expr, reads_memory });
             self.pending.push(id);
         } else {

@@ -13,6 +13,7 @@ mod scopes;
 mod spec;
 mod subgroup;
 pub mod uniformity;
+mod uses;
 pub mod names;
 pub mod print;
 pub mod validate;

@@ -22,6 +22,7 @@ use spirv::Op;
 
 use crate::error::Error;
 use crate::spirv::structured::Node;
+use super::uses::Use;
 use crate::spirv::{Def, Function, Id, Module, Type};
 
 #[derive(Default)]
@@ -133,17 +134,16 @@ impl Walk {
     }
 }
 
-pub(super) fn analyse(module: &Module, function: &Function, body: &[Node]) -> Result<Scopes, Error> {
+pub(super) fn analyse(module: &Module, function: &Function, body: &[Node], uses: &IdMap<Id, Use>) -> Result<Scopes, Error> {
     let mut walk = Walk::default();
     walk.scope(body, None, None);
-    let uses = use_blocks(module, function)?;
     let mut scopes = Scopes::default();
     for (b, block) in function.blocks.iter().enumerate() {
         let Some(def_scopes) = walk.placed.get(&b) else { continue };
         for &index in &block.insts {
             let inst = &function.insts[index];
             let (Some(id), Some(ty)) = (inst.result, inst.ty) else { continue };
-            let used_in = uses.get(&id).map(UseBlocks::as_slice).unwrap_or_default();
+            let used_in = uses.get(&id).map(|u| u.blocks.as_slice()).unwrap_or_default();
             if inst.op == Op::Phi {
                 let direct = !walk.loop_headers.contains(&b);
                 let parents = inst.phi_incoming().filter_map(|(_, parent)| match module.def(parent) {
@@ -177,92 +177,4 @@ pub(super) fn analyse(module: &Module, function: &Function, body: &[Node]) -> Re
         }
     }
     Ok(scopes)
-}
-
-/// The blocks a value is used in: nearly always one, which takes no allocation.
-#[derive(Clone)]
-enum UseBlocks {
-    One(usize),
-    Many(Vec<usize>),
-}
-
-impl UseBlocks {
-    fn as_slice(&self) -> &[usize] {
-        match self {
-            UseBlocks::One(block) => std::slice::from_ref(block),
-            UseBlocks::Many(blocks) => blocks,
-        }
-    }
-
-    /// Adds `blocks`, keeping the list sorted and without repeats.
-    fn merge(&mut self, blocks: &[usize]) {
-        let mut all = self.as_slice().to_vec();
-        all.extend(blocks);
-        all.sort_unstable();
-        all.dedup();
-        *self = UseBlocks::Many(all);
-    }
-}
-
-/// The blocks each value is used in. A phi operand counts as used at the end of its predecessor;
-/// a use of a pointer counts as a use of the indices and base it is derived from.
-fn use_blocks(module: &Module, function: &Function) -> Result<IdMap<Id, UseBlocks>, Error> {
-    let mut uses: IdMap<Id, UseBlocks> = crate::id_hash::id_map(function.insts.len());
-    let mut record = |id: Id, block: usize| match uses.get_mut(&id) {
-        None => {
-            uses.insert(id, UseBlocks::One(block));
-        }
-        Some(UseBlocks::One(last)) if *last == block => {}
-        Some(UseBlocks::One(last)) => {
-            let last = *last;
-            uses.insert(id, UseBlocks::Many(vec![last, block]));
-        }
-        Some(UseBlocks::Many(blocks)) => {
-            if blocks.last() != Some(&block) {
-                blocks.push(block);
-            }
-        }
-    };
-    let mut derived = Vec::new();
-    for (b, block) in function.blocks.iter().enumerate() {
-        for index in block.all_insts() {
-            let inst = &function.insts[index];
-            if inst.op == Op::Phi {
-                for (value, parent) in inst.phi_incoming() {
-                    if let Def::Label { block, .. } = module.def(parent) {
-                        record(value, *block);
-                    }
-                }
-                continue;
-            }
-            for id in inst.id_operands() {
-                record(id, b);
-            }
-            if let (Some(result), Some(ty)) = (inst.result, inst.ty)
-                && matches!(module.ty(ty)?, Type::Pointer { .. })
-            {
-                derived.push((result, index));
-            }
-        }
-    }
-    // Definitions precede their uses in the arena, so a backward sweep meets every pointer after
-    // all those derived from it: its blocks are complete when it passes them on. Each list is
-    // sorted once, so a base shared by many access chains costs no more than the chains.
-    let mut inherited: IdMap<Id, Vec<usize>> = IdMap::default();
-    let merge = |uses: &mut IdMap<Id, UseBlocks>, id: Id, more: Vec<usize>| {
-        uses.entry(id).or_insert_with(|| UseBlocks::Many(Vec::new())).merge(&more);
-    };
-    for &(pointer, index) in derived.iter().rev() {
-        if let Some(more) = inherited.remove(&pointer) {
-            merge(&mut uses, pointer, more);
-        }
-        let Some(blocks) = uses.get(&pointer) else { continue };
-        for id in function.insts[index].id_operands() {
-            inherited.entry(id).or_default().extend(blocks.as_slice());
-        }
-    }
-    for (id, more) in inherited {
-        merge(&mut uses, id, more);
-    }
-    Ok(uses)
 }
