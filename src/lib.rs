@@ -130,8 +130,8 @@ pub struct Translation {
 /// input is at fault ([`Error::exit_code`] 1: malformed, invalid, or beyond what WGSL can express)
 /// or we are ([`Error::Internal`], exit code 3: for example WGSL that naga rejects).
 pub fn translate(input: &[u8], options: &Options) -> Result<Translation, Error> {
-    let words = read_words(input)?;
-    let mut module = spirv::load::load(&words)?;
+    // The words go as soon as they are loaded: the module says all they say.
+    let mut module = spirv::load::load(&read_words(input)?)?;
     // The pass order: each pass states what holds before and after it at the top of its file.
     passes::entry_points::run(&mut module, options)?;
     passes::spec_constants::run(&mut module, options)?;
@@ -168,11 +168,14 @@ pub fn translate(input: &[u8], options: &Options) -> Result<Translation, Error> 
                 .into(),
         );
     }
+    // Done with the module: validation takes memory of its own.
+    let warnings = std::mem::take(&mut module.warnings);
+    drop(module);
     let text = wgsl::print::print(&ast);
     if options.validate {
-        wgsl::validate::validate(&text)?;
+        wgsl::validate::validate_module(&ast, &text)?;
     }
-    Ok(Translation { wgsl: text, warnings: module.warnings, bindings })
+    Ok(Translation { wgsl: text, warnings, bindings })
 }
 
 /// Whether the input is SPIR-V assembly text rather than a binary module.

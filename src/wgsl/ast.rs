@@ -1,11 +1,11 @@
 //! The WGSL syntax tree the emitter builds and the printer writes out. Names and types are
 //! already final strings here: every decision is made before printing.
 
-/// A WGSL type, spelled out (`vec4<f32>`, `array<u32, 4>`, a struct name).
 /// An identifier or a type's spelling: shared, so naming a value or a type at each use copies no
 /// text.
 pub type Name = std::rc::Rc<str>;
 
+/// A WGSL type, spelled out (`vec4<f32>`, `array<u32, 4>`, a struct name).
 pub type Type = Name;
 
 #[derive(Debug, Default)]
@@ -19,7 +19,19 @@ pub struct Module {
     /// Each function already printed, as soon as it was lowered (and analysed for uniformity):
     /// only one function's tree is alive at a time, where the whole module's would take about
     /// ten times the input's size.
-    pub functions: Vec<String>,
+    pub functions: Vec<PrintedFunction>,
+}
+
+/// A function of the module, printed.
+#[derive(Debug)]
+pub struct PrintedFunction {
+    pub name: Name,
+    pub text: String,
+    /// Its signature with a body that only returns a zero value, which stands in for it where the
+    /// module is validated in parts (`validate.rs`); `None` for an entry point, which nothing calls.
+    pub stub: Option<String>,
+    /// The module's functions it calls.
+    pub calls: Vec<Name>,
 }
 
 #[derive(Debug)]
@@ -209,6 +221,23 @@ impl Expr {
         }
     }
 
+    /// Calls `f` with the name of every call in this expression: functions, builtins and
+    /// constructors.
+    pub fn for_each_call<'a>(&'a self, f: &mut impl FnMut(&'a str)) {
+        match self {
+            Expr::Ident(_) | Expr::Literal(_) => {}
+            Expr::Unary(_, operand) | Expr::Member(operand, _) => operand.for_each_call(f),
+            Expr::Binary(_, a, b) | Expr::Index(a, b) => {
+                a.for_each_call(f);
+                b.for_each_call(f);
+            }
+            Expr::Call(name, args) => {
+                f(name);
+                args.iter().for_each(|arg| arg.for_each_call(f));
+            }
+        }
+    }
+
     /// Whether the identifier `name` occurs in this expression.
     pub fn mentions(&self, name: &str) -> bool {
         match self {
@@ -234,30 +263,41 @@ impl Stmt {
             }
     }
 
-    /// Calls `f` with every identifier this statement and those nested in it read or write.
-    pub fn for_each_ident(&self, f: &mut impl FnMut(&str)) {
+    /// Calls `f` with each expression of this statement and of those nested in it (the
+    /// outermost ones: their parts are theirs to walk).
+    pub fn for_each_expr<'a>(&'a self, f: &mut impl FnMut(&'a Expr)) {
         match self {
-            Stmt::Let { value, .. } | Stmt::Call(value) | Stmt::Return(Some(value)) => value.for_each_ident(f),
-            Stmt::Var { value, .. } => value.iter().for_each(|v| v.for_each_ident(f)),
+            Stmt::Let { value, .. } | Stmt::Call(value) | Stmt::Return(Some(value)) => f(value),
+            Stmt::Var { value, .. } => value.iter().for_each(f),
             Stmt::Assign { target, value } => {
-                target.for_each_ident(f);
-                value.for_each_ident(f);
+                f(target);
+                f(value);
             }
             Stmt::If { condition, accept, reject } => {
-                condition.for_each_ident(f);
-                accept.iter().chain(reject).for_each(|s| s.for_each_ident(f));
+                f(condition);
+                accept.iter().chain(reject).for_each(|s| s.for_each_expr(f));
             }
             Stmt::Loop { body, continuing, break_if } => {
-                body.iter().chain(continuing).for_each(|s| s.for_each_ident(f));
-                break_if.iter().for_each(|c| c.for_each_ident(f));
+                body.iter().chain(continuing).for_each(|s| s.for_each_expr(f));
+                break_if.iter().for_each(f);
             }
             Stmt::Switch { selector, cases } => {
-                selector.for_each_ident(f);
-                cases.iter().flat_map(|c| &c.body).for_each(|s| s.for_each_ident(f));
+                f(selector);
+                cases.iter().flat_map(|c| &c.body).for_each(|s| s.for_each_expr(f));
             }
-            Stmt::Noted { stmt, .. } => stmt.for_each_ident(f),
+            Stmt::Noted { stmt, .. } => stmt.for_each_expr(f),
             Stmt::Break | Stmt::Continue | Stmt::Return(None) | Stmt::Discard => {}
         }
+    }
+
+    /// Calls `f` with every identifier this statement and those nested in it read or write.
+    pub fn for_each_ident(&self, f: &mut impl FnMut(&str)) {
+        self.for_each_expr(&mut |expr| expr.for_each_ident(f));
+    }
+
+    /// Calls `f` with the name of every call in this statement and those nested in it.
+    pub fn for_each_call<'a>(&'a self, f: &mut impl FnMut(&'a str)) {
+        self.for_each_expr(&mut |expr| expr.for_each_call(f));
     }
 }
 

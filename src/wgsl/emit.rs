@@ -1,7 +1,7 @@
 //! Lowering the structured module to the WGSL syntax tree: module scope (types, structs with their
 //! explicit layout, globals, entry-point wrappers). Function bodies are in `function.rs`.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeSet, HashMap, HashSet};
 
 use spirv::{ExecutionModel, StorageClass};
 
@@ -145,7 +145,21 @@ impl<'m> Emitter<'m> {
         self.globals_analysed = self.out.globals.len();
         self.uniformity.declare_function(&function.name);
         self.uniformity.function(&function);
-        self.out.functions.push(print::function(&function));
+        let mut calls = HashSet::new();
+        for stmt in &function.body {
+            stmt.for_each_call(&mut |name| {
+                if self.uniformity.is_function(name) {
+                    calls.insert(name);
+                }
+            });
+        }
+        let is_entry_point = function.attributes.iter().any(|a| matches!(a, Attribute::Stage(_)));
+        self.out.functions.push(ast::PrintedFunction {
+            name: function.name.as_str().into(),
+            text: print::function(&function),
+            stub: (!is_entry_point).then(|| print::stub(&function)),
+            calls: calls.into_iter().map(Into::into).collect(),
+        });
     }
 
     fn unsupported(&self, id: Id, message: String) -> Error {

@@ -7,17 +7,44 @@ use super::ast::*;
 
 /// Renders a whole module.
 pub fn print(module: &Module) -> String {
+    let header = header(module);
     // The functions, printed already, are nearly all of it: room for them is reserved at once.
-    let functions: usize = module.functions.iter().map(|f| f.len() + 1).sum();
-    let mut printer = Printer { out: String::with_capacity(functions + 4096), indent: 0 };
-    printer.module(module);
+    let functions: usize = module.functions.iter().map(|f| f.text.len() + 1).sum();
+    let mut out = String::with_capacity(header.len() + functions);
+    out.push_str(&header);
+    for f in &module.functions {
+        if !out.is_empty() {
+            out.push('\n');
+        }
+        out.push_str(&f.text);
+    }
+    out
+}
+
+/// Renders what comes before the functions: directives, structs, globals.
+pub fn header(module: &Module) -> String {
+    let mut printer = Printer { out: String::new(), indent: 0 };
+    printer.header(module);
     printer.out
 }
 
 /// Renders one function.
 pub fn function(f: &Function) -> String {
     let mut printer = Printer { out: String::new(), indent: 0 };
-    printer.function(f);
+    printer.signature(f);
+    printer.block(&f.body);
+    printer.line("}");
+    printer.out
+}
+
+/// Renders a function's signature with a body that returns the zero value of its result type.
+pub fn stub(f: &Function) -> String {
+    let mut printer = Printer { out: String::new(), indent: 0 };
+    printer.signature(f);
+    if let Some((_, ty)) = &f.result {
+        printer.line(&format!("    return {ty}();"));
+    }
+    printer.line("}");
     printer.out
 }
 
@@ -169,7 +196,7 @@ impl Printer {
         self.out.push('\n');
     }
 
-    fn module(&mut self, module: &Module) {
+    fn header(&mut self, module: &Module) {
         let mut sections = 0;
         let mut separate = |printer: &mut Printer| {
             if sections > 0 {
@@ -200,10 +227,6 @@ impl Printer {
                 self.global(g);
             }
         }
-        for f in &module.functions {
-            separate(self);
-            self.out.push_str(f);
-        }
     }
 
     fn global(&mut self, g: &Global) {
@@ -224,7 +247,8 @@ impl Printer {
         self.line(&text);
     }
 
-    fn function(&mut self, f: &Function) {
+    /// Attributes and `fn name(params) -> result {`.
+    fn signature(&mut self, f: &Function) {
         for attr in &f.attributes {
             self.line(&attribute(attr));
         }
@@ -244,8 +268,6 @@ impl Printer {
             }
             self.line(&format!("){result} {{"));
         }
-        self.block(&f.body);
-        self.line("}");
     }
 
     fn block(&mut self, stmts: &[Stmt]) {

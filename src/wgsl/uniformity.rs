@@ -76,6 +76,11 @@ impl Analysis {
         }
     }
 
+    /// Whether `name` is one of the module's functions.
+    pub fn is_function(&self, name: &str) -> bool {
+        self.functions.contains(name)
+    }
+
     /// Declares one of the module's functions, before any function calling it is added.
     pub fn declare_function(&mut self, name: &str) {
         self.functions.insert(name.to_string());
@@ -86,7 +91,11 @@ impl Analysis {
         let relevant = |name: &str| is_uniformity_builtin(name) || self.functions.contains(name);
         let mut calls = HashSet::new();
         for stmt in &function.body {
-            stmt_calls(stmt, &relevant, &mut calls);
+            stmt.for_each_call(&mut |name| {
+                if relevant(name) {
+                    calls.insert(name);
+                }
+            });
         }
         if calls.is_empty() {
             return;
@@ -177,54 +186,21 @@ fn declared_vars<'a>(stmts: &'a [Stmt], vars: &mut HashSet<&'a str>) {
     }
 }
 
-/// Adds to `found` the calls `relevant` accepts in `stmt` and the statements inside it.
-fn stmt_calls<'a>(stmt: &'a Stmt, relevant: &dyn Fn(&str) -> bool, found: &mut HashSet<&'a str>) {
-    for expr in stmt_exprs(stmt) {
-        expr_calls(expr, relevant, found);
-    }
-    let nested: Box<dyn Iterator<Item = &Stmt>> = match stmt {
-        Stmt::If { accept, reject, .. } => Box::new(accept.iter().chain(reject)),
-        Stmt::Loop { body, continuing, .. } => Box::new(body.iter().chain(continuing)),
-        Stmt::Switch { cases, .. } => Box::new(cases.iter().flat_map(|c| &c.body)),
-        Stmt::Noted { stmt, .. } => Box::new(std::iter::once(&**stmt)),
-        _ => return,
-    };
-    for stmt in nested {
-        stmt_calls(stmt, relevant, found);
-    }
-}
-
 /// The expressions of a statement itself, not of the statements nested in it.
-fn stmt_exprs(stmt: &Stmt) -> Vec<&Expr> {
-    match stmt {
-        Stmt::Let { value, .. } => vec![value],
-        Stmt::Var { value, .. } => value.iter().collect(),
-        Stmt::Assign { target, value } => vec![target, value],
-        Stmt::Call(call) => vec![call],
-        Stmt::Return(value) => value.iter().collect(),
-        Stmt::If { condition, .. } => vec![condition],
-        Stmt::Loop { break_if, .. } => break_if.iter().collect(),
-        Stmt::Switch { selector, .. } => vec![selector],
-        Stmt::Break | Stmt::Continue | Stmt::Discard => vec![],
-        Stmt::Noted { stmt, .. } => stmt_exprs(stmt),
+fn stmt_exprs(mut stmt: &Stmt) -> impl Iterator<Item = &Expr> {
+    while let Stmt::Noted { stmt: inner, .. } = stmt {
+        stmt = inner;
     }
-}
-
-fn expr_calls<'a>(expr: &'a Expr, relevant: &dyn Fn(&str) -> bool, found: &mut HashSet<&'a str>) {
-    match expr {
-        Expr::Call(name, args) => {
-            if relevant(name) {
-                found.insert(name);
-            }
-            args.iter().for_each(|a| expr_calls(a, relevant, found));
-        }
-        Expr::Unary(_, a) | Expr::Member(a, _) => expr_calls(a, relevant, found),
-        Expr::Binary(_, a, b) | Expr::Index(a, b) => {
-            expr_calls(a, relevant, found);
-            expr_calls(b, relevant, found);
-        }
-        Expr::Ident(_) | Expr::Literal(_) => {}
-    }
+    let (first, second) = match stmt {
+        Stmt::Let { value, .. } | Stmt::Call(value) => (Some(value), None),
+        Stmt::Var { value, .. } | Stmt::Return(value) => (value.as_ref(), None),
+        Stmt::Assign { target, value } => (Some(target), Some(value)),
+        Stmt::If { condition, .. } => (Some(condition), None),
+        Stmt::Loop { break_if, .. } => (break_if.as_ref(), None),
+        Stmt::Switch { selector, .. } => (Some(selector), None),
+        Stmt::Break | Stmt::Continue | Stmt::Discard | Stmt::Noted { .. } => (None, None),
+    };
+    first.into_iter().chain(second)
 }
 
 /// The variable an assignment target or `&` operand names: `v`, `v.x`, `v[i]`, `*v`.
@@ -294,7 +270,12 @@ impl<'a> Scope<'a> {
     /// Notes the calls that matter in `expr`, made in non-uniform control flow.
     fn note_calls(&mut self, expr: &'a Expr) {
         let functions = self.functions;
-        expr_calls(expr, &|name| is_uniformity_builtin(name) || functions.contains(name), &mut self.nonuniform_calls);
+        let found = &mut self.nonuniform_calls;
+        expr.for_each_call(&mut |name| {
+            if is_uniformity_builtin(name) || functions.contains(name) {
+                found.insert(name);
+            }
+        });
     }
 
     /// Notes the statement's own expressions: calls in non-uniform flow, addresses taken.

@@ -1,7 +1,81 @@
 //! Validation of the WGSL we produce, in-process with naga, before anything is written.
 //! A failure here is our bug, so it is reported as an internal error with the WGSL around it.
+//!
+//! naga holds about 25 bytes for each byte of WGSL it validates, so a large module is validated
+//! in parts: each part is the module's declarations, a run of its functions, and for each
+//! function they call from another part, a stub (its signature and a body returning a zero
+//! value). Every function is checked against every declaration and every signature it uses;
+//! what a part cannot see is what a callee in another part does: naga's checks that a function
+//! needing uniform control flow or a given shader stage is called accordingly. Our own
+//! uniformity analysis (`uniformity.rs`) covers the first.
 
+use std::collections::{HashMap, HashSet};
+
+use super::ast::{Module, PrintedFunction};
+use super::print;
 use crate::error::Error;
+
+/// WGSL up to this size is validated whole.
+const WHOLE: usize = 1 << 20;
+
+/// The functions' share of a part, at least: a part also repeats the declarations, so parts
+/// grow with them to keep the repeats within the size of the functions.
+const PART: usize = 256 << 10;
+
+/// Validates `module`, printed as `text`: whole if it is small, else in parts.
+pub fn validate_module(module: &Module, text: &str) -> Result<(), Error> {
+    validate_sized(module, text, WHOLE, PART)
+}
+
+fn validate_sized(module: &Module, text: &str, whole: usize, part: usize) -> Result<(), Error> {
+    if text.len() <= whole {
+        return validate(text);
+    }
+    let header = print::header(module);
+    let budget = part.max(header.len());
+    let by_name: HashMap<&str, &PrintedFunction> = module.functions.iter().map(|f| (&*f.name, f)).collect();
+    let mut functions = module.functions.as_slice();
+    while !functions.is_empty() {
+        let mut size = 0;
+        let count = functions
+            .iter()
+            .take_while(|f| {
+                let fits = size == 0 || size + f.text.len() <= budget;
+                size += f.text.len();
+                fits
+            })
+            .count();
+        let (part, rest) = functions.split_at(count);
+        validate(&part_text(&header, part, &by_name))?;
+        functions = rest;
+    }
+    Ok(())
+}
+
+/// The declarations, stubs for the functions `part` calls from elsewhere, and `part`.
+fn part_text(header: &str, part: &[PrintedFunction], by_name: &HashMap<&str, &PrintedFunction>) -> String {
+    let inside: HashSet<&str> = part.iter().map(|f| &*f.name).collect();
+    let mut stubbed = HashSet::new();
+    let mut text = header.to_string();
+    let mut add = |piece: &str| {
+        if !text.is_empty() {
+            text.push('\n');
+        }
+        text.push_str(piece);
+    };
+    for callee in part.iter().flat_map(|f| &f.calls) {
+        if !inside.contains(&**callee)
+            && stubbed.insert(&**callee)
+            && let Some(stub) = by_name.get(&**callee).and_then(|f| f.stub.as_deref())
+        {
+            add(stub);
+        }
+    }
+    for f in part {
+        add(&f.text);
+    }
+    text
+}
 
 /// Parses and validates `wgsl` as WebGPU would accept it.
 pub fn validate(wgsl: &str) -> Result<(), Error> {
@@ -36,6 +110,69 @@ fn failure(wgsl: &str, report: String) -> Error {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn function(name: &str, text: &str, stub: Option<&str>, calls: &[&str]) -> PrintedFunction {
+        PrintedFunction {
+            name: name.into(),
+            text: text.into(),
+            stub: stub.map(str::to_string),
+            calls: calls.iter().map(|&c| c.into()).collect(),
+        }
+    }
+
+    /// A storage buffer, a helper returning a struct, one calling it, and an entry point calling
+    /// the second; `entry_body` is the entry point's body.
+    fn three_functions(entry_body: &str) -> Module {
+        let mut module = Module::default();
+        module.structs.push(crate::wgsl::ast::Struct {
+            name: "Pair".into(),
+            members: ["a", "b"]
+                .map(|m| crate::wgsl::ast::Member { attributes: vec![], name: m.into(), ty: "u32".into() })
+                .into(),
+        });
+        module.globals.push(crate::wgsl::ast::Global {
+            attributes: vec![crate::wgsl::ast::Attribute::Group(0), crate::wgsl::ast::Attribute::Binding(0)],
+            kind: crate::wgsl::ast::GlobalKind::Var { space: "storage, read_write".into() },
+            name: "out".into(),
+            ty: Some("array<u32>".into()),
+            init: None,
+        });
+        module.functions = vec![
+            function(
+                "pair",
+                "fn pair(x: u32) -> Pair {\n    return Pair(x, x + 1u);\n}\n",
+                Some("fn pair(x: u32) -> Pair {\n    return Pair();\n}\n"),
+                &[],
+            ),
+            function(
+                "sum",
+                "fn sum(x: u32) -> u32 {\n    let p = pair(x);\n    return p.a + p.b;\n}\n",
+                Some("fn sum(x: u32) -> u32 {\n    return u32();\n}\n"),
+                &["pair"],
+            ),
+            function("main", &format!("@compute @workgroup_size(1)\nfn main() {{\n{entry_body}}}\n"), None, &["sum"]),
+        ];
+        module
+    }
+
+    #[test]
+    fn a_module_in_parts_sees_the_signatures_of_functions_in_other_parts() {
+        let module = three_functions("    out[0] = sum(2u);\n");
+        let text = print::print(&module);
+        assert!(validate(&text).is_ok());
+        // Every function in a part of its own: each call crosses parts.
+        assert!(validate_sized(&module, &text, 0, 1).is_ok());
+    }
+
+    #[test]
+    fn a_module_in_parts_still_finds_an_error_in_any_part() {
+        // `sum` takes a u32, and is called across parts with an f32.
+        let module = three_functions("    out[0] = sum(2.0f);\n");
+        let text = print::print(&module);
+        assert!(validate(&text).is_err());
+        let error = validate_sized(&module, &text, 0, 1).expect_err("the call's argument is wrong");
+        assert!(error.to_string().contains("does not validate"), "{error}");
+    }
 
     #[test]
     fn subgroup_builtins_validate_with_their_enable_directive() {
