@@ -77,6 +77,9 @@ pub fn run(module: &mut Module, options: &Options) -> Result<(), Error> {
 
 /// Push-constant blocks used by the entry points become uniform buffers to bind.
 fn push_constants_to_uniforms(module: &mut Module) {
+    if !module.globals.iter().any(|g| g.class == StorageClass::PushConstant) {
+        return;
+    }
     let used = module.globals_used_in(&module.entry_functions());
     for (g, used) in used.into_iter().enumerate() {
         if module.globals[g].class != StorageClass::PushConstant || !used {
