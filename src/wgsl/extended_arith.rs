@@ -7,7 +7,7 @@
 
 use spirv::Op;
 
-use super::ast::{BinaryOp, Expr, Literal, Name, Stmt};
+use super::ast::{BinaryOp, Expr, Literal, Stmt};
 use super::emit::Emitter;
 use super::function::Lower;
 use crate::error::Error;
@@ -86,7 +86,7 @@ impl Lower<'_> {
 
     /// `let <base>_<what> = value;`, returning the name.
     fn temp(&mut self, e: &Emitter, words: &Words, what: &str, value: Expr) -> Expr {
-        let name: Name = self.namer.fresh(&format!("{}_{what}", words.base), Some(&e.namer)).into();
+        let name = self.namer.fresh_name(&format!("{}_{what}", words.base), Some(&e.namer));
         self.stmts.push(Stmt::Let { name: name.clone(), ty: None, value });
         Expr::ident(name)
     }

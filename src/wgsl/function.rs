@@ -172,7 +172,7 @@ impl<'m> Lower<'m> {
                 name
             } else {
                 let base = self.module.name(phi).map(str::to_string).unwrap_or_else(|| format!("x_{phi}"));
-                self.namer.fresh(&format!("{base}_phi"), Some(&e.namer)).into()
+                self.namer.fresh_name(&format!("{base}_phi"), Some(&e.namer))
             };
             self.stmts.push(Stmt::Var { name: name.clone(), ty, value: None });
             self.phi_vars.insert(phi, name);
@@ -289,7 +289,7 @@ impl<'m> Lower<'m> {
                 }
             }
             Node::DeclareGuard(guard) => {
-                let name: Name = self.namer.fresh("break_outer", Some(&e.namer)).into();
+                let name = self.namer.fresh_name("break_outer", Some(&e.namer));
                 let value = Some(Expr::Literal(Literal::Bool(false)));
                 self.stmts.push(Stmt::Var { name: name.clone(), ty: "bool".into(), value });
                 self.guard_names.insert(*guard, name);
@@ -448,8 +448,10 @@ impl<'m> Lower<'m> {
 
     /// A fresh local name for `id`: its OpName, or `x_<id>`.
     pub(super) fn local_name(&mut self, e: &Emitter, id: Id) -> Name {
-        let base = self.module.name(id).map(str::to_string).unwrap_or_else(|| format!("x_{id}"));
-        self.namer.fresh(&base, Some(&e.namer)).into()
+        match self.module.name(id) {
+            Some(name) => self.namer.fresh_name(name, Some(&e.namer)),
+            None => self.namer.fresh_name(&format!("x_{id}"), Some(&e.namer)),
+        }
     }
 
     /// `let name = expr;` for `id`, or an assignment to its `var` if it is hoisted.

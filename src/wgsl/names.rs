@@ -5,6 +5,8 @@ use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 use std::sync::OnceLock;
 
+use super::ast::Name;
+
 /// WGSL keywords, reserved words, and predeclared names we call (types, builtin functions):
 /// a declaration with one of these names would be an error or would shadow what we call.
 const RESERVED: &[&str] = &[
@@ -100,7 +102,7 @@ pub fn sanitize(name: &str) -> Cow<'_, str> {
 /// Hands out unique identifiers within a scope.
 #[derive(Debug, Default, Clone)]
 pub struct Namer {
-    used: HashSet<String>,
+    used: HashSet<Name>,
     /// For each base that collided, the counter its last fresh name took: names are never given
     /// back, so every smaller one is still taken, and the search resumes there. Without this,
     /// many values of one OpName would cost quadratic time.
@@ -110,8 +112,14 @@ pub struct Namer {
 impl Namer {
     /// A unique identifier based on `base` (any text), also unique against `outer` if given.
     pub fn fresh(&mut self, base: &str, outer: Option<&Namer>) -> String {
+        self.fresh_name(base, outer).to_string()
+    }
+
+    /// [`Namer::fresh`], as a shared name: the one copy of its text is shared with the record
+    /// of names taken.
+    pub fn fresh_name(&mut self, base: &str, outer: Option<&Namer>) -> Name {
         let base = sanitize(base);
-        let taken = |name: &str, used: &HashSet<String>| {
+        let taken = |name: &str, used: &HashSet<Name>| {
             used.contains(name) || outer.is_some_and(|o| o.used.contains(name))
         };
         let name = if taken(&base, &self.used) {
@@ -124,9 +132,9 @@ impl Namer {
                 name = numbered(counter);
             }
             self.counters.insert(base.into_owned(), counter);
-            name
+            Name::from(name)
         } else {
-            base.into_owned()
+            Name::from(base.as_ref())
         };
         self.used.insert(name.clone());
         name
