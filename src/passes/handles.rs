@@ -31,10 +31,6 @@ use crate::spirv::{
 };
 
 pub fn run(module: &mut Module, _options: &Options) -> Result<(), Error> {
-    // Without a texture or sampler type there is nothing to type, split or check.
-    if !module.declarations.iter().any(|&id| module.is_handle(id)) {
-        return Ok(());
-    }
     let functions = module.entry_functions();
     let used = module.globals_used_in(&functions);
     check_variables(module, &functions, &used)?;
