@@ -20,7 +20,7 @@ const WHOLE: usize = 1 << 20;
 
 /// The functions' share of a part, at least: a part also repeats the declarations, so parts
 /// grow with them to keep the repeats within the size of the functions.
-const PART: usize = 256 << 10;
+const PART: usize = 128 << 10;
 
 /// Validates `module`, printed as `text`: whole if it is small, else in parts.
 pub fn validate_module(module: &Module, text: &str) -> Result<(), Error> {
