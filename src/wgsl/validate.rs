@@ -7,16 +7,23 @@
 //! value). Every function is checked against every declaration and every signature it uses;
 //! what a part cannot see is what a callee in another part does: naga's checks that a function
 //! needing uniform control flow or a given shader stage is called accordingly. Our own
-//! uniformity analysis (`uniformity.rs`) covers the first.
+//! uniformity analysis (`uniformity.rs`) covers the first. The parts are validated in parallel.
 
 use std::collections::{HashMap, HashSet};
+use std::num::NonZeroUsize;
+use std::ops::Range;
 
-use super::ast::{Module, PrintedFunction};
+use super::ast::Module;
 use super::print;
+use crate::batch;
 use crate::error::Error;
 
 /// WGSL up to this size is validated whole.
 const WHOLE: usize = 1 << 20;
+
+/// WGSL beyond this size has its parts validated in parallel; below it, the memory each thread
+/// takes (its own allocator arena) would weigh more than the time saved.
+const PARALLEL: usize = 4 << 20;
 
 /// The functions' share of a part, at least: a part also repeats the declarations, so parts
 /// grow with them to keep the repeats within the size of the functions.
@@ -24,37 +31,66 @@ const PART: usize = 128 << 10;
 
 /// Validates `module`, printed as `text`: whole if it is small, else in parts.
 pub fn validate_module(module: &Module, text: &str) -> Result<(), Error> {
-    validate_sized(module, text, WHOLE, PART)
+    validate_sized(module, text, WHOLE, PART, PARALLEL)
 }
 
-fn validate_sized(module: &Module, text: &str, whole: usize, part: usize) -> Result<(), Error> {
+fn validate_sized(module: &Module, text: &str, whole: usize, part: usize, parallel: usize) -> Result<(), Error> {
     if text.len() <= whole {
         return validate(text);
     }
     let header = print::header(module);
     let budget = part.max(header.len());
-    let by_name: HashMap<&str, &PrintedFunction> = module.functions.iter().map(|f| (&*f.name, f)).collect();
-    let mut functions = module.functions.as_slice();
-    while !functions.is_empty() {
+    // A plain view of the functions, which the threads validating parts can share.
+    let pieces: Vec<Piece> = module
+        .functions
+        .iter()
+        .map(|f| Piece {
+            name: &f.name,
+            text: &f.text,
+            stub: f.stub.as_deref(),
+            calls: f.calls.iter().map(|c| &**c).collect(),
+        })
+        .collect();
+    let by_name: HashMap<&str, &Piece> = pieces.iter().map(|p| (p.name, p)).collect();
+    let mut parts = Vec::new();
+    let mut start = 0;
+    while start < pieces.len() {
         let mut size = 0;
-        let count = functions
+        let count = pieces[start..]
             .iter()
-            .take_while(|f| {
-                let fits = size == 0 || size + f.text.len() <= budget;
-                size += f.text.len();
+            .take_while(|p| {
+                let fits = size == 0 || size + p.text.len() <= budget;
+                size += p.text.len();
                 fits
             })
             .count();
-        let (part, rest) = functions.split_at(count);
-        validate(&part_text(&header, part, &by_name))?;
-        functions = rest;
+        parts.push(start..start + count);
+        start += count;
     }
-    Ok(())
+    // The parts are independent: in a large module they are validated on every core. Each is
+    // written out only when its turn comes, and the first failing part (in order) is reported.
+    let mut first_error = None;
+    let check = |range: &Range<usize>| validate(&part_text(&header, &pieces[range.clone()], &by_name));
+    let jobs = if text.len() > parallel { batch::default_jobs() } else { NonZeroUsize::MIN };
+    batch::run_in_order(&parts, jobs, check, |_, result| {
+        if let Err(error) = result {
+            first_error.get_or_insert(error);
+        }
+    });
+    first_error.map_or(Ok(()), Err)
+}
+
+/// What validation in parts needs of a printed function.
+struct Piece<'a> {
+    name: &'a str,
+    text: &'a str,
+    stub: Option<&'a str>,
+    calls: Vec<&'a str>,
 }
 
 /// The declarations, stubs for the functions `part` calls from elsewhere, and `part`.
-fn part_text(header: &str, part: &[PrintedFunction], by_name: &HashMap<&str, &PrintedFunction>) -> String {
-    let inside: HashSet<&str> = part.iter().map(|f| &*f.name).collect();
+fn part_text(header: &str, part: &[Piece], by_name: &HashMap<&str, &Piece>) -> String {
+    let inside: HashSet<&str> = part.iter().map(|p| p.name).collect();
     let mut stubbed = HashSet::new();
     let mut text = header.to_string();
     let mut add = |piece: &str| {
@@ -63,16 +99,16 @@ fn part_text(header: &str, part: &[PrintedFunction], by_name: &HashMap<&str, &Pr
         }
         text.push_str(piece);
     };
-    for callee in part.iter().flat_map(|f| &f.calls) {
-        if !inside.contains(&**callee)
-            && stubbed.insert(&**callee)
-            && let Some(stub) = by_name.get(&**callee).and_then(|f| f.stub.as_deref())
+    for &callee in part.iter().flat_map(|p| &p.calls) {
+        if !inside.contains(callee)
+            && stubbed.insert(callee)
+            && let Some(stub) = by_name.get(callee).and_then(|p| p.stub)
         {
             add(stub);
         }
     }
-    for f in part {
-        add(&f.text);
+    for p in part {
+        add(p.text);
     }
     text
 }
@@ -110,6 +146,7 @@ fn failure(wgsl: &str, report: String) -> Error {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::wgsl::ast::PrintedFunction;
 
     fn function(name: &str, text: &str, stub: Option<&str>, calls: &[&str]) -> PrintedFunction {
         PrintedFunction {
@@ -160,8 +197,9 @@ mod tests {
         let module = three_functions("    out[0] = sum(2u);\n");
         let text = print::print(&module);
         assert!(validate(&text).is_ok());
-        // Every function in a part of its own: each call crosses parts.
-        assert!(validate_sized(&module, &text, 0, 1).is_ok());
+        // Every function in a part of its own: each call crosses parts. In turn and in parallel.
+        assert!(validate_sized(&module, &text, 0, 1, usize::MAX).is_ok());
+        assert!(validate_sized(&module, &text, 0, 1, 0).is_ok());
     }
 
     #[test]
@@ -170,8 +208,10 @@ mod tests {
         let module = three_functions("    out[0] = sum(2.0f);\n");
         let text = print::print(&module);
         assert!(validate(&text).is_err());
-        let error = validate_sized(&module, &text, 0, 1).expect_err("the call's argument is wrong");
-        assert!(error.to_string().contains("does not validate"), "{error}");
+        for parallel in [usize::MAX, 0] {
+            let error = validate_sized(&module, &text, 0, 1, parallel).expect_err("the call's argument is wrong");
+            assert!(error.to_string().contains("does not validate"), "{error}");
+        }
     }
 
     #[test]
