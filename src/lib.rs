@@ -169,11 +169,11 @@ pub fn translate(input: &[u8], options: &Options) -> Result<Translation, Error> 
         );
     }
     // Done with the module: validation takes memory of its own.
-    let warnings = std::mem::take(&mut module.warnings);
+    let mut warnings = std::mem::take(&mut module.warnings);
     drop(module);
     let text = wgsl::print::print(&ast);
     if options.validate {
-        wgsl::validate::validate_module(&ast, &text)?;
+        warnings.extend(wgsl::validate::validate_module(&ast, &text)?);
     }
     Ok(Translation { wgsl: text, warnings, bindings })
 }

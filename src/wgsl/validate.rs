@@ -18,37 +18,61 @@ use super::print;
 use crate::batch;
 use crate::error::Error;
 
-/// WGSL up to this size is validated whole.
-const WHOLE: usize = 1 << 20;
-
-/// WGSL beyond this size has its parts validated in parallel; below it, the memory each thread
-/// takes (its own allocator arena) would weigh more than the time saved.
-const PARALLEL: usize = 4 << 20;
-
-/// The functions' share of a part, at least: a part also repeats the declarations, so parts
-/// grow with them to keep the repeats within the size of the functions.
-const PART: usize = 128 << 10;
-
-/// Validates `module`, printed as `text`: whole if it is small, else in parts.
-pub fn validate_module(module: &Module, text: &str) -> Result<(), Error> {
-    validate_sized(module, text, WHOLE, PART, PARALLEL)
+/// Where validation changes how it goes, by size of WGSL text.
+struct Limits {
+    /// A module up to this size is validated whole.
+    whole: usize,
+    /// The functions' share of a part, at least: a part also repeats the declarations, so parts
+    /// grow with them to keep the repeats within the size of the functions.
+    part: usize,
+    /// A module beyond this size has its parts validated in parallel; below it, the memory each
+    /// thread takes (its own allocator arena) would weigh more than the time saved.
+    parallel: usize,
+    /// A function beyond this size is validated by its signature only: naga's WGSL front end
+    /// takes time quadratic in a function's length (`Typifier::grow` walks all the function's
+    /// expressions for each new one), about 1 s for 1 MiB and 17 s for 4 MiB.
+    function: usize,
 }
 
-fn validate_sized(module: &Module, text: &str, whole: usize, part: usize, parallel: usize) -> Result<(), Error> {
-    if text.len() <= whole {
-        return validate(text);
+const LIMITS: Limits = Limits { whole: 1 << 20, part: 128 << 10, parallel: 4 << 20, function: 1 << 20 };
+
+/// Validates `module`, printed as `text`: whole if it is small, else in parts. Returns a warning
+/// for each function too long to validate in proportionate time.
+pub fn validate_module(module: &Module, text: &str) -> Result<Vec<String>, Error> {
+    validate_sized(module, text, &LIMITS)
+}
+
+fn validate_sized(module: &Module, text: &str, limits: &Limits) -> Result<Vec<String>, Error> {
+    if text.len() <= limits.whole {
+        return validate(text).map(|()| Vec::new());
     }
     let header = print::header(module);
-    let budget = part.max(header.len());
+    let budget = limits.part.max(header.len());
     // A plain view of the functions, which the threads validating parts can share.
     let pieces: Vec<Piece> = module
         .functions
         .iter()
         .map(|f| Piece {
             name: &f.name,
-            text: &f.text,
+            text: match f.stub.as_deref() {
+                Some(stub) if f.text.len() > limits.function => stub,
+                _ => &f.text,
+            },
             stub: f.stub.as_deref(),
             calls: f.calls.iter().map(|c| &**c).collect(),
+        })
+        .collect();
+    let warnings = module
+        .functions
+        .iter()
+        .filter(|f| f.stub.is_some() && f.text.len() > limits.function)
+        .map(|f| {
+            format!(
+                "function `{}` ({} KiB of WGSL) was validated by its signature only: naga's WGSL front end \
+                 takes time quadratic in a function's length",
+                f.name,
+                f.text.len() >> 10
+            )
         })
         .collect();
     let by_name: HashMap<&str, &Piece> = pieces.iter().map(|p| (p.name, p)).collect();
@@ -71,13 +95,13 @@ fn validate_sized(module: &Module, text: &str, whole: usize, part: usize, parall
     // written out only when its turn comes, and the first failing part (in order) is reported.
     let mut first_error = None;
     let check = |range: &Range<usize>| validate(&part_text(&header, &pieces[range.clone()], &by_name));
-    let jobs = if text.len() > parallel { batch::default_jobs() } else { NonZeroUsize::MIN };
+    let jobs = if text.len() > limits.parallel { batch::default_jobs() } else { NonZeroUsize::MIN };
     batch::run_in_order(&parts, jobs, check, |_, result| {
         if let Err(error) = result {
             first_error.get_or_insert(error);
         }
     });
-    first_error.map_or(Ok(()), Err)
+    first_error.map_or(Ok(warnings), Err)
 }
 
 /// What validation in parts needs of a printed function.
@@ -192,14 +216,37 @@ mod tests {
         module
     }
 
+    /// Every function in a part of its own, in parallel above `parallel` bytes.
+    fn in_parts(parallel: usize) -> Limits {
+        Limits { whole: 0, part: 1, parallel, function: usize::MAX }
+    }
+
+    #[test]
+    fn a_function_too_long_to_validate_is_checked_by_its_signature_with_a_warning() {
+        // `pair`'s body is wrong (a u32 for a Pair) but longer than the limit: its stub stands in.
+        let mut module = three_functions("    out[0] = sum(2u);\n");
+        let wrong = "fn pair(x: u32) -> Pair {\n    let a = x + 1u;\n    let b = a * 2u;\n    let c = b - x;\n    return c;\n}\n";
+        module.functions[0].text = wrong.into();
+        let text = print::print(&module);
+        assert!(validate(&text).is_err());
+        let limits = Limits { function: 100, ..in_parts(usize::MAX) };
+        let warnings = validate_sized(&module, &text, &limits).expect("validated by its signature");
+        assert_eq!(warnings.len(), 1, "{warnings:?}");
+        assert!(warnings[0].starts_with("function `pair`"), "{warnings:?}");
+        // A call that breaks the signature is still caught.
+        let module = three_functions("    out[0] = pair(1.0f).a;\n");
+        let text = print::print(&module);
+        assert!(validate_sized(&module, &text, &limits).is_err());
+    }
+
     #[test]
     fn a_module_in_parts_sees_the_signatures_of_functions_in_other_parts() {
         let module = three_functions("    out[0] = sum(2u);\n");
         let text = print::print(&module);
         assert!(validate(&text).is_ok());
         // Every function in a part of its own: each call crosses parts. In turn and in parallel.
-        assert!(validate_sized(&module, &text, 0, 1, usize::MAX).is_ok());
-        assert!(validate_sized(&module, &text, 0, 1, 0).is_ok());
+        assert_eq!(validate_sized(&module, &text, &in_parts(usize::MAX)).ok(), Some(vec![]));
+        assert_eq!(validate_sized(&module, &text, &in_parts(0)).ok(), Some(vec![]));
     }
 
     #[test]
@@ -209,7 +256,7 @@ mod tests {
         let text = print::print(&module);
         assert!(validate(&text).is_err());
         for parallel in [usize::MAX, 0] {
-            let error = validate_sized(&module, &text, 0, 1, parallel).expect_err("the call's argument is wrong");
+            let error = validate_sized(&module, &text, &in_parts(parallel)).expect_err("the call's argument is wrong");
             assert!(error.to_string().contains("does not validate"), "{error}");
         }
     }
