@@ -52,7 +52,7 @@ impl Lower<'_> {
             if int_signedness(self.module, ty) == int_signedness(self.module, inner) {
                 expr
             } else {
-                Expr::call(format!("bitcast<{}>", e.ty(inner)?), vec![expr])
+                e.bitcast(inner, expr)?
             },
         )
     }
@@ -76,7 +76,7 @@ impl Lower<'_> {
                 {
                     call
                 } else {
-                    Expr::call(format!("bitcast<{}>", e.ty(ty)?), vec![call])
+                    e.bitcast(ty, call)?
                 };
                 self.bind(e, id, value);
             }

@@ -38,6 +38,9 @@ pub struct Emitter<'m> {
     /// Names of the helper functions declared (`helpers.rs`), by the type they work on.
     pub(super) helpers: HashMap<String, String>,
     uniformity: uniformity::Analysis,
+    /// `bitcast<T>` by type, and builtin names: spelled once, shared by every call.
+    bitcasts: IdMap<Id, ast::Name>,
+    builtins: HashMap<&'static str, ast::Name>,
     /// How many of `out.globals` the uniformity analysis has been told of.
     globals_analysed: usize,
 }
@@ -61,6 +64,8 @@ pub fn emit(
         overrides: IdMap::default(),
         helpers: HashMap::new(),
         uniformity: uniformity::Analysis::default(),
+        bitcasts: IdMap::default(),
+        builtins: HashMap::new(),
         globals_analysed: 0,
     };
     // Entry-point names are the API users call: they are claimed first and never renamed.
@@ -578,7 +583,25 @@ impl<'m> Emitter<'m> {
 
     /// `value` of type `from` as type `to`, where the two differ at most in signedness.
     fn convert(&mut self, value: Expr, from: Id, to: Id) -> Result<Expr, Error> {
-        Ok(if from == to { value } else { Expr::call(format!("bitcast<{}>", self.ty(to)?), vec![value]) })
+        Ok(if from == to { value } else { self.bitcast(to, value)? })
+    }
+
+    /// `bitcast<to>(value)`; each type's spelling of the call is made once.
+    pub fn bitcast(&mut self, to: Id, value: Expr) -> Result<Expr, Error> {
+        let name = match self.bitcasts.get(&to) {
+            Some(name) => name.clone(),
+            None => {
+                let name: ast::Name = format!("bitcast<{}>", self.ty(to)?).into();
+                self.bitcasts.insert(to, name.clone());
+                name
+            }
+        };
+        Ok(Expr::Call(name, vec![value]))
+    }
+
+    /// A builtin's name as a shared name, made once per builtin.
+    pub fn builtin(&mut self, name: &'static str) -> ast::Name {
+        self.builtins.entry(name).or_insert_with(|| name.into()).clone()
     }
 }
 

@@ -637,7 +637,7 @@ impl Lower<'_> {
                     self.location(inst),
                 ));
             }
-            value = Expr::call(format!("bitcast<{}>", e.ty(result)?), vec![value]);
+            value = e.bitcast(result, value)?;
         }
         Ok(value)
     }

@@ -75,9 +75,9 @@ impl Lower<'_> {
             Op::ExtInst => self.ext_inst(e, inst),
             // The signedness pass has collapsed chains of bitcasts.
             Op::Bitcast => {
-                let ty = e.ty(self.result_type(inst)?)?;
                 let value = self.take(e, self.operand(inst, 0)?)?;
-                self.define(e, inst, Expr::call(format!("bitcast<{ty}>"), vec![value]), false)
+                let cast = e.bitcast(self.result_type(inst)?, value)?;
+                self.define(e, inst, cast, false)
             }
             Op::Undef => {
                 let zero = Expr::Call(e.ty(self.result_type(inst)?)?, vec![]);
@@ -110,7 +110,8 @@ impl Lower<'_> {
                 let reject = self.take(e, self.operand(inst, 2)?)?;
                 let ty = self.result_type(inst)?;
                 if self.module.scalar_of(ty).is_some() {
-                    return self.define(e, inst, Expr::call("select", vec![reject, accept, condition]), false);
+                    let select = Expr::Call(e.builtin("select"), vec![reject, accept, condition]);
+                    return self.define(e, inst, select, false);
                 }
                 // WGSL's select takes scalars and vectors only: structs and arrays need an `if`.
                 let name = self.local_name(e, self.result(inst)?);
@@ -188,7 +189,7 @@ impl Lower<'_> {
                 Expr::binary(op, left, right)
             }
             Spelling::Unary(op) => Expr::unary(op, operands.pop().ok_or_else(|| self.missing(inst))?),
-            Spelling::Builtin(name) => Expr::call(name, operands),
+            Spelling::Builtin(name) => Expr::Call(e.builtin(name), operands),
             Spelling::Custom => return Err(Error::internal(format!("Op{:?} has its own lowering", inst.op))),
             Spelling::Convert => {
                 let ty = e.ty(result_ty)?;

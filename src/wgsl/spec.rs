@@ -239,7 +239,7 @@ impl Emitter<'_> {
         if let (Some(computed), Some(declared)) = (computed(row.int), result_signed)
             && computed != declared
         {
-            expr = Expr::call(format!("bitcast<{}>", self.ty(ty)?), vec![expr]);
+            expr = self.bitcast(ty, expr)?;
         }
         Ok(expr)
     }

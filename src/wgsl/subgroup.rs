@@ -169,7 +169,7 @@ impl Lower<'_> {
         if let (Some(computed), Some(declared)) = (want, int_signedness(self.module, result_ty))
             && computed != declared
         {
-            expr = Expr::call(format!("bitcast<{}>", e.ty(result_ty)?), vec![expr]);
+            expr = e.bitcast(result_ty, expr)?;
         }
         Ok(expr)
     }
@@ -331,7 +331,7 @@ impl Lower<'_> {
     fn as_result(&mut self, e: &mut Emitter, inst: &Inst, value: Expr) -> Result<Expr, Error> {
         let ty = self.result_type(inst)?;
         Ok(if int_signedness(self.module, ty) == Some(true) {
-            Expr::call(format!("bitcast<{}>", e.ty(ty)?), vec![value])
+            e.bitcast(ty, value)?
         } else {
             value
         })
