@@ -1,7 +1,7 @@
 //! Lowering the structured module to the WGSL syntax tree: module scope (types, structs with their
 //! explicit layout, globals, entry-point wrappers). Function bodies are in `function.rs`.
 
-use std::collections::{BTreeSet, HashMap, HashSet};
+use std::collections::{BTreeSet, HashMap};
 
 use spirv::{ExecutionModel, StorageClass};
 
@@ -149,15 +149,7 @@ impl<'m> Emitter<'m> {
         }
         self.globals_analysed = self.out.globals.len();
         self.uniformity.declare_function(&function.name);
-        self.uniformity.function(&function);
-        let mut calls = HashSet::new();
-        for stmt in &function.body {
-            stmt.for_each_call(&mut |name| {
-                if self.uniformity.is_function(name) {
-                    calls.insert(name);
-                }
-            });
-        }
+        let calls = self.uniformity.function(&function);
         let is_entry_point = function.attributes.iter().any(|a| matches!(a, Attribute::Stage(_)));
         self.out.functions.push(ast::PrintedFunction {
             name: function.name.as_str().into(),

@@ -76,18 +76,13 @@ impl Analysis {
         }
     }
 
-    /// Whether `name` is one of the module's functions.
-    pub fn is_function(&self, name: &str) -> bool {
-        self.functions.contains(name)
-    }
-
     /// Declares one of the module's functions, before any function calling it is added.
     pub fn declare_function(&mut self, name: &str) {
         self.functions.insert(name.to_string());
     }
 
-    /// Analyses one function.
-    pub fn function(&mut self, function: &Function) {
+    /// Analyses one function; returns the module's functions it calls.
+    pub fn function(&mut self, function: &Function) -> Vec<String> {
         let relevant = |name: &str| is_uniformity_builtin(name) || self.functions.contains(name);
         let mut calls = HashSet::new();
         for stmt in &function.body {
@@ -98,14 +93,17 @@ impl Analysis {
             });
         }
         if calls.is_empty() {
-            return;
+            return Vec::new();
         }
         let nonuniform_calls = nonuniform_calls(function, &self.uniform_globals, &self.functions);
+        let calls: Vec<String> = calls.into_iter().map(str::to_string).collect();
+        let callees = calls.iter().filter(|&c| self.functions.contains(c)).cloned().collect();
         self.summaries.push(Summary {
             name: function.name.clone(),
-            calls: calls.into_iter().map(str::to_string).collect(),
+            calls,
             nonuniform_calls: nonuniform_calls.into_iter().map(str::to_string).collect(),
         });
+        callees
     }
 
     pub fn verdict(&self) -> Verdict {
