@@ -115,21 +115,31 @@ impl Analysis {
 
     /// Whether a call of one of `needs` may be in control flow WGSL cannot prove uniform.
     fn breaks(&self, needs: &[&str]) -> bool {
-        // Functions that (directly or through calls) need uniform control flow.
+        // Functions that (directly or through calls) need uniform control flow: those calling one
+        // of `needs`, then their callers, each function once (a call chain costs its length).
+        let mut callers: HashMap<&str, Vec<&str>> = HashMap::new();
         let mut needing: HashSet<&str> = HashSet::new();
-        let needs = |name: &str, needing: &HashSet<&str>| needs.contains(&name) || needing.contains(name);
-        loop {
-            let before = needing.len();
-            for summary in &self.summaries {
-                if summary.calls.iter().any(|c| needs(c, &needing)) {
-                    needing.insert(summary.name.as_str());
+        let mut found = Vec::new();
+        for summary in &self.summaries {
+            for call in &summary.calls {
+                if needs.contains(&call.as_str()) {
+                    if needing.insert(&summary.name) {
+                        found.push(summary.name.as_str());
+                    }
+                } else {
+                    callers.entry(call).or_default().push(&summary.name);
                 }
             }
-            if needing.len() == before {
-                break;
+        }
+        while let Some(function) = found.pop() {
+            for &caller in callers.get(function).into_iter().flatten() {
+                if needing.insert(caller) {
+                    found.push(caller);
+                }
             }
         }
-        self.summaries.iter().any(|s| s.nonuniform_calls.iter().any(|c| needs(c, &needing)))
+        let needs = |name: &str| needs.contains(&name) || needing.contains(name);
+        self.summaries.iter().any(|s| s.nonuniform_calls.iter().any(|c| needs(c)))
     }
 }
 
@@ -619,6 +629,23 @@ mod tests {
         assert!(!(verdict(vec![function(
             "main", body
         )])).breaks_derivatives);
+    }
+
+    #[test]
+    fn a_chain_of_helpers_passes_the_need_up_to_its_first_caller() {
+        // Callers come before callees, as SPIR-V modules usually order them.
+        let call = |name: &str| Stmt::Call(Expr::call(name, vec![]));
+        let chain = |main: Stmt| {
+            let mut functions = vec![function("main", vec![main])];
+            for i in 0..5 {
+                functions.push(function(&format!("h{i}"), vec![call(&format!("h{}", i + 1))]));
+            }
+            functions.push(function("h5", vec![sample()]));
+            functions
+        };
+        assert!(verdict(chain(if_then(positive("input"), vec![call("h0")]))).breaks_derivatives);
+        // Called in uniform control flow, the same chain is fine.
+        assert!(!verdict(chain(call("h0"))).breaks_derivatives);
     }
 
     #[test]
