@@ -546,21 +546,11 @@ impl Module {
 impl Module {
     /// Which globals (by index into `globals`) an instruction of one of `functions` reads.
     pub fn globals_used_in(&self, functions: &[usize]) -> Vec<bool> {
-        // Which ids are globals, four bytes an id: the walk over every operand then stays in
-        // cache, where looking each id up in `defs` would not.
-        let mut global_of = vec![u32::MAX; self.defs.len()];
-        for (g, global) in self.globals.iter().enumerate() {
-            if let Some(slot) = global_of.get_mut(global.id as usize) {
-                *slot = g as u32;
-            }
-        }
         let mut used = vec![false; self.globals.len()];
         for &f in functions {
             for id in self.functions[f].insts.iter().flat_map(Inst::id_operands) {
-                if let Some(&g) = global_of.get(id as usize)
-                    && g != u32::MAX
-                {
-                    used[g as usize] = true;
+                if let Some(g) = self.global_index(id) {
+                    used[g] = true;
                 }
             }
         }
