@@ -75,6 +75,7 @@ pub fn load(words: &[u32]) -> Result<Module, Error> {
         type_depth: HashMap::new(),
         debug_info_sets: HashSet::new(),
         debug_sources: HashMap::new(),
+        entry_points_of: HashMap::new(),
     };
     let result = rspirv::binary::parse_words(words, &mut builder);
     if let Some(error) = builder.error.take() {
@@ -185,6 +186,8 @@ struct Builder<'a> {
     /// OpString naming their file: DebugLine becomes an OpLine for `--annotate`.
     debug_info_sets: HashSet<Id>,
     debug_sources: HashMap<Id, Id>,
+    /// Entry points by function, so an OpExecutionMode finds its own without a scan.
+    entry_points_of: HashMap<Id, Vec<usize>>,
 }
 
 /// NonSemantic.Shader.DebugInfo.100 instruction numbers.
@@ -335,9 +338,11 @@ impl Builder<'_> {
                     Some(Operand::ExecutionModel(m)) => *m,
                     _ => return Err(ops.missing(0, "an execution model")),
                 };
+                let function = ops.id(1)?;
+                self.entry_points_of.entry(function).or_default().push(self.module.entry_points.len());
                 self.module.entry_points.push(EntryPoint {
                     model,
-                    function: ops.id(1)?,
+                    function,
                     name: ops.string(2)?,
                     interface: ops.ids_from(3)?,
                     modes: Vec::new(),
@@ -358,8 +363,8 @@ impl Builder<'_> {
                         _ => None,
                     })
                     .collect();
-                for entry in self.module.entry_points.iter_mut().filter(|e| e.function == function) {
-                    entry.modes.push((mode, args.clone()));
+                for &entry in self.entry_points_of.get(&function).into_iter().flatten() {
+                    self.module.entry_points[entry].modes.push((mode, args.clone()));
                 }
             }
             Op::String => {

@@ -6,7 +6,7 @@
 
 use std::collections::HashMap;
 
-use crate::id_hash::IdMap;
+use crate::id_hash::{IdMap, IdSet};
 
 pub use rspirv::dr::Operand;
 use spirv::{BuiltIn, Decoration as D, ExecutionMode, ExecutionModel, Op, StorageClass};
@@ -559,35 +559,34 @@ impl Module {
 
     /// Functions reachable from `root` through `OpFunctionCall`, `root` first, each once.
     pub fn reachable_functions(&self, root: usize) -> Vec<usize> {
-        let mut seen = vec![false; self.functions.len()];
-        let mut order = vec![root];
-        seen[root] = true;
+        self.reachable_from(&[root])
+    }
+
+    /// Functions reachable from the entry points, in file order.
+    pub fn entry_functions(&self) -> Vec<usize> {
+        let roots: Vec<usize> = self.entry_points.iter().filter_map(|e| self.function_index(e.function)).collect();
+        let mut functions = self.reachable_from(&roots);
+        functions.sort_unstable();
+        functions
+    }
+
+    /// Functions reachable from `roots`, roots first, each once. The set of those seen holds only
+    /// them, so a walk from one entry point of many costs what that entry point reaches.
+    fn reachable_from(&self, roots: &[usize]) -> Vec<usize> {
+        let mut seen: IdSet<usize> = IdSet::default();
+        let mut order: Vec<usize> = roots.iter().copied().filter(|&root| seen.insert(root)).collect();
         let mut next = 0;
         while next < order.len() {
             let function = &self.functions[order[next]];
             next += 1;
             for inst in function.insts.iter().filter(|i| i.op == Op::FunctionCall) {
                 if let Some(callee) = inst.id(0).and_then(|id| self.function_index(id))
-                    && !seen[callee]
+                    && seen.insert(callee)
                 {
-                    seen[callee] = true;
                     order.push(callee);
                 }
             }
         }
         order
-    }
-
-    /// Functions reachable from the entry points, in file order.
-    pub fn entry_functions(&self) -> Vec<usize> {
-        let mut keep = vec![false; self.functions.len()];
-        for entry in &self.entry_points {
-            if let Some(root) = self.function_index(entry.function) {
-                for f in self.reachable_functions(root) {
-                    keep[f] = true;
-                }
-            }
-        }
-        (0..self.functions.len()).filter(|&f| keep[f]).collect()
     }
 }
