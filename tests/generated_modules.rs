@@ -65,6 +65,18 @@ fn a_one_block_module_is_valid_and_both_translators_accept_it() {
 }
 
 #[test]
+fn a_module_of_many_entry_points_is_valid_and_both_translators_accept_it() {
+    let words = generate::entry_points(60_000);
+    check("entry_points_60k", &words);
+    let translation = spv2wgsl::translate(&generate::to_bytes(&words), &spv2wgsl::Options::default())
+        .expect("translates");
+    // Every entry point is kept: main0 and upwards, each with its own `@compute` wrapper.
+    let entry_points = translation.wgsl.matches("@compute").count();
+    assert!(entry_points > 50, "{entry_points} entry points");
+    assert!(translation.wgsl.contains(&format!("fn main{}(", entry_points - 1)));
+}
+
+#[test]
 fn generation_is_deterministic() {
     assert_eq!(generate::mixed(50_000), generate::mixed(50_000));
     assert_eq!(
@@ -72,4 +84,5 @@ fn generation_is_deterministic() {
         generate::one_function(50_000)
     );
     assert_eq!(generate::one_block(500), generate::one_block(500));
+    assert_eq!(generate::entry_points(20_000), generate::entry_points(20_000));
 }

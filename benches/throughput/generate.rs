@@ -3,9 +3,9 @@
 //! [`mixed`] writes a compute shader whose entry point calls a chain of functions of four shapes
 //! in turn: a long straight-line block, `if`s and loops nested ten deep with breaks, a large
 //! switch, and a plain loop. [`one_block`] writes an entry point of a single block, the shape that
-//! stresses expression handling. Words are written directly (no assembler in the loop) from a
-//! fixed-seed generator, so a size always gives the same module; every module passes
-//! `spirv-val --target-env vulkan1.1`.
+//! stresses expression handling; [`entry_points`] many small entry points. Words are written
+//! directly (no assembler in the loop) from a fixed-seed generator, so a size always gives the
+//! same module; every module passes `spirv-val --target-env vulkan1.1`.
 
 use std::collections::HashMap;
 
@@ -51,6 +51,33 @@ pub fn one_function(bytes: usize) -> Vec<u32> {
     })
 }
 
+/// A module of at least `bytes` bytes made of small compute entry points, each indexing the
+/// buffer by its invocation id and computing a block of 20 instructions: a library of kernels,
+/// the shape on which naga's cost grows fastest.
+pub fn entry_points(bytes: usize) -> Vec<u32> {
+    let mut g = Generator::new();
+    let (uint, input) = (g.c.uint, spirv::StorageClass::Input as u32);
+    let (uvec3, ptr_uvec3, invocation) = (g.id(), g.id(), g.id());
+    push(&mut g.globals, Op::TypeVector, &[uvec3, uint, 3]);
+    push(&mut g.globals, Op::TypePointer, &[ptr_uvec3, input, uvec3]);
+    push(&mut g.globals, Op::Variable, &[ptr_uvec3, invocation, input]);
+    let builtin = [invocation, spirv::Decoration::BuiltIn as u32, spirv::BuiltIn::GlobalInvocationId as u32];
+    push(&mut g.decorations, Op::Decorate, &builtin);
+    let mut entry_points = Vec::new();
+    // Each entry point also takes about 11 words of OpEntryPoint and OpExecutionMode.
+    while g.size() + 4 * 11 * entry_points.len() < bytes {
+        let id = if entry_points.is_empty() { g.c.main } else { g.id() };
+        g.entry_point(id, |g, value| {
+            let id = g.value(Op::Load, uvec3, &[invocation]);
+            let x = g.value(Op::CompositeExtract, uint, &[id, 0]);
+            let start = g.value(Op::IAdd, uint, &[value, x]);
+            g.straight(start, 20)
+        });
+        entry_points.push((id, format!("main{}", entry_points.len())));
+    }
+    g.module(&entry_points, &[invocation])
+}
+
 /// A module whose entry point is one block of about `instructions` instructions.
 pub fn one_block(instructions: usize) -> Vec<u32> {
     Generator::new().finish(|g, value| g.straight(value, instructions))
@@ -89,6 +116,8 @@ struct Generator {
     c: Common,
     /// Types, constants and the buffer variable, in declaration order.
     globals: Vec<u32>,
+    /// Decorations beyond the buffer's (builtins).
+    decorations: Vec<u32>,
     /// Function definitions.
     code: Vec<u32>,
     /// Constant ids by (type, bits).
@@ -169,6 +198,7 @@ impl Generator {
             next_id: ids.len() as u32 + 1,
             c,
             globals,
+            decorations: Vec::new(),
             code: Vec::new(),
             constants: HashMap::new(),
             block: 0,
@@ -426,21 +456,32 @@ impl Generator {
     /// The whole module: the entry point reads `buffer[0]`, computes from it with `body`, and
     /// writes the result to `buffer[1]`.
     fn finish(mut self, body: impl FnOnce(&mut Self, u32) -> u32) -> Vec<u32> {
+        let main = self.c.main;
+        self.entry_point(main, body);
+        self.module(&[(main, "main".to_string())], &[])
+    }
+
+    /// Writes entry point `id`: it reads the buffer's first element, passes it to `body`, and
+    /// writes what `body` returns to the second.
+    fn entry_point(&mut self, id: u32, body: impl FnOnce(&mut Self, u32) -> u32) {
         let c = &self.c;
-        let (void, fn_void, main, uint, ptr_uint, buffer) =
-            (c.void, c.fn_void, c.main, c.uint, c.ptr_uint, c.buffer);
-        push(&mut self.code, Op::Function, &[void, main, 0, fn_void]);
+        let (void, fn_void, uint, ptr_uint, buffer) = (c.void, c.fn_void, c.uint, c.ptr_uint, c.buffer);
+        push(&mut self.code, Op::Function, &[void, id, 0, fn_void]);
         let entry = self.id();
         self.label(entry);
         let (zero, one) = (self.uint(0), self.uint(1));
         let input = self.value(Op::AccessChain, ptr_uint, &[buffer, zero, zero]);
         let loaded = self.value(Op::Load, uint, &[input]);
-        let value = body(&mut self, loaded);
+        let value = body(self, loaded);
         let output = self.value(Op::AccessChain, ptr_uint, &[buffer, zero, one]);
         push(&mut self.code, Op::Store, &[output, value]);
         push(&mut self.code, Op::Return, &[]);
         push(&mut self.code, Op::FunctionEnd, &[]);
+    }
 
+    /// The module: header, entry points (function id, name) each with `interface`, decorations,
+    /// declarations, code.
+    fn module(self, entry_points: &[(u32, String)], interface: &[u32]) -> Vec<u32> {
         let c = &self.c;
         let mut words = vec![0x0723_0203, 0x0001_0300, 0, self.next_id, 0];
         push(
@@ -453,15 +494,16 @@ impl Generator {
             Op::MemoryModel,
             &[0, spirv::MemoryModel::GLSL450 as u32],
         );
-        let mut entry_point = vec![spirv::ExecutionModel::GLCompute as u32, c.main];
-        entry_point.extend(string("main"));
-        push(&mut words, Op::EntryPoint, &entry_point);
+        for (id, name) in entry_points {
+            let mut entry_point = vec![spirv::ExecutionModel::GLCompute as u32, *id];
+            entry_point.extend(string(name));
+            entry_point.extend(interface);
+            push(&mut words, Op::EntryPoint, &entry_point);
+        }
         let local_size = spirv::ExecutionMode::LocalSize as u32;
-        push(
-            &mut words,
-            Op::ExecutionMode,
-            &[c.main, local_size, 64, 1, 1],
-        );
+        for (id, _) in entry_points {
+            push(&mut words, Op::ExecutionMode, &[*id, local_size, 64, 1, 1]);
+        }
         use spirv::Decoration as D;
         push(
             &mut words,
@@ -480,6 +522,7 @@ impl Generator {
             &[c.buffer, D::DescriptorSet as u32, 0],
         );
         push(&mut words, Op::Decorate, &[c.buffer, D::Binding as u32, 0]);
+        words.extend(&self.decorations);
         words.extend(&self.globals);
         words.extend(&self.code);
         words

@@ -9,13 +9,15 @@
 //!
 //! Inputs: the fixtures (`fixtures/{glsl,spvasm,unstructured}`), the shared corpus when present
 //! (`../shared/corpus`, or `--corpus DIR`), and generated modules (`generate.rs`) of 0.1, 1, 5 and
-//! 25 MB. Assembly text is assembled beforehand, so every tool reads the same binary. Each tool
-//! runs on each input in its own process (`measure.rs`), which gives its peak memory; the
-//! library tools time the translation alone, the command-line tools the whole process.
+//! 25 MB and of many entry points (0.2, 0.8 and 3.2 MB). Assembly text is assembled beforehand,
+//! so every tool reads the same binary. Each tool runs on each input in its own process
+//! (`measure.rs`), which gives its peak memory; the library tools time the translation alone,
+//! the command-line tools the whole process.
 //!
 //! Options: `--quick`, `--no-naga` (skip naga entirely), `--only fixtures,corpus,generated`,
 //! `--sizes MB,MB,..`, `--one-block N,N,..` (also modules of one block of N instructions),
 //! `--one-function MB,MB,..` (also modules of every shape in one function),
+//! `--entry-points MB,MB,..` (modules of many small entry points; 0.2, 0.8 and 3.2 unless given),
 //! `--totals` (no per-input rows for the fixtures and the corpus), `--corpus DIR`, `--write DIR`,
 //! `--wall` (wall-clock times instead of CPU times; see `measure.rs`).
 
@@ -64,6 +66,7 @@ struct Settings {
     sizes: Vec<f64>,
     one_block: Vec<usize>,
     one_function: Vec<f64>,
+    entry_points: Vec<f64>,
     rows: bool,
     corpus: PathBuf,
 }
@@ -92,6 +95,8 @@ fn run(args: &[String]) -> Result<(), String> {
         sizes: vec![0.1, 1.0, 5.0, 25.0],
         one_block: Vec::new(),
         one_function: Vec::new(),
+        // naga's cost grows fastest with entry points: 6 s at 0.8 MB.
+        entry_points: vec![0.2, 0.8, 3.2],
         rows: true,
         corpus: root.join("../shared/corpus"),
     };
@@ -127,6 +132,7 @@ fn run(args: &[String]) -> Result<(), String> {
                     .collect()
             }
             "--one-function" => settings.one_function = numbers(&value()?)?,
+            "--entry-points" => settings.entry_points = numbers(&value()?)?,
             "--corpus" => settings.corpus = PathBuf::from(value()?),
             "--write" => write = Some(PathBuf::from(value()?)),
             other => {
@@ -193,6 +199,10 @@ fn collect_inputs(settings: &Settings, root: &Path, dir: &Path) -> Result<Vec<In
                 for &size in &settings.one_function {
                     let words = generate::one_function((size * MB) as usize);
                     modules.push((format!("generated/one function {size} MB"), words));
+                }
+                for &size in &settings.entry_points {
+                    let words = generate::entry_points((size * MB) as usize);
+                    modules.push((format!("generated/entry points {size} MB"), words));
                 }
                 for &count in &settings.one_block {
                     modules.push((
