@@ -34,7 +34,7 @@ struct Limits {
     function: usize,
 }
 
-const LIMITS: Limits = Limits { whole: 1 << 20, part: 128 << 10, parallel: 4 << 20, function: 1 << 20 };
+const LIMITS: Limits = Limits { whole: 1 << 18, part: 128 << 10, parallel: 4 << 20, function: 1 << 20 };
 
 /// Validates `module`, printed as `text`: whole if it is small, else in parts. Returns a warning
 /// for each function too long to validate in proportionate time.
