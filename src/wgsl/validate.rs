@@ -9,7 +9,7 @@
 //! needing uniform control flow or a given shader stage is called accordingly. Our own
 //! uniformity analysis (`uniformity.rs`) covers the first. In a very large module the parts are
 //! validated in parallel, and a function too long for naga's front end to read in proportionate
-//! time is checked by its signature, with a warning. The sizes are in [`LIMITS`].
+//! time is checked by its signature, with a warning. The sizes are in `LIMITS`.
 
 use std::collections::{HashMap, HashSet};
 use std::num::NonZeroUsize;
