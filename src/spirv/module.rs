@@ -6,13 +6,12 @@
 
 use std::collections::HashMap;
 
-use crate::id_hash::{IdMap, IdSet};
-
 pub use rspirv::dr::Operand;
 use spirv::{BuiltIn, Decoration as D, ExecutionMode, ExecutionModel, Op, StorageClass};
 
 pub use crate::binding_map::BindingOrigin;
 use crate::error::{Error, Location};
+use crate::id_hash::{IdMap, IdSet};
 
 /// A SPIR-V result id.
 pub type Id = u32;

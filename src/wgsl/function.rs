@@ -19,8 +19,8 @@ use super::names::Namer;
 use super::scopes::{self, Scopes};
 use super::uses::{self, Use};
 use crate::error::{Error, Location};
-use crate::ops;
 use crate::id_hash::{IdMap, IdSet};
+use crate::ops;
 use crate::spirv::structured::{Guard, Node};
 use crate::spirv::{Def, Function, Id, Inst, Module, Operand, Type};
 

@@ -16,13 +16,12 @@
 //! declaration the `continuing` uses, so such values are hoisted to the start of the body too.
 //! Pointers and handles are never hoisted: they are re-derived at each use.
 
-use crate::id_hash::{IdMap, IdSet};
-
 use spirv::Op;
 
-use crate::error::Error;
-use crate::spirv::structured::Node;
 use super::uses::Use;
+use crate::error::Error;
+use crate::id_hash::{IdMap, IdSet};
+use crate::spirv::structured::Node;
 use crate::spirv::{Def, Function, Id, Module, Type};
 
 #[derive(Default)]
