@@ -144,9 +144,8 @@ impl Rectifier<'_> {
             Some(Operand::ImageOperands(mask)) => image_operand_rules(*mask),
             _ => Vec::new(),
         };
-        let first_operand = inst.id(first);
         let result_signed = ty.and_then(|ty| int_signedness(self.module, ty));
-        let first_signed = first_operand.and_then(|id| self.value_signedness(id));
+        let first_signed = inst.id(first).and_then(|id| self.value_signedness(id));
         // Taken out while its operands are rectified; casts are new instructions, never this one.
         let mut operands = std::mem::take(&mut self.func().insts[index].operands);
         for (position, operand) in operands.iter_mut().enumerate().skip(first) {

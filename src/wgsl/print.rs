@@ -13,12 +13,23 @@ pub fn print(module: &Module) -> String {
     let mut out = String::with_capacity(header.len() + functions);
     out.push_str(&header);
     for f in &module.functions {
-        if !out.is_empty() {
-            out.push('\n');
-        }
-        out.push_str(&f.text);
+        push_section(&mut out, &f.text);
     }
     out
+}
+
+/// Appends a section (a struct, the globals, a function) to printed WGSL.
+pub fn push_section(out: &mut String, section: &str) {
+    start_section(out);
+    out.push_str(section);
+}
+
+/// Sections of printed WGSL (directives, each struct, the globals, each function) are separated
+/// by a blank line.
+fn start_section(out: &mut String) {
+    if !out.is_empty() {
+        out.push('\n');
+    }
 }
 
 /// Renders what comes before the functions: directives, structs, globals.
@@ -197,15 +208,8 @@ impl Printer {
     }
 
     fn header(&mut self, module: &Module) {
-        let mut sections = 0;
-        let mut separate = |printer: &mut Printer| {
-            if sections > 0 {
-                printer.out.push('\n');
-            }
-            sections += 1;
-        };
         if !module.enables.is_empty() || !module.diagnostics.is_empty() {
-            separate(self);
+            start_section(&mut self.out);
             for enable in &module.enables {
                 self.line(&format!("enable {enable};"));
             }
@@ -214,7 +218,7 @@ impl Printer {
             }
         }
         for s in &module.structs {
-            separate(self);
+            start_section(&mut self.out);
             self.line(&format!("struct {} {{", s.name));
             for m in &s.members {
                 self.line(&format!("    {}{}: {},", attributes(&m.attributes), m.name, m.ty));
@@ -222,7 +226,7 @@ impl Printer {
             self.line("}");
         }
         if !module.globals.is_empty() {
-            separate(self);
+            start_section(&mut self.out);
             for g in &module.globals {
                 self.global(g);
             }

@@ -119,22 +119,16 @@ fn part_text(header: &str, part: &[Piece], by_name: &HashMap<&str, &Piece>) -> S
     let inside: HashSet<&str> = part.iter().map(|p| p.name).collect();
     let mut stubbed = HashSet::new();
     let mut text = header.to_string();
-    let mut add = |piece: &str| {
-        if !text.is_empty() {
-            text.push('\n');
-        }
-        text.push_str(piece);
-    };
     for &callee in part.iter().flat_map(|p| &p.calls) {
         if !inside.contains(callee)
             && stubbed.insert(callee)
             && let Some(stub) = by_name.get(callee).and_then(|p| p.stub)
         {
-            add(stub);
+            print::push_section(&mut text, stub);
         }
     }
     for p in part {
-        add(p.text);
+        print::push_section(&mut text, p.text);
     }
     text
 }
