@@ -34,9 +34,49 @@ fn start_section(out: &mut String) {
 
 /// Renders what comes before the functions: directives, structs, globals.
 pub fn header(module: &Module) -> String {
-    let mut printer = Printer { out: String::new(), indent: 0 };
-    printer.header(module);
+    let mut printer = Printer { out: directives(module), indent: 0 };
+    for s in &module.structs {
+        start_section(&mut printer.out);
+        printer.struct_declaration(s);
+    }
+    if !module.globals.is_empty() {
+        start_section(&mut printer.out);
+        for g in &module.globals {
+            printer.global(g);
+        }
+    }
     printer.out
+}
+
+/// Renders the `enable` and `diagnostic` directives.
+pub fn directives(module: &Module) -> String {
+    let mut printer = Printer { out: String::new(), indent: 0 };
+    for enable in &module.enables {
+        printer.line(&format!("enable {enable};"));
+    }
+    for diagnostic in &module.diagnostics {
+        printer.line(&format!("diagnostic({diagnostic});"));
+    }
+    printer.out
+}
+
+/// A struct or a global, printed on its own.
+pub struct Declaration<'a> {
+    pub name: &'a str,
+    pub text: String,
+}
+
+/// Renders each struct and global on its own, structs first.
+pub fn declarations(module: &Module) -> Vec<Declaration<'_>> {
+    let print = |declare: &dyn Fn(&mut Printer)| {
+        let mut printer = Printer { out: String::new(), indent: 0 };
+        declare(&mut printer);
+        printer.out
+    };
+    let structs =
+        module.structs.iter().map(|s| Declaration { name: &s.name, text: print(&|p| p.struct_declaration(s)) });
+    let globals = module.globals.iter().map(|g| Declaration { name: &g.name, text: print(&|p| p.global(g)) });
+    structs.chain(globals).collect()
 }
 
 /// Renders one function.
@@ -207,30 +247,12 @@ impl Printer {
         self.out.push('\n');
     }
 
-    fn header(&mut self, module: &Module) {
-        if !module.enables.is_empty() || !module.diagnostics.is_empty() {
-            start_section(&mut self.out);
-            for enable in &module.enables {
-                self.line(&format!("enable {enable};"));
-            }
-            for diagnostic in &module.diagnostics {
-                self.line(&format!("diagnostic({diagnostic});"));
-            }
+    fn struct_declaration(&mut self, s: &Struct) {
+        self.line(&format!("struct {} {{", s.name));
+        for m in &s.members {
+            self.line(&format!("    {}{}: {},", attributes(&m.attributes), m.name, m.ty));
         }
-        for s in &module.structs {
-            start_section(&mut self.out);
-            self.line(&format!("struct {} {{", s.name));
-            for m in &s.members {
-                self.line(&format!("    {}{}: {},", attributes(&m.attributes), m.name, m.ty));
-            }
-            self.line("}");
-        }
-        if !module.globals.is_empty() {
-            start_section(&mut self.out);
-            for g in &module.globals {
-                self.global(g);
-            }
-        }
+        self.line("}");
     }
 
     fn global(&mut self, g: &Global) {

@@ -1,15 +1,17 @@
 //! Validation of the WGSL we produce, in-process with naga, before anything is written.
 //! A failure here is our bug, so it is reported as an internal error with the WGSL around it.
 //!
-//! naga holds about 25 bytes for each byte of WGSL it validates, so a large module is validated
-//! in parts: each part is the module's declarations, a run of its functions, and for each
-//! function they call from another part, a stub (its signature and a body returning a zero
-//! value). Every function is checked against every declaration and every signature it uses;
-//! what a part cannot see is what a callee in another part does: naga's checks that a function
-//! needing uniform control flow or a given shader stage is called accordingly. Our own
-//! uniformity analysis (`uniformity.rs`) covers the first. In a very large module the parts are
-//! validated in parallel, and a function too long for naga's front end to read in proportionate
-//! time is checked by its signature, with a warning. The sizes are in `LIMITS`.
+//! naga holds about 25 bytes for each byte of WGSL it validates, and its validator keeps a record
+//! per global for each function, so a large module is validated in parts. A part is a run of the
+//! module's functions or a run of its declarations (structs and globals), with the declarations
+//! its text names, and for each function it calls from another part, a stub (its signature and a
+//! body returning a zero value). Every declaration is checked, and every function against every
+//! declaration and signature it uses; what a part cannot see is what a callee in another part
+//! does: naga's checks that a function needing uniform control flow or a given shader stage is
+//! called accordingly. Our own uniformity analysis (`uniformity.rs`) covers the first. In a very
+//! large module the parts are validated in parallel, and a function too long for naga's front end
+//! to read in proportionate time is checked by its signature, with a warning. The sizes are in
+//! `LIMITS`.
 
 use std::collections::{HashMap, HashSet};
 use std::num::NonZeroUsize;
@@ -24,8 +26,7 @@ use crate::error::Error;
 struct Limits {
     /// A module up to this size is validated whole.
     whole: usize,
-    /// The functions' share of a part, at least: a part also repeats the declarations, so parts
-    /// grow with them to keep the repeats within the size of the functions.
+    /// The size of a part's own functions or declarations, unless a single one is larger.
     part: usize,
     /// A module beyond this size has its parts validated in parallel; below it, the memory each
     /// thread takes (its own allocator arena) would weigh more than the time saved.
@@ -48,8 +49,7 @@ fn validate_sized(module: &Module, text: &str, limits: &Limits) -> Result<Vec<St
     if text.len() <= limits.whole {
         return validate(text).map(|()| Vec::new());
     }
-    let header = print::header(module);
-    let budget = limits.part.max(header.len());
+    let declarations = Declarations::new(module);
     // A plain view of the functions, which the threads validating parts can share.
     let pieces: Vec<Piece> = module
         .functions
@@ -78,25 +78,17 @@ fn validate_sized(module: &Module, text: &str, limits: &Limits) -> Result<Vec<St
         })
         .collect();
     let by_name: HashMap<&str, &Piece> = pieces.iter().map(|p| (p.name, p)).collect();
-    let mut parts = Vec::new();
-    let mut start = 0;
-    while start < pieces.len() {
-        let mut size = 0;
-        let count = pieces[start..]
-            .iter()
-            .take_while(|p| {
-                let fits = size == 0 || size + p.text.len() <= budget;
-                size += p.text.len();
-                fits
-            })
-            .count();
-        parts.push(start..start + count);
-        start += count;
-    }
+    // Every declaration is checked once, in runs of declarations; each run of functions with the
+    // declarations it names.
+    let declaration_runs = runs(declarations.printed.iter().map(|d| d.text.len()), limits.part);
+    let function_runs = runs(pieces.iter().map(|p| p.text.len()), limits.part);
+    let parts: Vec<Part> = (declaration_runs.into_iter().map(|run| Part { declarations: run, functions: 0..0 }))
+        .chain(function_runs.into_iter().map(|run| Part { declarations: 0..0, functions: run }))
+        .collect();
     // The parts are independent: in a large module they are validated on every core. Each is
     // written out only when its turn comes, and the first failing part (in order) is reported.
     let mut first_error = None;
-    let check = |range: &Range<usize>| validate(&part_text(&header, &pieces[range.clone()], &by_name));
+    let check = |part: &Part| validate(&declarations.part_text(part, &pieces, &by_name));
     let jobs = if text.len() > limits.parallel { batch::default_jobs() } else { NonZeroUsize::MIN };
     batch::run_in_order(&parts, jobs, check, |_, result| {
         if let Err(error) = result {
@@ -104,6 +96,30 @@ fn validate_sized(module: &Module, text: &str, limits: &Limits) -> Result<Vec<St
         }
     });
     first_error.map_or(Ok(warnings), Err)
+}
+
+/// Consecutive runs of items of these sizes, each of `budget` in all or a single item.
+fn runs(sizes: impl Iterator<Item = usize>, budget: usize) -> Vec<Range<usize>> {
+    let mut runs: Vec<Range<usize>> = Vec::new();
+    let mut size = 0;
+    for (i, item) in sizes.enumerate() {
+        match runs.last_mut() {
+            Some(run) if size + item <= budget => run.end = i + 1,
+            _ => {
+                runs.push(i..i + 1);
+                size = 0;
+            }
+        }
+        size += item;
+    }
+    runs
+}
+
+/// A part of a module validated in parts: a run of its declarations or a run of its functions.
+/// Either comes with the declarations it names, and functions with stubs for those they call.
+struct Part {
+    declarations: Range<usize>,
+    functions: Range<usize>,
 }
 
 /// What validation in parts needs of a printed function.
@@ -114,23 +130,70 @@ struct Piece<'a> {
     calls: Vec<&'a str>,
 }
 
-/// The declarations, stubs for the functions `part` calls from elsewhere, and `part`.
-fn part_text(header: &str, part: &[Piece], by_name: &HashMap<&str, &Piece>) -> String {
-    let inside: HashSet<&str> = part.iter().map(|p| p.name).collect();
-    let mut stubbed = HashSet::new();
-    let mut text = header.to_string();
-    for &callee in part.iter().flat_map(|p| &p.calls) {
-        if !inside.contains(callee)
-            && stubbed.insert(callee)
-            && let Some(stub) = by_name.get(callee).and_then(|p| p.stub)
-        {
-            print::push_section(&mut text, stub);
+/// The module's structs and globals, each printed on its own with the others it names. A part
+/// carries only the ones its functions name: naga's validator keeps, for each function, a record
+/// per global of the module, which with all of them in every part is quadratic in a module of
+/// many functions over many resources.
+struct Declarations<'a> {
+    directives: String,
+    printed: Vec<print::Declaration<'a>>,
+    /// For each declaration, the others its text names.
+    names: Vec<Vec<usize>>,
+    by_name: HashMap<&'a str, usize>,
+}
+
+impl<'a> Declarations<'a> {
+    fn new(module: &'a Module) -> Self {
+        let printed = print::declarations(module);
+        let by_name: HashMap<&str, usize> = printed.iter().enumerate().map(|(i, d)| (d.name, i)).collect();
+        let names = printed.iter().map(|d| words(&d.text).filter_map(|w| by_name.get(w).copied()).collect()).collect();
+        Declarations { directives: print::directives(module), printed, names, by_name }
+    }
+
+    /// The WGSL of `part`: directives, declarations, stubs for the functions it calls from
+    /// elsewhere, and its functions.
+    fn part_text(&self, part: &Part, pieces: &[Piece], by_name: &HashMap<&str, &Piece>) -> String {
+        let functions = &pieces[part.functions.clone()];
+        let inside: HashSet<&str> = functions.iter().map(|p| p.name).collect();
+        let mut stubbed = HashSet::new();
+        let stubs: Vec<&str> = functions
+            .iter()
+            .flat_map(|p| &p.calls)
+            .filter(|&&callee| !inside.contains(callee) && stubbed.insert(callee))
+            .filter_map(|callee| by_name.get(callee).and_then(|p| p.stub))
+            .collect();
+        let sections = stubs.into_iter().chain(functions.iter().map(|p| p.text));
+        let own = self.printed[part.declarations.clone()].iter().map(|d| d.text.as_str());
+        let mut text = self.directives.clone();
+        for i in self.named_in(own.chain(sections.clone())) {
+            print::push_section(&mut text, &self.printed[i].text);
         }
+        for section in sections {
+            print::push_section(&mut text, section);
+        }
+        text
     }
-    for p in part {
-        print::push_section(&mut text, p.text);
+
+    /// The declarations `texts` name, directly or through other declarations, in module order.
+    /// A word that only looks like a declaration's name (a member, a shadowing local) brings in
+    /// a declaration that is not needed, which is harmless.
+    fn named_in<'t>(&self, texts: impl Iterator<Item = &'t str>) -> Vec<usize> {
+        let mut found = HashSet::new();
+        let mut to_visit: Vec<usize> = texts.flat_map(words).filter_map(|w| self.by_name.get(w).copied()).collect();
+        while let Some(i) = to_visit.pop() {
+            if found.insert(i) {
+                to_visit.extend(&self.names[i]);
+            }
+        }
+        let mut found: Vec<usize> = found.into_iter().collect();
+        found.sort_unstable();
+        found
     }
-    text
+}
+
+/// The words of WGSL text: every run of letters, digits and underscores, so every identifier.
+fn words(text: &str) -> impl Iterator<Item = &str> {
+    text.split(|c: char| !(c.is_alphanumeric() || c == '_')).filter(|w| !w.is_empty())
 }
 
 /// Parses and validates `wgsl` as WebGPU would accept it.
@@ -160,13 +223,16 @@ pub fn validate(wgsl: &str) -> Result<(), Error> {
 }
 
 fn failure(wgsl: &str, report: String) -> Error {
-    Error::Internal { message: format!("the generated WGSL does not validate:\n{report}"), wgsl: Some(wgsl.to_string()) }
+    Error::Internal {
+        message: format!("the generated WGSL does not validate:\n{report}"),
+        wgsl: Some(wgsl.to_string()),
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::wgsl::ast::PrintedFunction;
+    use crate::wgsl::ast::{Attribute, Expr, Global, GlobalKind, Literal, Member, PrintedFunction, Struct};
 
     fn function(name: &str, text: &str, stub: Option<&str>, calls: &[&str]) -> PrintedFunction {
         PrintedFunction {
@@ -181,15 +247,13 @@ mod tests {
     /// the second; `entry_body` is the entry point's body.
     fn three_functions(entry_body: &str) -> Module {
         let mut module = Module::default();
-        module.structs.push(crate::wgsl::ast::Struct {
+        module.structs.push(Struct {
             name: "Pair".into(),
-            members: ["a", "b"]
-                .map(|m| crate::wgsl::ast::Member { attributes: vec![], name: m.into(), ty: "u32".into() })
-                .into(),
+            members: ["a", "b"].map(|m| Member { attributes: vec![], name: m.into(), ty: "u32".into() }).into(),
         });
-        module.globals.push(crate::wgsl::ast::Global {
-            attributes: vec![crate::wgsl::ast::Attribute::Group(0), crate::wgsl::ast::Attribute::Binding(0)],
-            kind: crate::wgsl::ast::GlobalKind::Var { space: "storage, read_write".into() },
+        module.globals.push(Global {
+            attributes: vec![Attribute::Group(0), Attribute::Binding(0)],
+            kind: GlobalKind::Var { space: "storage, read_write".into() },
             name: "out".into(),
             ty: Some("array<u32>".into()),
             init: None,
@@ -255,6 +319,55 @@ mod tests {
             let error = validate_sized(&module, &text, &in_parts(parallel)).expect_err("the call's argument is wrong");
             assert!(error.to_string().contains("does not validate"), "{error}");
         }
+    }
+
+    fn push_global(module: &mut Module, name: &str, kind: GlobalKind, init: Option<Expr>) {
+        module.globals.push(Global { attributes: vec![], kind, name: name.into(), ty: Some("u32".into()), init });
+    }
+
+    #[test]
+    fn a_part_carries_only_the_declarations_its_text_names() {
+        let mut module = three_functions("    out[0] = sum(2u) + limit;\n");
+        push_global(&mut module, "unused", GlobalKind::Var { space: "private".into() }, None);
+        // `limit` is named by the entry point; `base` only by `limit`.
+        push_global(&mut module, "base", GlobalKind::Const, Some(Expr::Literal(Literal::U32(3))));
+        push_global(&mut module, "limit", GlobalKind::Const, Some(Expr::Ident("base".into())));
+        let text = print::print(&module);
+        assert!(validate(&text).is_ok(), "{text}");
+        let declarations = Declarations::new(&module);
+        let pieces: Vec<Piece> = module
+            .functions
+            .iter()
+            .map(|f| Piece {
+                name: &f.name,
+                text: &f.text,
+                stub: f.stub.as_deref(),
+                calls: f.calls.iter().map(|c| &**c).collect(),
+            })
+            .collect();
+        let by_name: HashMap<&str, &Piece> = pieces.iter().map(|p| (p.name, p)).collect();
+        let part = |functions| declarations.part_text(&Part { declarations: 0..0, functions }, &pieces, &by_name);
+        // `sum` names `Pair` only through `pair`'s stub.
+        let sum = part(1..2);
+        assert!(sum.contains("struct Pair") && sum.contains("fn pair(x: u32) -> Pair {\n    return Pair();"), "{sum}");
+        assert!(!sum.contains("var<storage") && !sum.contains("unused") && !sum.contains("limit"), "{sum}");
+        let main = part(2..3);
+        for declaration in ["var<storage, read_write> out", "const limit: u32 = base;", "const base: u32 = 3u;"] {
+            assert!(main.contains(declaration), "{declaration} missing from:\n{main}");
+        }
+        assert!(!main.contains("unused") && !main.contains("struct Pair"), "{main}");
+        assert_eq!(validate_sized(&module, &text, &in_parts(usize::MAX)).ok(), Some(vec![]));
+    }
+
+    #[test]
+    fn a_declaration_no_function_names_is_still_validated_in_parts() {
+        let mut module = three_functions("    out[0] = sum(2u);\n");
+        // A const whose initializer does not fit its type.
+        push_global(&mut module, "wrong", GlobalKind::Const, Some(Expr::Literal(Literal::F32(1.5f32.to_bits()))));
+        let text = print::print(&module);
+        assert!(validate(&text).is_err());
+        let error = validate_sized(&module, &text, &in_parts(usize::MAX)).expect_err("`wrong` is checked");
+        assert!(error.to_string().contains("does not validate"), "{error}");
     }
 
     #[test]
