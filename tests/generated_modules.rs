@@ -77,6 +77,20 @@ fn a_module_of_many_entry_points_is_valid_and_both_translators_accept_it() {
 }
 
 #[test]
+fn a_module_of_many_resources_is_valid_and_both_translators_accept_it() {
+    let words = generate::resources(60_000);
+    check("resources_60k", &words);
+    let translation = spv2wgsl::translate(&generate::to_bytes(&words), &spv2wgsl::Options::default())
+        .expect("translates");
+    // One buffer per function besides the common one, the last in set (n - 1) % 4 at binding
+    // (n - 1) / 4 + 1.
+    let functions = translation.wgsl.matches("var<storage, read_write>").count() - 1;
+    assert!(functions > 50, "{functions} functions");
+    let last = format!("@group({}) @binding({})", (functions - 1) % 4, (functions - 1) / 4 + 1);
+    assert!(translation.wgsl.contains(&last), "no {last}");
+}
+
+#[test]
 fn generation_is_deterministic() {
     assert_eq!(generate::mixed(50_000), generate::mixed(50_000));
     assert_eq!(
@@ -85,4 +99,5 @@ fn generation_is_deterministic() {
     );
     assert_eq!(generate::one_block(500), generate::one_block(500));
     assert_eq!(generate::entry_points(20_000), generate::entry_points(20_000));
+    assert_eq!(generate::resources(20_000), generate::resources(20_000));
 }

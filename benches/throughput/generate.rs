@@ -3,7 +3,8 @@
 //! [`mixed`] writes a compute shader whose entry point calls a chain of functions of four shapes
 //! in turn: a long straight-line block, `if`s and loops nested ten deep with breaks, a large
 //! switch, and a plain loop. [`one_block`] writes an entry point of a single block, the shape that
-//! stresses expression handling; [`entry_points`] many small entry points. Words are written
+//! stresses expression handling; [`entry_points`] many small entry points; [`resources`] many
+//! small functions, each over a buffer of its own. Words are written
 //! directly (no assembler in the loop) from a fixed-seed generator, so a size always gives the
 //! same module; every module passes `spirv-val --target-env vulkan1.1`.
 
@@ -28,14 +29,31 @@ pub fn mixed(bytes: usize) -> Vec<u32> {
     // The entry point calls each function in 5 words.
     while g.size() + 4 * 5 * functions.len() < bytes {
         let shape = SHAPES[functions.len() % SHAPES.len()];
-        functions.push(g.function(shape));
+        functions.push(g.function(|g, x| g.shape(shape, x)));
     }
-    g.finish(|g, mut value| {
-        for &function in &functions {
-            value = g.value(Op::FunctionCall, g.c.uint, &[function, value]);
-        }
-        value
-    })
+    g.finish_calling(&functions)
+}
+
+/// A module of at least `bytes` bytes: an entry point calling a library of small functions, each
+/// over a storage buffer of its own. The shape on which naga's cost grows with the number of
+/// functions times the number of globals.
+pub fn resources(bytes: usize) -> Vec<u32> {
+    let mut g = Generator::new();
+    let mut functions = Vec::new();
+    while g.size() + 4 * 5 * functions.len() < bytes {
+        let buffer = g.buffer(functions.len() as u32);
+        functions.push(g.function(|g, x| {
+            let (uint, ptr_uint) = (g.c.uint, g.c.ptr_uint);
+            let zero = g.uint(0);
+            let element = g.value(Op::AccessChain, ptr_uint, &[buffer, zero, zero]);
+            let loaded = g.value(Op::Load, uint, &[element]);
+            let sum = g.value(Op::IAdd, uint, &[loaded, x]);
+            let result = g.straight(sum, 10);
+            push(&mut g.code, Op::Store, &[element, result]);
+            result
+        }));
+    }
+    g.finish_calling(&functions)
 }
 
 /// A module of at least `bytes` bytes whose entry point is one function of every shape in turn.
@@ -251,14 +269,14 @@ impl Generator {
         push(&mut self.code, Op::Branch, &[target]);
     }
 
-    /// A function `fn(u32) -> u32` of `shape`.
-    fn function(&mut self, shape: Shape) -> u32 {
+    /// A function `fn(x: u32) -> u32` whose code `body` writes from `x`, returning the result.
+    fn function(&mut self, body: impl FnOnce(&mut Self, u32) -> u32) -> u32 {
         let (function, x, entry) = (self.id(), self.id(), self.id());
         let (uint, fn_uint) = (self.c.uint, self.c.fn_uint);
         push(&mut self.code, Op::Function, &[uint, function, 0, fn_uint]);
         push(&mut self.code, Op::FunctionParameter, &[uint, x]);
         self.label(entry);
-        let result = self.shape(shape, x);
+        let result = body(self, x);
         push(&mut self.code, Op::ReturnValue, &[result]);
         push(&mut self.code, Op::FunctionEnd, &[]);
         function
@@ -276,7 +294,19 @@ impl Generator {
 
     /// The module's size so far, in bytes.
     fn size(&self) -> usize {
-        4 * (self.globals.len() + self.code.len())
+        4 * (self.decorations.len() + self.globals.len() + self.code.len())
+    }
+
+    /// A storage buffer of the common block type, in set `index % 4` at binding `index / 4 + 1`
+    /// (the common buffer is set 0, binding 0).
+    fn buffer(&mut self, index: u32) -> u32 {
+        use spirv::Decoration as D;
+        let id = self.id();
+        let storage = spirv::StorageClass::StorageBuffer as u32;
+        push(&mut self.globals, Op::Variable, &[self.c.ptr_block, id, storage]);
+        push(&mut self.decorations, Op::Decorate, &[id, D::DescriptorSet as u32, index % 4]);
+        push(&mut self.decorations, Op::Decorate, &[id, D::Binding as u32, index / 4 + 1]);
+        id
     }
 
     /// `count` instructions computing from `start`, mostly arithmetic on recent values, with
@@ -459,6 +489,16 @@ impl Generator {
         let main = self.c.main;
         self.entry_point(main, body);
         self.module(&[(main, "main".to_string())], &[])
+    }
+
+    /// The whole module, its entry point passing `buffer[0]` through each of `functions` in turn.
+    fn finish_calling(self, functions: &[u32]) -> Vec<u32> {
+        self.finish(|g, mut value| {
+            for &function in functions {
+                value = g.value(Op::FunctionCall, g.c.uint, &[function, value]);
+            }
+            value
+        })
     }
 
     /// Writes entry point `id`: it reads the buffer's first element, passes it to `body`, and

@@ -9,8 +9,9 @@
 //!
 //! Inputs: the fixtures (`fixtures/{glsl,spvasm,unstructured}`), the shared corpus when present
 //! (`../shared/corpus`, or `--corpus DIR`), and generated modules (`generate.rs`) of 0.1, 1, 5 and
-//! 25 MB and of many entry points (0.2, 0.8 and 3.2 MB). Assembly text is assembled beforehand,
-//! so every tool reads the same binary. Each tool runs on each input in its own process
+//! 25 MB, of many entry points (0.2, 0.8 and 3.2 MB) and of many functions over buffers of their
+//! own (0.1, 0.4 and 1.6 MB: naga takes 2 s and 2 GB on the last). Assembly text is assembled
+//! beforehand, so every tool reads the same binary. Each tool runs on each input in its own process
 //! (`measure.rs`), which gives its peak memory; the library tools time the translation alone,
 //! the command-line tools the whole process.
 //!
@@ -18,6 +19,7 @@
 //! `--sizes MB,MB,..`, `--one-block N,N,..` (also modules of one block of N instructions),
 //! `--one-function MB,MB,..` (also modules of every shape in one function),
 //! `--entry-points MB,MB,..` (modules of many small entry points; 0.2, 0.8 and 3.2 unless given),
+//! `--resources MB,MB,..` (modules of many functions over buffers of their own; 0.1, 0.4, 1.6),
 //! `--totals` (no per-input rows for the fixtures and the corpus), `--corpus DIR`, `--write DIR`,
 //! `--wall` (wall-clock times instead of CPU times; see `measure.rs`).
 
@@ -67,6 +69,7 @@ struct Settings {
     one_block: Vec<usize>,
     one_function: Vec<f64>,
     entry_points: Vec<f64>,
+    resources: Vec<f64>,
     rows: bool,
     corpus: PathBuf,
 }
@@ -95,8 +98,9 @@ fn run(args: &[String]) -> Result<(), String> {
         sizes: vec![0.1, 1.0, 5.0, 25.0],
         one_block: Vec::new(),
         one_function: Vec::new(),
-        // naga's cost grows fastest with entry points: 6 s at 0.8 MB.
         entry_points: vec![0.2, 0.8, 3.2],
+        // naga's cost grows with functions times globals: 2 s and 2 GB at 1.6 MB.
+        resources: vec![0.1, 0.4, 1.6],
         rows: true,
         corpus: root.join("../shared/corpus"),
     };
@@ -133,6 +137,7 @@ fn run(args: &[String]) -> Result<(), String> {
             }
             "--one-function" => settings.one_function = numbers(&value()?)?,
             "--entry-points" => settings.entry_points = numbers(&value()?)?,
+            "--resources" => settings.resources = numbers(&value()?)?,
             "--corpus" => settings.corpus = PathBuf::from(value()?),
             "--write" => write = Some(PathBuf::from(value()?)),
             other => {
@@ -203,6 +208,10 @@ fn collect_inputs(settings: &Settings, root: &Path, dir: &Path) -> Result<Vec<In
                 for &size in &settings.entry_points {
                     let words = generate::entry_points((size * MB) as usize);
                     modules.push((format!("generated/entry points {size} MB"), words));
+                }
+                for &size in &settings.resources {
+                    let words = generate::resources((size * MB) as usize);
+                    modules.push((format!("generated/resources {size} MB"), words));
                 }
                 for &count in &settings.one_block {
                     modules.push((
