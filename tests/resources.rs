@@ -265,6 +265,59 @@ OpFunctionEnd
 }
 
 #[test]
+fn a_storage_buffer_a_vertex_shader_only_reads_becomes_read_only() {
+    // `buf` is writable in SPIR-V but the vertex shader only reads it; `out` is written by a
+    // compute shader only, and stays writable.
+    let module = "OpCapability Shader
+OpMemoryModel Logical GLSL450
+OpEntryPoint Vertex %main \"main\" %position
+OpEntryPoint GLCompute %fill \"fill\"
+OpExecutionMode %fill LocalSize 1 1 1
+OpName %Buf \"Buf\"
+OpName %buf \"buf\"
+OpName %out \"out\"
+OpDecorate %position BuiltIn Position
+OpDecorate %Buf Block
+OpMemberDecorate %Buf 0 Offset 0
+OpDecorate %buf DescriptorSet 0
+OpDecorate %buf Binding 0
+OpDecorate %out DescriptorSet 0
+OpDecorate %out Binding 1
+%void = OpTypeVoid
+%fn = OpTypeFunction %void
+%float = OpTypeFloat 32
+%uint = OpTypeInt 32 0
+%v4float = OpTypeVector %float 4
+%uint_0 = OpConstant %uint 0
+%float_1 = OpConstant %float 1
+%Buf = OpTypeStruct %float
+%ptr_Buf = OpTypePointer StorageBuffer %Buf
+%ptr_float = OpTypePointer StorageBuffer %float
+%ptr_out = OpTypePointer Output %v4float
+%buf = OpVariable %ptr_Buf StorageBuffer
+%out = OpVariable %ptr_Buf StorageBuffer
+%position = OpVariable %ptr_out Output
+%main = OpFunction %void None %fn
+%entry = OpLabel
+%p = OpAccessChain %ptr_float %buf %uint_0
+%x = OpLoad %float %p
+%v = OpCompositeConstruct %v4float %x %x %x %float_1
+OpStore %position %v
+OpReturn
+OpFunctionEnd
+%fill = OpFunction %void None %fn
+%fill_entry = OpLabel
+%q = OpAccessChain %ptr_float %out %uint_0
+OpStore %q %float_1
+OpReturn
+OpFunctionEnd
+";
+    let wgsl = spv2wgsl::translate(module.as_bytes(), &Options::default()).expect("translates").wgsl;
+    assert!(wgsl.contains("@group(0) @binding(0) var<storage, read> buf: Buf;"), "{wgsl}");
+    assert!(wgsl.contains("@group(0) @binding(1) var<storage, read_write> out: Buf;"), "{wgsl}");
+}
+
+#[test]
 fn copying_a_struct_that_holds_atomics_is_refused() {
     let module = "OpCapability Shader
 OpMemoryModel Logical GLSL450

@@ -28,22 +28,25 @@ use spirv::{BuiltIn, ExecutionMode, ExecutionModel, Op, StorageClass};
 use crate::Options;
 use crate::builtins::{Scalar, Use, builtin_row};
 use crate::error::{Error, Location};
+use crate::id_hash::IdSet;
 use crate::spirv::{
-    ConstValue, Decorations, Def, EntryPoint, Id, IoBinding, IoPlan, IoSource, IoValue, Module, Type, WorkgroupDimension,
+    ConstValue, Decorations, Def, EntryPoint, Id, Inst, IoBinding, IoPlan, IoSource, IoValue, Module, Type,
+    WorkgroupDimension,
 };
-
 
 /// More locations than any WebGPU device has between stages (the limit is at most 32): an
 /// interface array beyond this is refused before it is flattened.
 const MAX_LOCATED_VALUES: usize = 64;
+
 pub fn run(module: &mut Module, options: &Options) -> Result<(), Error> {
     let mut proxies = BTreeSet::new();
+    let workgroup_size_constant = workgroup_size_constant(module);
     for e in 0..module.entry_points.len() {
         let entry = module.entry_points[e].clone();
         let mut warnings = Vec::new();
         check_modes(&entry, &mut warnings)?;
         let planned = Planner::new(module, &entry, options)?.plan(&mut warnings)?;
-        let mut plan = IoPlan { workgroup_size: workgroup_size(module, &entry)?, ..IoPlan::default() };
+        let mut plan = IoPlan { workgroup_size: workgroup_size(module, &entry, workgroup_size_constant)?, ..IoPlan::default() };
         for Planned { mut value, wgsl, output } in planned {
             if let Some((scalar, count)) = wgsl {
                 value.wgsl_ty = wgsl_type(module, scalar, count);
@@ -150,8 +153,9 @@ struct Planner<'a> {
     options: &'a Options,
     /// The functions the entry point runs.
     functions: Vec<usize>,
-    /// Which globals (by index) those functions read.
-    used: Vec<bool>,
+    /// The entry point's interface variables those functions read: a set of these only, not a
+    /// flag per global of the module, keeps planning each of many entry points to what it reaches.
+    used: IdSet<Id>,
 }
 
 /// The interface variable being planned.
@@ -186,7 +190,9 @@ impl<'a> Planner<'a> {
             )
         })?;
         let functions = module.reachable_functions(root);
-        let used = module.globals_used_in(&functions);
+        let interface: IdSet<Id> = entry.interface.iter().copied().collect();
+        let instructions = functions.iter().flat_map(|&f| &module.functions[f].insts);
+        let used = instructions.flat_map(Inst::id_operands).filter(|id| interface.contains(id)).collect();
         Ok(Planner { module, entry, options, functions, used })
     }
 
@@ -200,7 +206,7 @@ impl<'a> Planner<'a> {
                 StorageClass::Output => true,
                 _ => continue,
             };
-            if !output && !self.used[g] {
+            if !output && !self.used.contains(&id) {
                 continue;
             }
             planned.extend(self.variable(Var { id, output }, global.pointee, warnings)?);
@@ -218,7 +224,7 @@ impl<'a> Planner<'a> {
     }
 
     fn is_used(&self, global: Id) -> bool {
-        self.module.global_index(global).is_some_and(|g| self.used[g])
+        self.used.contains(&global)
     }
 
     fn location(&self, var: Var) -> Location {
@@ -661,18 +667,22 @@ fn interpolation(decorations: &Decorations, integer: bool) -> Option<String> {
 
 /// `@workgroup_size` of a compute shader: a constant decorated `BuiltIn WorkgroupSize` wins over
 /// the execution modes.
-fn workgroup_size(module: &Module, entry: &EntryPoint) -> Result<Option<[WorkgroupDimension; 3]>, Error> {
+/// The constant decorated as the `WorkgroupSize` builtin, which overrides every compute entry
+/// point's size. Only one may carry the decoration; the smallest id keeps this deterministic.
+fn workgroup_size_constant(module: &Module) -> Option<Id> {
+    module.decorations.iter().filter(|(_, d)| d.builtin == Some(BuiltIn::WorkgroupSize)).map(|(id, _)| *id).min()
+}
+
+fn workgroup_size(
+    module: &Module,
+    entry: &EntryPoint,
+    decorated: Option<Id>,
+) -> Result<Option<[WorkgroupDimension; 3]>, Error> {
     if entry.model != ExecutionModel::GLCompute {
         return Ok(None);
     }
     let location = Location { word_offset: Some(entry.offset), opcode: Some(Op::EntryPoint), ..Location::default() };
-    // Only one constant may carry the decoration; the smallest id keeps this deterministic.
-    let decorated = module
-        .decorations
-        .iter()
-        .filter(|(_, d)| d.builtin == Some(BuiltIn::WorkgroupSize))
-        .map(|(id, _)| *id)
-        .min()
+    let decorated = decorated
         .and_then(|id| match module.constant(id).map(|c| &c.value) {
             Some(ConstValue::Composite(parts)) => Some(parts.clone()),
             _ => None,

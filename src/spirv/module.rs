@@ -571,7 +571,7 @@ impl Module {
 
     /// Functions reachable from `roots`, roots first, each once. The set of those seen holds only
     /// them, so a walk from one entry point of many costs what that entry point reaches.
-    fn reachable_from(&self, roots: &[usize]) -> Vec<usize> {
+    pub fn reachable_from(&self, roots: &[usize]) -> Vec<usize> {
         let mut seen: IdSet<usize> = IdSet::default();
         let mut order: Vec<usize> = roots.iter().copied().filter(|&root| seen.insert(root)).collect();
         let mut next = 0;

@@ -1,6 +1,7 @@
 //! Lowering the structured module to the WGSL syntax tree: module scope (types, structs with their
 //! explicit layout, globals, entry-point wrappers). Function bodies are in `function.rs`.
 
+use std::cell::OnceCell;
 use std::collections::{BTreeSet, HashMap};
 
 use spirv::{ExecutionModel, StorageClass};
@@ -13,7 +14,7 @@ use super::print;
 use super::uniformity;
 use crate::binding_map::{Binding, ResourceBinding};
 use crate::error::{Error, Location};
-use crate::id_hash::IdMap;
+use crate::id_hash::{IdMap, IdSet};
 use crate::passes::layout::{round_up, size_and_align};
 use crate::spirv::{
     BindingOrigin, ConstValue, Def, EntryPoint, Id, IoBinding, IoSource, IoValue, Module, Type, WorkgroupDimension,
@@ -43,6 +44,11 @@ pub struct Emitter<'m> {
     builtins: HashMap<&'static str, ast::Name>,
     /// How many of `out.globals` the uniformity analysis has been told of.
     globals_analysed: usize,
+    /// The globals vertex entry points reach, and the globals translated code writes through,
+    /// found once on first need: a writable storage buffer needs them (WebGPU gives vertex
+    /// shaders no writable storage), and asking per buffer would walk the module per buffer.
+    vertex_globals: OnceCell<Vec<bool>>,
+    written_globals: OnceCell<IdSet<Id>>,
 }
 
 /// The WGSL syntax tree (its functions already printed), the binding map of its resources, and
@@ -67,6 +73,8 @@ pub fn emit(
         bitcasts: IdMap::default(),
         builtins: HashMap::new(),
         globals_analysed: 0,
+        vertex_globals: OnceCell::new(),
+        written_globals: OnceCell::new(),
     };
     // Entry-point names are the API users call: they are claimed first and never renamed.
     let mut wrapper_names = Vec::new();
@@ -358,9 +366,9 @@ impl<'m> Emitter<'m> {
         };
         let mut space = address_space(module, global.class, global.pointee)
             .map_err(|_| self.unsupported(global.id, format!("{:?} variables have no WGSL counterpart", global.class)))?;
-        if space == "storage, read_write" && used_by_vertex_stage(module, global.id) {
+        if space == "storage, read_write" && self.vertex_globals.get_or_init(|| vertex_globals(module))[g] {
             // WebGPU vertex shaders cannot have writable storage buffers.
-            if written(module, global.id) {
+            if self.written_globals.get_or_init(|| written_globals(module)).contains(&global.id) {
                 return Err(self.unsupported(global.id, "a vertex shader writes a storage buffer, which WebGPU does not allow".into()));
             }
             space = "storage, read".into();
@@ -637,15 +645,15 @@ fn padding(out: &mut Vec<ast::Member>, namer: &mut Namer, bytes: u32) -> u32 {
     bytes
 }
 
-fn used_by_vertex_stage(module: &Module, global: Id) -> bool {
-    module.entry_points.iter().filter(|e| e.model == ExecutionModel::Vertex).any(|entry| {
-        let functions = module.function_index(entry.function).map(|root| module.reachable_functions(root)).unwrap_or_default();
-        module.global_index(global).is_some_and(|g| module.globals_used_in(&functions)[g])
-    })
+/// Which globals (by index) the vertex entry points reach.
+fn vertex_globals(module: &Module) -> Vec<bool> {
+    let vertex = module.entry_points.iter().filter(|e| e.model == ExecutionModel::Vertex);
+    let roots: Vec<usize> = vertex.filter_map(|entry| module.function_index(entry.function)).collect();
+    module.globals_used_in(&module.reachable_from(&roots))
 }
 
-/// Whether any translated instruction writes memory reached from `global`.
-fn written(module: &Module, global: Id) -> bool {
+/// The globals a translated instruction writes memory in.
+fn written_globals(module: &Module) -> IdSet<Id> {
     let root = |mut id: Id| {
         for _ in 0..64 {
             match module.def(id) {
@@ -660,11 +668,14 @@ fn written(module: &Module, global: Id) -> bool {
         }
         id
     };
-    module.entry_functions().into_iter().flat_map(|f| module.functions[f].insts.iter()).any(|inst| {
-        let writes = matches!(inst.op, spirv::Op::Store | spirv::Op::CopyMemory)
-            || (crate::passes::atomics::is_atomic(inst.op) && inst.op != spirv::Op::AtomicLoad);
-        writes && inst.id(0).is_some_and(|pointer| root(pointer) == global)
-    })
+    let instructions = module.entry_functions().into_iter().flat_map(|f| module.functions[f].insts.iter());
+    instructions
+        .filter(|inst| {
+            matches!(inst.op, spirv::Op::Store | spirv::Op::CopyMemory)
+                || (crate::passes::atomics::is_atomic(inst.op) && inst.op != spirv::Op::AtomicLoad)
+        })
+        .filter_map(|inst| inst.id(0).map(root))
+        .collect()
 }
 
 fn lower_first(name: &str) -> String {
