@@ -33,7 +33,7 @@ pub fn emit(e: &mut Emitter, f: usize) -> Result<ast::Function, Error> {
         function,
         namer: Namer::default(),
         values: IdMap::default(),
-        pending: Vec::new(),
+        pending: Pending::default(),
         uses: uses::uses(module, function)?,
         stmts: Vec::new(),
         block: 0,
@@ -81,9 +81,32 @@ pub fn emit(e: &mut Emitter, f: usize) -> Result<ast::Function, Error> {
 pub(super) enum Value {
     /// Reusable as is: an identifier or a constant expression.
     Named(Expr),
-    /// Inlined at its single use; `reads_memory` if it contains a load.
-    Pending { expr: Expr, reads_memory: bool },
+    /// Inlined at its single use; `reads_memory` if it contains a load. `number` counts pending
+    /// values in definition order.
+    Pending { expr: Expr, reads_memory: bool, number: u32 },
     Pointer(Pointer),
+}
+
+/// The values pending inlining, as (number, id) in definition order, apart by whether they read
+/// memory: a side effect binds those that do without walking the others. An entry whose value
+/// has been taken since is stale and skipped, so taking a value need not find its entry: each
+/// costs the same however many are pending.
+#[derive(Default)]
+pub(super) struct Pending {
+    reading_memory: Vec<(u32, Id)>,
+    pure: Vec<(u32, Id)>,
+    next: u32,
+}
+
+impl Pending {
+    /// Records `id` as pending; returns its number.
+    fn add(&mut self, id: Id, reads_memory: bool) -> u32 {
+        let number = self.next;
+        self.next += 1;
+        let entries = if reads_memory { &mut self.reading_memory } else { &mut self.pure };
+        entries.push((number, id));
+        number
+    }
 }
 
 #[derive(Clone)]
@@ -124,8 +147,7 @@ pub(super) struct Lower<'m> {
     pub(super) function: &'m Function,
     pub(super) namer: Namer,
     pub(super) values: IdMap<Id, Value>,
-    /// Ids whose value is `Pending`, in definition order.
-    pub(super) pending: Vec<Id>,
+    pub(super) pending: Pending,
     pub(super) uses: IdMap<Id, Use>,
     pub(super) stmts: Vec<Stmt>,
     pub(super) block: usize,
@@ -431,17 +453,20 @@ impl<'m> Lower<'m> {
         Ok(())
     }
 
-    /// Binds pending values to `let`s: only those that read memory (before a side effect), or all.
+    /// Binds pending values to `let`s, in definition order: only those that read memory (before a
+    /// side effect), or all.
     pub(super) fn flush(&mut self, e: &Emitter, only_memory: bool) {
-        let pending = std::mem::take(&mut self.pending);
-        for id in pending {
-            match self.values.get(&id) {
-                Some(Value::Pending { reads_memory, .. }) if only_memory && !reads_memory => self.pending.push(id),
-                Some(Value::Pending { expr, .. }) => {
-                    let expr = expr.clone();
-                    self.bind(e, id, expr);
-                }
-                _ => {}
+        let mut entries = std::mem::take(&mut self.pending.reading_memory);
+        if !only_memory {
+            entries.append(&mut self.pending.pure);
+            entries.sort_unstable();
+        }
+        for (number, id) in entries {
+            if let Some(Value::Pending { expr, number: current, .. }) = self.values.get(&id)
+                && *current == number
+            {
+                let expr = expr.clone();
+                self.bind(e, id, expr);
             }
         }
     }
@@ -483,8 +508,8 @@ impl<'m> Lower<'m> {
         } else if trivial && !reads_memory {
             self.values.insert(id, Value::Named(expr));
         } else if count == 1 && block == self.block && !expr.deeper_than(MAX_INLINE_DEPTH) {
-            self.values.insert(id, Value::Pending { expr, reads_memory });
-            self.pending.push(id);
+            let number = self.pending.add(id, reads_memory);
+            self.values.insert(id, Value::Pending { expr, reads_memory, number });
         } else {
             self.bind(e, id, expr);
         }
@@ -503,11 +528,8 @@ impl<'m> Lower<'m> {
         match self.values.get(&id) {
             Some(Value::Named(expr)) => return Ok(expr.clone()),
             Some(Value::Pending { .. }) => {
-                let Some(Value::Pending { expr, reads_memory }) = self.values.remove(&id) else { unreachable!() };
+                let Some(Value::Pending { expr, reads_memory, .. }) = self.values.remove(&id) else { unreachable!() };
                 self.consumed_memory |= reads_memory;
-                if let Some(at) = self.pending.iter().rposition(|&p| p == id) {
-                    self.pending.remove(at);
-                }
                 return Ok(expr);
             }
             Some(Value::Pointer(_)) => {
@@ -533,9 +555,6 @@ impl<'m> Lower<'m> {
     pub(super) fn take_shared(&mut self, e: &mut Emitter, id: Id) -> Result<Expr, Error> {
         if let Some(Value::Pending { expr, .. }) = self.values.get(&id) {
             let expr = expr.clone();
-            if let Some(at) = self.pending.iter().position(|&p| p == id) {
-                self.pending.remove(at);
-            }
             self.bind(e, id, expr);
         }
         self.take(e, id)
@@ -579,7 +598,6 @@ impl<'m> Lower<'m> {
     pub(super) fn discard(&mut self, id: Id) {
         if matches!(self.values.get(&id), Some(Value::Pending { .. })) {
             self.values.remove(&id);
-            self.pending.retain(|&p| p != id);
         }
     }
 }
