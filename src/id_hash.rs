@@ -3,16 +3,18 @@
 //!
 //! std's default hash (SipHash, randomly keyed) resists chosen collisions at a cost that shows
 //! in every lookup, and it scatters neighbouring keys over the whole table, so a pass walking its
-//! ids in order misses the cache on every lookup once the table outgrows it. Here a key's low
+//! ids in order misses the cache on every lookup once the table outgrows it. Here an id's low
 //! bits pick its bucket unchanged: consecutive ids sit in neighbouring buckets, and walking ids in
-//! order walks the table in order. The top seven bits, which hashbrown compares before comparing
-//! keys, come from a multiplicative mix.
+//! order walks the table in order. In a key of several words (an id and a member index) the
+//! earlier words are spread by a multiply, which is one-to-one on the low bits, before the next
+//! is joined. The top seven bits, which hashbrown compares before comparing keys, come from a
+//! multiplicative mix.
 //!
 //! The keys are small numbers: ids below the id bound, which `load` keeps within 16 times the
-//! module's word count, and indices of blocks and scopes. An input that picks its ids to share
-//! a bucket can put at most bound / buckets of them there, so the extra probing it causes is
-//! bounded by the bound: linear in its size. Keys an input spells freely, such as names, keep
-//! std's hash.
+//! module's word count, and indices of blocks, scopes and members. An input that picks its ids
+//! to share a bucket can put at most bound / buckets of them there for each value of a key's
+//! other words, so the extra probing it causes is bounded by the bound: linear in its size. Keys
+//! an input spells freely, such as names, keep std's hash.
 
 use std::collections::{HashMap, HashSet};
 use std::hash::{BuildHasherDefault, Hasher};
@@ -36,8 +38,11 @@ pub struct IdHasher(u64);
 const MIX: u64 = 0x517c_c1b7_2722_0a95;
 
 impl IdHasher {
+    /// The first word is taken as is; each further one joins the ones before spread by a
+    /// multiply, so keys that differ in an earlier word (a struct id paired with a member index)
+    /// differ in their low bits too, where they would otherwise share a bucket.
     fn add(&mut self, word: u64) {
-        self.0 = self.0.rotate_left(32) ^ word;
+        self.0 = self.0.wrapping_mul(MIX) ^ word;
     }
 }
 
@@ -67,6 +72,8 @@ impl Hasher for IdHasher {
 
 #[cfg(test)]
 mod tests {
+    use std::hash::Hash;
+
     use super::*;
 
     fn hash(id: u32) -> u64 {
@@ -80,6 +87,18 @@ mod tests {
         for id in [0, 1, 1000, 123_456] {
             assert_eq!(hash(id + 1) & 0xffff, (hash(id) + 1) & 0xffff);
         }
+    }
+
+    #[test]
+    fn pairs_differing_in_their_first_word_take_different_buckets() {
+        let buckets: HashSet<u64> = (0..1024u32)
+            .map(|id| {
+                let mut hasher = IdHasher::default();
+                (id, 0u32).hash(&mut hasher);
+                hasher.finish() & 0x3ff
+            })
+            .collect();
+        assert_eq!(buckets.len(), 1024);
     }
 
     #[test]
