@@ -11,7 +11,8 @@ mod generate;
 use std::process::Command;
 use std::time::Duration;
 
-fn check(name: &str, words: &[u32]) {
+/// Checks the module `words` and returns spv2wgsl's WGSL for it.
+fn check(name: &str, words: &[u32]) -> String {
     let bytes = generate::to_bytes(words);
     if common::find_on_path("spirv-val").is_some() {
         let dir = common::TempDir::new(name);
@@ -41,6 +42,7 @@ fn check(name: &str, words: &[u32]) {
     )
     .validate(&module)
     .unwrap_or_else(|e| panic!("naga rejects its own reading of {name}: {e:?}"));
+    translation.wgsl
 }
 
 #[test]
@@ -66,28 +68,22 @@ fn a_one_block_module_is_valid_and_both_translators_accept_it() {
 
 #[test]
 fn a_module_of_many_entry_points_is_valid_and_both_translators_accept_it() {
-    let words = generate::entry_points(60_000);
-    check("entry_points_60k", &words);
-    let translation = spv2wgsl::translate(&generate::to_bytes(&words), &spv2wgsl::Options::default())
-        .expect("translates");
+    let wgsl = check("entry_points_60k", &generate::entry_points(60_000));
     // Every entry point is kept: main0 and upwards, each with its own `@compute` wrapper.
-    let entry_points = translation.wgsl.matches("@compute").count();
+    let entry_points = wgsl.matches("@compute").count();
     assert!(entry_points > 50, "{entry_points} entry points");
-    assert!(translation.wgsl.contains(&format!("fn main{}(", entry_points - 1)));
+    assert!(wgsl.contains(&format!("fn main{}(", entry_points - 1)));
 }
 
 #[test]
 fn a_module_of_many_resources_is_valid_and_both_translators_accept_it() {
-    let words = generate::resources(60_000);
-    check("resources_60k", &words);
-    let translation = spv2wgsl::translate(&generate::to_bytes(&words), &spv2wgsl::Options::default())
-        .expect("translates");
+    let wgsl = check("resources_60k", &generate::resources(60_000));
     // One buffer per function besides the common one, the last in set (n - 1) % 4 at binding
     // (n - 1) / 4 + 1.
-    let functions = translation.wgsl.matches("var<storage, read_write>").count() - 1;
+    let functions = wgsl.matches("var<storage, read_write>").count() - 1;
     assert!(functions > 50, "{functions} functions");
     let last = format!("@group({}) @binding({})", (functions - 1) % 4, (functions - 1) / 4 + 1);
-    assert!(translation.wgsl.contains(&last), "no {last}");
+    assert!(wgsl.contains(&last), "no {last}");
 }
 
 #[test]

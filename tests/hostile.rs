@@ -118,3 +118,84 @@ fn types_nested_beyond_the_limit_are_refused() {
         other => panic!("expected a nesting error, got {:?}", other.map(|t| t.wgsl.len())),
     }
 }
+
+// The shapes below once took time quadratic in the module: each test would run for minutes.
+
+#[test]
+fn many_vertex_entry_points_each_reading_a_buffer_of_its_own() {
+    // Each writable storage buffer asked whether any vertex shader reaches it (a walk per vertex
+    // entry point) and whether anything writes it (a walk of the module).
+    let n = 20_000;
+    let mut asm = String::from("OpCapability Shader\nOpMemoryModel Logical GLSL450\n");
+    for i in 0..n {
+        asm += &format!("OpEntryPoint Vertex %e{i} \"e{i}\" %position\n");
+    }
+    asm += "OpDecorate %position BuiltIn Position\nOpDecorate %S Block\nOpMemberDecorate %S 0 Offset 0\n";
+    for i in 0..n {
+        asm += &format!("OpDecorate %b{i} DescriptorSet 0\nOpDecorate %b{i} Binding {i}\n");
+    }
+    asm += "%void = OpTypeVoid\n%fn = OpTypeFunction %void\n%float = OpTypeFloat 32\n%v4 = OpTypeVector %float 4\n\
+            %uint = OpTypeInt 32 0\n%u0 = OpConstant %uint 0\n%S = OpTypeStruct %v4\n%pS = OpTypePointer StorageBuffer %S\n\
+            %pv = OpTypePointer StorageBuffer %v4\n%po = OpTypePointer Output %v4\n%position = OpVariable %po Output\n";
+    for i in 0..n {
+        asm += &format!("%b{i} = OpVariable %pS StorageBuffer\n");
+    }
+    for i in 0..n {
+        asm += &format!(
+            "%e{i} = OpFunction %void None %fn\n%l{i} = OpLabel\n%p{i} = OpAccessChain %pv %b{i} %u0\n\
+             %x{i} = OpLoad %v4 %p{i}\nOpStore %position %x{i}\nOpReturn\nOpFunctionEnd\n"
+        );
+    }
+    let wgsl = translate(asm.as_bytes(), &unvalidated()).expect("translates").wgsl;
+    assert_eq!(wgsl.matches("@vertex").count(), n);
+    // Only read by vertex shaders, every buffer is read-only in WGSL.
+    assert_eq!(wgsl.matches("var<storage, read> ").count(), n);
+}
+
+#[test]
+fn a_merge_with_many_phis_each_used_once() {
+    // Taking each pending single-use value searched the list of those pending.
+    let n = 50_000;
+    let mut asm = String::from(HEADER);
+    asm += "%c = OpIEqual %bool %v0 %u0\nOpSelectionMerge %m None\nOpBranchConditional %c %t %m\n%t = OpLabel\n";
+    for i in 0..n {
+        asm += &format!("%a{i} = OpIAdd %uint %v0 %u{}\n", i % 2);
+    }
+    asm += "OpBranch %m\n%m = OpLabel\n";
+    for i in 0..n {
+        asm += &format!("%f{i} = OpPhi %uint %a{i} %t %v0 %entry\n");
+    }
+    asm += "%s0 = OpCopyObject %uint %v0\n";
+    for i in 0..n {
+        asm += &format!("%s{} = OpIAdd %uint %s{i} %f{i}\n", i + 1);
+    }
+    asm += &format!("OpStore %p %s{n}\nOpReturn\nOpFunctionEnd\n");
+    let wgsl = translate(asm.as_bytes(), &unvalidated()).expect("translates").wgsl;
+    // Every phi is a variable assigned in the branch.
+    assert!(wgsl.matches("var ").count() >= n, "{} vars", wgsl.matches("var ").count());
+}
+
+#[test]
+fn many_uniform_blocks_of_one_member() {
+    // Member decorations are keyed by (struct, member): member 0 of every struct shared a bucket.
+    let n = 20_000;
+    let mut asm = String::from(HEADER.split("%void = OpTypeVoid").next().unwrap_or_default());
+    for i in 0..n {
+        asm += &format!(
+            "OpDecorate %T{i} Block\nOpMemberDecorate %T{i} 0 Offset 0\nOpDecorate %g{i} DescriptorSet 1\nOpDecorate %g{i} Binding {i}\n"
+        );
+    }
+    asm += "%void = OpTypeVoid\n%fn = OpTypeFunction %void\n%bool = OpTypeBool\n%uint = OpTypeInt 32 0\n%S = OpTypeStruct %uint\n\
+            %pS = OpTypePointer StorageBuffer %S\n%buf = OpVariable %pS StorageBuffer\n%pu = OpTypePointer StorageBuffer %uint\n\
+            %qu = OpTypePointer Uniform %uint\n%u0 = OpConstant %uint 0\n";
+    for i in 0..n {
+        asm += &format!("%T{i} = OpTypeStruct %uint\n%pT{i} = OpTypePointer Uniform %T{i}\n%g{i} = OpVariable %pT{i} Uniform\n");
+    }
+    asm += "%main = OpFunction %void None %fn\n%entry = OpLabel\n%p = OpAccessChain %pu %buf %u0\n%v0 = OpLoad %uint %p\n";
+    for i in 0..n {
+        asm += &format!("%q{i} = OpAccessChain %qu %g{i} %u0\n%l{i} = OpLoad %uint %q{i}\n%v{} = OpIAdd %uint %v{i} %l{i}\n", i + 1);
+    }
+    asm += &format!("OpStore %p %v{n}\nOpReturn\nOpFunctionEnd\n");
+    let wgsl = translate(asm.as_bytes(), &unvalidated()).expect("translates").wgsl;
+    assert_eq!(wgsl.matches("var<uniform> ").count(), n);
+}

@@ -229,46 +229,12 @@ fn uniform_buffers_need_16_byte_array_strides() {
     );
 }
 
-#[test]
-fn vertex_shaders_cannot_write_storage_buffers() {
-    let module = "OpCapability Shader
-OpMemoryModel Logical GLSL450
-OpEntryPoint Vertex %main \"main\" %position
-OpDecorate %position BuiltIn Position
-OpDecorate %Buf Block
-OpMemberDecorate %Buf 0 Offset 0
-OpDecorate %buf DescriptorSet 0
-OpDecorate %buf Binding 0
-%void = OpTypeVoid
-%fn = OpTypeFunction %void
-%float = OpTypeFloat 32
-%uint = OpTypeInt 32 0
-%v4float = OpTypeVector %float 4
-%uint_0 = OpConstant %uint 0
-%float_1 = OpConstant %float 1
-%one = OpConstantComposite %v4float %float_1 %float_1 %float_1 %float_1
-%Buf = OpTypeStruct %float
-%ptr_Buf = OpTypePointer StorageBuffer %Buf
-%ptr_float = OpTypePointer StorageBuffer %float
-%ptr_out = OpTypePointer Output %v4float
-%buf = OpVariable %ptr_Buf StorageBuffer
-%position = OpVariable %ptr_out Output
-%main = OpFunction %void None %fn
-%entry = OpLabel
-%p = OpAccessChain %ptr_float %buf %uint_0
-OpStore %p %float_1
-OpStore %position %one
-OpReturn
-OpFunctionEnd
-";
-    assert_refused(module, &["vertex shader writes a storage buffer"]);
-}
-
-#[test]
-fn a_storage_buffer_a_vertex_shader_only_reads_becomes_read_only() {
-    // `buf` is writable in SPIR-V but the vertex shader only reads it; `out` is written by a
-    // compute shader only, and stays writable.
-    let module = "OpCapability Shader
+/// A vertex shader `main` with `body` (after `%p` points at `buf`'s member) in its entry block,
+/// and a compute shader `fill` that writes the storage buffer `out`. Both buffers are writable in
+/// SPIR-V.
+fn vertex_and_compute(body: &str) -> String {
+    format!(
+        "OpCapability Shader
 OpMemoryModel Logical GLSL450
 OpEntryPoint Vertex %main \"main\" %position
 OpEntryPoint GLCompute %fill \"fill\"
@@ -290,6 +256,7 @@ OpDecorate %out Binding 1
 %v4float = OpTypeVector %float 4
 %uint_0 = OpConstant %uint 0
 %float_1 = OpConstant %float 1
+%one = OpConstantComposite %v4float %float_1 %float_1 %float_1 %float_1
 %Buf = OpTypeStruct %float
 %ptr_Buf = OpTypePointer StorageBuffer %Buf
 %ptr_float = OpTypePointer StorageBuffer %float
@@ -300,9 +267,7 @@ OpDecorate %out Binding 1
 %main = OpFunction %void None %fn
 %entry = OpLabel
 %p = OpAccessChain %ptr_float %buf %uint_0
-%x = OpLoad %float %p
-%v = OpCompositeConstruct %v4float %x %x %x %float_1
-OpStore %position %v
+{body}
 OpReturn
 OpFunctionEnd
 %fill = OpFunction %void None %fn
@@ -311,8 +276,21 @@ OpFunctionEnd
 OpStore %q %float_1
 OpReturn
 OpFunctionEnd
-";
-    let wgsl = spv2wgsl::translate(module.as_bytes(), &Options::default()).expect("translates").wgsl;
+"
+    )
+}
+
+#[test]
+fn vertex_shaders_cannot_write_storage_buffers() {
+    let module = vertex_and_compute("OpStore %p %float_1\nOpStore %position %one");
+    assert_refused(&module, &["vertex shader writes a storage buffer"]);
+}
+
+#[test]
+fn a_storage_buffer_a_vertex_shader_only_reads_becomes_read_only() {
+    // `out`, written by the compute shader only, stays writable.
+    let body = "%x = OpLoad %float %p\n%v = OpCompositeConstruct %v4float %x %x %x %float_1\nOpStore %position %v";
+    let wgsl = spv2wgsl::translate(vertex_and_compute(body).as_bytes(), &Options::default()).expect("translates").wgsl;
     assert!(wgsl.contains("@group(0) @binding(0) var<storage, read> buf: Buf;"), "{wgsl}");
     assert!(wgsl.contains("@group(0) @binding(1) var<storage, read_write> out: Buf;"), "{wgsl}");
 }
