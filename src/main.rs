@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::{CommandFactory, Parser, ValueEnum};
-use codespan_reporting::term::termcolor::{Buffer, BufferWriter, ColorChoice, StandardStream};
+use codespan_reporting::term::termcolor::{Buffer, BufferWriter, BufferedStandardStream, ColorChoice};
 use spv2wgsl::batch;
 use spv2wgsl::message_format::{Diagnostic, Format, Reporter};
 use spv2wgsl::ResourceBinding;
@@ -199,7 +199,9 @@ fn parse_override(text: &str) -> Result<(u32, String), String> {
 
 /// One input, from a file or stdin, to a file or stdout, in either direction.
 fn one(cli: &Cli, color: ColorChoice) -> ExitCode {
-    let mut stderr = StandardStream::stderr(color);
+    // Buffered: a module can have thousands of warnings, and each unbuffered write is a system
+    // call. Flushed before the output is written, and on return.
+    let mut stderr = BufferedStandardStream::stderr(color);
     let reporter = reporter(cli, true);
     let stdin_name = Path::new("-");
     let input_path = cli.inputs.first().map_or(stdin_name, PathBuf::as_path);
@@ -230,6 +232,7 @@ fn one(cli: &Cli, color: ColorChoice) -> ExitCode {
         Ok(bytes) => bytes,
         Err(code) => return code,
     };
+    let _ = stderr.flush();
     let written = match &cli.output {
         Some(path) if path != stdin_name => write_atomically(path, &output),
         _ => std::io::stdout().write_all(&output),
@@ -421,7 +424,7 @@ fn to_wgsl(
     cli: &Cli,
     input: &[u8],
     shown_path: &str,
-    stderr: &mut StandardStream,
+    stderr: &mut BufferedStandardStream,
     reporter: &Reporter,
 ) -> Result<Vec<u8>, ExitCode> {
     let result = spv2wgsl::translate(input, &forward_options(cli));
@@ -449,7 +452,7 @@ fn to_spirv(
     target: Target,
     input: &[u8],
     shown_path: &str,
-    stderr: &mut StandardStream,
+    stderr: &mut BufferedStandardStream,
     reporter: &Reporter,
 ) -> Result<Vec<u8>, ExitCode> {
     let defaults = spv2wgsl::reverse::Options::default();

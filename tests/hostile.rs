@@ -199,3 +199,41 @@ fn many_uniform_blocks_of_one_member() {
     let wgsl = translate(asm.as_bytes(), &unvalidated()).expect("translates").wgsl;
     assert_eq!(wgsl.matches("var<uniform> ").count(), n);
 }
+
+#[test]
+fn many_combined_image_samplers() {
+    // Each split sampler's binding was found by scanning every binding taken and every binding
+    // made, and each unused sampler was dropped by a pass over all of them.
+    let n = 20_000;
+    let mut asm = String::from(
+        "OpCapability Shader\nOpMemoryModel Logical GLSL450\nOpEntryPoint Fragment %main \"main\" %out\n\
+         OpExecutionMode %main OriginUpperLeft\nOpDecorate %out Location 0\n",
+    );
+    for i in 0..n {
+        asm += &format!("OpDecorate %t{i} DescriptorSet {}\nOpDecorate %t{i} Binding {}\n", i % 4, i / 4);
+    }
+    asm += "%void = OpTypeVoid\n%fn = OpTypeFunction %void\n%float = OpTypeFloat 32\n%int = OpTypeInt 32 1\n\
+            %v2 = OpTypeVector %float 2\n%v2i = OpTypeVector %int 2\n%v4 = OpTypeVector %float 4\n%i0 = OpConstant %int 0\n\
+            %f0 = OpConstant %float 0\n%uv = OpConstantComposite %v2 %f0 %f0\n%uvi = OpConstantComposite %v2i %i0 %i0\n\
+            %img = OpTypeImage %float 2D 0 0 0 1 Unknown\n%si = OpTypeSampledImage %img\n\
+            %psi = OpTypePointer UniformConstant %si\n%po = OpTypePointer Output %v4\n%out = OpVariable %po Output\n\
+            %zero = OpConstantNull %v4\n";
+    for i in 0..n {
+        asm += &format!("%t{i} = OpVariable %psi UniformConstant\n");
+    }
+    asm += "%main = OpFunction %void None %fn\n%entry = OpLabel\n%a0 = OpCopyObject %v4 %zero\n";
+    for i in 0..n {
+        // Even ones are sampled (their sampler is kept), odd ones only fetched from (it is not).
+        asm += &format!("%s{i} = OpLoad %si %t{i}\n");
+        asm += &if i % 2 == 0 {
+            format!("%c{i} = OpImageSampleImplicitLod %v4 %s{i} %uv\n")
+        } else {
+            format!("%m{i} = OpImage %img %s{i}\n%c{i} = OpImageFetch %v4 %m{i} %uvi Lod %i0\n")
+        };
+        asm += &format!("%a{} = OpFAdd %v4 %a{i} %c{i}\n", i + 1);
+    }
+    asm += &format!("OpStore %out %a{n}\nOpReturn\nOpFunctionEnd\n");
+    let wgsl = translate(asm.as_bytes(), &unvalidated()).expect("translates").wgsl;
+    assert_eq!(wgsl.matches(": texture_2d<f32>;").count(), n);
+    assert_eq!(wgsl.matches(": sampler;").count(), n / 2);
+}

@@ -133,14 +133,11 @@ fn default_group(module: &Module, new: &NewBinding) -> u32 {
     }
 }
 
-/// One past the highest binding used in `group`.
+/// One past the highest binding used in `group` (found in the ordered set, not by a scan of it:
+/// a module may add a binding for each of thousands of samplers).
 fn next_free(taken: &BTreeSet<ResourceBinding>, group: u32) -> ResourceBinding {
-    let binding = taken
-        .iter()
-        .filter(|b| b.group == group)
-        .map(|b| b.binding + 1)
-        .max()
-        .unwrap_or(0);
+    let in_group = ResourceBinding { group, binding: 0 }..=ResourceBinding { group, binding: u32::MAX };
+    let binding = taken.range(in_group).next_back().map_or(0, |b| b.binding + 1);
     ResourceBinding { group, binding }
 }
 

@@ -26,6 +26,7 @@ use spirv::{AccessQualifier, Op, StorageClass};
 
 use crate::Options;
 use crate::error::{Error, Location};
+use crate::id_hash::IdSet;
 use crate::spirv::{
     BindingOrigin, Def, Global, Id, ImageType, Inst, Module, NewBinding, Param, Type,
 };
@@ -460,6 +461,7 @@ fn both_uses(what: &str, first: (&str, &Location), second: (&str, &Location)) ->
 
 fn retype(module: &mut Module, groups: &Groups, uses: &HashMap<usize, Uses>) -> Result<(), Error> {
     let none = Uses::default();
+    let mut unused_companions = IdSet::default();
     for members in groups.members() {
         let first = members[0];
         let group_uses = groups
@@ -475,7 +477,10 @@ fn retype(module: &mut Module, groups: &Groups, uses: &HashMap<usize, Uses>) -> 
             Def::Type(Type::Sampler { .. })
                 if group_uses.depth_reference.is_none() && group_uses.plain.is_none() =>
             {
-                drop_unused_companions(module, &members);
+                // Dropped together at the end: one pass over the companions, not one per group.
+                if members.iter().all(|&id| module.global_index(id).is_some()) {
+                    unused_companions.extend(members.iter().copied());
+                }
                 sampler_type(module, false)
             }
             Def::Type(Type::Sampler { .. }) => {
@@ -494,21 +499,19 @@ fn retype(module: &mut Module, groups: &Groups, uses: &HashMap<usize, Uses>) -> 
             set_handle_type(module, id, ty);
         }
     }
+    drop_unused_companions(module, &unused_companions);
     Ok(())
 }
 
 /// The sampler split from a combined image sampler that is only fetched from or queried is not
 /// needed (unless a helper function takes it): it gets no variable and no binding.
-fn drop_unused_companions(module: &mut Module, members: &[Id]) {
-    if members.iter().any(|&id| module.global_index(id).is_none()) {
-        return;
-    }
+fn drop_unused_companions(module: &mut Module, unused: &IdSet<Id>) {
     module
         .companion_samplers
-        .retain(|_, companion| !members.contains(companion));
+        .retain(|_, companion| !unused.contains(companion));
     module
         .new_bindings
-        .retain(|new| !members.contains(&new.variable));
+        .retain(|new| !unused.contains(&new.variable));
 }
 
 /// The handle type of a variable (its store type) or parameter.

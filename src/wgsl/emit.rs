@@ -17,7 +17,8 @@ use crate::error::{Error, Location};
 use crate::id_hash::{IdMap, IdSet};
 use crate::passes::layout::{round_up, size_and_align};
 use crate::spirv::{
-    BindingOrigin, ConstValue, Def, EntryPoint, Id, IoBinding, IoSource, IoValue, Module, Type, WorkgroupDimension,
+    BindingOrigin, ConstValue, Def, EntryPoint, Id, IoBinding, IoSource, IoValue, Module, NewBinding, Type,
+    WorkgroupDimension,
 };
 use crate::Options;
 
@@ -49,6 +50,8 @@ pub struct Emitter<'m> {
     /// shaders no writable storage), and asking per buffer would walk the module per buffer.
     vertex_globals: OnceCell<Vec<bool>>,
     written_globals: OnceCell<IdSet<Id>>,
+    /// `Module::new_bindings` by variable, for the binding map's entry of each resource.
+    new_bindings: IdMap<Id, &'m NewBinding>,
 }
 
 /// The WGSL syntax tree (its functions already printed), the binding map of its resources, and
@@ -75,7 +78,11 @@ pub fn emit(
         globals_analysed: 0,
         vertex_globals: OnceCell::new(),
         written_globals: OnceCell::new(),
+        new_bindings: IdMap::default(),
     };
+    for new in &module.new_bindings {
+        e.new_bindings.entry(new.variable).or_insert(new);
+    }
     // Entry-point names are the API users call: they are claimed first and never renamed.
     let mut wrapper_names = Vec::new();
     for entry in &module.entry_points {
@@ -399,7 +406,7 @@ impl<'m> Emitter<'m> {
     /// The binding map's entry for a resource variable: where it came from, and whether we bound it.
     fn binding_entry(&self, id: Id, binding: ResourceBinding, name: &str, ty: &str, space: &str) -> Binding {
         let module = self.module;
-        let made = |id: Id| module.new_bindings.iter().find(|n| n.variable == id);
+        let made = |id: Id| self.new_bindings.get(&id).copied();
         let new = made(id);
         // A comparison twin of a split sampler comes, in the end, from the combined variable.
         let mut source = id;
