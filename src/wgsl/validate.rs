@@ -17,7 +17,7 @@ use std::collections::{HashMap, HashSet};
 use std::num::NonZeroUsize;
 use std::ops::Range;
 
-use super::ast::Module;
+use super::ast::{Module, PrintedFunction};
 use super::print;
 use crate::batch;
 use crate::error::Error;
@@ -51,20 +51,7 @@ fn validate_sized(module: &Module, text: &str, limits: &Limits) -> Result<Vec<St
         return validate(text).map(|()| Vec::new());
     }
     let declarations = Declarations::new(module);
-    // A plain view of the functions, which the threads validating parts can share.
-    let pieces: Vec<Piece> = module
-        .functions
-        .iter()
-        .map(|f| Piece {
-            name: &f.name,
-            text: match f.stub.as_deref() {
-                Some(stub) if f.text.len() > limits.function => stub,
-                _ => &f.text,
-            },
-            stub: f.stub.as_deref(),
-            calls: f.calls.iter().map(|c| &**c).collect(),
-        })
-        .collect();
+    let pieces = pieces(module, limits);
     let warnings = module
         .functions
         .iter()
@@ -126,9 +113,23 @@ struct Part {
 /// What validation in parts needs of a printed function.
 struct Piece<'a> {
     name: &'a str,
+    /// What is validated: the function, or its stub if it is over the size limit.
     text: &'a str,
     stub: Option<&'a str>,
+    /// The functions `text` calls.
     calls: Vec<&'a str>,
+}
+
+/// A plain view of the functions, which the threads validating parts can share.
+fn pieces<'a>(module: &'a Module, limits: &Limits) -> Vec<Piece<'a>> {
+    let piece = |f: &'a PrintedFunction| match f.stub.as_deref() {
+        // A stub calls nothing: its part needs no stubs of the function's callees.
+        Some(stub) if f.text.len() > limits.function => {
+            Piece { name: &f.name, text: stub, stub: Some(stub), calls: Vec::new() }
+        }
+        stub => Piece { name: &f.name, text: &f.text, stub, calls: f.calls.iter().map(|c| &**c).collect() },
+    };
+    module.functions.iter().map(piece).collect()
 }
 
 /// The module's structs and globals, each printed on its own with the others it names. A part
@@ -233,7 +234,7 @@ fn failure(wgsl: &str, report: String) -> Error {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::wgsl::ast::{Attribute, Expr, Global, GlobalKind, Literal, Member, PrintedFunction, Struct};
+    use crate::wgsl::ast::{Attribute, Expr, Global, GlobalKind, Literal, Member, Struct};
 
     fn function(name: &str, text: &str, stub: Option<&str>, calls: &[&str]) -> PrintedFunction {
         PrintedFunction {
@@ -301,6 +302,19 @@ mod tests {
     }
 
     #[test]
+    fn a_function_checked_by_its_signature_brings_no_stubs_of_its_callees() {
+        let module = three_functions("    out[0] = sum(2u);\n");
+        // `sum` (71 bytes) is over the limit, `pair` (56 bytes) is not.
+        let limits = Limits { function: 60, ..in_parts(usize::MAX) };
+        let pieces = pieces(&module, &limits);
+        assert_eq!(pieces[1].text, "fn sum(x: u32) -> u32 {\n    return u32();\n}\n");
+        assert!(pieces[1].calls.is_empty());
+        let by_name: HashMap<&str, &Piece> = pieces.iter().map(|p| (p.name, p)).collect();
+        let part = Declarations::new(&module).part_text(&Part { declarations: 0..0, functions: 1..2 }, &pieces, &by_name);
+        assert!(!part.contains("fn pair"), "{part}");
+    }
+
+    #[test]
     fn a_module_in_parts_sees_the_signatures_of_functions_in_other_parts() {
         let module = three_functions("    out[0] = sum(2u);\n");
         let text = print::print(&module);
@@ -336,16 +350,7 @@ mod tests {
         let text = print::print(&module);
         assert!(validate(&text).is_ok(), "{text}");
         let declarations = Declarations::new(&module);
-        let pieces: Vec<Piece> = module
-            .functions
-            .iter()
-            .map(|f| Piece {
-                name: &f.name,
-                text: &f.text,
-                stub: f.stub.as_deref(),
-                calls: f.calls.iter().map(|c| &**c).collect(),
-            })
-            .collect();
+        let pieces = pieces(&module, &in_parts(usize::MAX));
         let by_name: HashMap<&str, &Piece> = pieces.iter().map(|p| (p.name, p)).collect();
         let part = |functions| declarations.part_text(&Part { declarations: 0..0, functions }, &pieces, &by_name);
         // `sum` names `Pair` only through `pair`'s stub.
