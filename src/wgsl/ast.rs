@@ -60,8 +60,9 @@ pub enum Attribute {
     Align(u32),
     Id(u32),
     Stage(&'static str),
-    /// Numbers or override expressions.
-    WorkgroupSize([Expr; 3]),
+    /// Numbers or override expressions; boxed, as the one large variant (every global's and
+    /// parameter's attributes would be four times the size otherwise).
+    WorkgroupSize(Box<[Expr; 3]>),
 }
 
 #[derive(Debug)]

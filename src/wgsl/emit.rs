@@ -525,7 +525,7 @@ impl<'m> Emitter<'m> {
         })];
         if let Some([x, y, z]) = plan.workgroup_size {
             let size = [self.workgroup_dimension(x)?, self.workgroup_dimension(y)?, self.workgroup_dimension(z)?];
-            attributes.push(Attribute::WorkgroupSize(size));
+            attributes.push(Attribute::WorkgroupSize(Box::new(size)));
         }
         Ok(ast::Function { attributes, name, params, result, body })
     }

@@ -228,7 +228,8 @@ fn attribute(attr: &Attribute) -> String {
         Attribute::Align(n) => format!("@align({n})"),
         Attribute::Id(n) => format!("@id({n})"),
         Attribute::Stage(stage) => format!("@{stage}"),
-        Attribute::WorkgroupSize([x, y, z]) => {
+        Attribute::WorkgroupSize(size) => {
+            let [x, y, z] = &**size;
             format!("@workgroup_size({}, {}, {})", expr_to_string(x), expr_to_string(y), expr_to_string(z))
         }
     }
