@@ -97,3 +97,14 @@ fn generation_is_deterministic() {
     assert_eq!(generate::entry_points(20_000), generate::entry_points(20_000));
     assert_eq!(generate::resources(20_000), generate::resources(20_000));
 }
+
+#[test]
+fn a_module_over_256_kib_of_wgsl_is_validated_in_parts() {
+    // Functions over buffers of their own: each part carries the buffers its functions name, and
+    // the part of the entry point the stubs of the functions it calls.
+    let bytes = generate::to_bytes(&generate::resources(300_000));
+    let translation = spv2wgsl::translate(&bytes, &spv2wgsl::Options::default()).expect("validates in parts");
+    assert!(translation.wgsl.len() > 256 << 10, "{} bytes of WGSL", translation.wgsl.len());
+    // No function is long enough to be checked by its signature only.
+    assert!(translation.warnings.is_empty(), "{:?}", translation.warnings);
+}

@@ -27,11 +27,20 @@ pub struct Module {
 pub struct PrintedFunction {
     pub name: Name,
     pub text: String,
-    /// Its signature with a body that only returns a zero value, which stands in for it where the
-    /// module is validated in parts (`validate.rs`); `None` for an entry point, which nothing calls.
-    pub stub: Option<String>,
+    /// Its signature, the start of `text`; `None` for an entry point, which nothing calls.
+    pub signature: Option<Signature>,
     /// The module's functions it calls.
     pub calls: Vec<Name>,
+}
+
+/// Enough of a printed function to write its stub (its signature with a body that only returns a
+/// zero value), which stands in for it where the module is validated in parts (`validate.rs`).
+/// Most modules never need one, so it is written only then.
+#[derive(Debug)]
+pub struct Signature {
+    /// The length of the signature (attributes and the `fn` line) at the start of the text.
+    pub len: usize,
+    pub result: Option<Type>,
 }
 
 #[derive(Debug)]

@@ -79,24 +79,26 @@ pub fn declarations(module: &Module) -> Vec<Declaration<'_>> {
     structs.chain(globals).collect()
 }
 
-/// Renders one function.
-pub fn function(f: &Function) -> String {
+/// Renders one function; also returns the length of its signature, the start of the text.
+pub fn function(f: &Function) -> (String, usize) {
     let mut printer = Printer { out: String::new(), indent: 0 };
     printer.signature(f);
+    let signature = printer.out.len();
     printer.block(&f.body);
     printer.line("}");
-    printer.out
+    (printer.out, signature)
 }
 
-/// Renders a function's signature with a body that returns the zero value of its result type.
-pub fn stub(f: &Function) -> String {
-    let mut printer = Printer { out: String::new(), indent: 0 };
-    printer.signature(f);
-    if let Some((_, ty)) = &f.result {
+/// A printed function's stub: its signature with a body that returns the zero value of its
+/// result type; `None` for an entry point.
+pub fn stub(f: &PrintedFunction) -> Option<String> {
+    let signature = f.signature.as_ref()?;
+    let mut printer = Printer { out: f.text[..signature.len].to_string(), indent: 0 };
+    if let Some(ty) = &signature.result {
         printer.line(&format!("    return {ty}();"));
     }
     printer.line("}");
-    printer.out
+    Some(printer.out)
 }
 
 /// Renders one expression, as it would appear in a statement.

@@ -13,6 +13,7 @@
 //! to read in proportionate time is checked by its signature, with a warning. The sizes are in
 //! `LIMITS`.
 
+use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 use std::num::NonZeroUsize;
 use std::ops::Range;
@@ -55,7 +56,7 @@ fn validate_sized(module: &Module, text: &str, limits: &Limits) -> Result<Vec<St
     let warnings = module
         .functions
         .iter()
-        .filter(|f| f.stub.is_some() && f.text.len() > limits.function)
+        .filter(|f| f.signature.is_some() && f.text.len() > limits.function)
         .map(|f| {
             format!(
                 "function `{}` ({} KiB of WGSL) was validated by its signature only: naga's WGSL front end \
@@ -114,20 +115,22 @@ struct Part {
 struct Piece<'a> {
     name: &'a str,
     /// What is validated: the function, or its stub if it is over the size limit.
-    text: &'a str,
-    stub: Option<&'a str>,
+    text: Cow<'a, str>,
+    stub: Option<String>,
     /// The functions `text` calls.
     calls: Vec<&'a str>,
 }
 
 /// A plain view of the functions, which the threads validating parts can share.
 fn pieces<'a>(module: &'a Module, limits: &Limits) -> Vec<Piece<'a>> {
-    let piece = |f: &'a PrintedFunction| match f.stub.as_deref() {
+    let piece = |f: &'a PrintedFunction| match print::stub(f) {
         // A stub calls nothing: its part needs no stubs of the function's callees.
         Some(stub) if f.text.len() > limits.function => {
-            Piece { name: &f.name, text: stub, stub: Some(stub), calls: Vec::new() }
+            Piece { name: &f.name, text: Cow::Owned(stub.clone()), stub: Some(stub), calls: Vec::new() }
         }
-        stub => Piece { name: &f.name, text: &f.text, stub, calls: f.calls.iter().map(|c| &**c).collect() },
+        stub => {
+            Piece { name: &f.name, text: Cow::Borrowed(&f.text), stub, calls: f.calls.iter().map(|c| &**c).collect() }
+        }
     };
     module.functions.iter().map(piece).collect()
 }
@@ -162,9 +165,9 @@ impl<'a> Declarations<'a> {
             .iter()
             .flat_map(|p| &p.calls)
             .filter(|&&callee| !inside.contains(callee) && stubbed.insert(callee))
-            .filter_map(|callee| by_name.get(callee).and_then(|p| p.stub))
+            .filter_map(|callee| by_name.get(callee).and_then(|p| p.stub.as_deref()))
             .collect();
-        let sections = stubs.into_iter().chain(functions.iter().map(|p| p.text));
+        let sections = stubs.into_iter().chain(functions.iter().map(|p| &*p.text));
         let own = self.printed[part.declarations.clone()].iter().map(|d| d.text.as_str());
         let mut text = self.directives.clone();
         for i in self.named_in(own.chain(sections.clone())) {
@@ -234,13 +237,15 @@ fn failure(wgsl: &str, report: String) -> Error {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::wgsl::ast::{Attribute, Expr, Global, GlobalKind, Literal, Member, Struct};
+    use crate::wgsl::ast::{Attribute, Expr, Global, GlobalKind, Literal, Member, Signature, Struct};
 
-    fn function(name: &str, text: &str, stub: Option<&str>, calls: &[&str]) -> PrintedFunction {
+    /// A printed function of the given text; `result` is `None` for an entry point.
+    fn function(name: &str, text: &str, result: Option<&str>, calls: &[&str]) -> PrintedFunction {
+        let len = text.find("{\n").map_or(0, |at| at + 2);
         PrintedFunction {
             name: name.into(),
             text: text.into(),
-            stub: stub.map(str::to_string),
+            signature: result.map(|ty| Signature { len, result: Some(ty.into()) }),
             calls: calls.iter().map(|&c| c.into()).collect(),
         }
     }
@@ -261,16 +266,11 @@ mod tests {
             init: None,
         });
         module.functions = vec![
-            function(
-                "pair",
-                "fn pair(x: u32) -> Pair {\n    return Pair(x, x + 1u);\n}\n",
-                Some("fn pair(x: u32) -> Pair {\n    return Pair();\n}\n"),
-                &[],
-            ),
+            function("pair", "fn pair(x: u32) -> Pair {\n    return Pair(x, x + 1u);\n}\n", Some("Pair"), &[]),
             function(
                 "sum",
                 "fn sum(x: u32) -> u32 {\n    let p = pair(x);\n    return p.a + p.b;\n}\n",
-                Some("fn sum(x: u32) -> u32 {\n    return u32();\n}\n"),
+                Some("u32"),
                 &["pair"],
             ),
             function("main", &format!("@compute @workgroup_size(1)\nfn main() {{\n{entry_body}}}\n"), None, &["sum"]),
@@ -310,7 +310,8 @@ mod tests {
         assert_eq!(pieces[1].text, "fn sum(x: u32) -> u32 {\n    return u32();\n}\n");
         assert!(pieces[1].calls.is_empty());
         let by_name: HashMap<&str, &Piece> = pieces.iter().map(|p| (p.name, p)).collect();
-        let part = Declarations::new(&module).part_text(&Part { declarations: 0..0, functions: 1..2 }, &pieces, &by_name);
+        let part =
+            Declarations::new(&module).part_text(&Part { declarations: 0..0, functions: 1..2 }, &pieces, &by_name);
         assert!(!part.contains("fn pair"), "{part}");
     }
 
