@@ -46,7 +46,8 @@ pub fn run(module: &mut Module, options: &Options) -> Result<(), Error> {
         let mut warnings = Vec::new();
         check_modes(&entry, &mut warnings)?;
         let planned = Planner::new(module, &entry, options)?.plan(&mut warnings)?;
-        let mut plan = IoPlan { workgroup_size: workgroup_size(module, &entry, workgroup_size_constant)?, ..IoPlan::default() };
+        let workgroup_size = workgroup_size(module, &entry, workgroup_size_constant)?;
+        let mut plan = IoPlan { workgroup_size, ..IoPlan::default() };
         for Planned { mut value, wgsl, output } in planned {
             if let Some((scalar, count)) = wgsl {
                 value.wgsl_ty = wgsl_type(module, scalar, count);
@@ -665,14 +666,14 @@ fn interpolation(decorations: &Decorations, integer: bool) -> Option<String> {
     }
 }
 
-/// `@workgroup_size` of a compute shader: a constant decorated `BuiltIn WorkgroupSize` wins over
-/// the execution modes.
 /// The constant decorated as the `WorkgroupSize` builtin, which overrides every compute entry
 /// point's size. Only one may carry the decoration; the smallest id keeps this deterministic.
 fn workgroup_size_constant(module: &Module) -> Option<Id> {
     module.decorations.iter().filter(|(_, d)| d.builtin == Some(BuiltIn::WorkgroupSize)).map(|(id, _)| *id).min()
 }
 
+/// `@workgroup_size` of a compute shader: the constant `decorated` with `BuiltIn WorkgroupSize`
+/// wins over the execution modes.
 fn workgroup_size(
     module: &Module,
     entry: &EntryPoint,
