@@ -863,9 +863,8 @@ impl Layouts<'_> {
             None,
         );
         let at = *out.last().unwrap_or(&0);
-        self.module.functions[f].insts[at]
-            .operands
-            .push(Operand::LiteralBit32(index));
+        self.module.functions[f].insts[at].operands =
+            Box::new([Operand::IdRef(composite), Operand::LiteralBit32(index)]);
         id
     }
 }

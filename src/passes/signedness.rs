@@ -330,7 +330,7 @@ impl Rectifier<'_> {
             op: Op::Bitcast,
             ty: Some(ty),
             result: Some(result),
-            operands: vec![Operand::IdRef(value)],
+            operands: Box::new([Operand::IdRef(value)]),
             offset: 0,
         });
         let def = Def::Value { function: self.function, inst: index, ty };

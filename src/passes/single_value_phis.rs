@@ -7,11 +7,10 @@
 
 use std::collections::HashMap;
 
-use rspirv::dr::Operand;
 use spirv::Op;
 
 use crate::error::Error;
-use crate::spirv::{Id, Module};
+use crate::spirv::{Id, Module, Operand};
 use crate::Options;
 
 pub fn run(module: &mut Module, _options: &Options) -> Result<(), Error> {

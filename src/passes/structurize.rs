@@ -21,13 +21,12 @@
 
 use std::collections::BTreeMap;
 
-use rspirv::dr::Operand;
 use spirv::Op;
 
 use crate::error::{Error, Location};
 use crate::spirv::cfg::Cfg;
 use crate::spirv::structured::{Case, Guard, Node};
-use crate::spirv::{Def, Function, Inst, Module};
+use crate::spirv::{Def, Function, Inst, Module, Operand};
 use crate::Options;
 
 /// The merge of a loop that never exits.
@@ -435,7 +434,6 @@ impl<'m> Structurizer<'m> {
         for index in (2..terminator.operands.len()).step_by(2) {
             let value = match terminator.operands[index] {
                 Operand::LiteralBit32(v) => u64::from(v),
-                Operand::LiteralBit64(v) => v,
                 _ => return Err(self.unstructured(block, "a switch case value that is not a literal")),
             };
             targets.entry(self.target(block, terminator, index + 1)?).or_default().0.push(value);

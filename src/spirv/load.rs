@@ -522,7 +522,7 @@ impl Builder<'_> {
             Op::Undef => ConstValue::Undef,
             Op::SpecConstantOp => match inst.operands.split_first() {
                 Some((Operand::LiteralSpecConstantOpInteger(op), operands)) => {
-                    ConstValue::Op { op: *op, operands: operands.to_vec() }
+                    ConstValue::Op { op: *op, operands: compact(operands, &location)? }
                 }
                 _ => return Err(ops.missing(0, "an opcode")),
             },
@@ -534,7 +534,7 @@ impl Builder<'_> {
         let parts: Vec<Id> = match &value {
             ConstValue::Composite(parts) => parts.clone(),
             ConstValue::Op { operands, .. } => {
-                operands.iter().filter_map(|o| if let Operand::IdRef(id) = o { Some(*id) } else { None }).collect()
+                operands.iter().filter_map(|o| if let super::module::Operand::IdRef(id) = o { Some(*id) } else { None }).collect()
             }
             _ => Vec::new(),
         };
@@ -660,7 +660,7 @@ impl Builder<'_> {
                     op,
                     ty,
                     result,
-                    operands: inst.operands,
+                    operands: compact(&inst.operands, &location)?,
                     offset: location.word_offset.unwrap_or(0),
                 });
                 let b = &mut f.blocks[block];
@@ -680,6 +680,29 @@ impl Builder<'_> {
             }
         }
     }
+}
+
+/// rspirv's operands in our compact form, which has no 64-bit literals: inside a function only
+/// a switch on a 64-bit integer has one, and WGSL has only 32-bit integers.
+fn compact(operands: &[Operand], location: &Location) -> Result<Box<[super::module::Operand]>, Error> {
+    use super::module::Operand as Compact;
+    operands
+        .iter()
+        .map(|operand| {
+            Ok(match *operand {
+                Operand::IdRef(id) => Compact::IdRef(id),
+                Operand::IdScope(id) => Compact::IdScope(id),
+                Operand::IdMemorySemantics(id) => Compact::IdMemorySemantics(id),
+                Operand::LiteralBit32(v) | Operand::LiteralExtInstInteger(v) => Compact::LiteralBit32(v),
+                Operand::ImageOperands(mask) => Compact::ImageOperands(mask),
+                Operand::GroupOperation(operation) => Compact::GroupOperation(operation),
+                Operand::LiteralBit64(_) => {
+                    return Err(Error::unsupported("a 64-bit literal: WGSL has only 32-bit integers", location.clone()));
+                }
+                _ => Compact::Other,
+            })
+        })
+        .collect()
 }
 
 fn result(inst: &dr::Instruction, location: &Location) -> Result<Id, Error> {

@@ -6,7 +6,6 @@
 
 use std::collections::HashMap;
 
-pub use rspirv::dr::Operand;
 use spirv::{BuiltIn, Decoration as D, ExecutionMode, ExecutionModel, Op, StorageClass};
 
 pub use crate::binding_map::BindingOrigin;
@@ -90,7 +89,7 @@ pub enum ConstValue {
     Composite(Vec<Id>),
     /// OpSpecConstantOp: the operation and its operands (ids and literals), evaluated when the
     /// pipeline is created.
-    Op { op: Op, operands: Vec<Operand> },
+    Op { op: Op, operands: Box<[Operand]> },
     Null,
     Undef,
 }
@@ -196,12 +195,27 @@ impl Decorations {
     }
 }
 
+/// One operand of an instruction in a function or of an OpSpecConstantOp, in 8 bytes where
+/// rspirv's is 24: operands are most of a loaded module's memory. The names are rspirv's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Operand {
+    IdRef(Id),
+    IdScope(Id),
+    IdMemorySemantics(Id),
+    /// A 32-bit literal number, an extended instruction's number among them.
+    LiteralBit32(u32),
+    ImageOperands(spirv::ImageOperands),
+    GroupOperation(spirv::GroupOperation),
+    /// Any other enumerant, mask or literal: no pass reads one, but it keeps its position.
+    Other,
+}
+
 #[derive(Debug, Clone)]
 pub struct Inst {
     pub op: Op,
     pub ty: Option<Id>,
     pub result: Option<Id>,
-    pub operands: Vec<Operand>,
+    pub operands: Box<[Operand]>,
     /// Word offset in the input; 0 for instructions a pass created.
     pub offset: u32,
 }
@@ -218,7 +232,7 @@ impl Inst {
     /// The 32-bit literal operand at `index`, if that operand is one.
     pub fn literal(&self, index: usize) -> Option<u32> {
         match self.operands.get(index)? {
-            Operand::LiteralBit32(v) | Operand::LiteralExtInstInteger(v) => Some(*v),
+            Operand::LiteralBit32(v) => Some(*v),
             _ => None,
         }
     }
