@@ -54,10 +54,10 @@ pub fn emit(e: &mut Emitter, f: usize) -> Result<ast::Function, Error> {
         let base = module.name(param.id).map(str::to_string).unwrap_or_else(|| format!("p_{}", param.id));
         let param_name = lower.namer.fresh(&base, Some(&e.namer));
         let value = match module.ty(param.ty)? {
-            Type::Pointer { .. } => Value::Pointer(Pointer {
+            Type::Pointer { .. } => Value::Pointer(Box::new(Pointer {
                 base: Expr::unary(UnaryOp::Deref, Expr::ident(param_name.clone())),
                 steps: Vec::new(),
-            }),
+            })),
             _ => Value::Named(Expr::ident(param_name.clone())),
         };
         lower.values.insert(param.id, value);
@@ -84,7 +84,8 @@ pub(super) enum Value {
     /// Inlined at its single use; `reads_memory` if it contains a load. `number` counts pending
     /// values in definition order.
     Pending { expr: Expr, reads_memory: bool, number: u32 },
-    Pointer(Pointer),
+    /// Boxed: a value is kept per id, and pointers are the largest and fewest.
+    Pointer(Box<Pointer>),
 }
 
 /// The values pending inlining, as (number, id) in definition order, apart by whether they read
@@ -563,7 +564,7 @@ impl<'m> Lower<'m> {
     /// The pointer value for `id`: a global, a local variable, a parameter, or an access chain.
     pub(super) fn pointer(&mut self, e: &Emitter, id: Id) -> Result<Pointer, Error> {
         if let Some(Value::Pointer(pointer)) = self.values.get(&id) {
-            return Ok(pointer.clone());
+            return Ok(Pointer::clone(pointer));
         }
         match e.names.get(&id) {
             Some(name) if matches!(self.module.def(id), Def::Global(_)) => {

@@ -65,7 +65,7 @@ impl Lower<'_> {
                 let source = self.operand(inst, 0)?;
                 if let Type::Pointer { .. } = self.module.ty(self.module.type_of(source)?)? {
                     let pointer = self.pointer(e, source)?;
-                    self.values.insert(self.result(inst)?, Value::Pointer(pointer));
+                    self.values.insert(self.result(inst)?, Value::Pointer(Box::new(pointer)));
                     return Ok(());
                 }
                 let expr = self.take(e, source)?;
@@ -247,7 +247,7 @@ impl Lower<'_> {
         let value = inst.id(1).map(|init| self.take(e, init)).transpose()?;
         let name = self.local_name(e, id);
         self.stmts.push(Stmt::Var { name: name.clone(), ty, value });
-        self.values.insert(id, Value::Pointer(Pointer { base: Expr::ident(name), steps: Vec::new() }));
+        self.values.insert(id, Value::Pointer(Box::new(Pointer { base: Expr::ident(name), steps: Vec::new() })));
         Ok(())
     }
 
@@ -285,7 +285,7 @@ impl Lower<'_> {
             pointer.steps.push(step);
             ty = next;
         }
-        self.values.insert(self.result(inst)?, Value::Pointer(pointer));
+        self.values.insert(self.result(inst)?, Value::Pointer(Box::new(pointer)));
         Ok(())
     }
 
