@@ -258,11 +258,11 @@ impl Layouts<'_> {
             width: 32,
             signed: false,
         });
-        let id = self.module.add_def(Def::Constant(Constant {
+        let id = self.module.add_def(Def::Constant(Box::new(Constant {
             ty,
             value: ConstValue::Scalar(u64::from(value)),
             spec_id: None,
-        }));
+        })));
         self.module.declarations.push(id);
         self.constants.insert(value, id);
         id

@@ -238,7 +238,7 @@ impl Rectifier<'_> {
                     zero
                 } else {
                     let part =
-                        self.module.add_def(Def::Constant(Constant { ty: component, value: zero, spec_id: None }));
+                        self.module.add_def(Def::Constant(Box::new(Constant { ty: component, value: zero, spec_id: None })));
                     ConstValue::Composite(vec![part; count as usize])
                 }
             }
@@ -253,7 +253,7 @@ impl Rectifier<'_> {
             // A specialization operation keeps its operands; bitcast its value instead.
             ConstValue::Bool(_) | ConstValue::Undef | ConstValue::Op { .. } => return None,
         };
-        let new = self.module.add_def(Def::Constant(Constant { ty: constant.ty, value, spec_id: None }));
+        let new = self.module.add_def(Def::Constant(Box::new(Constant { ty: constant.ty, value, spec_id: None })));
         self.module.declarations.push(new);
         Some(new)
     }
@@ -364,7 +364,7 @@ impl Rectifier<'_> {
             other => other.clone(),
         };
         let ty = with_signedness(self.module, constant.ty, signed);
-        let new = self.module.add_def(Def::Constant(Constant { ty, value, spec_id: None }));
+        let new = self.module.add_def(Def::Constant(Box::new(Constant { ty, value, spec_id: None })));
         self.module.declarations.push(new);
         self.constants.insert((id, signed), new);
         Some(new)

@@ -40,20 +40,20 @@ pub fn run(module: &mut Module, options: &Options) -> Result<(), Error> {
                     },
                 )
             })?;
-            module.defs[id as usize] = Def::Constant(Constant {
+            module.defs[id as usize] = Def::Constant(Box::new(Constant {
                 ty: constant.ty,
                 value,
                 spec_id: None,
-            });
+            }));
         }
         if let ConstValue::Op { op, operands } = &constant.value
             && let Some(value) = fold(module, constant.ty, *op, operands)
         {
-            module.defs[id as usize] = Def::Constant(Constant {
+            module.defs[id as usize] = Def::Constant(Box::new(Constant {
                 ty: constant.ty,
                 value,
                 spec_id: None,
-            });
+            }));
         }
     }
     if let Some(spec_id) = unused.first() {
@@ -174,11 +174,11 @@ fn value_of(module: &mut Module, ty: Id, lanes: Lanes) -> Option<ConstValue> {
     }
     let parts = (0..len)
         .map(|i| {
-            let part = module.add_def(Def::Constant(Constant {
+            let part = module.add_def(Def::Constant(Box::new(Constant {
                 ty: scalar,
                 value: one(&lanes, i),
                 spec_id: None,
-            }));
+            })));
             module.declarations.push(part);
             part
         })

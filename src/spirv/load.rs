@@ -542,7 +542,7 @@ impl Builder<'_> {
             return Err(Error::invalid(format!("%{part} is not a constant declared before this one"), location));
         }
         let spec_id = if is_spec_constant(inst.class.opcode) { self.module.decorations(id).spec_id } else { None };
-        self.define(id, Def::Constant(Constant { ty, value, spec_id }), &location)?;
+        self.define(id, Def::Constant(Box::new(Constant { ty, value, spec_id })), &location)?;
         self.module.declarations.push(id);
         Ok(())
     }

@@ -119,7 +119,8 @@ pub enum Def {
     #[default]
     None,
     Type(Type),
-    Constant(Constant),
+    /// Boxed: constants are few, and inline they would double every definition's size.
+    Constant(Box<Constant>),
     /// Index into `Module::globals`.
     Global(usize),
     /// Index into `Module::functions`.
