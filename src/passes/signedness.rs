@@ -15,7 +15,7 @@ use spirv::{ImageOperands, Op};
 
 use crate::Options;
 use crate::error::Error;
-use crate::id_hash::{self, IdMap};
+use crate::id_hash::IdMap;
 use crate::ops::{self, Int, IntRule};
 use crate::spirv::{ConstValue, Constant, Def, ExtSet, Function, Id, Inst, Module, Operand, Type};
 
@@ -39,18 +39,29 @@ pub fn run(module: &mut Module, _options: &Options) -> Result<(), Error> {
 /// Drops bitcasts and copies nothing reads any more: those that looking through bitcasts left
 /// behind, and chains of them.
 fn remove_unused_casts(function: &mut Function) {
+    let is_cast = |inst: &Inst| matches!(inst.op, Op::Bitcast | Op::CopyObject);
     loop {
-        let mut uses: IdMap<Id, u32> = id_hash::id_map(function.insts.len());
+        // Only casts can go, so only their uses are counted.
+        let mut used: IdMap<Id, bool> = function
+            .blocks
+            .iter()
+            .flat_map(|block| &block.insts)
+            .filter_map(|&index| function.insts[index].result.filter(|_| is_cast(&function.insts[index])))
+            .map(|id| (id, false))
+            .collect();
+        if used.is_empty() {
+            return;
+        }
         for block in &function.blocks {
             for index in block.all_insts() {
                 for id in function.insts[index].id_operands() {
-                    *uses.entry(id).or_default() += 1;
+                    if let Some(flag) = used.get_mut(&id) {
+                        *flag = true;
+                    }
                 }
             }
         }
-        let unused = |inst: &Inst| {
-            matches!(inst.op, Op::Bitcast | Op::CopyObject) && inst.result.is_some_and(|id| !uses.contains_key(&id))
-        };
+        let unused = |inst: &Inst| is_cast(inst) && inst.result.is_some_and(|id| used.get(&id) == Some(&false));
         let mut removed = false;
         for b in 0..function.blocks.len() {
             let before = function.blocks[b].insts.len();
