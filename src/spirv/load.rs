@@ -686,23 +686,23 @@ impl Builder<'_> {
 /// a switch on a 64-bit integer has one, and WGSL has only 32-bit integers.
 fn compact(operands: &[Operand], location: &Location) -> Result<Box<[super::module::Operand]>, Error> {
     use super::module::Operand as Compact;
-    operands
-        .iter()
-        .map(|operand| {
-            Ok(match *operand {
-                Operand::IdRef(id) => Compact::IdRef(id),
-                Operand::IdScope(id) => Compact::IdScope(id),
-                Operand::IdMemorySemantics(id) => Compact::IdMemorySemantics(id),
-                Operand::LiteralBit32(v) | Operand::LiteralExtInstInteger(v) => Compact::LiteralBit32(v),
-                Operand::ImageOperands(mask) => Compact::ImageOperands(mask),
-                Operand::GroupOperation(operation) => Compact::GroupOperation(operation),
-                Operand::LiteralBit64(_) => {
-                    return Err(Error::unsupported("a 64-bit literal: WGSL has only 32-bit integers", location.clone()));
-                }
-                _ => Compact::Other,
-            })
-        })
-        .collect()
+    // Sized exactly, so the boxing does not reallocate.
+    let mut compacted = Vec::with_capacity(operands.len());
+    for operand in operands {
+        compacted.push(match *operand {
+            Operand::IdRef(id) => Compact::IdRef(id),
+            Operand::IdScope(id) => Compact::IdScope(id),
+            Operand::IdMemorySemantics(id) => Compact::IdMemorySemantics(id),
+            Operand::LiteralBit32(v) | Operand::LiteralExtInstInteger(v) => Compact::LiteralBit32(v),
+            Operand::ImageOperands(mask) => Compact::ImageOperands(mask),
+            Operand::GroupOperation(operation) => Compact::GroupOperation(operation),
+            Operand::LiteralBit64(_) => {
+                return Err(Error::unsupported("a 64-bit literal: WGSL has only 32-bit integers", location.clone()));
+            }
+            _ => Compact::Other,
+        });
+    }
+    Ok(compacted.into_boxed_slice())
 }
 
 fn result(inst: &dr::Instruction, location: &Location) -> Result<Id, Error> {
