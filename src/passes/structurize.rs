@@ -38,7 +38,10 @@ const MAX_DEPTH: usize = 100;
 
 pub fn run(module: &mut Module, _options: &Options) -> Result<(), Error> {
     for f in 0..module.functions.len() {
-        let body = Structurizer::new(module, f)?.function_body()?;
+        let mut body = Structurizer::new(module, f)?.function_body()?;
+        // Kept until the function is emitted: in a module of many small functions, the spare
+        // room would weigh.
+        body.shrink_to_fit();
         module.functions[f].body = Some(body);
     }
     Ok(())

@@ -577,16 +577,17 @@ impl Builder<'_> {
     fn begin_function(&mut self, inst: &dr::Instruction, ops: &Operands, location: Location) -> Result<(), Error> {
         let id = result(inst, &location)?;
         let index = self.module.functions.len();
-        // The arena is allocated once at the function's size, counted up to its OpFunctionEnd
-        // (only a hint: one inside a block does not end the function).
-        let end = Op::FunctionEnd as u32;
-        let count = self.offsets[self.index..].iter().take_while(|&&at| self.words[at] & 0xffff != end).count();
+        // The arena and the block list are allocated once at the function's size, counted up to
+        // its OpFunctionEnd (only a hint: one inside a block does not end the function).
+        let (end, label) = (Op::FunctionEnd as u32, Op::Label as u32);
+        let opcodes = self.offsets[self.index..].iter().map(|&at| self.words[at] & 0xffff).take_while(|&op| op != end);
+        let (count, labels) = opcodes.fold((0, 0), |(count, labels), op| (count + 1, labels + usize::from(op == label)));
         self.module.functions.push(Function {
             id,
             result_type: inst.result_type.ok_or_else(|| ops.missing(0, "a result type"))?,
             params: Vec::new(),
             insts: Vec::with_capacity(count),
-            blocks: Vec::new(),
+            blocks: Vec::with_capacity(labels),
             body: None,
             offset: location.word_offset.unwrap_or(0),
         });
