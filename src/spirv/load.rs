@@ -852,6 +852,21 @@ mod tests {
     }
 
     #[test]
+    fn a_switch_on_a_64_bit_integer_is_refused_when_loaded() {
+        let text = "OpCapability Shader\nOpCapability Int64\nOpMemoryModel Logical GLSL450\n\
+            OpEntryPoint GLCompute %main \"main\"\nOpExecutionMode %main LocalSize 1 1 1\n\
+            %void = OpTypeVoid\n%fn = OpTypeFunction %void\n%u64 = OpTypeInt 64 0\n\
+            %big = OpConstant %u64 0x100000000\n\
+            %main = OpFunction %void None %fn\n%entry = OpLabel\nOpSelectionMerge %merge None\n\
+            OpSwitch %big %merge 0x100000000 %case\n%case = OpLabel\nOpBranch %merge\n\
+            %merge = OpLabel\nOpReturn\nOpFunctionEnd\n";
+        let words = crate::spirv::assemble::assemble(text).unwrap().words;
+        let error = load(&words).unwrap_err();
+        assert!(error.to_string().contains("a 64-bit literal"), "{error}");
+        assert_eq!(error.exit_code(), 1);
+    }
+
+    #[test]
     fn absurd_id_bound_is_refused() {
         let words = [MAGIC, 0x0001_0000, 0, u32::MAX, 0];
         assert!(load(&words).unwrap_err().to_string().contains("implausibly large"));
