@@ -163,16 +163,16 @@ impl<'m> Emitter<'m> {
             self.uniformity.global(global);
         }
         self.globals_analysed = self.out.globals.len();
-        self.uniformity.declare_function(&function.name);
+        let name = self.uniformity.declare_function(&function.name);
         let calls = self.uniformity.function(&function);
         let is_entry_point = function.attributes.iter().any(|a| matches!(a, Attribute::Stage(_)));
         let (text, signature_len) = print::function(&function);
         let result = function.result.map(|(_, ty)| ty);
         self.out.functions.push(ast::PrintedFunction {
-            name: function.name.as_str().into(),
+            name,
             text,
             signature: (!is_entry_point).then_some(ast::Signature { len: signature_len, result }),
-            calls: calls.into_iter().map(Into::into).collect(),
+            calls,
         });
     }
 

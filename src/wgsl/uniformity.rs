@@ -14,7 +14,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use super::ast::{Expr, Function, Global, GlobalKind, Stmt, UnaryOp};
+use super::ast::{Expr, Function, Global, GlobalKind, Name, Stmt, UnaryOp};
 
 /// Builtins that need uniform control flow.
 const NEEDS_UNIFORMITY: &[&str] = &[
@@ -51,17 +51,18 @@ pub struct Verdict {
 pub struct Analysis {
     /// Globals whose values are uniform: uniform buffers, constants, overrides.
     uniform_globals: HashSet<String>,
-    /// The module's own functions, whose results are taken as non-uniform.
-    functions: HashSet<String>,
+    /// The module's own functions, whose results are taken as non-uniform. Each name is held
+    /// once and shared by the summaries and the printed functions' lists of calls.
+    functions: HashSet<Name>,
     summaries: Vec<Summary>,
 }
 
 /// The calls of one function that matter here: of the module's functions and of builtins that
 /// need uniformity.
 struct Summary {
-    name: String,
-    calls: Vec<String>,
-    nonuniform_calls: Vec<String>,
+    name: Name,
+    calls: Vec<Name>,
+    nonuniform_calls: Vec<Name>,
 }
 
 impl Analysis {
@@ -76,13 +77,24 @@ impl Analysis {
         }
     }
 
-    /// Declares one of the module's functions, before any function calling it is added.
-    pub fn declare_function(&mut self, name: &str) {
-        self.functions.insert(name.to_string());
+    /// Declares one of the module's functions, before any function calling it is added; returns
+    /// the shared copy of its name.
+    pub fn declare_function(&mut self, name: &str) -> Name {
+        if let Some(shared) = self.functions.get(name) {
+            return shared.clone();
+        }
+        let shared = Name::from(name);
+        self.functions.insert(shared.clone());
+        shared
+    }
+
+    /// The shared copy of a function's name, or a new one for a builtin's.
+    fn shared(&self, name: &str) -> Name {
+        self.functions.get(name).cloned().unwrap_or_else(|| name.into())
     }
 
     /// Analyses one function; returns the module's functions it calls.
-    pub fn function(&mut self, function: &Function) -> Vec<String> {
+    pub fn function(&mut self, function: &Function) -> Vec<Name> {
         let relevant = |name: &str| is_uniformity_builtin(name) || self.functions.contains(name);
         let mut calls = HashSet::new();
         for stmt in &function.body {
@@ -96,12 +108,12 @@ impl Analysis {
             return Vec::new();
         }
         let nonuniform_calls = nonuniform_calls(function, &self.uniform_globals, &self.functions);
-        let calls: Vec<String> = calls.into_iter().map(str::to_string).collect();
+        let calls: Vec<Name> = calls.into_iter().map(|c| self.shared(c)).collect();
         let callees = calls.iter().filter(|&c| self.functions.contains(c)).cloned().collect();
         self.summaries.push(Summary {
-            name: function.name.clone(),
+            name: self.shared(&function.name),
             calls,
-            nonuniform_calls: nonuniform_calls.into_iter().map(str::to_string).collect(),
+            nonuniform_calls: nonuniform_calls.into_iter().map(|c| self.shared(c)).collect(),
         });
         callees
     }
@@ -122,9 +134,9 @@ impl Analysis {
         let mut found = Vec::new();
         for summary in &self.summaries {
             for call in &summary.calls {
-                if needs.contains(&call.as_str()) {
+                if needs.contains(&&**call) {
                     if needing.insert(&summary.name) {
-                        found.push(summary.name.as_str());
+                        found.push(&*summary.name);
                     }
                 } else {
                     callers.entry(call).or_default().push(&summary.name);
@@ -151,18 +163,21 @@ fn is_uniformity_builtin(name: &str) -> bool {
 fn nonuniform_calls<'a>(
     function: &'a Function,
     globals: &'a HashSet<String>,
-    functions: &'a HashSet<String>,
+    functions: &'a HashSet<Name>,
 ) -> HashSet<&'a str> {
     // Optimistically every `var` is uniform; drop the ones an assignment proves otherwise.
     let mut vars: HashSet<&str> = HashSet::new();
     declared_vars(&function.body, &mut vars);
     loop {
         let mut scope = Scope {
-            uniform: globals.iter().map(String::as_str).chain(vars.iter().copied()).collect(),
+            globals,
+            uniform: vars.clone(),
             tainted: HashSet::new(),
             nonuniform_calls: HashSet::new(),
             functions,
             uniform_exits: HashMap::new(),
+            trials: 0,
+            trial_log: Vec::new(),
         };
         scope.block(&function.body, true);
         if !scope.tainted.iter().any(|t| vars.contains(t)) {
@@ -246,7 +261,9 @@ fn is_pure_builtin(name: &str) -> bool {
 }
 
 struct Scope<'a> {
-    /// Names whose values are uniform.
+    /// The module's uniform globals: kept apart from `uniform` so that no walk copies them.
+    globals: &'a HashSet<String>,
+    /// The function's names whose values are uniform.
     uniform: HashSet<&'a str>,
     /// Variables assigned something non-uniform, or in non-uniform control flow.
     tainted: HashSet<&'a str>,
@@ -254,17 +271,22 @@ struct Scope<'a> {
     /// control flow.
     nonuniform_calls: HashSet<&'a str>,
     /// The module's own functions, whose results are taken as non-uniform.
-    functions: &'a HashSet<String>,
+    functions: &'a HashSet<Name>,
     /// Whether each loop (by address) has only uniform exits, found once per walk of the
     /// function so nested loops are not walked exponentially often.
     uniform_exits: HashMap<*const Stmt, bool>,
+    /// How many trial walks of loops are under way, and the names each made uniform, which are
+    /// forgotten when it ends: undoing them costs what the trial added, where copying `uniform`
+    /// for each loop would cost every name before it.
+    trials: usize,
+    trial_log: Vec<&'a str>,
 }
 
 impl<'a> Scope<'a> {
     fn is_uniform(&self, expr: &Expr) -> bool {
         match expr {
             Expr::Literal(_) => true,
-            Expr::Ident(name) => self.uniform.contains(&**name),
+            Expr::Ident(name) => self.uniform.contains(&**name) || self.globals.contains(&**name),
             Expr::Unary(_, a) | Expr::Member(a, _) => self.is_uniform(a),
             Expr::Binary(_, a, b) | Expr::Index(a, b) => self.is_uniform(a) && self.is_uniform(b),
             Expr::Call(name, args) => {
@@ -315,8 +337,8 @@ impl<'a> Scope<'a> {
         self.visit(stmt, uniform_flow);
         match stmt {
             Stmt::Let { name, value, .. } => {
-                if uniform_flow && self.is_uniform(value) {
-                    self.uniform.insert(name);
+                if uniform_flow && self.is_uniform(value) && self.uniform.insert(name) && self.trials > 0 {
+                    self.trial_log.push(name);
                 }
             }
             Stmt::Var { name, value, .. } => {
@@ -367,17 +389,19 @@ impl<'a> Scope<'a> {
                 let uniform_exits = match self.uniform_exits.get(&key) {
                     Some(&known) => known,
                     None => {
-                        let mut trial = Scope {
-                            uniform: self.uniform.clone(),
-                            tainted: HashSet::new(),
-                            nonuniform_calls: HashSet::new(),
-                            functions: self.functions,
-                            uniform_exits: std::mem::take(&mut self.uniform_exits),
-                        };
-                        let exits_uniformly = trial.block(body, true)
-                            && trial.block(continuing, true)
-                            && break_if.as_ref().is_none_or(|c| trial.is_uniform(c));
-                        self.uniform_exits = trial.uniform_exits;
+                        // The trial's findings other than the answer are dropped afterwards.
+                        let tainted = std::mem::take(&mut self.tainted);
+                        let nonuniform_calls = std::mem::take(&mut self.nonuniform_calls);
+                        let log_start = self.trial_log.len();
+                        self.trials += 1;
+                        let exits_uniformly = self.block(body, true)
+                            && self.block(continuing, true)
+                            && break_if.as_ref().is_none_or(|c| self.is_uniform(c));
+                        self.trials -= 1;
+                        for name in self.trial_log.drain(log_start..) {
+                            self.uniform.remove(name);
+                        }
+                        (self.tainted, self.nonuniform_calls) = (tainted, nonuniform_calls);
                         self.uniform_exits.insert(key, exits_uniformly);
                         exits_uniformly
                     }
