@@ -244,7 +244,7 @@ impl<'m> Lower<'m> {
             }
             Node::If { condition: condition_id, accept, reject } => {
                 let condition = self.take(e, *condition_id)?;
-                let note = self.note(&format!("%{}", self.function.blocks[self.block].label));
+                let note = self.label_note(self.function.blocks[self.block].label);
                 self.flush(e, false);
                 let accept = self.nodes(e, accept)?;
                 let reject = self.nodes(e, reject)?;
@@ -263,7 +263,7 @@ impl<'m> Lower<'m> {
                     Some(Node::Block(b)) => self.function.blocks[*b].label,
                     _ => 0,
                 };
-                let note = self.note(&format!("%{header}"));
+                let note = self.label_note(header);
                 let body = self.nodes(e, body)?;
                 let continuing = self.nodes(e, continuing)?;
                 let break_if = self.break_if.take();
@@ -276,7 +276,7 @@ impl<'m> Lower<'m> {
             Node::Switch { selector, cases } => {
                 let selector_ty = self.module.type_of(*selector)?;
                 let selector_expr = self.take(e, *selector)?;
-                let note = self.note(&format!("%{}", self.function.blocks[self.block].label));
+                let note = self.label_note(self.function.blocks[self.block].label);
                 self.flush(e, false);
                 let mut out = Vec::with_capacity(cases.len());
                 for case in cases {
@@ -380,9 +380,17 @@ impl<'m> Lower<'m> {
     }
 
     /// A control statement with `note` (the label of the block heading it) under `--annotate`.
-    fn push_noted(&mut self, stmt: Stmt, note: String) {
-        let stmt = if self.annotate { Stmt::Noted { stmt: Box::new(stmt), note } } else { stmt };
+    fn push_noted(&mut self, stmt: Stmt, note: Option<String>) {
+        let stmt = match note {
+            Some(note) => Stmt::Noted { stmt: Box::new(stmt), note },
+            None => stmt,
+        };
         self.stmts.push(stmt);
+    }
+
+    /// Under `--annotate`, the note naming the block `label` heads.
+    fn label_note(&self, label: Id) -> Option<String> {
+        self.annotate.then(|| self.note(&format!("%{label}")))
     }
 
     fn note(&self, origin: &str) -> String {
