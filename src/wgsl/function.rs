@@ -631,10 +631,18 @@ fn initialize_at_first_assignment(stmts: &mut Vec<Stmt>, declared: usize) {
     // `continue` comes before that statement.
     let mut first: Vec<Option<(usize, bool)>> = vec![None; declared];
     let mut continued = false;
+    // The walk ends once every variable has been mentioned: usually a few statements in.
+    let mut unmentioned = vars.len();
     for (index, stmt) in stmts.iter().enumerate().skip(declared) {
+        if unmentioned == 0 {
+            break;
+        }
         stmt.for_each_ident(&mut |ident| {
-            if let Some(&at) = vars.get(ident) {
-                first[at].get_or_insert((index, continued));
+            if let Some(&at) = vars.get(ident)
+                && first[at].is_none()
+            {
+                first[at] = Some((index, continued));
+                unmentioned -= 1;
             }
         });
         continued = continued || stmt.any(&|s| matches!(s, Stmt::Continue));
