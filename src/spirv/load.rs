@@ -9,6 +9,7 @@ use rspirv::binary::{Consumer, ParseAction as Action};
 use rspirv::dr::{self, Operand};
 use spirv::Op;
 
+use super::module::Operand as Compact;
 use super::module::*;
 use crate::error::{Error, Location};
 
@@ -534,7 +535,7 @@ impl Builder<'_> {
         let parts: Vec<Id> = match &value {
             ConstValue::Composite(parts) => parts.clone(),
             ConstValue::Op { operands, .. } => {
-                operands.iter().filter_map(|o| if let super::module::Operand::IdRef(id) = o { Some(*id) } else { None }).collect()
+                operands.iter().filter_map(|o| if let Compact::IdRef(id) = o { Some(*id) } else { None }).collect()
             }
             _ => Vec::new(),
         };
@@ -685,8 +686,7 @@ impl Builder<'_> {
 
 /// rspirv's operands in our compact form, which has no 64-bit literals: inside a function only
 /// a switch on a 64-bit integer has one, and WGSL has only 32-bit integers.
-fn compact(operands: &[Operand], location: &Location) -> Result<Box<[super::module::Operand]>, Error> {
-    use super::module::Operand as Compact;
+fn compact(operands: &[Operand], location: &Location) -> Result<Box<[Compact]>, Error> {
     // Sized exactly, so the boxing does not reallocate.
     let mut compacted = Vec::with_capacity(operands.len());
     for operand in operands {
