@@ -271,3 +271,62 @@ fn many_overrides_read_along_a_chain_of_functions() {
     // The chain, the entry point's body and its wrapper.
     assert_eq!(wgsl.matches("fn ").count(), n + 2);
 }
+
+/// A compute shader storing `%result` (declared among `constants`, over spec constant `%s0`).
+fn storing_a_spec_constant(constants: &str) -> String {
+    let mut asm = String::from(HEADER.split("%void = OpTypeVoid").next().unwrap_or_default());
+    asm += "OpDecorate %s0 SpecId 0\n%void = OpTypeVoid\n%fn = OpTypeFunction %void\n%uint = OpTypeInt 32 0\n\
+            %v2 = OpTypeVector %uint 2\n%S = OpTypeStruct %uint\n%pS = OpTypePointer StorageBuffer %S\n\
+            %buf = OpVariable %pS StorageBuffer\n%pu = OpTypePointer StorageBuffer %uint\n%u0 = OpConstant %uint 0\n\
+            %u1 = OpConstant %uint 1\n%s0 = OpSpecConstant %uint 7\n";
+    asm += constants;
+    asm += "%main = OpFunction %void None %fn\n%entry = OpLabel\n%p = OpAccessChain %pu %buf %u0\n\
+            OpStore %p %result\nOpReturn\nOpFunctionEnd\n";
+    asm
+}
+
+#[test]
+fn a_long_chain_of_specialization_constant_operations() {
+    // Spelled inline, the chain recursed once per link and overflowed the stack.
+    let n = 100_000;
+    let mut constants = String::new();
+    for i in 1..=n {
+        constants += &format!("%s{i} = OpSpecConstantOp %uint IAdd %s{} %u1\n", i - 1);
+    }
+    constants += &format!("%result = OpSpecConstantOp %uint IAdd %s{n} %u1\n");
+    let wgsl = translate(storing_a_spec_constant(&constants).as_bytes(), &unvalidated()).expect("translates").wgsl;
+    // Every addition is kept, in overrides of bounded depth.
+    assert_eq!(wgsl.matches("+ 1u").count(), n + 1);
+    assert!(wgsl.matches("override ").count() > n / 64, "expected the chain to be cut into overrides");
+}
+
+#[test]
+fn specialization_constant_operations_reading_each_link_twice() {
+    // Spelled inline, each link doubled the expression: 2^40 additions.
+    let n = 40;
+    let mut constants = String::new();
+    for i in 1..=n {
+        constants += &format!("%s{i} = OpSpecConstantOp %uint IAdd %s{0} %s{0}\n", i - 1);
+    }
+    constants += &format!("%result = OpSpecConstantOp %uint IAdd %s{n} %u0\n");
+    let wgsl = translate(storing_a_spec_constant(&constants).as_bytes(), &Options::default()).expect("translates").wgsl;
+    // The spec constant, and an override for each link read twice: all but the last, which
+    // `%result` reads once and which is spelled where it is stored.
+    assert_eq!(wgsl.matches("override ").count(), n);
+    assert!(wgsl.contains("= spec_constant_0 + spec_constant_0;"), "{wgsl}");
+    assert!(wgsl.len() < 10_000, "{} bytes", wgsl.len());
+}
+
+#[test]
+fn vector_specialization_constant_operations_too_large_to_spell_are_refused() {
+    // WGSL overrides are scalars: a vector operation can only be spelled out where it is used.
+    let n = 40;
+    let mut constants = String::from("%w0 = OpSpecConstantComposite %v2 %s0 %s0\n");
+    for i in 1..=n {
+        constants += &format!("%w{i} = OpSpecConstantOp %v2 IAdd %w{0} %w{0}\n", i - 1);
+    }
+    constants += &format!("%result = OpSpecConstantOp %uint CompositeExtract %w{n} 0\n");
+    let error = translate(storing_a_spec_constant(&constants).as_bytes(), &unvalidated()).map(|_| ()).unwrap_err();
+    assert!(matches!(error, Error::Unsupported { .. }), "{error}");
+    assert!(error.to_string().contains("would be spelled out whole"), "{error}");
+}

@@ -37,6 +37,8 @@ pub struct Emitter<'m> {
     bindings: Vec<Binding>,
     /// Names of the `override`s declared for specialization constants.
     pub(super) overrides: IdMap<Id, String>,
+    /// The OpSpecConstantOp results declared as `override`s of their own (`spec::named_ops`).
+    pub(super) named_spec_ops: IdSet<Id>,
     /// Names of the helper functions declared (`helpers.rs`), by the type they work on.
     pub(super) helpers: HashMap<String, String>,
     uniformity: uniformity::Analysis,
@@ -71,6 +73,7 @@ pub fn emit(
         annotate: options.annotate,
         bindings: Vec::new(),
         overrides: IdMap::default(),
+        named_spec_ops: super::spec::named_ops(module)?,
         helpers: HashMap::new(),
         uniformity: uniformity::Analysis::default(),
         bitcasts: IdMap::default(),
@@ -439,6 +442,7 @@ impl<'m> Emitter<'m> {
             .ok_or_else(|| Error::invalid(format!("%{id} is not a constant"), Location::default()))?;
         match &constant.value {
             _ if constant.spec_id.is_some() => self.override_ident(id),
+            ConstValue::Op { .. } if self.named_spec_ops.contains(&id) => self.named_spec_op(id),
             ConstValue::Op { op, operands } => self.spec_op(id, constant.ty, *op, operands),
             ConstValue::Bool(b) => Ok(Expr::Literal(Literal::Bool(*b))),
             ConstValue::Scalar(bits) => self.constant_bits(constant.ty, *bits),

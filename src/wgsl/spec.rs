@@ -1,6 +1,8 @@
 //! Specialization constants in WGSL: an `override` declaration for each one that stays
 //! overridable, and OpSpecConstantOp as an override expression over them. WGSL overrides are
-//! scalars, so composites and operations are spelled out where they are used.
+//! scalars, so composites and operations are spelled out where they are used, except a scalar
+//! operation that other constants read more than once or that ends a long chain of them: it gets
+//! an `override` of its own, so that no spelling grows faster than the module.
 
 use spirv::Op;
 
@@ -10,7 +12,75 @@ use super::function::COMPONENTS;
 use crate::error::{Error, Location};
 use crate::ops::{self, Spelling};
 use crate::passes::signedness::{computed, int_signedness, wanted};
-use crate::spirv::{ConstValue, Def, Id, Operand, Type};
+use crate::id_hash::{IdMap, IdSet};
+use crate::spirv::{ConstValue, Def, Id, Module, Operand, Type};
+
+/// How deep a constant's spelling may nest before a scalar operation in it gets a name: spelled
+/// inline, a chain of operations recurses once per link.
+const MAX_SPELLED_DEPTH: u32 = 32;
+
+/// How many expression nodes a constant's spelling may have when no operation in it can be named
+/// (vectors): past this, parts shared by reference would be copied out exponentially often.
+const MAX_SPELLED_SIZE: u64 = 1 << 22;
+
+/// The OpSpecConstantOp results that get an `override` of their own: scalars read more than
+/// once by other constants (spelled inline, a chain that reads each link twice doubles at every
+/// link) or ending a chain deeper than `MAX_SPELLED_DEPTH`. Refuses a constant whose spelling
+/// would still be deeper or larger than the limits. One walk in declaration order, where every
+/// constant comes after its parts.
+pub(super) fn named_ops(module: &Module) -> Result<IdSet<Id>, Error> {
+    let mut readers: IdMap<Id, u32> = IdMap::default();
+    for constant in module.declarations.iter().filter_map(|&id| module.constant(id)) {
+        for part in parts(&constant.value) {
+            *readers.entry(part).or_default() += 1;
+        }
+    }
+    // The depth and size of each constant's spelling, a named one counting as one name.
+    let mut spelled: IdMap<Id, (u32, u64)> = IdMap::default();
+    let mut named = IdSet::default();
+    for &id in &module.declarations {
+        let Some(constant) = module.constant(id) else { continue };
+        if constant.spec_id.is_some() {
+            continue;
+        }
+        let (depth, size) = parts(&constant.value).iter().fold((0u32, 1u64), |(depth, size), part| {
+            let (d, s) = spelled.get(part).copied().unwrap_or((1, 1));
+            (depth.max(d), size.saturating_add(s))
+        });
+        let depth = depth + 1;
+        let is_op = matches!(constant.value, ConstValue::Op { .. });
+        let scalar = module.scalar_of(constant.ty).is_some_and(|(_, count)| count == 1);
+        let shared = readers.get(&id).is_some_and(|&n| n > 1);
+        if is_op && scalar && (shared || depth > MAX_SPELLED_DEPTH || size > MAX_SPELLED_SIZE) {
+            named.insert(id);
+            spelled.insert(id, (1, 1));
+            continue;
+        }
+        if depth > MAX_SPELLED_DEPTH || size > MAX_SPELLED_SIZE {
+            return Err(Error::unsupported(
+                format!(
+                    "a constant built of more than {MAX_SPELLED_DEPTH} nested or {MAX_SPELLED_SIZE} \
+                     operations on specialization constants or composites: WGSL names only scalar \
+                     overrides, so it would be spelled out whole"
+                ),
+                at(id),
+            ));
+        }
+        spelled.insert(id, (depth, size));
+    }
+    Ok(named)
+}
+
+/// The constants a constant is made of.
+fn parts(value: &ConstValue) -> Vec<Id> {
+    match value {
+        ConstValue::Composite(parts) => parts.clone(),
+        ConstValue::Op { operands, .. } => {
+            operands.iter().filter_map(|o| if let Operand::IdRef(id) = o { Some(*id) } else { None }).collect()
+        }
+        _ => Vec::new(),
+    }
+}
 
 fn at(id: Id) -> Location {
     Location {
@@ -82,6 +152,60 @@ impl Emitter<'_> {
             name: name.clone(),
             ty: Some(ty),
             init: Some(default),
+        });
+        Ok(Expr::ident(name))
+    }
+
+    /// A scalar OpSpecConstantOp with an `override` of its own (`named_ops`), declared on first
+    /// use with the operation as its initializer.
+    pub(super) fn named_spec_op(&mut self, id: Id) -> Result<Expr, Error> {
+        if let Some(name) = self.overrides.get(&id) {
+            return Ok(Expr::ident(name.clone()));
+        }
+        // The named operations it reads are declared first, those they read before them: one
+        // declared inside the spelling of another would recurse once per link of a long chain.
+        let module = self.module;
+        let mut first = Vec::new();
+        let mut seen = IdSet::default();
+        let mut stack = vec![(id, false)];
+        while let Some((constant, expanded)) = stack.pop() {
+            if expanded {
+                if constant != id && self.named_spec_ops.contains(&constant) {
+                    first.push(constant);
+                }
+                continue;
+            }
+            if self.overrides.contains_key(&constant) || !seen.insert(constant) {
+                continue;
+            }
+            stack.push((constant, true));
+            let value = module.constant(constant).map(|c| &c.value);
+            stack.extend(value.map(parts).unwrap_or_default().into_iter().map(|part| (part, false)));
+        }
+        for constant in first {
+            self.declare_named_spec_op(constant)?;
+        }
+        self.declare_named_spec_op(id)
+    }
+
+    /// Declares the `override` of a named OpSpecConstantOp whose named parts are declared.
+    fn declare_named_spec_op(&mut self, id: Id) -> Result<Expr, Error> {
+        let module = self.module;
+        let Some(ConstValue::Op { op, operands }) = module.constant(id).map(|c| &c.value) else {
+            return Err(Error::internal(format!("%{id} is not an OpSpecConstantOp")));
+        };
+        let ty = module.type_of(id)?;
+        let init = self.spec_op(id, ty, *op, operands)?;
+        let spelled_ty = self.ty(ty)?;
+        let base = module.name(id).map(str::to_string).unwrap_or_else(|| format!("spec_op_{id}"));
+        let name = self.namer.fresh(&base, None);
+        self.overrides.insert(id, name.clone());
+        self.out.globals.push(ast::Global {
+            attributes: vec![],
+            kind: ast::GlobalKind::Override,
+            name: name.clone(),
+            ty: Some(spelled_ty),
+            init: Some(init),
         });
         Ok(Expr::ident(name))
     }
