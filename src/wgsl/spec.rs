@@ -20,7 +20,8 @@ use crate::spirv::{ConstValue, Def, Id, Module, Operand, Type};
 const MAX_SPELLED_DEPTH: u32 = 32;
 
 /// How many expression nodes a constant's spelling may have when no operation in it can be named
-/// (vectors): past this, parts shared by reference would be copied out exponentially often.
+/// (vectors, composites), unless the module's constants are that large themselves: past this,
+/// parts shared by reference would be copied out exponentially often.
 const MAX_SPELLED_SIZE: u64 = 1 << 22;
 
 /// The OpSpecConstantOp results that get an `override` of their own: scalars read more than
@@ -30,11 +31,15 @@ const MAX_SPELLED_SIZE: u64 = 1 << 22;
 /// constant comes after its parts.
 pub(super) fn named_ops(module: &Module) -> Result<IdSet<Id>, Error> {
     let mut readers: IdMap<Id, u32> = IdMap::default();
+    let mut all_parts: u64 = 0;
     for constant in module.declarations.iter().filter_map(|&id| module.constant(id)) {
         for part in parts(&constant.value) {
             *readers.entry(part).or_default() += 1;
+            all_parts += 1;
         }
     }
+    // A large constant the module spells out part by part is no blow-up.
+    let max_size = MAX_SPELLED_SIZE.max(4 * all_parts);
     // The depth and size of each constant's spelling, a named one counting as one name.
     let mut spelled: IdMap<Id, (u32, u64)> = IdMap::default();
     let mut named = IdSet::default();
@@ -51,17 +56,18 @@ pub(super) fn named_ops(module: &Module) -> Result<IdSet<Id>, Error> {
         let is_op = matches!(constant.value, ConstValue::Op { .. });
         let scalar = module.scalar_of(constant.ty).is_some_and(|(_, count)| count == 1);
         let shared = readers.get(&id).is_some_and(|&n| n > 1);
-        if is_op && scalar && (shared || depth > MAX_SPELLED_DEPTH || size > MAX_SPELLED_SIZE) {
+        if is_op && scalar && (shared || depth > MAX_SPELLED_DEPTH || size > max_size) {
             named.insert(id);
             spelled.insert(id, (1, 1));
             continue;
         }
-        if depth > MAX_SPELLED_DEPTH || size > MAX_SPELLED_SIZE {
+        // Composites nest no deeper than their types, which `load` bounds.
+        if (is_op && depth > MAX_SPELLED_DEPTH) || size > max_size {
             return Err(Error::unsupported(
                 format!(
-                    "a constant built of more than {MAX_SPELLED_DEPTH} nested or {MAX_SPELLED_SIZE} \
-                     operations on specialization constants or composites: WGSL names only scalar \
-                     overrides, so it would be spelled out whole"
+                    "a constant whose parts reuse other constants so often or so deeply that it \
+                     would be written out with more than {MAX_SPELLED_DEPTH} levels or {max_size} \
+                     terms: only scalar specialization-constant operations get names of their own"
                 ),
                 at(id),
             ));
