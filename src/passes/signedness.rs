@@ -15,7 +15,7 @@ use spirv::{ImageOperands, Op};
 
 use crate::Options;
 use crate::error::Error;
-use crate::id_hash::IdMap;
+use crate::id_hash::{IdMap, IdSet};
 use crate::ops::{self, Int, IntRule};
 use crate::spirv::{ConstValue, Constant, Def, ExtSet, Function, Id, Inst, Module, Operand, Type};
 
@@ -37,41 +37,49 @@ pub fn run(module: &mut Module, _options: &Options) -> Result<(), Error> {
 }
 
 /// Drops bitcasts and copies nothing reads any more: those that looking through bitcasts left
-/// behind, and chains of them.
+/// behind, and chains of them. Each cast's uses are counted once; dropping one takes a use from
+/// the cast it reads, which goes in turn when that was its last, so a chain costs its length.
 fn remove_unused_casts(function: &mut Function) {
-    let is_cast = |inst: &Inst| matches!(inst.op, Op::Bitcast | Op::CopyObject);
-    loop {
-        // Only casts can go, so only their uses are counted.
-        let mut used: IdMap<Id, bool> = function
-            .blocks
-            .iter()
-            .flat_map(|block| &block.insts)
-            .filter_map(|&index| function.insts[index].result.filter(|_| is_cast(&function.insts[index])))
-            .map(|id| (id, false))
-            .collect();
-        if used.is_empty() {
-            return;
+    // Only casts can go, so only their uses are counted: (uses, instruction) by result.
+    let mut casts: IdMap<Id, (u32, usize)> = IdMap::default();
+    for &index in function.blocks.iter().flat_map(|block| &block.insts) {
+        let inst = &function.insts[index];
+        if let (Op::Bitcast | Op::CopyObject, Some(result)) = (inst.op, inst.result) {
+            casts.insert(result, (0, index));
         }
-        for block in &function.blocks {
-            for index in block.all_insts() {
-                for id in function.insts[index].id_operands() {
-                    if let Some(flag) = used.get_mut(&id) {
-                        *flag = true;
-                    }
+    }
+    if casts.is_empty() {
+        return;
+    }
+    for block in &function.blocks {
+        for index in block.all_insts() {
+            for id in function.insts[index].id_operands() {
+                if let Some((uses, _)) = casts.get_mut(&id) {
+                    *uses += 1;
                 }
             }
         }
-        let unused = |inst: &Inst| is_cast(inst) && inst.result.is_some_and(|id| used.get(&id) == Some(&false));
-        let mut removed = false;
-        for b in 0..function.blocks.len() {
-            let before = function.blocks[b].insts.len();
-            let insts = &function.insts;
-            function.blocks[b].insts.retain(|&index| !unused(&insts[index]));
-            removed |= function.blocks[b].insts.len() != before;
+    }
+    let mut unused: Vec<Id> = casts.iter().filter(|(_, (uses, _))| *uses == 0).map(|(&id, _)| id).collect();
+    let mut dropped: IdSet<Id> = IdSet::default();
+    while let Some(id) = unused.pop() {
+        dropped.insert(id);
+        let index = casts[&id].1;
+        for operand in function.insts[index].id_operands() {
+            if let Some((uses, _)) = casts.get_mut(&operand) {
+                *uses -= 1;
+                if *uses == 0 {
+                    unused.push(operand);
+                }
+            }
         }
-        if !removed {
-            return;
-        }
+    }
+    if dropped.is_empty() {
+        return;
+    }
+    let insts = &function.insts;
+    for block in &mut function.blocks {
+        block.insts.retain(|&index| !insts[index].result.is_some_and(|id| dropped.contains(&id)));
     }
 }
 
