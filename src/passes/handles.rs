@@ -28,7 +28,7 @@ use crate::Options;
 use crate::error::{Error, Location};
 use crate::id_hash::IdSet;
 use crate::spirv::{
-    BindingOrigin, Def, Global, Id, ImageType, Inst, Module, NewBinding, Param, Type,
+    BindingOrigin, Def, Global, Id, ImageType, Inst, MAX_HANDLE_STEPS, Module, NewBinding, Param, Type,
 };
 
 pub fn run(module: &mut Module, _options: &Options) -> Result<(), Error> {
@@ -322,8 +322,11 @@ impl Groups {
 
 fn untraceable(module: &Module, f: usize, inst: &Inst) -> Error {
     Error::unsupported(
-        "cannot trace a texture or sampler operand back to its variable or parameter (it passes \
-         through a phi, a select or a function result, which WGSL handles cannot)",
+        format!(
+            "cannot trace a texture or sampler operand back to its variable or parameter (it passes \
+             through a phi, a select or a function result, which WGSL handles cannot, or through \
+             more than {MAX_HANDLE_STEPS} loads and copies)"
+        ),
         module.location_of(f, inst),
     )
 }

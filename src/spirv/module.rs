@@ -73,6 +73,10 @@ pub struct HandleRoots {
     pub sampler: Option<Id>,
 }
 
+/// How many loads, copies and combinations `Module::handle_roots` follows from a handle value
+/// back to its variable or parameter.
+pub const MAX_HANDLE_STEPS: u32 = 64;
+
 /// A resource made or moved by a pass, and the SPIR-V variable it came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct NewBinding {
@@ -515,7 +519,8 @@ impl Module {
     /// `None` when the chain passes through anything else (a phi, a select, a function result).
     pub fn handle_roots(&self, id: Id) -> Option<HandleRoots> {
         // Bounded: an invalid module may define a value through itself.
-        self.handle_roots_within(id, &mut 64)
+        let mut steps = MAX_HANDLE_STEPS;
+        self.handle_roots_within(id, &mut steps)
     }
 
     fn handle_roots_within(&self, id: Id, steps: &mut u32) -> Option<HandleRoots> {
