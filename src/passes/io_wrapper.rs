@@ -21,6 +21,7 @@
 //! - Integer varyings are flat; the other interpolation decorations map to `@interpolate`.
 //! - Execution modes WGSL cannot express are warned about or rejected (`MODES`).
 
+use std::cell::OnceCell;
 use std::collections::BTreeSet;
 
 use spirv::{BuiltIn, ExecutionMode, ExecutionModel, Op, StorageClass};
@@ -28,7 +29,6 @@ use spirv::{BuiltIn, ExecutionMode, ExecutionModel, Op, StorageClass};
 use crate::Options;
 use crate::builtins::{Scalar, Use, builtin_row};
 use crate::error::{Error, Location};
-use crate::id_hash::IdSet;
 use crate::spirv::{
     ConstValue, Decorations, Def, EntryPoint, Id, Inst, IoBinding, IoPlan, IoSource, IoValue, Module, Type,
     WorkgroupDimension,
@@ -41,11 +41,12 @@ const MAX_LOCATED_VALUES: usize = 64;
 pub fn run(module: &mut Module, options: &Options) -> Result<(), Error> {
     let mut proxies = BTreeSet::new();
     let workgroup_size_constant = workgroup_size_constant(module);
+    let io_reached = io_globals_reached(module);
     for e in 0..module.entry_points.len() {
         let entry = module.entry_points[e].clone();
         let mut warnings = Vec::new();
         check_modes(&entry, &mut warnings)?;
-        let planned = Planner::new(module, &entry, options)?.plan(&mut warnings)?;
+        let planned = Planner::new(module, &entry, options, &io_reached)?.plan(&mut warnings)?;
         let workgroup_size = workgroup_size(module, &entry, workgroup_size_constant)?;
         let mut plan = IoPlan { workgroup_size, ..IoPlan::default() };
         for Planned { mut value, wgsl, output } in planned {
@@ -78,6 +79,52 @@ pub fn run(module: &mut Module, options: &Options) -> Result<(), Error> {
         module.globals[g].class = StorageClass::Private;
     }
     Ok(())
+}
+
+/// For each function, the Input and Output variables it or a function it calls uses, sorted.
+/// Found once for every entry point, callees before callers, by a walk with its own stack (call
+/// chains can be long); a call cycle, which valid SPIR-V forbids, is cut where it closes.
+fn io_globals_reached(module: &Module) -> Vec<Vec<Id>> {
+    let is_io = |id: Id| {
+        module.global_index(id).is_some_and(|g| matches!(module.globals[g].class, StorageClass::Input | StorageClass::Output))
+    };
+    let calls: Vec<Vec<usize>> = module
+        .functions
+        .iter()
+        .map(|function| {
+            let calls = function.insts.iter().filter(|inst| inst.op == Op::FunctionCall);
+            calls.filter_map(|inst| inst.id(0).and_then(|id| module.function_index(id))).collect()
+        })
+        .collect();
+    let mut reached: Vec<Option<Vec<Id>>> = vec![None; module.functions.len()];
+    let mut on_stack = vec![false; module.functions.len()];
+    for start in 0..module.functions.len() {
+        if reached[start].is_some() {
+            continue;
+        }
+        // Each frame: a function and how many of its calls have been followed.
+        let mut stack = vec![(start, 0)];
+        on_stack[start] = true;
+        while let Some((f, next)) = stack.last_mut() {
+            let f = *f;
+            if let Some(&callee) = calls[f].get(*next) {
+                *next += 1;
+                if reached[callee].is_none() && !on_stack[callee] {
+                    on_stack[callee] = true;
+                    stack.push((callee, 0));
+                }
+                continue;
+            }
+            stack.pop();
+            on_stack[f] = false;
+            let own = module.functions[f].insts.iter().flat_map(Inst::id_operands).filter(|&id| is_io(id));
+            let mut ids: Vec<Id> = own.chain(calls[f].iter().flat_map(|&c| reached[c].iter().flatten().copied())).collect();
+            ids.sort_unstable();
+            ids.dedup();
+            reached[f] = Some(ids);
+        }
+    }
+    reached.into_iter().map(Option::unwrap_or_default).collect()
 }
 
 /// What becomes of an execution mode; modes not listed are dropped with a warning.
@@ -152,11 +199,13 @@ struct Planner<'a> {
     module: &'a Module,
     entry: &'a EntryPoint,
     options: &'a Options,
-    /// The functions the entry point runs.
-    functions: Vec<usize>,
-    /// The entry point's interface variables those functions read: a set of these only, not a
-    /// flag per global of the module, keeps planning each of many entry points to what it reaches.
-    used: IdSet<Id>,
+    /// The entry point's function.
+    root: usize,
+    /// The functions the entry point runs, found on first need (only for input and output
+    /// blocks and for the point size): many entry points sharing much code do not each walk it.
+    functions: OnceCell<Vec<usize>>,
+    /// The Input and Output variables those functions use, sorted (`io_globals_reached`).
+    used: &'a [Id],
 }
 
 /// The interface variable being planned.
@@ -183,18 +232,18 @@ impl Part {
 }
 
 impl<'a> Planner<'a> {
-    fn new(module: &'a Module, entry: &'a EntryPoint, options: &'a Options) -> Result<Self, Error> {
+    fn new(module: &'a Module, entry: &'a EntryPoint, options: &'a Options, io_reached: &'a [Vec<Id>]) -> Result<Self, Error> {
         let root = module.function_index(entry.function).ok_or_else(|| {
             Error::invalid(
                 format!("entry point `{}` names %{} which is not a function", entry.name, entry.function),
                 Location::default(),
             )
         })?;
-        let functions = module.reachable_functions(root);
-        let interface: IdSet<Id> = entry.interface.iter().copied().collect();
-        let instructions = functions.iter().flat_map(|&f| &module.functions[f].insts);
-        let used = instructions.flat_map(Inst::id_operands).filter(|id| interface.contains(id)).collect();
-        Ok(Planner { module, entry, options, functions, used })
+        Ok(Planner { module, entry, options, root, functions: OnceCell::new(), used: &io_reached[root] })
+    }
+
+    fn functions(&self) -> &[usize] {
+        self.functions.get_or_init(|| self.module.reachable_functions(self.root))
     }
 
     fn plan(&self, warnings: &mut Vec<String>) -> Result<Vec<Planned>, Error> {
@@ -207,7 +256,7 @@ impl<'a> Planner<'a> {
                 StorageClass::Output => true,
                 _ => continue,
             };
-            if !output && !self.used.contains(&id) {
+            if !output && !self.is_used(id) {
                 continue;
             }
             planned.extend(self.variable(Var { id, output }, global.pointee, warnings)?);
@@ -225,7 +274,7 @@ impl<'a> Planner<'a> {
     }
 
     fn is_used(&self, global: Id) -> bool {
-        self.used.contains(&global)
+        self.used.binary_search(&global).is_ok()
     }
 
     fn location(&self, var: Var) -> Location {
@@ -488,7 +537,7 @@ impl<'a> Planner<'a> {
     /// used.
     fn used_members(&self, var: Id) -> Option<BTreeSet<u32>> {
         let mut members = BTreeSet::new();
-        for inst in self.functions.iter().flat_map(|&f| &self.module.functions[f].insts) {
+        for inst in self.functions().iter().flat_map(|&f| &self.module.functions[f].insts) {
             let chain = matches!(inst.op, Op::AccessChain | Op::InBoundsAccessChain) && inst.id(0) == Some(var);
             if chain {
                 members.insert(inst.id(1).and_then(|i| self.module.const_u32(i))?);
@@ -502,7 +551,7 @@ impl<'a> Planner<'a> {
     /// Whether every store that reaches member `path` of `var` writes the constant 1.0.
     fn point_size_is_one(&self, var: Id, path: &[u32]) -> bool {
         let module = self.module;
-        for f in &self.functions {
+        for f in self.functions() {
             let function = &module.functions[*f];
             for inst in function.insts.iter().filter(|i| matches!(i.op, Op::Store | Op::CopyMemory)) {
                 let Some(pointer) = inst.id(0) else { continue };
