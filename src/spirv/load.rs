@@ -532,13 +532,7 @@ impl Builder<'_> {
             }
         };
         // Constants are built from constants declared before them, so they never form a cycle.
-        let parts: Vec<Id> = match &value {
-            ConstValue::Composite(parts) => parts.clone(),
-            ConstValue::Op { operands, .. } => {
-                operands.iter().filter_map(|o| if let Compact::IdRef(id) = o { Some(*id) } else { None }).collect()
-            }
-            _ => Vec::new(),
-        };
+        let parts = value.parts();
         if let Some(part) = parts.iter().find(|&&part| !matches!(self.module.def(part), Def::Constant(_))) {
             return Err(Error::invalid(format!("%{part} is not a constant declared before this one"), location));
         }

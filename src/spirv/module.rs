@@ -98,6 +98,19 @@ pub enum ConstValue {
     Undef,
 }
 
+impl ConstValue {
+    /// The constants this one is made of.
+    pub fn parts(&self) -> Vec<Id> {
+        match self {
+            ConstValue::Composite(parts) => parts.clone(),
+            ConstValue::Op { operands, .. } => {
+                operands.iter().filter_map(|o| if let Operand::IdRef(id) = o { Some(*id) } else { None }).collect()
+            }
+            _ => Vec::new(),
+        }
+    }
+}
+
 #[derive(Debug, Clone, PartialEq)]
 pub struct Constant {
     pub ty: Id,

@@ -33,7 +33,7 @@ pub(super) fn named_ops(module: &Module) -> Result<IdSet<Id>, Error> {
     let mut readers: IdMap<Id, u32> = IdMap::default();
     let mut all_parts: u64 = 0;
     for constant in module.declarations.iter().filter_map(|&id| module.constant(id)) {
-        for part in parts(&constant.value) {
+        for part in constant.value.parts() {
             *readers.entry(part).or_default() += 1;
             all_parts += 1;
         }
@@ -48,7 +48,7 @@ pub(super) fn named_ops(module: &Module) -> Result<IdSet<Id>, Error> {
         if constant.spec_id.is_some() {
             continue;
         }
-        let (depth, size) = parts(&constant.value).iter().fold((0u32, 1u64), |(depth, size), part| {
+        let (depth, size) = constant.value.parts().iter().fold((0u32, 1u64), |(depth, size), part| {
             let (d, s) = spelled.get(part).copied().unwrap_or((1, 1));
             (depth.max(d), size.saturating_add(s))
         });
@@ -75,17 +75,6 @@ pub(super) fn named_ops(module: &Module) -> Result<IdSet<Id>, Error> {
         spelled.insert(id, (depth, size));
     }
     Ok(named)
-}
-
-/// The constants a constant is made of.
-fn parts(value: &ConstValue) -> Vec<Id> {
-    match value {
-        ConstValue::Composite(parts) => parts.clone(),
-        ConstValue::Op { operands, .. } => {
-            operands.iter().filter_map(|o| if let Operand::IdRef(id) = o { Some(*id) } else { None }).collect()
-        }
-        _ => Vec::new(),
-    }
 }
 
 fn at(id: Id) -> Location {
@@ -186,7 +175,7 @@ impl Emitter<'_> {
             }
             stack.push((constant, true));
             let value = module.constant(constant).map(|c| &c.value);
-            stack.extend(value.map(parts).unwrap_or_default().into_iter().map(|part| (part, false)));
+            stack.extend(value.map(ConstValue::parts).unwrap_or_default().into_iter().map(|part| (part, false)));
         }
         for constant in first {
             self.declare_named_spec_op(constant)?;
