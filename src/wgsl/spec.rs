@@ -135,20 +135,17 @@ impl Emitter<'_> {
             ConstValue::Scalar(bits) => self.constant_bits(constant.ty, *bits)?,
             _ => Expr::call(ty.clone(), vec![]),
         };
-        let base = module
-            .name(id)
-            .map(str::to_string)
-            .unwrap_or_else(|| format!("spec_constant_{spec_id}"));
-        let name = self.namer.fresh(&base, None);
+        let base = format!("spec_constant_{spec_id}");
+        Ok(self.declare_override(id, &base, vec![Attribute::Id(spec_id)], ty, default))
+    }
+
+    /// Declares `id`'s `override`, named by its OpName or else `base`; returns its name.
+    fn declare_override(&mut self, id: Id, base: &str, attributes: Vec<Attribute>, ty: ast::Type, init: Expr) -> Expr {
+        let name = self.namer.fresh(self.module.name(id).unwrap_or(base), None);
         self.overrides.insert(id, name.clone());
-        self.out.globals.push(ast::Global {
-            attributes: vec![Attribute::Id(spec_id)],
-            kind: ast::GlobalKind::Override,
-            name: name.clone(),
-            ty: Some(ty),
-            init: Some(default),
-        });
-        Ok(Expr::ident(name))
+        let kind = ast::GlobalKind::Override;
+        self.out.globals.push(ast::Global { attributes, kind, name: name.clone(), ty: Some(ty), init: Some(init) });
+        Expr::ident(name)
     }
 
     /// A scalar OpSpecConstantOp with an `override` of its own (`named_ops`), declared on first
@@ -192,17 +189,7 @@ impl Emitter<'_> {
         let ty = module.type_of(id)?;
         let init = self.spec_op(id, ty, *op, operands)?;
         let spelled_ty = self.ty(ty)?;
-        let base = module.name(id).map(str::to_string).unwrap_or_else(|| format!("spec_op_{id}"));
-        let name = self.namer.fresh(&base, None);
-        self.overrides.insert(id, name.clone());
-        self.out.globals.push(ast::Global {
-            attributes: vec![],
-            kind: ast::GlobalKind::Override,
-            name: name.clone(),
-            ty: Some(spelled_ty),
-            init: Some(init),
-        });
-        Ok(Expr::ident(name))
+        Ok(self.declare_override(id, &format!("spec_op_{id}"), vec![], spelled_ty, init))
     }
 
     /// An OpSpecConstantOp that depends on an `override`, as an override expression.
