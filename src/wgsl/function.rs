@@ -17,7 +17,7 @@ use super::ast::{self, BinaryOp, Expr, Literal, Name, Stmt, UnaryOp};
 use super::emit::Emitter;
 use super::names::Namer;
 use super::scopes::{self, Scopes};
-use super::uses::{self, Use};
+use super::uses::{self, Uses};
 use crate::error::{Error, Location};
 use crate::id_hash::{IdMap, IdSet};
 use crate::ops;
@@ -149,7 +149,7 @@ pub(super) struct Lower<'m> {
     pub(super) namer: Namer,
     pub(super) values: IdMap<Id, Value>,
     pub(super) pending: Pending,
-    pub(super) uses: IdMap<Id, Use>,
+    pub(super) uses: Uses,
     pub(super) stmts: Vec<Stmt>,
     pub(super) block: usize,
     /// Set when `take` consumes a pending value that reads memory.

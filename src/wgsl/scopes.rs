@@ -18,7 +18,7 @@
 
 use spirv::Op;
 
-use super::uses::Use;
+use super::uses::Uses;
 use crate::error::Error;
 use crate::id_hash::{IdMap, IdSet};
 use crate::spirv::structured::Node;
@@ -133,7 +133,7 @@ impl Walk {
     }
 }
 
-pub(super) fn analyse(module: &Module, function: &Function, body: &[Node], uses: &IdMap<Id, Use>) -> Result<Scopes, Error> {
+pub(super) fn analyse(module: &Module, function: &Function, body: &[Node], uses: &Uses) -> Result<Scopes, Error> {
     let mut walk = Walk::default();
     walk.scope(body, None, None);
     let mut scopes = Scopes::default();
@@ -142,7 +142,7 @@ pub(super) fn analyse(module: &Module, function: &Function, body: &[Node], uses:
         for &index in &block.insts {
             let inst = &function.insts[index];
             let (Some(id), Some(ty)) = (inst.result, inst.ty) else { continue };
-            let used_in = uses.get(&id).map(|u| u.blocks.as_slice()).unwrap_or_default();
+            let used_in = uses.blocks(id);
             if inst.op == Op::Phi {
                 let direct = !walk.loop_headers.contains(&b);
                 let parents = inst.phi_incoming().filter_map(|(_, parent)| match module.def(parent) {

@@ -8,74 +8,80 @@ use crate::error::Error;
 use crate::id_hash::{self, IdMap};
 use crate::spirv::{Def, Function, Id, Module, Type};
 
-#[derive(Clone, Default)]
+#[derive(Clone, Copy)]
 pub(super) struct Use {
     /// Uses, counting each re-derivation of a pointer as a use of what it is made of.
     pub(super) count: u32,
-    /// The block of the last use the walk met (for a phi operand, the predecessor).
+    /// The block of the last use the walk met (for a phi operand, the predecessor), or `NO_BLOCK`.
     pub(super) block: usize,
-    /// Every block using the value, its own uses and those of pointers derived from it.
-    pub(super) blocks: Blocks,
 }
 
-/// The blocks a value is used in: nearly always one, which takes no allocation.
-#[derive(Clone)]
-pub(super) enum Blocks {
-    One(usize),
-    Many(Vec<usize>),
-}
+const NO_BLOCK: usize = usize::MAX;
 
-impl Default for Blocks {
+impl Default for Use {
     fn default() -> Self {
-        Blocks::Many(Vec::new())
+        Use { count: 0, block: NO_BLOCK }
     }
 }
 
-impl Blocks {
-    pub(super) fn as_slice(&self) -> &[usize] {
-        match self {
-            Blocks::One(block) => std::slice::from_ref(block),
-            Blocks::Many(blocks) => blocks,
+/// How each value of a function is used. A value is kept in 24 bytes: nearly every value is
+/// used in one block, and the few used in several keep their list of blocks apart.
+#[derive(Default)]
+pub(super) struct Uses {
+    of: IdMap<Id, Use>,
+    /// Every block using the value, its own uses and those of pointers derived from it, where
+    /// that is not just `Use::block`.
+    blocks: IdMap<Id, Vec<usize>>,
+}
+
+impl Uses {
+    pub(super) fn get(&self, id: &Id) -> Option<&Use> {
+        self.of.get(id)
+    }
+
+    /// The blocks using `id`, in the order the walk met them or sorted, perhaps repeated.
+    pub(super) fn blocks(&self, id: Id) -> &[usize] {
+        match (self.blocks.get(&id), self.of.get(&id)) {
+            (Some(blocks), _) => blocks,
+            (None, Some(used)) if used.block != NO_BLOCK => std::slice::from_ref(&used.block),
+            _ => &[],
         }
     }
 
-    /// Adds a use in `block`, met after every use recorded so far.
-    fn push(&mut self, block: usize) {
-        match self {
-            Blocks::One(last) if *last == block => {}
-            Blocks::One(last) => *self = Blocks::Many(vec![*last, block]),
-            Blocks::Many(blocks) if blocks.is_empty() => *self = Blocks::One(block),
-            Blocks::Many(blocks) => {
-                if blocks.last() != Some(&block) {
-                    blocks.push(block);
-                }
+    /// Counts a use of `id`, in `block` if it has one, met after every use recorded so far.
+    fn record(&mut self, id: Id, block: Option<usize>) {
+        let used = self.of.entry(id).or_default();
+        used.count += 1;
+        let Some(block) = block else { return };
+        let last = std::mem::replace(&mut used.block, block);
+        if last != NO_BLOCK && last != block {
+            let blocks = self.blocks.entry(id).or_insert_with(|| vec![last]);
+            if blocks.last() != Some(&block) {
+                blocks.push(block);
             }
         }
     }
 
-    /// Adds `blocks`, keeping the list sorted and without repeats.
-    fn merge(&mut self, blocks: &[usize]) {
-        let mut all = self.as_slice().to_vec();
-        all.extend(blocks);
+    /// Adds `more` to the blocks using `id`, keeping the list sorted and without repeats.
+    fn add_blocks(&mut self, id: Id, more: &[usize]) {
+        let mut all = self.blocks(id).to_vec();
+        all.extend(more);
         all.sort_unstable();
         all.dedup();
-        *self = Blocks::Many(all);
+        let used = self.of.entry(id).or_default();
+        if all == [used.block] {
+            self.blocks.remove(&id);
+        } else {
+            self.blocks.insert(id, all);
+        }
     }
 }
 
 /// The uses of every value `function` reads. A phi operand counts as used at the end of its
 /// predecessor. A pointer is re-derived at each use, and with it the indices and base it is made
 /// of: they are used once more for each further use of the pointer, in each of its blocks.
-pub(super) fn uses(module: &Module, function: &Function) -> Result<IdMap<Id, Use>, Error> {
-    fn record(uses: &mut IdMap<Id, Use>, id: Id, block: Option<usize>) {
-        let entry = uses.entry(id).or_default();
-        entry.count += 1;
-        if let Some(block) = block {
-            entry.block = block;
-            entry.blocks.push(block);
-        }
-    }
-    let mut uses: IdMap<Id, Use> = id_hash::id_map(function.insts.len());
+pub(super) fn uses(module: &Module, function: &Function) -> Result<Uses, Error> {
+    let mut uses = Uses { of: id_hash::id_map(function.insts.len()), blocks: IdMap::default() };
     let mut pointers = Vec::new();
     for (b, block) in function.blocks.iter().enumerate() {
         for index in block.all_insts() {
@@ -86,12 +92,12 @@ pub(super) fn uses(module: &Module, function: &Function) -> Result<IdMap<Id, Use
                         Def::Label { block, .. } => Some(*block),
                         _ => None,
                     };
-                    record(&mut uses, value, parent);
+                    uses.record(value, parent);
                 }
                 continue;
             }
             for id in inst.id_operands() {
-                record(&mut uses, id, Some(b));
+                uses.record(id, Some(b));
             }
             if let (Some(result), Some(ty)) = (inst.result, inst.ty)
                 && matches!(module.ty(ty)?, Type::Pointer { .. })
@@ -107,20 +113,20 @@ pub(super) fn uses(module: &Module, function: &Function) -> Result<IdMap<Id, Use
     let mut inherited: IdMap<Id, Vec<usize>> = IdMap::default();
     for &(pointer, index) in pointers.iter().rev() {
         if let Some(more) = inherited.remove(&pointer) {
-            uses.entry(pointer).or_default().blocks.merge(&more);
+            uses.add_blocks(pointer, &more);
         }
         let Some(used) = uses.get(&pointer) else { continue };
         let extra = used.count.saturating_sub(1);
-        let blocks = used.blocks.clone();
+        let blocks = uses.blocks(pointer).to_vec();
         for id in function.insts[index].id_operands() {
-            if let Some(operand) = uses.get_mut(&id) {
+            if let Some(operand) = uses.of.get_mut(&id) {
                 operand.count += extra;
             }
-            inherited.entry(id).or_default().extend(blocks.as_slice());
+            inherited.entry(id).or_default().extend(&blocks);
         }
     }
     for (id, more) in inherited {
-        uses.entry(id).or_default().blocks.merge(&more);
+        uses.add_blocks(id, &more);
     }
     Ok(uses)
 }
