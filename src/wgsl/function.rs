@@ -58,7 +58,7 @@ pub fn emit(e: &mut Emitter, f: usize) -> Result<ast::Function, Error> {
                 base: Expr::unary(UnaryOp::Deref, Expr::ident(param_name.clone())),
                 steps: Vec::new(),
             })),
-            _ => Value::Named(Expr::ident(param_name.clone())),
+            _ => Value::Ident(param_name.as_str().into()),
         };
         lower.values.insert(param.id, value);
         params.push(ast::Param { attributes: vec![], name: param_name, ty: e.ty(param.ty)? });
@@ -79,13 +79,26 @@ pub fn emit(e: &mut Emitter, f: usize) -> Result<ast::Function, Error> {
 
 #[derive(Clone)]
 pub(super) enum Value {
-    /// Reusable as is: an identifier or a constant expression.
-    Named(Expr),
+    /// Reusable as is: the name of a `let`, `var` or parameter.
+    Ident(Name),
+    /// Reusable as is: a constant expression or the like.
+    Named(Box<Expr>),
     /// Inlined at its single use; `reads_memory` if it contains a load. `number` counts pending
     /// values in definition order.
-    Pending { expr: Expr, reads_memory: bool, number: u32 },
+    Pending { expr: Box<Expr>, reads_memory: bool, number: u32 },
     /// Boxed: a value is kept per id, and pointers are the largest and fewest.
     Pointer(Box<Pointer>),
+}
+
+impl Value {
+    /// A value reusable as is. Expressions are boxed, and names kept apart, so that a value takes
+    /// 24 bytes: one is kept per id of a function.
+    pub(super) fn named(expr: Expr) -> Value {
+        match expr {
+            Expr::Ident(name) => Value::Ident(name),
+            expr => Value::Named(Box::new(expr)),
+        }
+    }
 }
 
 /// The values pending inlining, as (number, id) in definition order, apart by whether they read
@@ -191,7 +204,7 @@ impl<'m> Lower<'m> {
             let ty = e.ty(phi_ty)?;
             let name = if self.scopes.direct_phis.contains(&phi) {
                 let name = self.local_name(e, phi);
-                self.values.insert(phi, Value::Named(Expr::ident(name.clone())));
+                self.values.insert(phi, Value::Ident(name.clone()));
                 name
             } else {
                 let base = self.module.name(phi).map(str::to_string).unwrap_or_else(|| format!("x_{phi}"));
@@ -451,11 +464,11 @@ impl<'m> Lower<'m> {
     fn store_hoisted(&mut self, e: &mut Emitter, id: Id) -> Result<(), Error> {
         let Some(name) = self.hoisted_names.get(&id).cloned() else { return Ok(()) };
         match self.values.get(&id) {
-            Some(Value::Named(Expr::Ident(current))) if *current == name => {}
-            Some(Value::Named(_) | Value::Pending { .. }) => {
+            Some(Value::Ident(current)) if *current == name => {}
+            Some(Value::Ident(_) | Value::Named(_) | Value::Pending { .. }) => {
                 let value = self.take(e, id)?;
                 self.stmts.push(Stmt::Assign { target: Expr::ident(name.clone()), value });
-                self.values.insert(id, Value::Named(Expr::ident(name)));
+                self.values.insert(id, Value::Ident(name));
             }
             _ => {}
         }
@@ -474,7 +487,7 @@ impl<'m> Lower<'m> {
             if let Some(Value::Pending { expr, number: current, .. }) = self.values.get(&id)
                 && *current == number
             {
-                let expr = expr.clone();
+                let expr = Expr::clone(expr);
                 self.bind(e, id, expr);
             }
         }
@@ -492,7 +505,7 @@ impl<'m> Lower<'m> {
     pub(super) fn bind(&mut self, e: &Emitter, id: Id, expr: Expr) {
         if let Some(name) = self.hoisted_names.get(&id).cloned() {
             self.stmts.push(Stmt::Assign { target: Expr::ident(name.clone()), value: expr });
-            self.values.insert(id, Value::Named(Expr::ident(name)));
+            self.values.insert(id, Value::Ident(name));
             return;
         }
         let name = self.local_name(e, id);
@@ -500,7 +513,7 @@ impl<'m> Lower<'m> {
         // A value bound late (a flushed inline candidate) still names its own origin.
         let stmt = if self.annotate { Stmt::Noted { stmt: Box::new(stmt), note: self.note(&format!("%{id}")) } } else { stmt };
         self.stmts.push(stmt);
-        self.values.insert(id, Value::Named(Expr::ident(name)));
+        self.values.insert(id, Value::Ident(name));
     }
 
     /// Records the value of `inst`: inlined at its single use in this block, else a `let`.
@@ -515,10 +528,10 @@ impl<'m> Lower<'m> {
         if self.hoisted_names.contains_key(&id) {
             self.bind(e, id, expr);
         } else if trivial && !reads_memory {
-            self.values.insert(id, Value::Named(expr));
+            self.values.insert(id, Value::named(expr));
         } else if count == 1 && block == self.block && !expr.deeper_than(MAX_INLINE_DEPTH) {
             let number = self.pending.add(id, reads_memory);
-            self.values.insert(id, Value::Pending { expr, reads_memory, number });
+            self.values.insert(id, Value::Pending { expr: Box::new(expr), reads_memory, number });
         } else {
             self.bind(e, id, expr);
         }
@@ -535,11 +548,12 @@ impl<'m> Lower<'m> {
     /// The expression for value `id`, consuming it if it was pending.
     pub(super) fn take(&mut self, e: &mut Emitter, id: Id) -> Result<Expr, Error> {
         match self.values.get(&id) {
-            Some(Value::Named(expr)) => return Ok(expr.clone()),
+            Some(Value::Ident(name)) => return Ok(Expr::Ident(name.clone())),
+            Some(Value::Named(expr)) => return Ok(Expr::clone(expr)),
             Some(Value::Pending { .. }) => {
                 let Some(Value::Pending { expr, reads_memory, .. }) = self.values.remove(&id) else { unreachable!() };
                 self.consumed_memory |= reads_memory;
-                return Ok(expr);
+                return Ok(*expr);
             }
             Some(Value::Pointer(_)) => {
                 return Err(Error::unsupported(
@@ -563,7 +577,7 @@ impl<'m> Lower<'m> {
     /// Like `take`, for an expression that will be written more than once: binds it first.
     pub(super) fn take_shared(&mut self, e: &mut Emitter, id: Id) -> Result<Expr, Error> {
         if let Some(Value::Pending { expr, .. }) = self.values.get(&id) {
-            let expr = expr.clone();
+            let expr = Expr::clone(expr);
             self.bind(e, id, expr);
         }
         self.take(e, id)

@@ -215,7 +215,7 @@ impl Lower<'_> {
     /// A handle variable's or parameter's name.
     pub(super) fn handle_expr(&self, e: &Emitter, id: Id) -> Result<Expr, Error> {
         match (self.module.def(id), self.values.get(&id)) {
-            (Def::Param { .. }, Some(Value::Named(expr))) => Ok(expr.clone()),
+            (Def::Param { .. }, Some(Value::Ident(name))) => Ok(Expr::Ident(name.clone())),
             (Def::Global(_), _) => e
                 .names
                 .get(&id)

@@ -101,7 +101,7 @@ impl Lower<'_> {
                 let value = self.take(e, self.operand(inst, 1)?)?;
                 let index = self.take(e, self.operand(inst, 2)?)?;
                 self.stmts.push(Stmt::Assign { target: Expr::index(target, index), value });
-                self.values.insert(self.result(inst)?, Value::Named(Expr::ident(var)));
+                self.values.insert(self.result(inst)?, Value::Ident(var));
                 Ok(())
             }
             Op::Select => {
@@ -119,7 +119,7 @@ impl Lower<'_> {
                 self.stmts.push(Stmt::Var { name: name.clone(), ty: wgsl_ty, value: Some(reject) });
                 let assign = Stmt::Assign { target: Expr::ident(name.clone()), value: accept };
                 self.stmts.push(Stmt::If { condition, accept: vec![assign], reject: vec![] });
-                self.values.insert(self.result(inst)?, Value::Named(Expr::ident(name)));
+                self.values.insert(self.result(inst)?, Value::Ident(name));
                 Ok(())
             }
             Op::IsNan | Op::IsInf => self.float_class(e, inst),
@@ -387,7 +387,7 @@ impl Lower<'_> {
             let name = self.local_name(e, id);
             self.stmts.push(Stmt::Let { name: name.clone(), ty: None, value: call });
             let rebuilt = Expr::Call(ty, vec![Expr::member(Expr::ident(name.clone()), first), Expr::member(Expr::ident(name), second)]);
-            self.values.insert(id, Value::Named(rebuilt));
+            self.values.insert(id, Value::named(rebuilt));
             return Ok(());
         }
         self.define(e, inst, call, false)
@@ -402,7 +402,7 @@ impl Lower<'_> {
         let (builtin, stored) = if modf { ("modf", "whole") } else { ("frexp", "exp") };
         self.stmts.push(Stmt::Let { name: name.clone(), ty: None, value: Expr::call(builtin, vec![value]) });
         self.side_effect(e, Stmt::Assign { target, value: Expr::member(Expr::ident(name.clone()), stored) });
-        self.values.insert(id, Value::Named(Expr::member(Expr::ident(name), "fract")));
+        self.values.insert(id, Value::named(Expr::member(Expr::ident(name), "fract")));
         Ok(())
     }
 
@@ -503,7 +503,7 @@ impl Lower<'_> {
         self.stmts.push(Stmt::Assign { target, value });
         let id = self.result(inst)?;
         self.insert_vars.insert(id);
-        self.values.insert(id, Value::Named(Expr::ident(var)));
+        self.values.insert(id, Value::Ident(var));
         Ok(())
     }
 
@@ -514,7 +514,7 @@ impl Lower<'_> {
         let single_use = self.uses.get(&base).is_some_and(|u| u.count == 1 && u.block == self.block);
         if single_use
             && self.insert_vars.contains(&base)
-            && let Some(Value::Named(Expr::Ident(name))) = self.values.get(&base)
+            && let Some(Value::Ident(name)) = self.values.get(&base)
         {
             let name = name.clone();
             return Ok((name.clone(), Expr::ident(name)));
