@@ -484,12 +484,19 @@ impl<'m> Lower<'m> {
             entries.sort_unstable();
         }
         for (number, id) in entries {
-            if let Some(Value::Pending { expr, number: current, .. }) = self.values.get(&id)
+            if let Some(Value::Pending { number: current, .. }) = self.values.get(&id)
                 && *current == number
             {
-                let expr = Expr::clone(expr);
-                self.bind(e, id, expr);
+                self.bind_pending(e, id);
             }
+        }
+    }
+
+    /// Binds `id` to a `let` (or its hoisted `var`) if its value is pending.
+    fn bind_pending(&mut self, e: &Emitter, id: Id) {
+        if let Some(Value::Pending { .. }) = self.values.get(&id) {
+            let Some(Value::Pending { expr, .. }) = self.values.remove(&id) else { unreachable!() };
+            self.bind(e, id, *expr);
         }
     }
 
@@ -576,10 +583,7 @@ impl<'m> Lower<'m> {
 
     /// Like `take`, for an expression that will be written more than once: binds it first.
     pub(super) fn take_shared(&mut self, e: &mut Emitter, id: Id) -> Result<Expr, Error> {
-        if let Some(Value::Pending { expr, .. }) = self.values.get(&id) {
-            let expr = Expr::clone(expr);
-            self.bind(e, id, expr);
-        }
+        self.bind_pending(e, id);
         self.take(e, id)
     }
 
