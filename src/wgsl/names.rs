@@ -119,23 +119,26 @@ impl Namer {
     /// of names taken.
     pub fn fresh_name(&mut self, base: &str, outer: Option<&Namer>) -> Name {
         let base = sanitize(base);
+        // Nearly always the base is free: one insert both checks and takes it.
+        if !outer.is_some_and(|o| o.used.contains(base.as_ref())) {
+            let name = Name::from(base.as_ref());
+            if self.used.insert(name.clone()) {
+                return name;
+            }
+        }
         let taken = |name: &str, used: &HashSet<Name>| {
             used.contains(name) || outer.is_some_and(|o| o.used.contains(name))
         };
-        let name = if taken(&base, &self.used) {
-            let mut counter = self.counters.get(base.as_ref()).copied().unwrap_or(1);
-            // `x_1` style, avoiding `__` when the base already ends in `_`.
-            let numbered = |counter| if base.ends_with('_') { format!("{base}{counter}") } else { format!("{base}_{counter}") };
-            let mut name = numbered(counter);
-            while taken(&name, &self.used) {
-                counter += 1;
-                name = numbered(counter);
-            }
-            self.counters.insert(base.into_owned(), counter);
-            Name::from(name)
-        } else {
-            Name::from(base.as_ref())
-        };
+        let mut counter = self.counters.get(base.as_ref()).copied().unwrap_or(1);
+        // `x_1` style, avoiding `__` when the base already ends in `_`.
+        let numbered = |counter| if base.ends_with('_') { format!("{base}{counter}") } else { format!("{base}_{counter}") };
+        let mut name = numbered(counter);
+        while taken(&name, &self.used) {
+            counter += 1;
+            name = numbered(counter);
+        }
+        self.counters.insert(base.into_owned(), counter);
+        let name = Name::from(name);
         self.used.insert(name.clone());
         name
     }
