@@ -273,6 +273,18 @@ impl Stmt {
             }
     }
 
+    /// Calls `f` with this statement and every statement nested in it.
+    pub fn for_each_stmt<'a>(&'a self, f: &mut impl FnMut(&'a Stmt)) {
+        f(self);
+        match self {
+            Stmt::If { accept, reject, .. } => accept.iter().chain(reject).for_each(|s| s.for_each_stmt(f)),
+            Stmt::Loop { body, continuing, .. } => body.iter().chain(continuing).for_each(|s| s.for_each_stmt(f)),
+            Stmt::Switch { cases, .. } => cases.iter().flat_map(|c| &c.body).for_each(|s| s.for_each_stmt(f)),
+            Stmt::Noted { stmt, .. } => stmt.for_each_stmt(f),
+            _ => {}
+        }
+    }
+
     /// Calls `f` with each expression of this statement and of those nested in it (the
     /// outermost ones: their parts are theirs to walk).
     pub fn for_each_expr<'a>(&'a self, f: &mut impl FnMut(&'a Expr)) {

@@ -10,7 +10,8 @@
 //! from all of them and drops those that break it). Anything else (private variables, inputs,
 //! parameters, storage, `var`s whose address is taken) is non-uniform. A condition on a
 //! non-uniform value makes its branches non-uniform, and a non-uniform `return`, `break` or
-//! `continue` makes the rest of its function or loop non-uniform.
+//! `continue` makes the rest of its function or loop non-uniform. Control reconverges after an
+//! `if`, `switch` or loop that no non-uniform `return` leaves, as in WGSL.
 
 use std::collections::{HashMap, HashSet};
 
@@ -189,23 +190,11 @@ fn nonuniform_calls<'a>(
 
 fn declared_vars<'a>(stmts: &'a [Stmt], vars: &mut HashSet<&'a str>) {
     for stmt in stmts {
-        match stmt {
-            Stmt::Var { name, .. } => {
+        stmt.for_each_stmt(&mut |s| {
+            if let Stmt::Var { name, .. } = s {
                 vars.insert(name);
             }
-            Stmt::If { accept, reject, .. } => {
-                declared_vars(accept, vars);
-                declared_vars(reject, vars);
-            }
-            Stmt::Loop {
-                body, continuing, ..
-            } => {
-                declared_vars(body, vars);
-                declared_vars(continuing, vars);
-            }
-            Stmt::Switch { cases, .. } => cases.iter().for_each(|c| declared_vars(&c.body, vars)),
-            _ => {}
-        }
+        });
     }
 }
 
@@ -414,7 +403,9 @@ impl<'a> Scope<'a> {
                 {
                     self.note_calls(condition);
                 }
-                return inner;
+                // Control reconverges after the loop, as after an `if`, unless a non-uniform
+                // exit of it leaves the function.
+                return uniform_flow && (inner || !returns(stmt));
             }
         }
         uniform_flow
@@ -550,6 +541,26 @@ mod tests {
         assert!(!(verdict(vec![function(
             "main", body
         )])).breaks_derivatives);
+    #[test]
+    fn control_reconverges_after_a_loop_unless_a_non_uniform_return_leaves_it() {
+        let barrier = Stmt::Call(Expr::call("workgroupBarrier", vec![]));
+        let leaving = |exit: Stmt| Stmt::Loop {
+            body: vec![if_then(positive("input"), vec![exit])],
+            continuing: vec![],
+            break_if: None,
+        };
+        // As Tint judges it: a non-uniform `break` ends only the loop's uniformity.
+        assert!(!(verdict(vec![function("main", vec![leaving(Stmt::Break), barrier.clone()])])).breaks_barriers);
+        assert!((verdict(vec![function("main", vec![leaving(Stmt::Return(None)), barrier.clone()])])).breaks_barriers);
+        // Inside the loop, what follows the non-uniform `break` stays non-uniform.
+        let barrier_after_break = Stmt::Loop {
+            body: vec![if_then(positive("input"), vec![Stmt::Break]), barrier],
+            continuing: vec![],
+            break_if: None,
+        };
+        assert!((verdict(vec![function("main", vec![barrier_after_break])])).breaks_barriers);
+    }
+
     }
 
     #[test]
