@@ -7,6 +7,7 @@ use std::collections::{BTreeSet, HashMap};
 use spirv::{ExecutionModel, StorageClass};
 
 use super::ast::{self, Attribute, Expr, Literal, Stmt};
+use super::deferred_returns;
 use super::function;
 use super::names::Namer;
 use super::image;
@@ -161,13 +162,16 @@ pub fn location_of_id(module: &Module, id: Id) -> Location {
 
 impl<'m> Emitter<'m> {
     /// Analyses a lowered function for uniformity and prints it; its tree is then dropped.
-    pub(super) fn finish_function(&mut self, function: ast::Function) {
+    pub(super) fn finish_function(&mut self, mut function: ast::Function) {
         for global in &self.out.globals[self.globals_analysed..] {
             self.uniformity.global(global);
         }
         self.globals_analysed = self.out.globals.len();
         let name = self.uniformity.declare_function(&function.name);
-        let calls = self.uniformity.function(&function);
+        let mut calls = self.uniformity.function(&function);
+        if self.uniformity.last_breaks_barriers() {
+            calls = self.defer_returns(&mut function).unwrap_or(calls);
+        }
         let is_entry_point = function.attributes.iter().any(|a| matches!(a, Attribute::Stage(_)));
         let (text, signature_len) = print::function(&function);
         let result = function.result.map(|(_, ty)| ty);
@@ -177,6 +181,24 @@ impl<'m> Emitter<'m> {
             signature: (!is_entry_point).then_some(ast::Signature { len: signature_len, result }),
             calls,
         });
+    }
+
+    /// Rewrites a function whose barriers an early return leaves in non-uniform control flow
+    /// (`deferred_returns.rs`), if that puts them all in uniform control flow; returns the calls
+    /// of the rewritten function.
+    fn defer_returns(&mut self, function: &mut ast::Function) -> Option<Vec<ast::Name>> {
+        let body = deferred_returns::defer(function, &self.out.globals, self.uniformity.functions())?;
+        let original = std::mem::replace(&mut function.body, body);
+        self.uniformity.forget_last();
+        let calls = self.uniformity.function(function);
+        if self.uniformity.last_breaks_barriers() {
+            // The original then stands, for the verdict to report.
+            self.uniformity.forget_last();
+            function.body = original;
+            self.uniformity.function(function);
+            return None;
+        }
+        Some(calls)
     }
 
     fn unsupported(&self, id: Id, message: String) -> Error {

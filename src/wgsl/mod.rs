@@ -3,6 +3,7 @@
 
 pub mod ast;
 mod atomic;
+mod deferred_returns;
 pub mod emit;
 mod extended_arith;
 mod function;

@@ -34,7 +34,7 @@ const NEEDS_UNIFORMITY: &[&str] = &[
 ];
 
 /// Builtins WGSL requires in uniform control flow with no way to turn the check off.
-const BARRIERS: &[&str] = &["workgroupBarrier", "storageBarrier", "textureBarrier", "workgroupUniformLoad"];
+pub(super) const BARRIERS: &[&str] = &["workgroupBarrier", "storageBarrier", "textureBarrier", "workgroupUniformLoad"];
 
 /// What the analysis found: whether some derivative or implicit-level-of-detail sample, and
 /// whether some barrier, may be in control flow WGSL cannot prove uniform.
@@ -56,6 +56,9 @@ pub struct Analysis {
     /// once and shared by the summaries and the printed functions' lists of calls.
     functions: HashSet<Name>,
     summaries: Vec<Summary>,
+    /// Whether the function last added calls a barrier in control flow WGSL cannot prove
+    /// uniform (its summary is then the last).
+    last_breaks_barriers: bool,
 }
 
 /// The calls of one function that matter here: of the module's functions and of builtins that
@@ -105,10 +108,12 @@ impl Analysis {
                 }
             });
         }
+        self.last_breaks_barriers = false;
         if calls.is_empty() {
             return Vec::new();
         }
         let nonuniform_calls = nonuniform_calls(function, &self.uniform_globals, &self.functions);
+        self.last_breaks_barriers = nonuniform_calls.iter().any(|c| BARRIERS.contains(c));
         let calls: Vec<Name> = calls.into_iter().map(|c| self.shared(c)).collect();
         let callees = calls.iter().filter(|&c| self.functions.contains(c)).cloned().collect();
         self.summaries.push(Summary {
@@ -117,6 +122,25 @@ impl Analysis {
             nonuniform_calls: nonuniform_calls.into_iter().map(|c| self.shared(c)).collect(),
         });
         callees
+    }
+
+    /// Whether the function last added calls a barrier in control flow WGSL cannot prove
+    /// uniform.
+    pub fn last_breaks_barriers(&self) -> bool {
+        self.last_breaks_barriers
+    }
+
+    /// Forgets the function last added, when it breaks barriers, to add it again rewritten.
+    pub fn forget_last(&mut self) {
+        if self.last_breaks_barriers {
+            self.summaries.pop();
+            self.last_breaks_barriers = false;
+        }
+    }
+
+    /// The module's own functions.
+    pub fn functions(&self) -> &HashSet<Name> {
+        &self.functions
     }
 
     pub fn verdict(&self) -> Verdict {
@@ -518,6 +542,26 @@ mod tests {
     }
 
     #[test]
+    fn control_reconverges_after_a_loop_unless_a_non_uniform_return_leaves_it() {
+        let barrier = Stmt::Call(Expr::call("workgroupBarrier", vec![]));
+        let leaving = |exit: Stmt| Stmt::Loop {
+            body: vec![if_then(positive("input"), vec![exit])],
+            continuing: vec![],
+            break_if: None,
+        };
+        // As Tint judges it: a non-uniform `break` ends only the loop's uniformity.
+        assert!(!(verdict(vec![function("main", vec![leaving(Stmt::Break), barrier.clone()])])).breaks_barriers);
+        assert!((verdict(vec![function("main", vec![leaving(Stmt::Return(None)), barrier.clone()])])).breaks_barriers);
+        // Inside the loop, what follows the non-uniform `break` stays non-uniform.
+        let barrier_after_break = Stmt::Loop {
+            body: vec![if_then(positive("input"), vec![Stmt::Break]), barrier],
+            continuing: vec![],
+            break_if: None,
+        };
+        assert!((verdict(vec![function("main", vec![barrier_after_break])])).breaks_barriers);
+    }
+
+    #[test]
     fn sampling_under_a_private_value_is_non_uniform() {
         let m = verdict(vec![function(
             "main",
@@ -541,26 +585,6 @@ mod tests {
         assert!(!(verdict(vec![function(
             "main", body
         )])).breaks_derivatives);
-    #[test]
-    fn control_reconverges_after_a_loop_unless_a_non_uniform_return_leaves_it() {
-        let barrier = Stmt::Call(Expr::call("workgroupBarrier", vec![]));
-        let leaving = |exit: Stmt| Stmt::Loop {
-            body: vec![if_then(positive("input"), vec![exit])],
-            continuing: vec![],
-            break_if: None,
-        };
-        // As Tint judges it: a non-uniform `break` ends only the loop's uniformity.
-        assert!(!(verdict(vec![function("main", vec![leaving(Stmt::Break), barrier.clone()])])).breaks_barriers);
-        assert!((verdict(vec![function("main", vec![leaving(Stmt::Return(None)), barrier.clone()])])).breaks_barriers);
-        // Inside the loop, what follows the non-uniform `break` stays non-uniform.
-        let barrier_after_break = Stmt::Loop {
-            body: vec![if_then(positive("input"), vec![Stmt::Break]), barrier],
-            continuing: vec![],
-            break_if: None,
-        };
-        assert!((verdict(vec![function("main", vec![barrier_after_break])])).breaks_barriers);
-    }
-
     }
 
     #[test]
