@@ -673,38 +673,38 @@ fn initialize_at_first_assignment(stmts: &mut Vec<Stmt>, declared: usize) {
             other => other,
         }
     }
-    let mut initializes: Vec<Option<usize>> = vec![None; stmts.len()];
+    // (statement, variable) pairs.
+    let mut initializes: Vec<(usize, usize)> = Vec::new();
     let mut moved = vec![false; declared];
     for (at, first) in first.into_iter().enumerate() {
         let (Some((index, false)), Stmt::Var { name, .. }) = (first, &stmts[at]) else { continue };
         if matches!(unnoted(&stmts[index]), Stmt::Assign { target: Expr::Ident(t), value } if t == name && !value.mentions(name)) {
-            initializes[index] = Some(at);
+            initializes.push((index, at));
             moved[at] = true;
         }
     }
-    if !moved.contains(&true) {
+    if initializes.is_empty() {
         return;
     }
-    let mut declarations: Vec<Option<(Name, ast::Type)>> = vec![None; declared];
-    let mut out = Vec::with_capacity(stmts.len());
-    for (index, stmt) in std::mem::take(stmts).into_iter().enumerate() {
-        match (stmt, initializes[index]) {
-            (Stmt::Var { name, ty, .. }, _) if index < declared && moved[index] => declarations[index] = Some((name, ty)),
-            (assign, Some(at)) => {
-                let (name, ty) = declarations[at].take().unwrap_or_default();
-                out.push(match assign {
-                    Stmt::Noted { stmt, note } => match *stmt {
-                        Stmt::Assign { value, .. } => Stmt::Noted { stmt: Box::new(Stmt::Var { name, ty, value: Some(value) }), note },
-                        other => Stmt::Noted { stmt: Box::new(other), note },
-                    },
-                    Stmt::Assign { value, .. } => Stmt::Var { name, ty, value: Some(value) },
-                    other => other,
-                });
-            }
-            (stmt, _) => out.push(stmt),
-        }
+    // In place: at the top of a huge function a second list would double the peak.
+    for (index, at) in initializes {
+        let Stmt::Var { name, ty, .. } = &stmts[at] else { continue };
+        let (name, ty) = (name.clone(), ty.clone());
+        let assign = std::mem::replace(&mut stmts[index], Stmt::Break);
+        stmts[index] = match assign {
+            Stmt::Noted { stmt, note } => match *stmt {
+                Stmt::Assign { value, .. } => Stmt::Noted { stmt: Box::new(Stmt::Var { name, ty, value: Some(value) }), note },
+                other => Stmt::Noted { stmt: Box::new(other), note },
+            },
+            Stmt::Assign { value, .. } => Stmt::Var { name, ty, value: Some(value) },
+            other => other,
+        };
     }
-    *stmts = out;
+    let mut index = 0;
+    stmts.retain(|_| {
+        index += 1;
+        !moved.get(index - 1).copied().unwrap_or(false)
+    });
 }
 
 /// `a < b` and its negation `a >= b`, and so on: exact for integers, not for floats (NaN).
