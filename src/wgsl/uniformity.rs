@@ -388,8 +388,10 @@ impl<'a> Scope<'a> {
                 for case in cases {
                     after &= self.block(&case.body, inner);
                 }
-                let exits = cases.iter().flat_map(|c| &c.body).any(exits);
-                return uniform_flow && if inner { after } else { !exits };
+                // Control reconverges after the switch unless a case leaves it by more than a
+                // `break`.
+                let exits = cases.iter().flat_map(|c| &c.body).any(|s| leaves(s, false));
+                return uniform_flow && (!exits || (inner && after));
             }
             Stmt::Loop {
                 body,
@@ -438,28 +440,27 @@ impl<'a> Scope<'a> {
 
 /// Whether a statement may leave its block early (return, break, continue).
 fn exits(stmt: &Stmt) -> bool {
+    leaves(stmt, true)
+}
+
+/// Whether a statement may leave its block early; a `break` counts only if `breaks`.
+fn leaves(stmt: &Stmt, breaks: bool) -> bool {
     match stmt {
-        Stmt::Return(_) | Stmt::Break | Stmt::Continue => true,
-        Stmt::If { accept, reject, .. } => accept.iter().chain(reject).any(exits),
-        Stmt::Switch { cases, .. } => cases.iter().flat_map(|c| &c.body).any(exits),
-        // A loop's own breaks and continues stay inside it.
+        Stmt::Return(_) | Stmt::Continue => true,
+        Stmt::Break => breaks,
+        Stmt::If { accept, reject, .. } => accept.iter().chain(reject).any(|s| leaves(s, breaks)),
+        // A switch's own breaks stay inside it, and a loop's breaks and continues.
+        Stmt::Switch { cases, .. } => cases.iter().flat_map(|c| &c.body).any(|s| leaves(s, false)),
         Stmt::Loop {
             body, continuing, ..
         } => body.iter().chain(continuing).any(returns),
+        Stmt::Noted { stmt, .. } => leaves(stmt, breaks),
         _ => false,
     }
 }
 
 fn returns(stmt: &Stmt) -> bool {
-    match stmt {
-        Stmt::Return(_) => true,
-        Stmt::If { accept, reject, .. } => accept.iter().chain(reject).any(returns),
-        Stmt::Switch { cases, .. } => cases.iter().flat_map(|c| &c.body).any(returns),
-        Stmt::Loop {
-            body, continuing, ..
-        } => body.iter().chain(continuing).any(returns),
-        _ => false,
-    }
+    stmt.any(&|s| matches!(s, Stmt::Return(_)))
 }
 
 #[cfg(test)]
@@ -559,6 +560,25 @@ mod tests {
             break_if: None,
         };
         assert!((verdict(vec![function("main", vec![barrier_after_break])])).breaks_barriers);
+    }
+
+    #[test]
+    fn a_switch_reconverges_after_its_own_breaks_and_notes_hide_no_exit() {
+        let barrier = Stmt::Call(Expr::call("workgroupBarrier", vec![]));
+        let switch_on_input = |exit: Stmt| Stmt::Switch {
+            selector: ident("input"),
+            cases: vec![crate::wgsl::ast::SwitchCase {
+                selectors: vec![],
+                default: true,
+                body: vec![if_then(positive("input"), vec![exit]), sample()],
+            }],
+        };
+        assert!(!(verdict(vec![function("main", vec![switch_on_input(Stmt::Break), barrier.clone()])])).breaks_barriers);
+        assert!((verdict(vec![function("main", vec![switch_on_input(Stmt::Return(None)), barrier.clone()])])).breaks_barriers);
+        // `--annotate` wraps control statements in notes: a return inside one still counts.
+        let noted_return = Stmt::Noted { stmt: Box::new(if_then(positive("params"), vec![Stmt::Return(None)])), note: "n".into() };
+        let body = vec![if_then(positive("input"), vec![noted_return]), barrier];
+        assert!((verdict(vec![function("main", body)])).breaks_barriers);
     }
 
     #[test]
