@@ -780,6 +780,11 @@ pub fn is_terminator(op: Op) -> bool {
             | Op::Kill
             | Op::TerminateInvocation
             | Op::Unreachable
+            // Of stages WGSL does not have: they end a block all the same, and the module loads
+            // so that the error can name the stage.
+            | Op::EmitMeshTasksEXT
+            | Op::TerminateRayKHR
+            | Op::IgnoreIntersectionKHR
     )
 }
 
@@ -857,6 +862,22 @@ mod tests {
         let words = crate::spirv::assemble::assemble(text).unwrap().words;
         let error = load(&words).unwrap_err();
         assert!(error.to_string().contains("a 64-bit literal"), "{error}");
+        assert_eq!(error.exit_code(), 1);
+    }
+
+    #[test]
+    fn a_task_shader_loads_and_is_refused_for_its_stage() {
+        // OpEmitMeshTasksEXT ends its block: loading must not take the function as unfinished.
+        let text = "OpCapability MeshShadingEXT\nOpExtension \"SPV_EXT_mesh_shader\"\n\
+            OpMemoryModel Logical GLSL450\nOpEntryPoint TaskEXT %main \"main\"\n\
+            OpExecutionMode %main LocalSize 1 1 1\n%void = OpTypeVoid\n%fn = OpTypeFunction %void\n\
+            %uint = OpTypeInt 32 0\n%one = OpConstant %uint 1\n\
+            %main = OpFunction %void None %fn\n%entry = OpLabel\nOpEmitMeshTasksEXT %one %one %one\n\
+            OpFunctionEnd\n";
+        let words = crate::spirv::assemble::assemble(text).unwrap().words;
+        assert!(load(&words).is_ok());
+        let error = crate::translate(text.as_bytes(), &crate::Options::default()).unwrap_err();
+        assert!(error.to_string().contains("TaskEXT shader, a stage WGSL does not have"), "{error}");
         assert_eq!(error.exit_code(), 1);
     }
 
