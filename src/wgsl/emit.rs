@@ -257,7 +257,10 @@ impl<'m> Emitter<'m> {
                 let image = image.clone();
                 self.image_type(id, &image)?
             }
-            Type::SampledImage { .. } | Type::Function { .. } | Type::Unsupported(_) => {
+            Type::Unsupported(op) => {
+                return Err(self.unsupported(id, format!("Op{op:?} declares a type WGSL has no counterpart for")));
+            }
+            Type::SampledImage { .. } | Type::Function { .. } => {
                 return Err(self.unsupported(id, format!("type {:?} has no WGSL counterpart", module.ty(id)?)));
             }
         };
