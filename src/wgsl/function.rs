@@ -277,9 +277,15 @@ impl<'m> Lower<'m> {
                     _ => 0,
                 };
                 let note = self.label_note(header);
-                let body = self.nodes(e, body)?;
+                let mut body = self.nodes(e, body)?;
                 let continuing = self.nodes(e, continuing)?;
                 let break_if = self.break_if.take();
+                if break_if.is_none() && !body.iter().chain(&continuing).any(leaves_loop) {
+                    // SPIR-V may loop forever (its merge block unreachable); WGSL rejects a loop
+                    // with no way out, so it gets one that is never taken.
+                    let never = Expr::Literal(Literal::Bool(false));
+                    body.insert(0, Stmt::If { condition: never, accept: vec![Stmt::Break], reject: vec![] });
+                }
                 self.push_noted(Stmt::Loop { body, continuing, break_if }, note);
             }
             Node::BreakIf { condition, negate: negated } => {
@@ -626,6 +632,19 @@ impl<'m> Lower<'m> {
         if matches!(self.values.get(&id), Some(Value::Pending { .. })) {
             self.values.remove(&id);
         }
+    }
+}
+
+/// Whether a statement of a loop's body may leave the loop: a `break` of it or a `return`.
+fn leaves_loop(stmt: &Stmt) -> bool {
+    match stmt {
+        Stmt::Break | Stmt::Return(_) => true,
+        Stmt::If { accept, reject, .. } => accept.iter().chain(reject).any(leaves_loop),
+        // A `break` there leaves only the switch or the inner loop.
+        Stmt::Switch { cases, .. } => cases.iter().flat_map(|c| &c.body).any(|s| s.any(&|s| matches!(s, Stmt::Return(_)))),
+        Stmt::Loop { .. } => stmt.any(&|s| matches!(s, Stmt::Return(_))),
+        Stmt::Noted { stmt, .. } => leaves_loop(stmt),
+        _ => false,
     }
 }
 
