@@ -22,12 +22,6 @@ use std::hash::{BuildHasherDefault, Hasher};
 /// A `HashMap` for id and index keys.
 pub type IdMap<K, V> = HashMap<K, V, BuildHasherDefault<IdHasher>>;
 
-/// An empty `IdMap` with room for `capacity` entries, for a map that will hold about one entry
-/// per instruction: sized once, it is not rehashed again and again as it grows.
-pub fn id_map<K, V>(capacity: usize) -> IdMap<K, V> {
-    IdMap::with_capacity_and_hasher(capacity, BuildHasherDefault::default())
-}
-
 /// A `HashSet` for id and index keys.
 pub type IdSet<K> = HashSet<K, BuildHasherDefault<IdHasher>>;
 

@@ -34,7 +34,7 @@ pub fn emit(e: &mut Emitter, f: usize) -> Result<ast::Function, Error> {
         namer: Namer::default(),
         values: IdMap::default(),
         pending: Pending::default(),
-        uses: uses::uses(module, function)?,
+        uses: uses::uses(module, f)?,
         stmts: Vec::new(),
         block: 0,
         consumed_memory: false,
@@ -162,7 +162,7 @@ pub(super) struct Lower<'m> {
     pub(super) namer: Namer,
     pub(super) values: IdMap<Id, Value>,
     pub(super) pending: Pending,
-    pub(super) uses: Uses,
+    pub(super) uses: Uses<'m>,
     pub(super) stmts: Vec<Stmt>,
     pub(super) block: usize,
     /// Set when `take` consumes a pending value that reads memory.

@@ -133,7 +133,7 @@ impl Walk {
     }
 }
 
-pub(super) fn analyse(module: &Module, function: &Function, body: &[Node], uses: &Uses) -> Result<Scopes, Error> {
+pub(super) fn analyse(module: &Module, function: &Function, body: &[Node], uses: &Uses<'_>) -> Result<Scopes, Error> {
     let mut walk = Walk::default();
     walk.scope(body, None, None);
     let mut scopes = Scopes::default();

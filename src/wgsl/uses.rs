@@ -5,8 +5,8 @@
 use spirv::Op;
 
 use crate::error::Error;
-use crate::id_hash::{self, IdMap};
-use crate::spirv::{Def, Function, Id, Module, Type};
+use crate::id_hash::IdMap;
+use crate::spirv::{Def, Id, Module, Type};
 
 #[derive(Clone, Copy)]
 pub(super) struct Use {
@@ -24,24 +24,41 @@ impl Default for Use {
     }
 }
 
-/// How each value of a function is used. A value is kept in 24 bytes: nearly every value is
-/// used in one block, and the few used in several keep their list of blocks apart.
-#[derive(Default)]
-pub(super) struct Uses {
-    of: IdMap<Id, Use>,
+/// How each value of a function is used. The function's own results are kept by instruction, 16
+/// bytes each; other values it reads (parameters, globals, constants) by id. Nearly every value
+/// is used in one block, and the few used in several keep their list of blocks apart.
+pub(super) struct Uses<'m> {
+    module: &'m Module,
+    /// The function's index in the module.
+    function: usize,
+    /// By instruction index in the function.
+    results: Vec<Use>,
+    others: IdMap<Id, Use>,
     /// Every block using the value, its own uses and those of pointers derived from it, where
     /// that is not just `Use::block`.
     blocks: IdMap<Id, Vec<usize>>,
 }
 
-impl Uses {
+impl<'m> Uses<'m> {
+    /// The uses of `id`, if it is used.
     pub(super) fn get(&self, id: &Id) -> Option<&Use> {
-        self.of.get(id)
+        let used = match self.module.def(*id) {
+            Def::Value { function, inst, .. } if *function == self.function => self.results.get(*inst),
+            _ => self.others.get(id),
+        };
+        used.filter(|u| u.count > 0 || u.block != NO_BLOCK || self.blocks.contains_key(id))
+    }
+
+    fn get_mut(&mut self, id: Id) -> &mut Use {
+        match self.module.def(id) {
+            Def::Value { function, inst, .. } if *function == self.function && *inst < self.results.len() => &mut self.results[*inst],
+            _ => self.others.entry(id).or_default(),
+        }
     }
 
     /// The blocks using `id`, in the order the walk met them or sorted, perhaps repeated.
     pub(super) fn blocks(&self, id: Id) -> &[usize] {
-        match (self.blocks.get(&id), self.of.get(&id)) {
+        match (self.blocks.get(&id), self.get(&id)) {
             (Some(blocks), _) => blocks,
             (None, Some(used)) if used.block != NO_BLOCK => std::slice::from_ref(&used.block),
             _ => &[],
@@ -50,7 +67,7 @@ impl Uses {
 
     /// Counts a use of `id`, in `block` if it has one, met after every use recorded so far.
     fn record(&mut self, id: Id, block: Option<usize>) {
-        let used = self.of.entry(id).or_default();
+        let used = self.get_mut(id);
         used.count += 1;
         let Some(block) = block else { return };
         let last = std::mem::replace(&mut used.block, block);
@@ -68,7 +85,7 @@ impl Uses {
         all.extend(more);
         all.sort_unstable();
         all.dedup();
-        let used = self.of.entry(id).or_default();
+        let used = self.get_mut(id);
         if all == [used.block] {
             self.blocks.remove(&id);
         } else {
@@ -80,8 +97,15 @@ impl Uses {
 /// The uses of every value `function` reads. A phi operand counts as used at the end of its
 /// predecessor. A pointer is re-derived at each use, and with it the indices and base it is made
 /// of: they are used once more for each further use of the pointer, in each of its blocks.
-pub(super) fn uses(module: &Module, function: &Function) -> Result<Uses, Error> {
-    let mut uses = Uses { of: id_hash::id_map(function.insts.len()), blocks: IdMap::default() };
+pub(super) fn uses<'m>(module: &'m Module, f: usize) -> Result<Uses<'m>, Error> {
+    let function = &module.functions[f];
+    let mut uses = Uses {
+        module,
+        function: f,
+        results: vec![Use::default(); function.insts.len()],
+        others: IdMap::default(),
+        blocks: IdMap::default(),
+    };
     let mut pointers = Vec::new();
     for (b, block) in function.blocks.iter().enumerate() {
         for index in block.all_insts() {
@@ -119,8 +143,8 @@ pub(super) fn uses(module: &Module, function: &Function) -> Result<Uses, Error> 
         let extra = used.count.saturating_sub(1);
         let blocks = uses.blocks(pointer).to_vec();
         for id in function.insts[index].id_operands() {
-            if let Some(operand) = uses.of.get_mut(&id) {
-                operand.count += extra;
+            if uses.get(&id).is_some() {
+                uses.get_mut(id).count += extra;
             }
             inherited.entry(id).or_default().extend(&blocks);
         }
