@@ -273,6 +273,22 @@ impl Stmt {
             }
     }
 
+    /// Whether control may leave this statement early for what surrounds it, by the kinds of
+    /// exit asked about: a `break` (of a loop or switch around it), a `continue`, a `return`.
+    pub fn may_leave(&self, by_break: bool, by_continue: bool, by_return: bool) -> bool {
+        match self {
+            Stmt::Break => by_break,
+            Stmt::Continue => by_continue,
+            Stmt::Return(_) => by_return,
+            Stmt::If { accept, reject, .. } => accept.iter().chain(reject).any(|s| s.may_leave(by_break, by_continue, by_return)),
+            // A switch's own breaks end it; a loop's breaks and continues stay inside it.
+            Stmt::Switch { cases, .. } => cases.iter().flat_map(|c| &c.body).any(|s| s.may_leave(false, by_continue, by_return)),
+            Stmt::Loop { body, continuing, .. } => body.iter().chain(continuing).any(|s| s.may_leave(false, false, by_return)),
+            Stmt::Noted { stmt, .. } => stmt.may_leave(by_break, by_continue, by_return),
+            _ => false,
+        }
+    }
+
     /// Calls `f` with this statement and every statement nested in it.
     pub fn for_each_stmt<'a>(&'a self, f: &mut impl FnMut(&'a Stmt)) {
         f(self);

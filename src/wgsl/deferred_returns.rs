@@ -25,7 +25,7 @@ pub(super) fn defer(function: &Function, globals: &[Global], functions: &HashSet
     if function.result.is_some() {
         return None;
     }
-    let mut rewriter = Rewriter { flag: flag_name(function), private: private_names(function, globals), functions };
+    let rewriter = Rewriter { flag: flag_name(function), private: private_names(function, globals), functions };
     let body = returns_for_trailing_ifs(function.body.clone());
     let (mut body, _) = rewriter.list(&body, Place { top: true, breakable: false }, false)?;
     let declaration = Stmt::Var {
@@ -123,7 +123,7 @@ struct Rewriter<'a> {
 impl Rewriter<'_> {
     /// Rewrites a statement list entered with the flag perhaps set (`deferred`); also returns
     /// whether the list may set the flag.
-    fn list(&mut self, stmts: &[Stmt], place: Place, mut deferred: bool) -> Option<(Vec<Stmt>, bool)> {
+    fn list(&self, stmts: &[Stmt], place: Place, mut deferred: bool) -> Option<(Vec<Stmt>, bool)> {
         let mut out = Vec::with_capacity(stmts.len());
         // Statements others could observe, waiting to go under one `if !flag`.
         let mut held: Vec<Stmt> = Vec::new();
@@ -147,7 +147,7 @@ impl Rewriter<'_> {
                     sets_flag = true;
                 }
                 Stmt::If { .. } | Stmt::Loop { .. } | Stmt::Switch { .. } => {
-                    if deferred && !inner.any(&|s| has_barrier(s) || matches!(s, Stmt::Return(_))) && !leaves(inner) {
+                    if deferred && !inner.any(&|s| has_barrier(s) || matches!(s, Stmt::Return(_))) && !inner.may_leave(true, true, false) {
                         // Whole under the flag: its own declarations stay inside it.
                         held.push(stmt.clone());
                         continue;
@@ -195,7 +195,7 @@ impl Rewriter<'_> {
 
     /// An `if`, loop or switch rewritten inside; its own expressions must have no effect others
     /// could observe, since every invocation evaluates them.
-    fn compound(&mut self, stmt: &Stmt, place: Place, deferred: bool) -> Option<(Stmt, bool)> {
+    fn compound(&self, stmt: &Stmt, place: Place, deferred: bool) -> Option<(Stmt, bool)> {
         let nested = Place { top: false, breakable: true };
         match stmt {
             Stmt::If { condition, accept, reject } => {
@@ -283,21 +283,6 @@ fn has_barrier(stmt: &Stmt) -> bool {
         Stmt::Var { value: Some(value), .. } => is_barrier(value),
         _ => false,
     }
-}
-
-/// Whether a `break` or `continue` in `stmt` leaves it for the loop or switch around it.
-fn leaves(stmt: &Stmt) -> bool {
-    fn exits(stmts: &[Stmt], breaks_out: bool, continues_out: bool) -> bool {
-        stmts.iter().any(|s| match unnoted(s) {
-            Stmt::Break => breaks_out,
-            Stmt::Continue => continues_out,
-            Stmt::If { accept, reject, .. } => exits(accept, breaks_out, continues_out) || exits(reject, breaks_out, continues_out),
-            Stmt::Loop { body, continuing, .. } => exits(body, false, false) || exits(continuing, false, false),
-            Stmt::Switch { cases, .. } => cases.iter().any(|c| exits(&c.body, false, continues_out)),
-            _ => false,
-        })
-    }
-    exits(std::slice::from_ref(stmt), true, true)
 }
 
 /// The variable an assignment writes: `v`, `v.x`, `v[i]`, `*p`.

@@ -280,7 +280,7 @@ impl<'m> Lower<'m> {
                 let mut body = self.nodes(e, body)?;
                 let continuing = self.nodes(e, continuing)?;
                 let break_if = self.break_if.take();
-                if break_if.is_none() && !body.iter().chain(&continuing).any(leaves_loop) {
+                if break_if.is_none() && !body.iter().chain(&continuing).any(|s| s.may_leave(true, false, true)) {
                     // SPIR-V may loop forever (its merge block unreachable); WGSL rejects a loop
                     // with no way out, so it gets one that is never taken.
                     let never = Expr::Literal(Literal::Bool(false));
@@ -632,19 +632,6 @@ impl<'m> Lower<'m> {
         if matches!(self.values.get(&id), Some(Value::Pending { .. })) {
             self.values.remove(&id);
         }
-    }
-}
-
-/// Whether a statement of a loop's body may leave the loop: a `break` of it or a `return`.
-fn leaves_loop(stmt: &Stmt) -> bool {
-    match stmt {
-        Stmt::Break | Stmt::Return(_) => true,
-        Stmt::If { accept, reject, .. } => accept.iter().chain(reject).any(leaves_loop),
-        // A `break` there leaves only the switch or the inner loop.
-        Stmt::Switch { cases, .. } => cases.iter().flat_map(|c| &c.body).any(|s| s.any(&|s| matches!(s, Stmt::Return(_)))),
-        Stmt::Loop { .. } => stmt.any(&|s| matches!(s, Stmt::Return(_))),
-        Stmt::Noted { stmt, .. } => leaves_loop(stmt),
-        _ => false,
     }
 }
 

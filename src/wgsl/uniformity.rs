@@ -390,7 +390,7 @@ impl<'a> Scope<'a> {
                 }
                 // Control reconverges after the switch unless a case leaves it by more than a
                 // `break`.
-                let exits = cases.iter().flat_map(|c| &c.body).any(|s| leaves(s, false));
+                let exits = cases.iter().flat_map(|c| &c.body).any(|s| s.may_leave(false, true, true));
                 return uniform_flow && (!exits || (inner && after));
             }
             Stmt::Loop {
@@ -440,23 +440,7 @@ impl<'a> Scope<'a> {
 
 /// Whether a statement may leave its block early (return, break, continue).
 fn exits(stmt: &Stmt) -> bool {
-    leaves(stmt, true)
-}
-
-/// Whether a statement may leave its block early; a `break` counts only if `breaks`.
-fn leaves(stmt: &Stmt, breaks: bool) -> bool {
-    match stmt {
-        Stmt::Return(_) | Stmt::Continue => true,
-        Stmt::Break => breaks,
-        Stmt::If { accept, reject, .. } => accept.iter().chain(reject).any(|s| leaves(s, breaks)),
-        // A switch's own breaks stay inside it, and a loop's breaks and continues.
-        Stmt::Switch { cases, .. } => cases.iter().flat_map(|c| &c.body).any(|s| leaves(s, false)),
-        Stmt::Loop {
-            body, continuing, ..
-        } => body.iter().chain(continuing).any(returns),
-        Stmt::Noted { stmt, .. } => leaves(stmt, breaks),
-        _ => false,
-    }
+    stmt.may_leave(true, true, true)
 }
 
 fn returns(stmt: &Stmt) -> bool {
