@@ -273,6 +273,14 @@ impl Stmt {
             }
     }
 
+    /// The statement itself, through any notes (`--annotate`) around it.
+    pub fn unnoted(&self) -> &Stmt {
+        match self {
+            Stmt::Noted { stmt, .. } => stmt.unnoted(),
+            other => other,
+        }
+    }
+
     /// Whether control may leave this statement early for what surrounds it, by the kinds of
     /// exit asked about: a `break` (of a loop or switch around it), a `continue`, a `return`.
     pub fn may_leave(&self, by_break: bool, by_continue: bool, by_return: bool) -> bool {

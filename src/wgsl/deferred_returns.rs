@@ -64,7 +64,7 @@ fn private_names(function: &Function, globals: &[Global]) -> HashSet<String> {
 fn returns_for_trailing_ifs(mut body: Vec<Stmt>) -> Vec<Stmt> {
     let holds_barrier = |stmts: &[Stmt]| stmts.iter().any(|s| s.any(&has_barrier));
     loop {
-        let Some(Stmt::If { condition, accept, reject }) = body.last().map(unnoted) else { return body };
+        let Some(Stmt::If { condition, accept, reject }) = body.last().map(Stmt::unnoted) else { return body };
         let (barrier_arm, other_arm, leave_if) = if holds_barrier(accept) && !holds_barrier(reject) {
             (accept, reject, Expr::unary(UnaryOp::Not, condition.clone()))
         } else if holds_barrier(reject) && !holds_barrier(accept) {
@@ -129,7 +129,7 @@ impl Rewriter<'_> {
         let mut held: Vec<Stmt> = Vec::new();
         let mut sets_flag = false;
         for stmt in stmts {
-            let inner = unnoted(stmt);
+            let inner = stmt.unnoted();
             match inner {
                 Stmt::Return(Some(_)) => return None,
                 Stmt::Return(None) if place.top => {
@@ -252,13 +252,6 @@ impl Rewriter<'_> {
             effect |= name.starts_with("atomic") || name == "textureStore" || self.functions.contains(name);
         });
         effect
-    }
-}
-
-fn unnoted(stmt: &Stmt) -> &Stmt {
-    match stmt {
-        Stmt::Noted { stmt, .. } => unnoted(stmt),
-        other => other,
     }
 }
 

@@ -673,18 +673,12 @@ fn initialize_at_first_assignment(stmts: &mut Vec<Stmt>, declared: usize) {
     }
     // The variable each statement initializes, if it becomes that variable's declaration. A
     // note (`--annotate`) is looked through, so annotating changes nothing else.
-    fn unnoted(stmt: &Stmt) -> &Stmt {
-        match stmt {
-            Stmt::Noted { stmt, .. } => stmt,
-            other => other,
-        }
-    }
     // (statement, variable) pairs.
     let mut initializes: Vec<(usize, usize)> = Vec::new();
     let mut moved = vec![false; declared];
     for (at, first) in first.into_iter().enumerate() {
         let (Some((index, false)), Stmt::Var { name, .. }) = (first, &stmts[at]) else { continue };
-        if matches!(unnoted(&stmts[index]), Stmt::Assign { target: Expr::Ident(t), value } if t == name && !value.mentions(name)) {
+        if matches!(stmts[index].unnoted(), Stmt::Assign { target: Expr::Ident(t), value } if t == name && !value.mentions(name)) {
             initializes.push((index, at));
             moved[at] = true;
         }

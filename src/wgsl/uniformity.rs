@@ -223,11 +223,8 @@ fn declared_vars<'a>(stmts: &'a [Stmt], vars: &mut HashSet<&'a str>) {
 }
 
 /// The expressions of a statement itself, not of the statements nested in it.
-fn stmt_exprs(mut stmt: &Stmt) -> impl Iterator<Item = &Expr> {
-    while let Stmt::Noted { stmt: inner, .. } = stmt {
-        stmt = inner;
-    }
-    let (first, second) = match stmt {
+fn stmt_exprs(stmt: &Stmt) -> impl Iterator<Item = &Expr> {
+    let (first, second) = match stmt.unnoted() {
         Stmt::Let { value, .. } | Stmt::Call(value) => (Some(value), None),
         Stmt::Var { value, .. } | Stmt::Return(value) => (value.as_ref(), None),
         Stmt::Assign { target, value } => (Some(target), Some(value)),
