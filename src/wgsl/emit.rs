@@ -2,7 +2,7 @@
 //! explicit layout, globals, entry-point wrappers). Function bodies are in `function.rs`.
 
 use std::cell::OnceCell;
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeSet, HashMap, HashSet};
 
 use spirv::{ExecutionModel, StorageClass};
 
@@ -55,6 +55,9 @@ pub struct Emitter<'m> {
     written_globals: OnceCell<IdSet<Id>>,
     /// `Module::new_bindings` by variable, for the binding map's entry of each resource.
     new_bindings: IdMap<Id, &'m NewBinding>,
+    /// Entry points' inner functions that take uniform builtins as parameters: the proxies
+    /// the wrapper passes, in order (`make_barriers_uniform`).
+    inner_args: HashMap<String, Vec<String>>,
 }
 
 /// The WGSL syntax tree (its functions already printed), the binding map of its resources, and
@@ -83,6 +86,7 @@ pub fn emit(
         vertex_globals: OnceCell::new(),
         written_globals: OnceCell::new(),
         new_bindings: IdMap::default(),
+        inner_args: HashMap::new(),
     };
     for new in &module.new_bindings {
         e.new_bindings.entry(new.variable).or_insert(new);
@@ -170,7 +174,7 @@ impl<'m> Emitter<'m> {
         let name = self.uniformity.declare_function(&function.name);
         let mut calls = self.uniformity.function(&function);
         if self.uniformity.last_breaks_barriers() {
-            calls = self.defer_returns(&mut function).unwrap_or(calls);
+            calls = self.make_barriers_uniform(&mut function).unwrap_or(calls);
         }
         let is_entry_point = function.attributes.iter().any(|a| matches!(a, Attribute::Stage(_)));
         let (text, signature_len) = print::function(&function);
@@ -183,22 +187,82 @@ impl<'m> Emitter<'m> {
         });
     }
 
-    /// Rewrites a function whose barriers an early return leaves in non-uniform control flow
-    /// (`deferred_returns.rs`), if that puts them all in uniform control flow; returns the calls
-    /// of the rewritten function.
-    fn defer_returns(&mut self, function: &mut ast::Function) -> Option<Vec<ast::Name>> {
-        let body = deferred_returns::defer(function, &self.out.globals, self.uniformity.functions())?;
-        let original = std::mem::replace(&mut function.body, body);
-        self.uniformity.forget_last();
-        let calls = self.uniformity.function(function);
-        if self.uniformity.last_breaks_barriers() {
-            // The original then stands, for the verdict to report.
-            self.uniformity.forget_last();
-            function.body = original;
-            self.uniformity.function(function);
-            return None;
+    /// Tries what can put the barriers of a function that breaks WGSL's rule in uniform control
+    /// flow: its entry point's uniform builtins (workgroup id and count) passed as parameters,
+    /// since WGSL takes reads of their private proxies as non-uniform; then early returns
+    /// deferred as well (`deferred_returns.rs`). A rewrite is kept only if every barrier of the
+    /// function is then in uniform control flow; returns the calls of the rewritten function.
+    fn make_barriers_uniform(&mut self, function: &mut ast::Function) -> Option<Vec<ast::Name>> {
+        let builtins = self.uniform_builtins_read(function);
+        let names: Vec<String> = builtins.iter().map(|param| param.name.clone()).collect();
+        let params = function.params.len();
+        if !builtins.is_empty() {
+            // Named as the proxies, the parameters stand for them in the whole body.
+            function.params.extend(builtins);
+            if let Some(calls) = self.analyse_again(function, &names) {
+                self.inner_args.insert(function.name.clone(), names);
+                return Some(calls);
+            }
         }
-        Some(calls)
+        if let Some(body) = deferred_returns::defer(function, &self.out.globals, self.uniformity.functions()) {
+            let original = std::mem::replace(&mut function.body, body);
+            if let Some(calls) = self.analyse_again(function, &names) {
+                if !names.is_empty() {
+                    self.inner_args.insert(function.name.clone(), names);
+                }
+                return Some(calls);
+            }
+            function.body = original;
+        }
+        // The original then stands, for the verdict to report.
+        function.params.truncate(params);
+        self.uniformity.forget_last();
+        self.uniformity.function(function);
+        None
+    }
+
+    /// Analyses `function` again in place of its last analysis: its calls, if every barrier of it
+    /// is now in uniform control flow.
+    fn analyse_again(&mut self, function: &ast::Function, uniform_params: &[String]) -> Option<Vec<ast::Name>> {
+        self.uniformity.forget_last();
+        let calls = self.uniformity.function_given(function, uniform_params);
+        (!self.uniformity.last_breaks_barriers()).then_some(calls)
+    }
+
+    /// For the inner function of a compute entry point (of one only), the uniform builtins it
+    /// reads by value through their proxies, as parameters named as the proxies.
+    fn uniform_builtins_read(&mut self, function: &ast::Function) -> Vec<ast::Param> {
+        let module = self.module;
+        let mut entries = module.entry_points.iter().filter(|e| self.names.get(&e.function) == Some(&function.name));
+        let (Some(entry), None) = (entries.next(), entries.next()) else { return Vec::new() };
+        if entry.model != ExecutionModel::GLCompute {
+            return Vec::new();
+        }
+        let mut read = HashSet::new();
+        let mut addressed = Vec::new();
+        for stmt in &function.body {
+            stmt.for_each_expr(&mut |expr| {
+                expr.for_each_ident(&mut |ident| {
+                    read.insert(ident.to_string());
+                });
+                uniformity::addressed(expr, &mut addressed);
+            });
+        }
+        let mut params = Vec::new();
+        for value in entry.io.iter().flat_map(|plan| &plan.inputs) {
+            let (IoSource::Proxy { global, path }, IoBinding::BuiltIn { name: "workgroup_id" | "num_workgroups", .. }) =
+                (&value.source, &value.binding)
+            else {
+                continue;
+            };
+            let Some(proxy) = self.names.get(global).cloned() else { continue };
+            if path.is_empty() && value.ty == value.wgsl_ty && read.contains(&proxy) && !addressed.contains(&proxy.as_str())
+                && let Ok(ty) = self.ty(value.ty)
+            {
+                params.push(ast::Param { attributes: vec![], name: proxy, ty });
+            }
+        }
+        params
     }
 
     fn unsupported(&self, id: Id, message: String) -> Error {
@@ -514,15 +578,24 @@ impl<'m> Emitter<'m> {
         let mut local = Namer::default();
         let mut params = Vec::new();
         let mut body = Vec::new();
+        // Proxies whose whole value a parameter holds, by name.
+        let mut whole = HashMap::new();
         for value in &plan.inputs {
             let param_name = local.fresh(&format!("{}_param", value.name), Some(&self.namer));
+            if let IoSource::Proxy { global, path } = &value.source
+                && path.is_empty()
+                && let Some(proxy) = self.names.get(global)
+            {
+                whole.insert(proxy.clone(), param_name.clone());
+            }
             let wgsl_ty = self.ty(value.wgsl_ty)?;
             let arg = self.convert(Expr::ident(param_name.clone()), value.wgsl_ty, value.ty)?;
             let target = self.proxy(value)?.ok_or_else(|| Error::internal("an input without a proxy"))?;
             body.push(Stmt::Assign { target, value: arg });
             params.push(ast::Param { attributes: self.io_attributes(value), name: param_name, ty: wgsl_ty });
         }
-        body.push(Stmt::Call(Expr::call(inner, vec![])));
+        let args = self.inner_args.get(&inner).into_iter().flatten().filter_map(|proxy| whole.get(proxy)).map(|p| Expr::ident(p.as_str()));
+        body.push(Stmt::Call(Expr::call(inner.as_str(), args.collect())));
         let mut members = Vec::new();
         let mut results = Vec::new();
         let mut member_namer = Namer::default();

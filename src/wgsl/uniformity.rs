@@ -99,6 +99,12 @@ impl Analysis {
 
     /// Analyses one function; returns the module's functions it calls.
     pub fn function(&mut self, function: &Function) -> Vec<Name> {
+        self.function_given(function, &[])
+    }
+
+    /// [`Analysis::function`], for a function whose parameters `uniform_params` are given
+    /// uniform values by every call (an entry point's workgroup id, passed by its wrapper).
+    pub fn function_given(&mut self, function: &Function, uniform_params: &[String]) -> Vec<Name> {
         let relevant = |name: &str| is_uniformity_builtin(name) || self.functions.contains(name);
         let mut calls = HashSet::new();
         for stmt in &function.body {
@@ -112,7 +118,7 @@ impl Analysis {
         if calls.is_empty() {
             return Vec::new();
         }
-        let nonuniform_calls = nonuniform_calls(function, &self.uniform_globals, &self.functions);
+        let nonuniform_calls = nonuniform_calls(function, &self.uniform_globals, &self.functions, uniform_params);
         self.last_breaks_barriers = nonuniform_calls.iter().any(|c| BARRIERS.contains(c));
         let calls: Vec<Name> = calls.into_iter().map(|c| self.shared(c)).collect();
         let callees = calls.iter().filter(|&c| self.functions.contains(c)).cloned().collect();
@@ -189,9 +195,11 @@ fn nonuniform_calls<'a>(
     function: &'a Function,
     globals: &'a HashSet<String>,
     functions: &'a HashSet<Name>,
+    uniform_params: &'a [String],
 ) -> HashSet<&'a str> {
     // Optimistically every `var` is uniform; drop the ones an assignment proves otherwise.
-    let mut vars: HashSet<&str> = HashSet::new();
+    // Uniform parameters are never assigned, so they stay.
+    let mut vars: HashSet<&str> = uniform_params.iter().map(String::as_str).collect();
     declared_vars(&function.body, &mut vars);
     loop {
         let mut scope = Scope {
@@ -248,7 +256,7 @@ fn root(expr: &Expr) -> Option<&str> {
 }
 
 /// Variables whose address an expression takes (a callee may then write anything to them).
-fn addressed<'a>(expr: &'a Expr, out: &mut Vec<&'a str>) {
+pub(super) fn addressed<'a>(expr: &'a Expr, out: &mut Vec<&'a str>) {
     match expr {
         Expr::Unary(UnaryOp::AddressOf, operand) => out.extend(root(operand)),
         Expr::Unary(_, a) | Expr::Member(a, _) => addressed(a, out),
@@ -560,6 +568,20 @@ mod tests {
         let noted_return = Stmt::Noted { stmt: Box::new(if_then(positive("params"), vec![Stmt::Return(None)])), note: "n".into() };
         let body = vec![if_then(positive("input"), vec![noted_return]), barrier];
         assert!((verdict(vec![function("main", body)])).breaks_barriers);
+    }
+
+    #[test]
+    fn parameters_given_uniform_values_are_uniform() {
+        let barrier = Stmt::Call(Expr::call("workgroupBarrier", vec![]));
+        let f = function("main", vec![if_then(positive("id"), vec![barrier])]);
+        let mut analysis = Analysis::default();
+        analysis.declare_function("main");
+        analysis.function(&f);
+        assert!(analysis.last_breaks_barriers());
+        analysis.forget_last();
+        analysis.function_given(&f, &["id".to_string()]);
+        assert!(!analysis.last_breaks_barriers());
+        assert!(!analysis.verdict().breaks_barriers);
     }
 
     #[test]
