@@ -671,9 +671,9 @@ fn initialize_at_first_assignment(stmts: &mut Vec<Stmt>, declared: usize) {
         });
         continued = continued || stmt.any(&|s| matches!(s, Stmt::Continue));
     }
-    // The variable each statement initializes, if it becomes that variable's declaration. A
-    // note (`--annotate`) is looked through, so annotating changes nothing else.
-    // (statement, variable) pairs.
+    // The statements that initialize a variable and become its declaration, as (statement,
+    // variable) pairs. A note (`--annotate`) is looked through, so annotating changes nothing
+    // else.
     let mut initializes: Vec<(usize, usize)> = Vec::new();
     let mut moved = vec![false; declared];
     for (at, first) in first.into_iter().enumerate() {
