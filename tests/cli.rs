@@ -276,6 +276,23 @@ fn both_entry_points_without_entry_point_option() {
 }
 
 #[test]
+fn entry_points_without_io_need_no_wrapper_unless_they_share_a_function() {
+    // `reset_counter` has neither inputs nor outputs: its function is the entry point.
+    let wgsl = library_wgsl(MULTI_ENTRY_FIXTURE);
+    assert!(!wgsl.contains("reset_counter_inner"), "{wgsl}");
+    assert!(wgsl.contains("scale_values_inner"), "scale_values reads its invocation id:\n{wgsl}");
+    // Two entry points of one function keep one function and a wrapper each.
+    let shared = ARRAY_SIZED_BY_SPEC_CONSTANT
+        .replace("OpEntryPoint GLCompute %main \"main\"", "OpEntryPoint GLCompute %main \"a\"\nOpEntryPoint GLCompute %main \"b\"");
+    let output = run(&["--override", "7=1"], Some(shared.as_bytes()));
+    assert_success(&output);
+    let wgsl = stdout_of(&output);
+    let module = assert_valid_wgsl(&wgsl, "two entry points of one function");
+    assert_eq!(module.entry_points.len(), 2, "{wgsl}");
+    assert_eq!(wgsl.matches("a_inner();").count(), 2, "{wgsl}");
+}
+
+#[test]
 fn entry_point_option_selects_one_entry_point() {
     for (selected, other, size) in [
         ("scale_values", "reset_counter", [64, 1, 1]),
@@ -1866,6 +1883,65 @@ fn override_mistakes_are_errors() {
         assert_stderr_mentions(&output, needle, &format!("--override {flag}"));
         assert_nothing_left(&dir, flag);
     }
+}
+
+/// A uniform block whose array is sized by `COUNT + 1`, `COUNT` having SpecId 7 and default 3.
+const ARRAY_SIZED_BY_SPEC_CONSTANT: &str = r#"
+               OpCapability Shader
+               OpMemoryModel Logical GLSL450
+               OpEntryPoint GLCompute %main "main"
+               OpExecutionMode %main LocalSize 1 1 1
+               OpName %COUNT "COUNT"
+               OpName %Block "Block"
+               OpName %Out "Out"
+               OpDecorate %COUNT SpecId 7
+               OpDecorate %array ArrayStride 16
+               OpMemberDecorate %Block 0 Offset 0
+               OpDecorate %Block Block
+               OpDecorate %block DescriptorSet 0
+               OpDecorate %block Binding 0
+               OpMemberDecorate %Out 0 Offset 0
+               OpDecorate %Out Block
+               OpDecorate %out DescriptorSet 0
+               OpDecorate %out Binding 1
+       %void = OpTypeVoid
+     %fnvoid = OpTypeFunction %void
+       %uint = OpTypeInt 32 0
+      %float = OpTypeFloat 32
+    %v4float = OpTypeVector %float 4
+     %uint_0 = OpConstant %uint 0
+     %uint_1 = OpConstant %uint 1
+      %COUNT = OpSpecConstant %uint 3
+     %length = OpSpecConstantOp %uint IAdd %COUNT %uint_1
+      %array = OpTypeArray %v4float %length
+      %Block = OpTypeStruct %array
+  %ptr_Block = OpTypePointer Uniform %Block
+      %block = OpVariable %ptr_Block Uniform
+        %Out = OpTypeStruct %v4float
+    %ptr_Out = OpTypePointer StorageBuffer %Out
+        %out = OpVariable %ptr_Out StorageBuffer
+%ptr_u_v4float = OpTypePointer Uniform %v4float
+%ptr_s_v4float = OpTypePointer StorageBuffer %v4float
+       %main = OpFunction %void None %fnvoid
+      %entry = OpLabel
+          %p = OpAccessChain %ptr_u_v4float %block %uint_0 %uint_1
+          %v = OpLoad %v4float %p
+          %q = OpAccessChain %ptr_s_v4float %out %uint_0
+               OpStore %q %v
+               OpReturn
+               OpFunctionEnd
+"#;
+
+#[test]
+fn an_array_sized_by_a_spec_constant_needs_an_override_which_the_error_names() {
+    let output = run(&[], Some(ARRAY_SIZED_BY_SPEC_CONSTANT.as_bytes()));
+    assert_failure(&output, 1);
+    assert_stderr_mentions(&output, "--override 7=VALUE (`COUNT`) fixes the size", "the flag that fixes the size");
+    let output = run(&["--override", "7=4"], Some(ARRAY_SIZED_BY_SPEC_CONSTANT.as_bytes()));
+    assert_success(&output);
+    let wgsl = stdout_of(&output);
+    assert_valid_wgsl(&wgsl, "array sized by an overridden spec constant");
+    assert!(wgsl.contains("array<vec4<f32>, 5>"), "COUNT + 1 with COUNT = 4:\n{wgsl}");
 }
 
 #[test]

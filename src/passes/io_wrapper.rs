@@ -6,7 +6,8 @@
 //! carries an [`IoPlan`]: the parameters copied into proxy parts, the proxy parts (or synthesised
 //! values) returned, each with its builtin or location, interpolation and WGSL type, and the
 //! workgroup size. The emitter writes the wrapper function from the plan alone; the original
-//! entry function becomes `<name>_inner`.
+//! entry function becomes `<name>_inner`. An entry point with neither inputs nor outputs needs
+//! no wrapper: its function is the WGSL entry point.
 //!
 //! The rules:
 //! - An input is a parameter when the entry point's functions use it. An output at a location is

@@ -97,10 +97,14 @@ pub fn emit(
         wrapper_names.push(e.namer.fresh(&entry.name, None));
     }
     let functions = module.entry_functions();
+    let unwrapped = unwrapped_entry_points(module);
     let mut inner_names: HashMap<Id, String> = HashMap::new();
-    for entry in &module.entry_points {
+    for (entry, wrapper_name) in module.entry_points.iter().zip(&wrapper_names) {
         if let std::collections::hash_map::Entry::Vacant(slot) = inner_names.entry(entry.function) {
-            slot.insert(e.namer.fresh(&format!("{}_inner", entry.name), None));
+            slot.insert(match unwrapped.contains_key(&entry.function) {
+                true => wrapper_name.clone(),
+                false => e.namer.fresh(&format!("{}_inner", entry.name), None),
+            });
         }
     }
     for &f in &functions {
@@ -119,16 +123,42 @@ pub fn emit(
         e.global(global)?;
     }
     for &f in &functions {
-        let lowered = function::emit(&mut e, f)?;
+        let mut lowered = function::emit(&mut e, f)?;
+        if let Some(entry) = unwrapped.get(&module.functions[f].id) {
+            lowered.attributes = e.stage_attributes(entry)?;
+        }
         e.finish_function(lowered);
     }
     for (entry, name) in module.entry_points.iter().zip(wrapper_names) {
-        let wrapper = e.entry_wrapper(entry, name)?;
-        e.finish_function(wrapper);
+        if !unwrapped.contains_key(&entry.function) {
+            let wrapper = e.entry_wrapper(entry, name)?;
+            e.finish_function(wrapper);
+        }
     }
     e.out.enables = e.enables.iter().copied().collect();
     e.bindings.sort_by_key(|b| b.binding);
     Ok((e.out, e.bindings, e.uniformity.verdict()))
+}
+
+/// Entry points with neither inputs nor outputs, by function: a wrapper would only call the
+/// function, so the function itself is the entry point. Not where two entry points share the
+/// function or a call reaches it (neither is valid SPIR-V, but the input is not validated).
+fn unwrapped_entry_points(module: &Module) -> HashMap<Id, &EntryPoint> {
+    let mut unwrapped = HashMap::new();
+    let mut shared = HashSet::new();
+    for entry in &module.entry_points {
+        let no_io = entry.io.as_ref().is_none_or(|plan| plan.inputs.is_empty() && plan.outputs.is_empty());
+        if unwrapped.insert(entry.function, entry).is_some() || !no_io {
+            shared.insert(entry.function);
+        }
+    }
+    for function in &module.functions {
+        for inst in function.insts.iter().filter(|i| i.op == spirv::Op::FunctionCall) {
+            shared.extend(inst.id(0));
+        }
+    }
+    unwrapped.retain(|function, _| !shared.contains(function));
+    unwrapped
 }
 
 /// Globals the emitted functions refer to, in declaration order.
@@ -305,7 +335,8 @@ impl<'m> Emitter<'m> {
                     _ => None,
                 }
                 .ok_or_else(|| {
-                    self.unsupported(id, "an array sized by a specialization constant outside workgroup memory: WGSL sizes arrays by overrides only there".into())
+                    let hint = override_hint(module, *length);
+                    self.unsupported(id, format!("an array sized by a specialization constant outside workgroup memory: WGSL sizes arrays by overrides only there{hint}"))
                 })?;
                 format!("array<{}, {count}>", self.ty(*element)?)
             }
@@ -622,16 +653,22 @@ impl<'m> Emitter<'m> {
                 Some((vec![], struct_name.into()))
             }
         };
+        let attributes = self.stage_attributes(entry)?;
+        Ok(ast::Function { attributes, name, params, result, body })
+    }
+
+    /// `@vertex`, `@fragment`, or `@compute` with its `@workgroup_size`.
+    fn stage_attributes(&mut self, entry: &EntryPoint) -> Result<Vec<Attribute>, Error> {
         let mut attributes = vec![Attribute::Stage(match entry.model {
             ExecutionModel::Vertex => "vertex",
             ExecutionModel::Fragment => "fragment",
             _ => "compute",
         })];
-        if let Some([x, y, z]) = plan.workgroup_size {
+        if let Some([x, y, z]) = entry.io.as_ref().and_then(|plan| plan.workgroup_size) {
             let size = [self.workgroup_dimension(x)?, self.workgroup_dimension(y)?, self.workgroup_dimension(z)?];
             attributes.push(Attribute::WorkgroupSize(Box::new(size)));
         }
-        Ok(ast::Function { attributes, name, params, result, body })
+        Ok(attributes)
     }
 
     fn io_attributes(&mut self, value: &IoValue) -> Vec<Attribute> {
@@ -713,6 +750,34 @@ impl<'m> Emitter<'m> {
     /// A builtin's name as a shared name, made once per builtin.
     pub fn builtin(&mut self, name: &'static str) -> ast::Name {
         self.builtins.entry(name).or_insert_with(|| name.into()).clone()
+    }
+}
+
+/// For an array length that stays a specialization constant: which `--override` flags would fix
+/// it, naming the SpecIds (and OpNames) the length is computed from.
+fn override_hint(module: &Module, length: Id) -> String {
+    let mut pending = vec![length];
+    let mut spec_constants = std::collections::BTreeMap::new();
+    while let Some(id) = pending.pop() {
+        let Some(constant) = module.constant(id) else { continue };
+        match constant.spec_id {
+            Some(spec_id) => {
+                spec_constants.insert(spec_id, module.name(id));
+            }
+            None => pending.extend(constant.value.parts()),
+        }
+    }
+    let flags: Vec<String> = spec_constants
+        .iter()
+        .map(|(spec_id, name)| match name {
+            Some(name) => format!("--override {spec_id}=VALUE (`{name}`)"),
+            None => format!("--override {spec_id}=VALUE"),
+        })
+        .collect();
+    if flags.is_empty() {
+        String::new()
+    } else {
+        format!("; {} fixes the size", flags.join(" "))
     }
 }
 
