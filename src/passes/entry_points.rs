@@ -1,8 +1,9 @@
 //! Entry-point selection: keeps the entry points WGSL can express (and only the one asked for
 //! with `--entry-point`), warning about the ones dropped.
 //!
-//! After: `module.entry_points` is non-empty and every entry is a vertex, fragment or compute
-//! shader.
+//! After: every entry is a vertex, fragment or compute shader. There are none only in a module
+//! that had none (a library module, whose functions are all translated): one whose entry points
+//! are all of stages WGSL lacks is refused.
 
 use spirv::ExecutionModel;
 
@@ -32,14 +33,13 @@ pub fn run(module: &mut Module, options: &Options) -> Result<(), Error> {
     for (name, model, _) in &rejected {
         module.warnings.push(format!("skipped entry point `{name}`: WGSL has no {model:?} stage"));
     }
-    if module.entry_points.is_empty() {
-        return Err(match rejected.first() {
-            Some((name, model, offset)) => Error::unsupported(
-                format!("entry point `{name}` is a {model:?} shader, a stage WGSL does not have"),
-                Location { word_offset: Some(*offset), opcode: Some(spirv::Op::EntryPoint), ..Location::default() },
-            ),
-            None => Error::unsupported("the module has no entry point", Location::default()),
-        });
+    if module.entry_points.is_empty()
+        && let Some((name, model, offset)) = rejected.first()
+    {
+        return Err(Error::unsupported(
+            format!("entry point `{name}` is a {model:?} shader, a stage WGSL does not have"),
+            Location { word_offset: Some(*offset), opcode: Some(spirv::Op::EntryPoint), ..Location::default() },
+        ));
     }
     Ok(())
 }

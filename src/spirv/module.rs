@@ -596,6 +596,10 @@ impl Module {
 
     /// Functions reachable from the entry points, in file order.
     pub fn entry_functions(&self) -> Vec<usize> {
+        if self.entry_points.is_empty() {
+            // A library module (Linkage): every function is translated.
+            return (0..self.functions.len()).collect();
+        }
         let roots: Vec<usize> = self.entry_points.iter().filter_map(|e| self.function_index(e.function)).collect();
         let mut functions = self.reachable_from(&roots);
         functions.sort_unstable();
