@@ -158,10 +158,26 @@ pub enum Expr {
     Unary(UnaryOp, Box<Expr>),
     Binary(BinaryOp, Box<Expr>, Box<Expr>),
     /// A call of a function, builtin, or type constructor (`vec4<f32>`, `bitcast<u32>`).
-    Call(Name, Vec<Expr>),
+    Call(Box<Call>),
     Index(Box<Expr>, Box<Expr>),
     /// Member access or swizzle: `.name`, `.xyz`.
-    Member(Box<Expr>, String),
+    Member(Box<MemberAccess>),
+}
+
+// Calls and members are boxed whole so that an expression node takes 24 bytes, not 40: a
+// function's tree is alive until it is printed, and most of its nodes are binary operations.
+const _: () = assert!(std::mem::size_of::<Expr>() == 24);
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Call {
+    pub callee: Name,
+    pub args: Vec<Expr>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct MemberAccess {
+    pub base: Expr,
+    pub name: String,
 }
 
 impl Expr {
@@ -169,7 +185,7 @@ impl Expr {
         Expr::Ident(name.into())
     }
     pub fn call(name: impl Into<Name>, args: Vec<Expr>) -> Expr {
-        Expr::Call(name.into(), args)
+        Expr::Call(Box::new(Call { callee: name.into(), args }))
     }
     pub fn unary(op: UnaryOp, operand: Expr) -> Expr {
         Expr::Unary(op, Box::new(operand))
@@ -181,7 +197,7 @@ impl Expr {
         Expr::Index(Box::new(base), Box::new(index))
     }
     pub fn member(base: Expr, name: impl Into<String>) -> Expr {
-        Expr::Member(Box::new(base), name.into())
+        Expr::Member(Box::new(MemberAccess { base, name: name.into() }))
     }
 }
 
@@ -211,9 +227,10 @@ impl Expr {
         }
         match self {
             Expr::Ident(_) | Expr::Literal(_) => false,
-            Expr::Unary(_, operand) | Expr::Member(operand, _) => operand.deeper_than(limit - 1),
+            Expr::Unary(_, operand) => operand.deeper_than(limit - 1),
+            Expr::Member(member) => member.base.deeper_than(limit - 1),
             Expr::Binary(_, a, b) | Expr::Index(a, b) => a.deeper_than(limit - 1) || b.deeper_than(limit - 1),
-            Expr::Call(_, args) => args.iter().any(|arg| arg.deeper_than(limit - 1)),
+            Expr::Call(call) => call.args.iter().any(|arg| arg.deeper_than(limit - 1)),
         }
     }
 
@@ -222,12 +239,13 @@ impl Expr {
         match self {
             Expr::Ident(ident) => f(ident),
             Expr::Literal(_) => {}
-            Expr::Unary(_, operand) | Expr::Member(operand, _) => operand.for_each_ident(f),
+            Expr::Unary(_, operand) => operand.for_each_ident(f),
+            Expr::Member(member) => member.base.for_each_ident(f),
             Expr::Binary(_, a, b) | Expr::Index(a, b) => {
                 a.for_each_ident(f);
                 b.for_each_ident(f);
             }
-            Expr::Call(_, args) => args.iter().for_each(|arg| arg.for_each_ident(f)),
+            Expr::Call(call) => call.args.iter().for_each(|arg| arg.for_each_ident(f)),
         }
     }
 
@@ -236,14 +254,15 @@ impl Expr {
     pub fn for_each_call<'a>(&'a self, f: &mut impl FnMut(&'a str)) {
         match self {
             Expr::Ident(_) | Expr::Literal(_) => {}
-            Expr::Unary(_, operand) | Expr::Member(operand, _) => operand.for_each_call(f),
+            Expr::Unary(_, operand) => operand.for_each_call(f),
+            Expr::Member(member) => member.base.for_each_call(f),
             Expr::Binary(_, a, b) | Expr::Index(a, b) => {
                 a.for_each_call(f);
                 b.for_each_call(f);
             }
-            Expr::Call(name, args) => {
-                f(name);
-                args.iter().for_each(|arg| arg.for_each_call(f));
+            Expr::Call(call) => {
+                f(&call.callee);
+                call.args.iter().for_each(|arg| arg.for_each_call(f));
             }
         }
     }
@@ -253,9 +272,10 @@ impl Expr {
         match self {
             Expr::Ident(ident) => **ident == *name,
             Expr::Literal(_) => false,
-            Expr::Unary(_, operand) | Expr::Member(operand, _) => operand.mentions(name),
+            Expr::Unary(_, operand) => operand.mentions(name),
+            Expr::Member(member) => member.base.mentions(name),
             Expr::Binary(_, a, b) | Expr::Index(a, b) => a.mentions(name) || b.mentions(name),
-            Expr::Call(_, args) => args.iter().any(|arg| arg.mentions(name)),
+            Expr::Call(call) => call.args.iter().any(|arg| arg.mentions(name)),
         }
     }
 }

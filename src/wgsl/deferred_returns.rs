@@ -16,7 +16,7 @@
 use std::collections::HashSet;
 
 use super::ast::{Expr, Function, Global, GlobalKind, Literal, Name, Stmt, SwitchCase, UnaryOp};
-use super::uniformity::BARRIERS;
+use super::uniformity::{BARRIERS, root};
 
 /// The body of `function` with its returns deferred, or `None` where the rewrite does not apply
 /// (a function returning a value, or a value others could observe computed where it cannot be
@@ -275,15 +275,6 @@ fn has_barrier(stmt: &Stmt) -> bool {
         Stmt::Let { value, .. } | Stmt::Call(value) | Stmt::Assign { value, .. } => is_barrier(value),
         Stmt::Var { value: Some(value), .. } => is_barrier(value),
         _ => false,
-    }
-}
-
-/// The variable an assignment writes: `v`, `v.x`, `v[i]`, `*p`.
-fn root(expr: &Expr) -> Option<&str> {
-    match expr {
-        Expr::Ident(name) => Some(name),
-        Expr::Member(base, _) | Expr::Index(base, _) | Expr::Unary(UnaryOp::Deref, base) => root(base),
-        _ => None,
     }
 }
 

@@ -569,9 +569,9 @@ impl<'m> Emitter<'m> {
             ConstValue::Composite(parts) => {
                 let ty = self.ty(constant.ty)?;
                 let parts = parts.iter().map(|&p| self.constant(p)).collect::<Result<_, _>>()?;
-                Ok(Expr::Call(ty, parts))
+                Ok(Expr::call(ty, parts))
             }
-            ConstValue::Null | ConstValue::Undef => Ok(Expr::Call(self.ty(constant.ty)?, vec![])),
+            ConstValue::Null | ConstValue::Undef => Ok(Expr::call(self.ty(constant.ty)?, vec![])),
         }
     }
 
@@ -634,7 +634,7 @@ impl<'m> Emitter<'m> {
             let wgsl_ty = self.ty(value.wgsl_ty)?;
             let result = match self.proxy(value)? {
                 Some(proxy) => self.convert(proxy, value.ty, value.wgsl_ty)?,
-                None => Expr::Call(wgsl_ty.clone(), vec![]),
+                None => Expr::call(wgsl_ty.clone(), vec![]),
             };
             results.push(result);
             members.push(ast::Member { attributes: self.io_attributes(value), name: member_namer.fresh(&value.name, None), ty: wgsl_ty });
@@ -744,7 +744,7 @@ impl<'m> Emitter<'m> {
                 name
             }
         };
-        Ok(Expr::Call(name, vec![value]))
+        Ok(Expr::call(name, vec![value]))
     }
 
     /// A builtin's name as a shared name, made once per builtin.

@@ -60,7 +60,7 @@ impl Lower<'_> {
         let as_member = |word: Expr| {
             if member_signed { Expr::call(format!("bitcast<{}>", words.of_type("i32")), vec![word]) } else { word }
         };
-        let value = Expr::Call(e.ty(struct_ty)?, vec![as_member(low), as_member(high)]);
+        let value = Expr::call(e.ty(struct_ty)?, vec![as_member(low), as_member(high)]);
         self.define(e, inst, value, false)
     }
 

@@ -423,7 +423,7 @@ impl<'m> Lower<'m> {
     fn zero_result(&self, e: &mut Emitter) -> Result<Option<Expr>, Error> {
         Ok(match self.module.ty(self.function.result_type)? {
             Type::Void => None,
-            _ => Some(Expr::Call(e.ty(self.function.result_type)?, vec![])),
+            _ => Some(Expr::call(e.ty(self.function.result_type)?, vec![])),
         })
     }
 

@@ -80,13 +80,13 @@ impl Lower<'_> {
                 self.define(e, inst, cast, false)
             }
             Op::Undef => {
-                let zero = Expr::Call(e.ty(self.result_type(inst)?)?, vec![]);
+                let zero = Expr::call(e.ty(self.result_type(inst)?)?, vec![]);
                 self.define(e, inst, zero, false)
             }
             Op::CompositeConstruct => {
                 let ty = e.ty(self.result_type(inst)?)?;
                 let parts = self.take_all(e, &inst.operands)?;
-                self.define(e, inst, Expr::Call(ty, parts), false)
+                self.define(e, inst, Expr::call(ty, parts), false)
             }
             Op::CompositeExtract => self.composite_extract(e, inst),
             Op::CompositeInsert => self.composite_insert(e, inst),
@@ -110,7 +110,7 @@ impl Lower<'_> {
                 let reject = self.take(e, self.operand(inst, 2)?)?;
                 let ty = self.result_type(inst)?;
                 if self.module.scalar_of(ty).is_some() {
-                    let select = Expr::Call(e.builtin("select"), vec![reject, accept, condition]);
+                    let select = Expr::call(e.builtin("select"), vec![reject, accept, condition]);
                     return self.define(e, inst, select, false);
                 }
                 // WGSL's select takes scalars and vectors only: structs and arrays need an `if`.
@@ -137,7 +137,7 @@ impl Lower<'_> {
                     .map(|i| Expr::binary(BinaryOp::Multiply, column.clone(), Expr::member(row.clone(), COMPONENTS[i])))
                     .collect();
                 let ty = e.ty(ty)?;
-                self.define(e, inst, Expr::Call(ty, parts), false)
+                self.define(e, inst, Expr::call(ty, parts), false)
             }
             Op::ArrayLength => {
                 let base = self.pointer_expr(e, self.operand(inst, 0)?)?;
@@ -189,13 +189,13 @@ impl Lower<'_> {
                 Expr::binary(op, left, right)
             }
             Spelling::Unary(op) => Expr::unary(op, operands.pop().ok_or_else(|| self.missing(inst))?),
-            Spelling::Builtin(name) => Expr::Call(e.builtin(name), operands),
+            Spelling::Builtin(name) => Expr::call(e.builtin(name), operands),
             Spelling::Custom => return Err(Error::internal(format!("Op{:?} has its own lowering", inst.op))),
             Spelling::Convert => {
                 let ty = e.ty(result_ty)?;
                 let source_ty = e.ty(self.module.type_of(self.operand(inst, 0)?)?)?;
                 let value = operands.pop().ok_or_else(|| self.missing(inst))?;
-                if ty == source_ty { value } else { Expr::Call(ty, vec![value]) }
+                if ty == source_ty { value } else { Expr::call(ty, vec![value]) }
             }
         })
     }
@@ -386,7 +386,7 @@ impl Lower<'_> {
             let ty = e.ty(self.result_type(inst)?)?;
             let name = self.local_name(e, id);
             self.stmts.push(Stmt::Let { name: name.clone(), ty: None, value: call });
-            let rebuilt = Expr::Call(ty, vec![Expr::member(Expr::ident(name.clone()), first), Expr::member(Expr::ident(name), second)]);
+            let rebuilt = Expr::call(ty, vec![Expr::member(Expr::ident(name.clone()), first), Expr::member(Expr::ident(name), second)]);
             self.values.insert(id, Value::named(rebuilt));
             return Ok(());
         }
@@ -450,7 +450,7 @@ impl Lower<'_> {
             }
             _ => return Ok(value),
         };
-        Ok(Expr::Call(e.ty(to)?, parts))
+        Ok(Expr::call(e.ty(to)?, parts))
     }
 
     fn composite_extract(&mut self, e: &mut Emitter, inst: &Inst) -> Result<(), Error> {
@@ -558,7 +558,7 @@ impl Lower<'_> {
                     }
                 })
                 .collect();
-            Expr::Call(e.ty(self.result_type(inst)?)?, parts)
+            Expr::call(e.ty(self.result_type(inst)?)?, parts)
         };
         self.define(e, inst, expr, false)
     }
@@ -594,7 +594,7 @@ impl Lower<'_> {
         let r_name = self.local_name(e, remainder);
         self.stmts.push(Stmt::Let { name: r_name.clone(), ty: None, value: Expr::binary(BinaryOp::Modulo, x, y.clone()) });
         let r = Expr::ident(r_name);
-        let zero = if &*ty == "i32" { Expr::Literal(Literal::I32(0)) } else { Expr::Call(ty.clone(), vec![]) };
+        let zero = if &*ty == "i32" { Expr::Literal(Literal::I32(0)) } else { Expr::call(ty.clone(), vec![]) };
         let nonzero = Expr::binary(BinaryOp::NotEqual, r.clone(), zero.clone());
         let signs_differ = Expr::binary(
             BinaryOp::NotEqual,

@@ -457,10 +457,10 @@ impl Printer {
                 let _ = write!(self.out, " {} ", binary_symbol(*op));
                 self.operand(right, needs_parens(*op, right, false));
             }
-            Expr::Call(name, args) => {
-                self.out.push_str(name);
+            Expr::Call(call) => {
+                self.out.push_str(&call.callee);
                 self.out.push('(');
-                for (i, arg) in args.iter().enumerate() {
+                for (i, arg) in call.args.iter().enumerate() {
                     if i > 0 {
                         self.out.push_str(", ");
                     }
@@ -474,10 +474,10 @@ impl Printer {
                 self.expr(index);
                 self.out.push(']');
             }
-            Expr::Member(base, name) => {
-                self.operand(base, level(base) != Level::Primary);
+            Expr::Member(member) => {
+                self.operand(&member.base, level(&member.base) != Level::Primary);
                 self.out.push('.');
-                self.out.push_str(name);
+                self.out.push_str(&member.name);
             }
         }
     }

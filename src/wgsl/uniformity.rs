@@ -245,12 +245,11 @@ fn stmt_exprs(stmt: &Stmt) -> impl Iterator<Item = &Expr> {
 }
 
 /// The variable an assignment target or `&` operand names: `v`, `v.x`, `v[i]`, `*v`.
-fn root(expr: &Expr) -> Option<&str> {
+pub(super) fn root(expr: &Expr) -> Option<&str> {
     match expr {
         Expr::Ident(name) => Some(name),
-        Expr::Member(base, _) | Expr::Index(base, _) | Expr::Unary(UnaryOp::Deref, base) => {
-            root(base)
-        }
+        Expr::Member(member) => root(&member.base),
+        Expr::Index(base, _) | Expr::Unary(UnaryOp::Deref, base) => root(base),
         _ => None,
     }
 }
@@ -259,12 +258,13 @@ fn root(expr: &Expr) -> Option<&str> {
 pub(super) fn addressed<'a>(expr: &'a Expr, out: &mut Vec<&'a str>) {
     match expr {
         Expr::Unary(UnaryOp::AddressOf, operand) => out.extend(root(operand)),
-        Expr::Unary(_, a) | Expr::Member(a, _) => addressed(a, out),
+        Expr::Unary(_, a) => addressed(a, out),
+        Expr::Member(member) => addressed(&member.base, out),
         Expr::Binary(_, a, b) | Expr::Index(a, b) => {
             addressed(a, out);
             addressed(b, out);
         }
-        Expr::Call(_, args) => args.iter().for_each(|a| addressed(a, out)),
+        Expr::Call(call) => call.args.iter().for_each(|a| addressed(a, out)),
         Expr::Ident(_) | Expr::Literal(_) => {}
     }
 }
@@ -305,12 +305,13 @@ impl<'a> Scope<'a> {
         match expr {
             Expr::Literal(_) => true,
             Expr::Ident(name) => self.uniform.contains(&**name) || self.globals.contains(&**name),
-            Expr::Unary(_, a) | Expr::Member(a, _) => self.is_uniform(a),
+            Expr::Unary(_, a) => self.is_uniform(a),
+            Expr::Member(member) => self.is_uniform(&member.base),
             Expr::Binary(_, a, b) | Expr::Index(a, b) => self.is_uniform(a) && self.is_uniform(b),
-            Expr::Call(name, args) => {
-                !self.functions.contains(&**name)
-                    && is_pure_builtin(name)
-                    && args.iter().all(|a| self.is_uniform(a))
+            Expr::Call(call) => {
+                !self.functions.contains(&*call.callee)
+                    && is_pure_builtin(&call.callee)
+                    && call.args.iter().all(|a| self.is_uniform(a))
             }
         }
     }
