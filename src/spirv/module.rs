@@ -263,6 +263,17 @@ impl Inst {
         })
     }
 
+    /// The one value an OpCompositeConstruct repeats in every component (`vec3(x, x, x)`), which
+    /// WGSL writes once: `vec3<f32>(x)`. Only vectors: other composites take no splat.
+    pub fn splatted(&self, module: &Module) -> Option<Id> {
+        let (Op::CompositeConstruct, Some(ty), [Operand::IdRef(first), rest @ ..]) = (self.op, self.ty, &*self.operands)
+        else {
+            return None;
+        };
+        let is_vector = matches!(module.def(ty), Def::Type(Type::Vector { .. }));
+        (is_vector && !rest.is_empty() && rest.iter().all(|o| *o == Operand::IdRef(*first))).then_some(*first)
+    }
+
     /// Every id this instruction reads.
     pub fn id_operands(&self) -> impl Iterator<Item = Id> + '_ {
         self.operands.iter().filter_map(|operand| match operand {

@@ -568,6 +568,9 @@ impl<'m> Emitter<'m> {
             ConstValue::Scalar(bits) => self.constant_bits(constant.ty, *bits),
             ConstValue::Composite(parts) => {
                 let ty = self.ty(constant.ty)?;
+                // A vector of one repeated component is written once, as a splat.
+                let splat = matches!(module.ty(constant.ty)?, Type::Vector { .. }) && parts.windows(2).all(|w| w[0] == w[1]);
+                let parts = if splat { &parts[..1] } else { &parts[..] };
                 let parts = parts.iter().map(|&p| self.constant(p)).collect::<Result<_, _>>()?;
                 Ok(Expr::call(ty, parts))
             }

@@ -47,6 +47,7 @@ pub fn emit(e: &mut Emitter, f: usize) -> Result<ast::Function, Error> {
         break_if: None,
         annotate: e.annotate,
         source_line: None,
+        next_inst: None,
     };
     let name = e.names.get(&function.id).cloned().unwrap_or_default();
     let mut params = Vec::new();
@@ -180,6 +181,8 @@ pub(super) struct Lower<'m> {
     annotate: bool,
     /// `file:line` of the last `OpLine`, for `--annotate`.
     source_line: Option<String>,
+    /// The instruction after the one being lowered, in the same block.
+    pub(super) next_inst: Option<&'m Inst>,
 }
 
 impl<'m> Lower<'m> {
@@ -233,8 +236,10 @@ impl<'m> Lower<'m> {
         match node {
             Node::Block(b) => {
                 self.block = *b;
-                for &index in &self.function.blocks[*b].insts {
+                let insts = &self.function.blocks[*b].insts;
+                for (position, &index) in insts.iter().enumerate() {
                     let inst = &self.function.insts[index];
+                    self.next_inst = insts.get(position + 1).map(|&next| &self.function.insts[next]);
                     if inst.op == Op::Phi {
                         // A loop header's phi: the snapshot every use reads, never the `var`.
                         let id = self.result(inst)?;

@@ -85,7 +85,10 @@ impl Lower<'_> {
             }
             Op::CompositeConstruct => {
                 let ty = e.ty(self.result_type(inst)?)?;
-                let parts = self.take_all(e, &inst.operands)?;
+                let parts = match inst.splatted(self.module) {
+                    Some(part) => vec![self.take(e, part)?],
+                    None => self.take_all(e, &inst.operands)?,
+                };
                 self.define(e, inst, Expr::call(ty, parts), false)
             }
             Op::CompositeExtract => self.composite_extract(e, inst),
@@ -320,7 +323,14 @@ impl Lower<'_> {
         let call = Expr::call(name, args);
         let used = inst.result.is_some_and(|id| self.uses.get(&id).is_some_and(|u| u.count > 0));
         self.flush(e, true);
+        // A result the next instruction stores, and nothing else reads, goes into the store
+        // (`n = f();`): nothing can happen between the call and the store.
+        let stored_at_once = inst.result.is_some_and(|id| {
+            self.uses.get(&id).is_some_and(|u| u.count == 1)
+                && self.next_inst.is_some_and(|next| next.op == Op::Store && next.operands.get(1) == Some(&Operand::IdRef(id)))
+        });
         match inst.result {
+            Some(_) if stored_at_once => return self.define(e, inst, call, true),
             Some(id) if used => self.bind(e, id, call),
             _ => self.stmts.push(Stmt::Call(call)),
         }

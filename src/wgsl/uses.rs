@@ -120,8 +120,12 @@ pub(super) fn uses<'m>(module: &'m Module, f: usize) -> Result<Uses<'m>, Error> 
                 }
                 continue;
             }
-            for id in inst.id_operands() {
+            if let Some(id) = inst.splatted(module) {
                 uses.record(id, Some(b));
+            } else {
+                for id in inst.id_operands() {
+                    uses.record(id, Some(b));
+                }
             }
             if let (Some(result), Some(ty)) = (inst.result, inst.ty)
                 && matches!(module.ty(ty)?, Type::Pointer { .. })
