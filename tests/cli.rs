@@ -292,6 +292,58 @@ fn entry_points_without_io_need_no_wrapper_unless_they_share_a_function() {
     assert_eq!(wgsl.matches("a_inner();").count(), 2, "{wgsl}");
 }
 
+/// A library module (Linkage capability, no entry point), as a front end writes for separate
+/// compilation. Not Vulkan SPIR-V, so it is no fixture (those pass spirv-val for Vulkan).
+const LIBRARY_MODULE: &str = r#"
+               OpCapability Shader
+               OpCapability Linkage
+               OpMemoryModel Logical GLSL450
+               OpName %scale "scale"
+               OpName %bump "bump"
+               OpName %counter "counter"
+               OpDecorate %scale LinkageAttributes "scale" Export
+      %float = OpTypeFloat 32
+       %uint = OpTypeInt 32 0
+       %void = OpTypeVoid
+    %fscale = OpTypeFunction %float %float %float
+  %ptr_fn_u = OpTypePointer Function %uint
+  %ptr_pr_u = OpTypePointer Private %uint
+     %fbump = OpTypeFunction %void %ptr_fn_u
+     %uint_1 = OpConstant %uint 1
+    %counter = OpVariable %ptr_pr_u Private
+      %scale = OpFunction %float None %fscale
+          %a = OpFunctionParameter %float
+          %b = OpFunctionParameter %float
+         %l1 = OpLabel
+          %m = OpFMul %float %a %b
+          %c = OpLoad %uint %counter
+          %d = OpIAdd %uint %c %uint_1
+               OpStore %counter %d
+               OpReturnValue %m
+               OpFunctionEnd
+       %bump = OpFunction %void None %fbump
+          %p = OpFunctionParameter %ptr_fn_u
+         %l2 = OpLabel
+          %v = OpLoad %uint %p
+          %w = OpIAdd %uint %v %uint_1
+               OpStore %p %w
+               OpReturn
+               OpFunctionEnd
+"#;
+
+#[test]
+fn a_library_module_translates_to_its_functions() {
+    let output = run(&[], Some(LIBRARY_MODULE.as_bytes()));
+    assert_success(&output);
+    let wgsl = stdout_of(&output);
+    let module = assert_valid_wgsl(&wgsl, "library module");
+    assert!(module.entry_points.is_empty(), "{wgsl}");
+    // `scale` multiplies and counts its calls in a private global; `bump` adds 1 through a pointer.
+    assert!(wgsl.contains("var<private> counter: u32;"), "{wgsl}");
+    assert!(wgsl.contains("counter = counter + 1u;\n    return p_12 * p_13;"), "{wgsl}");
+    assert!(wgsl.contains("fn bump(p_18: ptr<function, u32>) {\n    *p_18 = *p_18 + 1u;"), "{wgsl}");
+}
+
 #[test]
 fn entry_point_option_selects_one_entry_point() {
     for (selected, other, size) in [

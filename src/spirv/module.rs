@@ -270,8 +270,9 @@ impl Inst {
         else {
             return None;
         };
-        let is_vector = matches!(module.def(ty), Def::Type(Type::Vector { .. }));
-        (is_vector && !rest.is_empty() && rest.iter().all(|o| *o == Operand::IdRef(*first))).then_some(*first)
+        // One operand per component: `vec4(v2, v2)` repeats a vector, which is no splat.
+        let per_component = matches!(module.def(ty), Def::Type(Type::Vector { count, .. }) if *count as usize == rest.len() + 1);
+        (per_component && rest.iter().all(|o| *o == Operand::IdRef(*first))).then_some(*first)
     }
 
     /// Every id this instruction reads.
@@ -472,6 +473,14 @@ impl Module {
         }
     }
 
+    /// The instruction whose result `id` is, if it is one.
+    pub fn value_inst(&self, id: Id) -> Option<&Inst> {
+        match self.def(id) {
+            Def::Value { function, inst, .. } => self.functions.get(*function)?.insts.get(*inst),
+            _ => None,
+        }
+    }
+
     /// The type of a value id (constant, global pointer, parameter or instruction result).
     pub fn type_of(&self, id: Id) -> Result<Id, Error> {
         match self.def(id) {
@@ -557,8 +566,8 @@ impl Module {
                     let sampler = sampler.or_else(|| self.companion_samplers.get(&id).copied());
                     return Some(HandleRoots { image: id, sampler });
                 }
-                Def::Value { function, inst, .. } => {
-                    let inst = self.functions.get(*function)?.insts.get(*inst)?;
+                Def::Value { .. } => {
+                    let inst = self.value_inst(id)?;
                     match inst.op {
                         Op::Load | Op::CopyObject | Op::Image => id = inst.id(0)?,
                         Op::SampledImage if sampler.is_none() => {

@@ -569,7 +569,8 @@ impl<'m> Emitter<'m> {
             ConstValue::Composite(parts) => {
                 let ty = self.ty(constant.ty)?;
                 // A vector of one repeated component is written once, as a splat.
-                let splat = matches!(module.ty(constant.ty)?, Type::Vector { .. }) && parts.windows(2).all(|w| w[0] == w[1]);
+                let per_component = matches!(module.ty(constant.ty)?, Type::Vector { count, .. } if *count as usize == parts.len());
+                let splat = per_component && parts.windows(2).all(|w| w[0] == w[1]);
                 let parts = if splat { &parts[..1] } else { &parts[..] };
                 let parts = parts.iter().map(|&p| self.constant(p)).collect::<Result<_, _>>()?;
                 Ok(Expr::call(ty, parts))

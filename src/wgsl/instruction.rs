@@ -6,6 +6,7 @@ use spirv::Op;
 use super::ast::{BinaryOp, Expr, Literal, Name, Stmt, UnaryOp};
 use super::emit::Emitter;
 use super::function::{Lower, Pointer, Step, Value, COMPONENTS};
+use super::uses::vector_component;
 use super::{image, subgroup};
 use crate::error::Error;
 use crate::ops::{self, Spelling};
@@ -83,14 +84,7 @@ impl Lower<'_> {
                 let zero = Expr::call(e.ty(self.result_type(inst)?)?, vec![]);
                 self.define(e, inst, zero, false)
             }
-            Op::CompositeConstruct => {
-                let ty = e.ty(self.result_type(inst)?)?;
-                let parts = match inst.splatted(self.module) {
-                    Some(part) => vec![self.take(e, part)?],
-                    None => self.take_all(e, &inst.operands)?,
-                };
-                self.define(e, inst, Expr::call(ty, parts), false)
-            }
+            Op::CompositeConstruct => self.composite_construct(e, inst),
             Op::CompositeExtract => self.composite_extract(e, inst),
             Op::CompositeInsert => self.composite_insert(e, inst),
             Op::VectorShuffle => self.vector_shuffle(e, inst),
@@ -463,7 +457,63 @@ impl Lower<'_> {
         Ok(Expr::call(e.ty(to)?, parts))
     }
 
+    /// A composite from its parts: one repeated component as a splat, and components gathered
+    /// from one vector (`uses::gathered_runs`) as that vector or a swizzle of it. A single part
+    /// as wide as the result is the result.
+    fn composite_construct(&mut self, e: &mut Emitter, inst: &Inst) -> Result<(), Error> {
+        let ty = self.result_type(inst)?;
+        let wgsl_ty = e.ty(ty)?;
+        if let Some(part) = inst.splatted(self.module) {
+            let part = self.take(e, part)?;
+            return self.define(e, inst, Expr::call(wgsl_ty, vec![part]), false);
+        }
+        let ids: Vec<Id> = inst.id_operands().collect();
+        let mut parts = Vec::with_capacity(ids.len());
+        let mut rest = &ids[..];
+        while let Some((&first, after)) = rest.split_first() {
+            let Some((vector, _)) = self.folded_component(first) else {
+                parts.push(self.take(e, first)?);
+                rest = after;
+                continue;
+            };
+            let run = rest
+                .iter()
+                .take_while(|&&id| self.folded_component(id).is_some_and(|(v, _)| v == vector))
+                .count();
+            let swizzle: String = rest[..run]
+                .iter()
+                .filter_map(|&id| self.folded_component(id))
+                .map(|(_, index)| COMPONENTS[index as usize % 4])
+                .collect();
+            let whole = match self.module.ty(self.module.type_of(vector)?)? {
+                Type::Vector { count, .. } => swizzle == COMPONENTS[..*count as usize].concat(),
+                _ => false,
+            };
+            let vector = self.take(e, vector)?;
+            parts.push(if whole { vector } else { Expr::member(vector, swizzle) });
+            if ids.len() == run {
+                // `vec3<f32>(v.xyz)` is `v.xyz`.
+                let only = parts.pop().ok_or_else(|| self.missing(inst))?;
+                return self.define(e, inst, only, false);
+            }
+            rest = &rest[run..];
+        }
+        self.define(e, inst, Expr::call(wgsl_ty, parts), false)
+    }
+
+    /// `(vector, index)` if `id` is a component extract folded into the construct reading it.
+    fn folded_component(&self, id: Id) -> Option<(Id, u32)> {
+        if !self.uses.is_folded(id) {
+            return None;
+        }
+        vector_component(self.module, self.module.value_inst(id)?)
+    }
+
     fn composite_extract(&mut self, e: &mut Emitter, inst: &Inst) -> Result<(), Error> {
+        if inst.result.is_some_and(|id| self.uses.is_folded(id)) {
+            // The construct reading it reads the vector instead.
+            return Ok(());
+        }
         let composite = self.operand(inst, 0)?;
         let mut ty = self.module.type_of(composite)?;
         let mut expr = self.take(e, composite)?;
@@ -550,7 +600,9 @@ impl Lower<'_> {
             if first == second { selectors.iter().map(|&c| c % first_len).collect() } else { selectors };
         let swizzle = |offset: u32| -> String { selectors.iter().map(|&c| COMPONENTS[(c - offset) as usize % 4]).collect() };
         let expr = if selectors.iter().all(|&c| c < first_len) {
-            self.discard(second);
+            if second != first {
+                self.discard(second);
+            }
             Expr::member(self.take(e, first)?, swizzle(0))
         } else if selectors.iter().all(|&c| c >= first_len) {
             self.discard(first);

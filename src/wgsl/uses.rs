@@ -5,8 +5,8 @@
 use spirv::Op;
 
 use crate::error::Error;
-use crate::id_hash::IdMap;
-use crate::spirv::{Def, Id, Module, Type};
+use crate::id_hash::{IdMap, IdSet};
+use crate::spirv::{Def, Id, Inst, Module, Operand, Type};
 
 #[derive(Clone, Copy)]
 pub(super) struct Use {
@@ -37,6 +37,10 @@ pub(super) struct Uses<'m> {
     /// Every block using the value, its own uses and those of pointers derived from it, where
     /// that is not just `Use::block`.
     blocks: IdMap<Id, Vec<usize>>,
+    /// Components extracted from a vector only for a vector construct of the same block to
+    /// gather again (`vec4(v.x, v.y, v.z, 1.0)`): the construct reads the vector once, as `v`
+    /// or a swizzle of it, and the extracts are not lowered.
+    folded_extracts: IdSet<Id>,
 }
 
 impl<'m> Uses<'m> {
@@ -54,6 +58,11 @@ impl<'m> Uses<'m> {
             Def::Value { function, inst, .. } if *function == self.function && *inst < self.results.len() => &mut self.results[*inst],
             _ => self.others.entry(id).or_default(),
         }
+    }
+
+    /// Whether `id` is a component extract its construct reads from the vector itself.
+    pub(super) fn is_folded(&self, id: Id) -> bool {
+        self.folded_extracts.contains(&id)
     }
 
     /// The blocks using `id`, in the order the walk met them or sorted, perhaps repeated.
@@ -105,11 +114,22 @@ pub(super) fn uses<'m>(module: &'m Module, f: usize) -> Result<Uses<'m>, Error> 
         results: vec![Use::default(); function.insts.len()],
         others: IdMap::default(),
         blocks: IdMap::default(),
+        folded_extracts: IdSet::default(),
     };
     let mut pointers = Vec::new();
+    // Component extracts of the block being walked, and runs of them a construct gathers.
+    let mut block_extracts = IdSet::default();
+    let mut gathered = Vec::new();
     for (b, block) in function.blocks.iter().enumerate() {
+        block_extracts.clear();
         for index in block.all_insts() {
             let inst = &function.insts[index];
+            if let (Some(result), Some(_)) = (inst.result, vector_component(module, inst)) {
+                block_extracts.insert(result);
+            }
+            if inst.op == Op::CompositeConstruct && inst.splatted(module).is_none() {
+                gathered_runs(module, inst, &block_extracts, &mut gathered);
+            }
             if inst.op == Op::Phi {
                 for (value, parent) in inst.phi_incoming() {
                     let parent = match module.def(parent) {
@@ -120,7 +140,9 @@ pub(super) fn uses<'m>(module: &'m Module, f: usize) -> Result<Uses<'m>, Error> 
                 }
                 continue;
             }
-            if let Some(id) = inst.splatted(module) {
+            // `vec3(x, x, x)` and a shuffle of a vector with itself read their value once.
+            let shuffled_with_itself = (inst.op == Op::VectorShuffle && inst.id(0) == inst.id(1)).then(|| inst.id(0)).flatten();
+            if let Some(id) = inst.splatted(module).or(shuffled_with_itself) {
                 uses.record(id, Some(b));
             } else {
                 for id in inst.id_operands() {
@@ -156,5 +178,49 @@ pub(super) fn uses<'m>(module: &'m Module, f: usize) -> Result<Uses<'m>, Error> 
     for (id, more) in inherited {
         uses.add_blocks(id, &more);
     }
+    // A run is folded if its construct is the only reader of each extract: the vector is then
+    // read once where it was read once per extract.
+    for (vector, run) in gathered {
+        if run.iter().all(|id| uses.get(id).is_some_and(|u| u.count == 1)) {
+            uses.get_mut(vector).count -= run.len() as u32 - 1;
+            uses.folded_extracts.extend(run);
+        }
+    }
     Ok(uses)
+}
+
+/// For `%c = OpCompositeExtract %v N` with `%v` a vector: `(%v, N)`.
+pub(super) fn vector_component(module: &Module, inst: &Inst) -> Option<(Id, u32)> {
+    match (inst.op, &*inst.operands) {
+        (Op::CompositeExtract, [Operand::IdRef(vector), Operand::LiteralBit32(index)]) => {
+            let ty = module.type_of(*vector).ok()?;
+            matches!(module.def(ty), Def::Type(Type::Vector { .. })).then_some((*vector, *index))
+        }
+        _ => None,
+    }
+}
+
+/// Runs of two or more consecutive operands of a vector construct that extract components of
+/// one vector in its own block, as (vector, extracts).
+fn gathered_runs(module: &Module, construct: &Inst, block_extracts: &IdSet<Id>, out: &mut Vec<(Id, Vec<Id>)>) {
+    let is_vector = construct.ty.is_some_and(|ty| matches!(module.def(ty), Def::Type(Type::Vector { .. })));
+    if !is_vector {
+        return;
+    }
+    let mut run: Option<(Id, Vec<Id>)> = None;
+    for operand in construct.id_operands() {
+        let vector = block_extracts
+            .contains(&operand)
+            .then(|| module.value_inst(operand).and_then(|inst| vector_component(module, inst)))
+            .flatten()
+            .map(|(vector, _)| vector);
+        match (&mut run, vector) {
+            (Some((current, extracts)), Some(vector)) if *current == vector => extracts.push(operand),
+            _ => {
+                out.extend(run.take().filter(|(_, extracts)| extracts.len() > 1));
+                run = vector.map(|vector| (vector, vec![operand]));
+            }
+        }
+    }
+    out.extend(run.filter(|(_, extracts)| extracts.len() > 1));
 }
