@@ -56,6 +56,27 @@ pub fn assembly_line(input: &[u8], word_offset: u32) -> Option<u32> {
     assembly.lines.iter().find(|(word, _)| *word == word_offset).map(|(_, line)| *line)
 }
 
+/// `error` pointing at the instruction that defines its result id, where it named only the id
+/// (an error about a declaration: a type, a constant), so that it can be shown in context. The
+/// input is parsed again to find it, which only a failed translation pays for.
+pub fn locate_definition(mut error: Error, input: &[u8]) -> Error {
+    let Some(location) = error.location_mut() else { return error };
+    let (None, Some(id)) = (location.word_offset, location.result_id) else { return error };
+    let words = match crate::is_assembly(input) {
+        true => crate::spirv::assemble::assemble(&String::from_utf8_lossy(input)).ok().map(|assembly| assembly.words),
+        false => crate::spirv::load::words_from_bytes(input).ok(),
+    };
+    let Some(words) = words else { return error };
+    let (offsets, _) = crate::spirv::load::instruction_offsets(&words);
+    let mut collector = Collector { insts: Vec::new() };
+    let _ = rspirv::binary::parse_words(&words, &mut collector);
+    if let Some((offset, inst)) = offsets.iter().zip(&collector.insts).find(|(_, inst)| inst.result_id == Some(id)) {
+        location.word_offset = Some(*offset as u32);
+        location.opcode = Some(inst.class.opcode);
+    }
+    error
+}
+
 /// Byte index of a 1-based line and column.
 fn byte_of(text: &str, line: u32, column: u32) -> Option<usize> {
     let line_start = if line <= 1 {

@@ -110,6 +110,16 @@ impl Error {
         }
     }
 
+    /// The location, to fill in.
+    pub(crate) fn location_mut(&mut self) -> Option<&mut Location> {
+        match self {
+            Error::Malformed { location, .. }
+            | Error::Invalid { location, .. }
+            | Error::Unsupported { location, .. } => Some(location),
+            _ => None,
+        }
+    }
+
     /// An [`Error::Invalid`].
     pub fn invalid(message: impl Into<String>, location: Location) -> Self {
         Error::Invalid { message: message.into(), location }

@@ -130,6 +130,10 @@ pub struct Translation {
 /// input is at fault ([`Error::exit_code`] 1: malformed, invalid, or beyond what WGSL can express)
 /// or we are ([`Error::Internal`], exit code 3: for example WGSL that naga rejects).
 pub fn translate(input: &[u8], options: &Options) -> Result<Translation, Error> {
+    translate_module(input, options).map_err(|error| diagnostics::locate_definition(error, input))
+}
+
+fn translate_module(input: &[u8], options: &Options) -> Result<Translation, Error> {
     // The words go as soon as they are loaded: the module says all they say.
     let mut module = spirv::load::load(&read_words(input)?)?;
     // The pass order: each pass states what holds before and after it at the top of its file.

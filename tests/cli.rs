@@ -1989,6 +1989,9 @@ fn an_array_sized_by_a_spec_constant_needs_an_override_which_the_error_names() {
     let output = run(&[], Some(ARRAY_SIZED_BY_SPEC_CONSTANT.as_bytes()));
     assert_failure(&output, 1);
     assert_stderr_mentions(&output, "--override 7=VALUE (`COUNT`) fixes the size", "the flag that fixes the size");
+    // The error is about a type, which it names by id: it is shown at the type's declaration.
+    assert_stderr_mentions(&output, "= OpTypeArray)", "the declaration's opcode");
+    assert_stderr_mentions(&output, "%array = OpTypeArray %v4float %length", "the declaration's line");
     let output = run(&["--override", "7=4"], Some(ARRAY_SIZED_BY_SPEC_CONSTANT.as_bytes()));
     assert_success(&output);
     let wgsl = stdout_of(&output);
