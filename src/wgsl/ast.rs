@@ -27,8 +27,8 @@ pub struct Module {
 pub struct PrintedFunction {
     pub name: Name,
     pub text: String,
-    /// Its signature, the start of `text`; `None` for an entry point, which nothing calls.
-    pub signature: Option<Signature>,
+    /// Its signature, the start of `text`.
+    pub signature: Signature,
     /// The module's functions it calls.
     pub calls: Vec<Name>,
 }

@@ -206,13 +206,12 @@ impl<'m> Emitter<'m> {
         if self.uniformity.last_breaks_barriers() {
             calls = self.make_barriers_uniform(&mut function).unwrap_or(calls);
         }
-        let is_entry_point = function.attributes.iter().any(|a| matches!(a, Attribute::Stage(_)));
         let (text, signature_len) = print::function(&function);
         let result = function.result.map(|(_, ty)| ty);
         self.out.functions.push(ast::PrintedFunction {
             name,
             text,
-            signature: (!is_entry_point).then_some(ast::Signature { len: signature_len, result }),
+            signature: ast::Signature { len: signature_len, result },
             calls,
         });
     }

@@ -91,14 +91,13 @@ pub fn function(f: &Function) -> (String, usize) {
 
 /// A printed function's stub: its signature with a body that returns the zero value of its
 /// result type; `None` for an entry point.
-pub fn stub(f: &PrintedFunction) -> Option<String> {
-    let signature = f.signature.as_ref()?;
-    let mut printer = Printer { out: f.text[..signature.len].to_string(), indent: 0 };
-    if let Some(ty) = &signature.result {
+pub fn stub(f: &PrintedFunction) -> String {
+    let mut printer = Printer { out: f.text[..f.signature.len].to_string(), indent: 0 };
+    if let Some(ty) = &f.signature.result {
         printer.line(&format!("    return {ty}();"));
     }
     printer.line("}");
-    Some(printer.out)
+    printer.out
 }
 
 /// Renders one expression, as it would appear in a statement.

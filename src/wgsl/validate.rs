@@ -56,7 +56,7 @@ fn validate_sized(module: &Module, text: &str, limits: &Limits) -> Result<Vec<St
     let warnings = module
         .functions
         .iter()
-        .filter(|f| f.signature.is_some() && f.text.len() > limits.function)
+        .filter(|f| f.text.len() > limits.function)
         .map(|f| {
             format!(
                 "function `{}` ({} KiB of WGSL) was validated by its signature only: naga's WGSL front end \
@@ -116,19 +116,19 @@ struct Piece<'a> {
     name: &'a str,
     /// What is validated: the function, or its stub if it is over the size limit.
     text: Cow<'a, str>,
-    stub: Option<String>,
+    stub: String,
     /// The functions `text` calls.
     calls: Vec<&'a str>,
 }
 
 /// A plain view of the functions, which the threads validating parts can share.
 fn pieces<'a>(module: &'a Module, limits: &Limits) -> Vec<Piece<'a>> {
-    let piece = |f: &'a PrintedFunction| match print::stub(f) {
-        // A stub calls nothing: its part needs no stubs of the function's callees.
-        Some(stub) if f.text.len() > limits.function => {
-            Piece { name: &f.name, text: Cow::Owned(stub.clone()), stub: Some(stub), calls: Vec::new() }
-        }
-        stub => {
+    let piece = |f: &'a PrintedFunction| {
+        let stub = print::stub(f);
+        if f.text.len() > limits.function {
+            // A stub calls nothing: its part needs no stubs of the function's callees.
+            Piece { name: &f.name, text: Cow::Owned(stub.clone()), stub, calls: Vec::new() }
+        } else {
             Piece { name: &f.name, text: Cow::Borrowed(&f.text), stub, calls: f.calls.iter().map(|c| &**c).collect() }
         }
     };
@@ -165,7 +165,7 @@ impl<'a> Declarations<'a> {
             .iter()
             .flat_map(|p| &p.calls)
             .filter(|&&callee| !inside.contains(callee) && stubbed.insert(callee))
-            .filter_map(|callee| by_name.get(callee).and_then(|p| p.stub.as_deref()))
+            .filter_map(|callee| by_name.get(callee).map(|p| p.stub.as_str()))
             .collect();
         let sections = stubs.into_iter().chain(functions.iter().map(|p| &*p.text));
         let own = self.printed[part.declarations.clone()].iter().map(|d| d.text.as_str());
@@ -239,13 +239,13 @@ mod tests {
     use super::*;
     use crate::wgsl::ast::{Attribute, Expr, Global, GlobalKind, Literal, Member, Signature, Struct};
 
-    /// A printed function of the given text; `result` is `None` for an entry point.
+    /// A printed function of the given text; `result` is `None` for a function returning nothing.
     fn function(name: &str, text: &str, result: Option<&str>, calls: &[&str]) -> PrintedFunction {
         let len = text.find("{\n").map_or(0, |at| at + 2);
         PrintedFunction {
             name: name.into(),
             text: text.into(),
-            signature: result.map(|ty| Signature { len, result: Some(ty.into()) }),
+            signature: Signature { len, result: result.map(Into::into) },
             calls: calls.iter().map(|&c| c.into()).collect(),
         }
     }
@@ -299,6 +299,21 @@ mod tests {
         let module = three_functions("    out[0] = pair(1.0f).a;\n");
         let text = print::print(&module);
         assert!(validate_sized(&module, &text, &limits).is_err());
+    }
+
+    #[test]
+    fn an_entry_point_too_long_to_validate_is_checked_by_its_signature_too() {
+        // An entry point without I/O is the function itself and may be as long as any: a body
+        // naga would reject (a u32 bound as an f32) stands behind its signature.
+        let body = "    let a = sum(2u);\n    let b: f32 = a;\n    out[0] = sum(a);\n";
+        let module = three_functions(body);
+        let text = print::print(&module);
+        assert!(validate(&text).is_err());
+        let limits = Limits { function: 60, ..in_parts(usize::MAX) };
+        let warnings = validate_sized(&module, &text, &limits).expect("validated by its signature");
+        assert!(warnings.iter().any(|w| w.starts_with("function `main`")), "{warnings:?}");
+        let pieces = pieces(&module, &limits);
+        assert_eq!(pieces[2].text, "@compute @workgroup_size(1)\nfn main() {\n}\n");
     }
 
     #[test]
