@@ -133,7 +133,7 @@ fn place(module: &Module, pointer: Id) -> Option<(Id, Vec<Step>)> {
         match module.def(id) {
             Def::Global(_) => break id,
             Def::Value { function, inst, .. } => {
-                let inst = &module.functions[*function].insts[*inst];
+                let inst = &module.functions[*function as usize].insts[*inst as usize];
                 match inst.op {
                     Op::AccessChain | Op::InBoundsAccessChain => {
                         chains.push(inst.id_operands().skip(1).collect());
@@ -233,7 +233,7 @@ fn rebuild(
         }
     };
     // A new id even for arrays: decorations (ArrayStride, Offset) belong to the id.
-    let new = module.add_def(Def::Type(new_ty.clone()));
+    let new = module.add_def(Def::of_type(new_ty.clone()));
     module.declarations.push(new);
     copy_decorations(module, ty, new, &new_ty);
     Ok(new)
@@ -277,10 +277,10 @@ fn pointee(module: &Module, pointer: Id) -> Option<(spirv::StorageClass, Id)> {
 }
 
 fn contains_atomic(module: &Module, ty: Id) -> bool {
-    match module.def(ty) {
-        Def::Type(Type::Atomic { .. }) => true,
-        Def::Type(Type::Struct { members }) => members.iter().any(|&m| contains_atomic(module, m)),
-        Def::Type(Type::Array { element, .. } | Type::RuntimeArray { element }) => {
+    match module.type_def(ty) {
+        Some(Type::Atomic { .. }) => true,
+        Some(Type::Struct { members }) => members.iter().any(|&m| contains_atomic(module, m)),
+        Some(Type::Array { element, .. } | Type::RuntimeArray { element }) => {
             contains_atomic(module, *element)
         }
         _ => false,
@@ -300,7 +300,7 @@ fn retype_access_chains(module: &mut Module, f: usize) -> Result<(), Error> {
             _ => None,
         };
         if let Some(ty) = whole_copy
-            && !matches!(module.def(ty), Def::Type(Type::Atomic { .. }))
+            && !matches!(module.type_def(ty), Some(Type::Atomic { .. }))
             && contains_atomic(module, ty)
         {
             return Err(Error::unsupported(
@@ -328,8 +328,8 @@ fn retype_access_chains(module: &mut Module, f: usize) -> Result<(), Error> {
         let Some((class, base_pointee)) = pointee(module, base) else {
             continue;
         };
-        let declared = inst.ty.and_then(|ty| match module.def(ty) {
-            Def::Type(Type::Pointer { pointee, .. }) => Some(*pointee),
+        let declared = inst.ty.and_then(|ty| match module.type_def(ty) {
+            Some(Type::Pointer { pointee, .. }) => Some(*pointee),
             _ => None,
         });
         let walked = inst
@@ -345,11 +345,7 @@ fn retype_access_chains(module: &mut Module, f: usize) -> Result<(), Error> {
                 pointee: walked,
             });
             module.functions[f].insts[index].ty = Some(new);
-            module.defs[result as usize] = Def::Value {
-                function: f,
-                inst: index,
-                ty: new,
-            };
+            module.defs[result as usize] = Def::value(f, index, new);
         }
     }
     Ok(())

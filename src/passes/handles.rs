@@ -55,8 +55,8 @@ fn variable_location(module: &Module, id: Id) -> Location {
 }
 
 fn is_handle_array(module: &Module, ty: Id) -> bool {
-    match module.def(ty) {
-        Def::Type(Type::Array { element, .. } | Type::RuntimeArray { element }) => {
+    match module.type_def(ty) {
+        Some(Type::Array { element, .. } | Type::RuntimeArray { element }) => {
             module.is_handle(*element) || is_handle_array(module, *element)
         }
         _ => false,
@@ -88,8 +88,8 @@ fn check_variables(module: &Module, functions: &[usize], used: &[bool]) -> Resul
             .iter()
             .filter(|i| i.op == Op::Variable)
         {
-            let pointee = match inst.ty.map(|ty| module.def(ty)) {
-                Some(Def::Type(Type::Pointer { pointee, .. })) => *pointee,
+            let pointee = match inst.ty.and_then(|ty| module.type_def(ty)) {
+                Some(Type::Pointer { pointee, .. }) => *pointee,
                 _ => continue,
             };
             if module.is_handle(pointee) || is_handle_array(module, pointee) {
@@ -109,8 +109,8 @@ fn sampler_type(module: &mut Module, comparison: bool) -> Id {
 }
 
 fn sampled_image_of(module: &Module, ty: Id) -> Option<Id> {
-    match module.def(ty) {
-        Def::Type(Type::SampledImage { image }) => Some(*image),
+    match module.type_def(ty) {
+        Some(Type::SampledImage { image }) => Some(*image),
         _ => None,
     }
 }
@@ -180,8 +180,8 @@ fn params_by_value(module: &mut Module, f: usize) {
     let old = std::mem::take(&mut module.functions[f].params);
     let mut params = Vec::with_capacity(old.len());
     for param in old {
-        let handle = match module.def(param.ty) {
-            Def::Type(Type::Pointer {
+        let handle = match module.type_def(param.ty) {
+            Some(Type::Pointer {
                 class: StorageClass::UniformConstant,
                 pointee,
             }) if module.is_handle(*pointee) => *pointee,
@@ -192,14 +192,11 @@ fn params_by_value(module: &mut Module, f: usize) {
             }
         };
         let ty = sampled_image_of(module, handle).unwrap_or(handle);
-        module.defs[param.id as usize] = Def::Param { function: f, ty };
+        module.defs[param.id as usize] = Def::param(f, ty);
         params.push(Param { id: param.id, ty });
         if ty != handle {
             let sampler = sampler_type(module, false);
-            let companion = module.add_def(Def::Param {
-                function: f,
-                ty: sampler,
-            });
+            let companion = module.add_def(Def::param(f, sampler));
             name_companion(module, param.id, companion, "sampler");
             module.companion_samplers.insert(param.id, companion);
             params.push(Param {
@@ -472,12 +469,12 @@ fn retype(module: &mut Module, groups: &Groups, uses: &HashMap<usize, Uses>) -> 
             .and_then(|g| uses.get(&g))
             .unwrap_or(&none);
         let declared = handle_type(module, first);
-        let ty = match module.def(declared).clone() {
-            Def::Type(Type::Image(image)) => {
+        let ty = match module.type_def(declared).cloned() {
+            Some(Type::Image(image)) => {
                 let image = texture_type(module, &members, image, group_uses)?;
                 module.intern_type(Type::Image(image))
             }
-            Def::Type(Type::Sampler { .. })
+            Some(Type::Sampler { .. })
                 if group_uses.depth_reference.is_none() && group_uses.plain.is_none() =>
             {
                 // Dropped together at the end: one pass over the companions, not one per group.
@@ -486,7 +483,7 @@ fn retype(module: &mut Module, groups: &Groups, uses: &HashMap<usize, Uses>) -> 
                 }
                 sampler_type(module, false)
             }
-            Def::Type(Type::Sampler { .. }) => {
+            Some(Type::Sampler { .. }) => {
                 match (&group_uses.depth_reference, &group_uses.plain) {
                     (Some(_), None) => sampler_type(module, true),
                     (Some(compare), Some(plain)) => {
@@ -537,7 +534,7 @@ fn set_handle_type(module: &mut Module, id: Id, ty: Id) {
         }
         Def::Param { function, .. } => {
             module.defs[id as usize] = Def::Param { function, ty };
-            for param in module.functions[function]
+            for param in module.functions[function as usize]
                 .params
                 .iter_mut()
                 .filter(|p| p.id == id)
@@ -580,8 +577,8 @@ fn texture_type(
     image.depth = u32::from(uses.depth_reference.is_some() && !storage);
     if image.depth == 1
         && !matches!(
-            module.def(image.sampled_type),
-            Def::Type(Type::Float { .. })
+            module.type_def(image.sampled_type),
+            Some(Type::Float { .. })
         )
     {
         return Err(Error::unsupported(

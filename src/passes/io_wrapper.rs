@@ -386,11 +386,11 @@ impl<'a> Planner<'a> {
                     path.push(0);
                     ty = *element;
                 }
-                let shape = module.scalar_of(ty).map(|(s, n)| (module.def(s), n));
+                let shape = module.scalar_of(ty).map(|(s, n)| (module.type_def(s), n));
                 let matches = match (scalar, shape) {
-                    (Scalar::U32, Some((Def::Type(Type::Int { width: 32, .. }), n))) => n == count,
-                    (Scalar::F32, Some((Def::Type(Type::Float { width: 32 }), n))) => n == count,
-                    (Scalar::Bool, Some((Def::Type(Type::Bool), n))) => n == count,
+                    (Scalar::U32, Some((Some(Type::Int { width: 32, .. }), n))) => n == count,
+                    (Scalar::F32, Some((Some(Type::Float { width: 32 }), n))) => n == count,
+                    (Scalar::Bool, Some((Some(Type::Bool), n))) => n == count,
                     _ => false,
                 };
                 if !matches {
@@ -406,7 +406,7 @@ impl<'a> Planner<'a> {
             }
             None => {
                 let fits = matches!(module.ty(ty)?, Type::Array { element, length }
-                    if matches!(module.def(*element), Def::Type(Type::Float { width: 32 }))
+                    if matches!(module.type_def(*element), Some(Type::Float { width: 32 }))
                         && module.const_u32(*length).is_some_and(|n| (1..=8).contains(&n)));
                 if !fits {
                     return Err(Error::unsupported(
@@ -518,7 +518,7 @@ impl<'a> Planner<'a> {
         let integer = self
             .module
             .scalar_of(ty)
-            .is_some_and(|(scalar, _)| matches!(self.module.def(scalar), Def::Type(Type::Int { .. })));
+            .is_some_and(|(scalar, _)| matches!(self.module.type_def(scalar), Some(Type::Int { .. })));
         let interpolation = if varying { interpolation(decorations, integer) } else { None };
         let blend_src = if usage == Use::FragmentOutput { decorations.index } else { None };
         IoBinding::Location { location, interpolation, blend_src }
@@ -590,7 +590,7 @@ impl<'a> Planner<'a> {
                 return Some(steps);
             }
             let Def::Value { function, inst, .. } = self.module.def(at) else { return None };
-            let inst = &self.module.functions[*function].insts[*inst];
+            let inst = &self.module.functions[*function as usize].insts[*inst as usize];
             match inst.op {
                 Op::CopyObject => {}
                 Op::AccessChain | Op::InBoundsAccessChain => {
@@ -615,7 +615,7 @@ fn part_of(module: &Module, value: Id, path: &[u32]) -> Option<Id> {
             _ => return None,
         },
         Def::Value { function, inst, .. } => {
-            let inst = &module.functions[*function].insts[*inst];
+            let inst = &module.functions[*function as usize].insts[*inst as usize];
             if inst.op != Op::CompositeConstruct {
                 return None;
             }
@@ -652,7 +652,7 @@ fn interface_name(module: &Module, id: Id, pointee: Id) -> String {
 
 /// Whether `ty` is a struct of builtins (gl_PerVertex).
 fn is_builtin_block(module: &Module, ty: Id) -> bool {
-    matches!(module.def(ty), Def::Type(Type::Struct { members })
+    matches!(module.type_def(ty), Some(Type::Struct { members })
         if (0..members.len() as u32).any(|i| module.member_decorations(ty, i).builtin.is_some()))
 }
 
@@ -671,16 +671,16 @@ fn merged(outer: &Decorations, inner: &Decorations) -> Decorations {
 
 /// A SPIR-V type in WGSL-like words, for messages.
 fn describe_type(module: &Module, ty: Id) -> String {
-    match module.def(ty) {
-        Def::Type(Type::Bool) => "bool".into(),
-        Def::Type(Type::Int { width, signed }) => format!("{}{width}", if *signed { 'i' } else { 'u' }),
-        Def::Type(Type::Float { width }) => format!("f{width}"),
-        Def::Type(Type::Vector { component, count }) => format!("vec{count}<{}>", describe_type(module, *component)),
-        Def::Type(Type::Array { element, length }) => {
+    match module.type_def(ty) {
+        Some(Type::Bool) => "bool".into(),
+        Some(Type::Int { width, signed }) => format!("{}{width}", if *signed { 'i' } else { 'u' }),
+        Some(Type::Float { width }) => format!("f{width}"),
+        Some(Type::Vector { component, count }) => format!("vec{count}<{}>", describe_type(module, *component)),
+        Some(Type::Array { element, length }) => {
             let length = module.const_u32(*length).map(|n| n.to_string()).unwrap_or_else(|| "?".into());
             format!("array<{}, {length}>", describe_type(module, *element))
         }
-        Def::Type(other) => format!("{other:?}"),
+        Some(other) => format!("{other:?}"),
         _ => format!("%{ty}"),
     }
 }

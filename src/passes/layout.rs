@@ -193,8 +193,8 @@ fn uniform_rules(module: &Module, ty: Id) -> Result<(), String> {
         Type::Struct { members } => {
             for (i, &member) in members.iter().enumerate() {
                 let composite = matches!(
-                    module.def(member),
-                    Def::Type(Type::Struct { .. } | Type::Array { .. })
+                    module.type_def(member),
+                    Some(Type::Struct { .. } | Type::Array { .. })
                 );
                 let offset = module.member_decorations(ty, i as u32).offset.unwrap_or(0);
                 if composite && !offset.is_multiple_of(16) {
@@ -240,7 +240,7 @@ struct Place {
 
 impl Layouts<'_> {
     fn new_type(&mut self, ty: Type, like: Id, kind: Kind) -> Id {
-        let id = self.module.add_def(Def::Type(ty));
+        let id = self.module.add_def(Def::of_type(ty));
         self.module.declarations.push(id);
         if let Some(name) = self.module.names.get(&like).cloned() {
             self.module.names.insert(id, name);
@@ -275,7 +275,7 @@ impl Layouts<'_> {
         }
         let id = self
             .module
-            .add_def(Def::Type(Type::Struct { members: vec![ty] }));
+            .add_def(Def::of_type(Type::Struct { members: vec![ty] }));
         self.module.declarations.push(id);
         self.module
             .member_decorations
@@ -667,18 +667,10 @@ impl Layouts<'_> {
         let id = match (ty, result) {
             (None, _) => 0,
             (Some(ty), Some(id)) => {
-                self.module.defs[id as usize] = Def::Value {
-                    function: f,
-                    inst: index,
-                    ty,
-                };
+                self.module.defs[id as usize] = Def::value(f, index, ty);
                 id
             }
-            (Some(ty), None) => self.module.add_def(Def::Value {
-                function: f,
-                inst: index,
-                ty,
-            }),
+            (Some(ty), None) => self.module.add_def(Def::value(f, index, ty)),
         };
         self.module.functions[f].insts.push(Inst {
             op,

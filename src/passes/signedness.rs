@@ -189,7 +189,7 @@ impl Rectifier<'_> {
         match (computed(rule), result_signed, result, ty) {
             (Some(computed), Some(declared), Some(result), Some(ty)) if computed != declared => {
                 let wgsl_ty = with_signedness(self.module, ty, computed);
-                let fresh = self.module.add_def(Def::Value { function: self.function, inst: index, ty: wgsl_ty });
+                let fresh = self.module.add_def(Def::value(self.function, index, wgsl_ty));
                 let inst = &mut self.func().insts[index];
                 inst.result = Some(fresh);
                 inst.ty = Some(wgsl_ty);
@@ -316,8 +316,8 @@ impl Rectifier<'_> {
         // Bounded: a malformed module could define bitcasts of each other in a cycle.
         for _ in 0..64 {
             match self.module.def(value) {
-                Def::Value { function, inst, .. } if *function == self.function => {
-                    let inst = &self.module.functions[*function].insts[*inst];
+                Def::Value { function, inst, .. } if *function as usize == self.function => {
+                    let inst = &self.module.functions[self.function].insts[*inst as usize];
                     match (inst.op, inst.id(0)) {
                         (Op::Bitcast, Some(source)) => value = source,
                         _ => break,
@@ -357,7 +357,7 @@ impl Rectifier<'_> {
             operands: Box::new([Operand::IdRef(value)]),
             offset: 0,
         });
-        let def = Def::Value { function: self.function, inst: index, ty };
+        let def = Def::value(self.function, index, ty);
         if result == self.module.bound {
             self.module.add_def(def);
         } else {
@@ -419,17 +419,17 @@ pub(crate) fn computed(rule: IntRule) -> Option<bool> {
 /// Whether an integer scalar or vector type is signed; `None` for other types.
 pub fn int_signedness(module: &Module, ty: Id) -> Option<bool> {
     let (scalar, _) = module.scalar_of(ty)?;
-    match module.def(scalar) {
-        Def::Type(Type::Int { signed, .. }) => Some(*signed),
+    match module.type_def(scalar) {
+        Some(Type::Int { signed, .. }) => Some(*signed),
         _ => None,
     }
 }
 
 /// The integer scalar or vector type like `ty` but with the given signedness.
 pub fn with_signedness(module: &mut Module, ty: Id, signed: bool) -> Id {
-    match module.def(ty).clone() {
-        Def::Type(Type::Int { width, .. }) => module.intern_type(Type::Int { width, signed }),
-        Def::Type(Type::Vector { component, count }) => {
+    match module.type_def(ty).cloned() {
+        Some(Type::Int { width, .. }) => module.intern_type(Type::Int { width, signed }),
+        Some(Type::Vector { component, count }) => {
             let component = with_signedness(module, component, signed);
             module.intern_type(Type::Vector { component, count })
         }

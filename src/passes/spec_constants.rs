@@ -112,8 +112,8 @@ fn lanes(module: &Module, id: Id) -> Option<Lanes> {
         return None;
     }
     let (scalar, count) = module.scalar_of(constant.ty)?;
-    let is_bool = matches!(module.def(scalar), Def::Type(Type::Bool));
-    if !is_bool && !matches!(module.def(scalar), Def::Type(Type::Int { width: 32, .. })) {
+    let is_bool = matches!(module.type_def(scalar), Some(Type::Bool));
+    if !is_bool && !matches!(module.type_def(scalar), Some(Type::Int { width: 32, .. })) {
         return None;
     }
     match &constant.value {

@@ -172,7 +172,7 @@ impl<'m> Structurizer<'m> {
     /// The block that id operand `index` of `inst` (in block `block`) names.
     fn target(&self, block: usize, inst: &Inst, index: usize) -> Result<usize, Error> {
         match inst.id(index).map(|id| self.module.def(id)) {
-            Some(Def::Label { function, block }) if *function == self.f => Ok(*block),
+            Some(Def::Label { function, block }) if *function as usize == self.f => Ok(*block as usize),
             _ => Err(Error::invalid("branch target is not a block of this function", self.location(block, inst))),
         }
     }

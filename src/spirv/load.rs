@@ -279,8 +279,8 @@ impl Builder<'_> {
 
     /// Checks that `id` is a type declared earlier.
     fn type_id(&self, id: Id, location: &Location) -> Result<Id, Error> {
-        match self.module.def(id) {
-            Def::Type(_) => Ok(id),
+        match self.module.type_def(id) {
+            Some(_) => Ok(id),
             _ => Err(Error::invalid(format!("%{id} is not a type declared before its use"), location.clone())),
         }
     }
@@ -369,7 +369,7 @@ impl Builder<'_> {
                 }
             }
             Op::String => {
-                self.define(result(&inst, &location)?, Def::String(ops.string(0)?), &location)?;
+                self.define(result(&inst, &location)?, Def::String(Box::new(ops.string(0)?)), &location)?;
             }
             Op::Name => {
                 let target = ops.id(0)?;
@@ -424,11 +424,11 @@ impl Builder<'_> {
                         location,
                     ));
                 }
-                match (inst.class.opcode, self.module.def(part)) {
-                    (Op::TypeVector, Def::Type(Type::Bool | Type::Int { .. } | Type::Float { .. })) => {
+                match (inst.class.opcode, self.module.type_def(part)) {
+                    (Op::TypeVector, Some(Type::Bool | Type::Int { .. } | Type::Float { .. })) => {
                         Type::Vector { component: part, count }
                     }
-                    (Op::TypeMatrix, Def::Type(Type::Vector { .. })) => Type::Matrix { column: part, columns: count },
+                    (Op::TypeMatrix, Some(Type::Vector { .. })) => Type::Matrix { column: part, columns: count },
                     _ => return Err(Error::invalid(format!("%{part} cannot be a vector component or matrix column"), location)),
                 }
             }
@@ -490,7 +490,7 @@ impl Builder<'_> {
         if !matches!(ty, Type::Struct { .. }) {
             self.module.type_ids.entry(ty.clone()).or_insert(id);
         }
-        self.define(id, Def::Type(ty), &location)?;
+        self.define(id, Def::of_type(ty), &location)?;
         self.module.declarations.push(id);
         Ok(())
     }
@@ -545,8 +545,8 @@ impl Builder<'_> {
     fn global_variable(&mut self, inst: &dr::Instruction, ops: &Operands, location: Location) -> Result<(), Error> {
         let id = result(inst, &location)?;
         let ty = inst.result_type.ok_or_else(|| ops.missing(0, "a result type"))?;
-        let (class, pointee) = match self.module.def(ty) {
-            Def::Type(Type::Pointer { class, pointee }) => (*class, *pointee),
+        let (class, pointee) = match self.module.type_def(ty) {
+            Some(Type::Pointer { class, pointee }) => (*class, *pointee),
             _ => return Err(Error::invalid(format!("the type %{ty} of a variable is not a pointer"), location)),
         };
         if let Some(Operand::StorageClass(declared)) = inst.operands.first()
@@ -623,7 +623,7 @@ impl Builder<'_> {
                 let id = result(&inst, &location)?;
                 let ty = inst.result_type.ok_or_else(|| Error::invalid("missing result type", location.clone()))?;
                 self.module.functions[function].params.push(Param { id, ty });
-                self.define(id, Def::Param { function, ty }, &location)
+                self.define(id, Def::param(function, ty), &location)
             }
             (Op::Label, None) => {
                 let id = result(&inst, &location)?;
@@ -631,7 +631,7 @@ impl Builder<'_> {
                 let block = blocks.len();
                 blocks.push(Block { label: id, insts: Vec::new(), merge: None, terminator: usize::MAX });
                 self.block = Some(block);
-                self.define(id, Def::Label { function, block }, &location)
+                self.define(id, Def::label(function, block), &location)
             }
             (Op::FunctionEnd, None) => {
                 if self.module.functions[function].blocks.is_empty() {
@@ -669,7 +669,7 @@ impl Builder<'_> {
                     b.insts.push(index);
                 }
                 match (result, ty) {
-                    (Some(id), Some(ty)) => self.define(id, Def::Value { function, inst: index, ty }, &location),
+                    (Some(id), Some(ty)) => self.define(id, Def::value(function, index, ty), &location),
                     (Some(_), None) => Err(Error::invalid("result without a result type", location)),
                     _ => Ok(()),
                 }
@@ -816,7 +816,7 @@ fn check_operands(module: &Module) -> Result<(), Error> {
         }
     }
     for global in &module.globals {
-        if !matches!(module.def(global.pointee), Def::Type(_)) {
+        if module.type_def(global.pointee).is_none() {
             return Err(Error::invalid(
                 format!("the store type %{} of %{} is not a type", global.pointee, global.id),
                 Location { word_offset: Some(global.offset), result_id: Some(global.id), ..Location::default() },

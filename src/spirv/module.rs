@@ -135,19 +135,42 @@ pub struct Global {
 pub enum Def {
     #[default]
     None,
-    Type(Type),
-    /// Boxed: constants are few, and inline they would double every definition's size.
+    /// Types, constants and strings are boxed: they are few, and inline they would double the
+    /// size of every definition, most of which are instruction results.
+    Type(Box<Type>),
     Constant(Box<Constant>),
     /// Index into `Module::globals`.
     Global(usize),
     /// Index into `Module::functions`.
     Function(usize),
-    Param { function: usize, ty: Id },
+    /// Indices are `u32`, like ids, to keep a definition at 16 bytes.
+    Param { function: u32, ty: Id },
     /// An instruction result: the function, the instruction's arena index, its type.
-    Value { function: usize, inst: usize, ty: Id },
-    Label { function: usize, block: usize },
+    Value { function: u32, inst: u32, ty: Id },
+    Label { function: u32, block: u32 },
     ExtInstSet(ExtSet),
-    String(String),
+    String(Box<String>),
+}
+
+const _: () = assert!(std::mem::size_of::<Def>() == 16);
+
+impl Def {
+    pub fn of_type(ty: Type) -> Def {
+        Def::Type(Box::new(ty))
+    }
+
+    /// The result of instruction `inst` of function `function`.
+    pub fn value(function: usize, inst: usize, ty: Id) -> Def {
+        Def::Value { function: function as u32, inst: inst as u32, ty }
+    }
+
+    pub fn param(function: usize, ty: Id) -> Def {
+        Def::Param { function: function as u32, ty }
+    }
+
+    pub fn label(function: usize, block: usize) -> Def {
+        Def::Label { function: function as u32, block: block as u32 }
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -271,7 +294,7 @@ impl Inst {
             return None;
         };
         // One operand per component: `vec4(v2, v2)` repeats a vector, which is no splat.
-        let per_component = matches!(module.def(ty), Def::Type(Type::Vector { count, .. }) if *count as usize == rest.len() + 1);
+        let per_component = matches!(module.type_def(ty), Some(Type::Vector { count, .. }) if *count as usize == rest.len() + 1);
         (per_component && rest.iter().all(|o| *o == Operand::IdRef(*first))).then_some(*first)
     }
 
@@ -460,9 +483,14 @@ impl Module {
     }
 
     pub fn ty(&self, id: Id) -> Result<&Type, Error> {
+        self.type_def(id).ok_or_else(|| Error::invalid(format!("%{id} is not a type"), Location::default()))
+    }
+
+    /// The type `id` declares, if it is a type.
+    pub fn type_def(&self, id: Id) -> Option<&Type> {
         match self.def(id) {
-            Def::Type(ty) => Ok(ty),
-            _ => Err(Error::invalid(format!("%{id} is not a type"), Location::default())),
+            Def::Type(ty) => Some(ty),
+            _ => None,
         }
     }
 
@@ -476,7 +504,7 @@ impl Module {
     /// The instruction whose result `id` is, if it is one.
     pub fn value_inst(&self, id: Id) -> Option<&Inst> {
         match self.def(id) {
-            Def::Value { function, inst, .. } => self.functions.get(*function)?.insts.get(*inst),
+            Def::Value { function, inst, .. } => self.functions.get(*function as usize)?.insts.get(*inst as usize),
             _ => None,
         }
     }
@@ -502,9 +530,9 @@ impl Module {
 
     /// The scalar type at the bottom of a scalar or vector type, and the vector size (1 for scalars).
     pub fn scalar_of(&self, ty: Id) -> Option<(Id, u32)> {
-        match self.def(ty) {
-            Def::Type(Type::Vector { component, count }) => Some((*component, *count)),
-            Def::Type(Type::Bool | Type::Int { .. } | Type::Float { .. }) => Some((ty, 1)),
+        match self.type_def(ty) {
+            Some(Type::Vector { component, count }) => Some((*component, *count)),
+            Some(Type::Bool | Type::Int { .. } | Type::Float { .. }) => Some((ty, 1)),
             _ => None,
         }
     }
@@ -536,7 +564,7 @@ impl Module {
         if let Some(id) = self.type_ids.get(&ty) {
             return *id;
         }
-        let id = self.add_def(Def::Type(ty.clone()));
+        let id = self.add_def(Def::of_type(ty.clone()));
         self.type_ids.insert(ty, id);
         self.declarations.push(id);
         id
@@ -544,7 +572,7 @@ impl Module {
 
     /// Whether a type is a texture, sampler or sampled image (WGSL passes these by value).
     pub fn is_handle(&self, ty: Id) -> bool {
-        matches!(self.def(ty), Def::Type(Type::Image(_) | Type::Sampler { .. } | Type::SampledImage { .. }))
+        matches!(self.type_def(ty), Some(Type::Image(_) | Type::Sampler { .. } | Type::SampledImage { .. }))
     }
 
     /// The variable or parameter a handle value or pointer comes from, following OpLoad,

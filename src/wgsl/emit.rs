@@ -804,8 +804,8 @@ pub fn address_space(module: &Module, class: StorageClass, pointee: Id) -> Resul
 
 /// A buffer is read-only when every member of its block is `NonWritable`.
 fn read_only(module: &Module, block: Id) -> bool {
-    match module.def(block) {
-        Def::Type(Type::Struct { members }) => {
+    match module.type_def(block) {
+        Some(Type::Struct { members }) => {
             (0..members.len() as u32).all(|i| module.member_decorations(block, i).non_writable)
                 || module.decorations(block).non_writable
         }
@@ -836,7 +836,7 @@ fn written_globals(module: &Module) -> IdSet<Id> {
     let root = |mut id: Id| {
         for _ in 0..64 {
             match module.def(id) {
-                Def::Value { function, inst, .. } => match &module.functions[*function].insts[*inst] {
+                Def::Value { function, inst, .. } => match &module.functions[*function as usize].insts[*inst as usize] {
                     inst if matches!(inst.op, spirv::Op::AccessChain | spirv::Op::InBoundsAccessChain | spirv::Op::CopyObject) => {
                         id = inst.id(0).unwrap_or(0);
                     }

@@ -11,7 +11,7 @@ use super::ast::{BinaryOp, Expr, Literal, Stmt};
 use super::emit::Emitter;
 use super::function::Lower;
 use crate::error::Error;
-use crate::spirv::{Def, Inst, Type};
+use crate::spirv::{Inst, Type};
 
 use BinaryOp::{Add, And, Less, Multiply, ShiftRight, Subtract};
 
@@ -28,7 +28,7 @@ impl Lower<'_> {
             }
         };
         let (scalar, count) = self.module.scalar_of(member).unwrap_or((member, 1));
-        let member_signed = matches!(self.module.def(scalar), Def::Type(Type::Int { signed: true, .. }));
+        let member_signed = matches!(self.module.type_def(scalar), Some(Type::Int { signed: true, .. }));
         // The temporaries are named after the result, which keeps its own name for a `let`.
         let id = self.result(inst)?;
         let base = self.module.name(id).map(str::to_string).unwrap_or_else(|| format!("x_{id}"));

@@ -359,7 +359,7 @@ impl<'m> Lower<'m> {
     fn negate(&self, condition: Id, expr: Expr) -> Expr {
         let integers = match self.module.def(condition) {
             Def::Value { function, inst, .. } => {
-                let op = self.module.functions[*function].insts[*inst].op;
+                let op = self.module.functions[*function as usize].insts[*inst as usize].op;
                 ops::core_row(op).is_some_and(|row| !row.int.operands.is_empty())
             }
             _ => false,
@@ -452,7 +452,7 @@ impl<'m> Lower<'m> {
                 continue;
             }
             done.push(*target);
-            for &index in &self.function.blocks[*block].insts {
+            for &index in &self.function.blocks[*block as usize].insts {
                 let phi = &self.function.insts[index];
                 match phi.op {
                     Op::Phi => {}

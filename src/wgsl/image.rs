@@ -188,8 +188,8 @@ impl Lower<'_> {
             Def::Param { ty, .. } => *ty,
             _ => 0,
         };
-        let image = match module.def(ty) {
-            Def::Type(Type::Image(image)) => image.clone(),
+        let image = match module.type_def(ty) {
+            Some(Type::Image(image)) => image.clone(),
             _ => {
                 return Err(Error::internal(format!(
                     "%{} is not an image after the handles pass",
@@ -341,8 +341,8 @@ impl Lower<'_> {
         Ok(match self.module.scalar_of(ty) {
             Some((scalar, count))
                 if matches!(
-                    self.module.def(scalar),
-                    Def::Type(Type::Int { signed: false, .. })
+                    self.module.type_def(scalar),
+                    Some(Type::Int { signed: false, .. })
                 ) =>
             {
                 Expr::call(format!("vec{count}<i32>"), vec![expr])
@@ -356,8 +356,8 @@ impl Lower<'_> {
         let texture = self.texture(e, inst, depth_reference)?;
         let image = texture.image.clone();
         if !matches!(
-            self.module.def(image.sampled_type),
-            Def::Type(Type::Float { .. })
+            self.module.type_def(image.sampled_type),
+            Some(Type::Float { .. })
         ) {
             return Err(self.not_in_wgsl(inst, "sampling an integer texture (WGSL filters only float textures; texelFetch reads one)"));
         }
@@ -523,8 +523,8 @@ impl Lower<'_> {
         let offset = match self.module.scalar_of(coordinate) {
             Some((scalar, _))
                 if matches!(
-                    self.module.def(scalar),
-                    Def::Type(Type::Int { signed: false, .. })
+                    self.module.type_def(scalar),
+                    Some(Type::Int { signed: false, .. })
                 ) =>
             {
                 Expr::call(format!("vec{count}<u32>"), vec![offset])

@@ -146,7 +146,7 @@ pub(super) fn analyse(module: &Module, function: &Function, body: &[Node], uses:
             if inst.op == Op::Phi {
                 let direct = !walk.loop_headers.contains(&b);
                 let parents = inst.phi_incoming().filter_map(|(_, parent)| match module.def(parent) {
-                    Def::Label { block, .. } => Some(*block),
+                    Def::Label { block, .. } => Some(*block as usize),
                     _ => None,
                 });
                 let blocks: Vec<usize> = if direct { parents.chain(used_in.iter().copied()).collect() } else { parents.collect() };

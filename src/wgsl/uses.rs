@@ -47,7 +47,7 @@ impl<'m> Uses<'m> {
     /// The uses of `id`, if it is used.
     pub(super) fn get(&self, id: &Id) -> Option<&Use> {
         let used = match self.module.def(*id) {
-            Def::Value { function, inst, .. } if *function == self.function => self.results.get(*inst),
+            Def::Value { function, inst, .. } if *function as usize == self.function => self.results.get(*inst as usize),
             _ => self.others.get(id),
         };
         used.filter(|u| u.count > 0 || u.block != NO_BLOCK || self.blocks.contains_key(id))
@@ -55,7 +55,9 @@ impl<'m> Uses<'m> {
 
     fn get_mut(&mut self, id: Id) -> &mut Use {
         match self.module.def(id) {
-            Def::Value { function, inst, .. } if *function == self.function && *inst < self.results.len() => &mut self.results[*inst],
+            Def::Value { function, inst, .. } if *function as usize == self.function && (*inst as usize) < self.results.len() => {
+                &mut self.results[*inst as usize]
+            }
             _ => self.others.entry(id).or_default(),
         }
     }
@@ -133,7 +135,7 @@ pub(super) fn uses<'m>(module: &'m Module, f: usize) -> Result<Uses<'m>, Error> 
             if inst.op == Op::Phi {
                 for (value, parent) in inst.phi_incoming() {
                     let parent = match module.def(parent) {
-                        Def::Label { block, .. } => Some(*block),
+                        Def::Label { block, .. } => Some(*block as usize),
                         _ => None,
                     };
                     uses.record(value, parent);
@@ -194,7 +196,7 @@ pub(super) fn vector_component(module: &Module, inst: &Inst) -> Option<(Id, u32)
     match (inst.op, &*inst.operands) {
         (Op::CompositeExtract, [Operand::IdRef(vector), Operand::LiteralBit32(index)]) => {
             let ty = module.type_of(*vector).ok()?;
-            matches!(module.def(ty), Def::Type(Type::Vector { .. })).then_some((*vector, *index))
+            matches!(module.type_def(ty), Some(Type::Vector { .. })).then_some((*vector, *index))
         }
         _ => None,
     }
@@ -203,7 +205,7 @@ pub(super) fn vector_component(module: &Module, inst: &Inst) -> Option<(Id, u32)
 /// Runs of two or more consecutive operands of a vector construct that extract components of
 /// one vector in its own block, as (vector, extracts).
 fn gathered_runs(module: &Module, construct: &Inst, block_extracts: &IdSet<Id>, out: &mut Vec<(Id, Vec<Id>)>) {
-    let is_vector = construct.ty.is_some_and(|ty| matches!(module.def(ty), Def::Type(Type::Vector { .. })));
+    let is_vector = construct.ty.is_some_and(|ty| matches!(module.type_def(ty), Some(Type::Vector { .. })));
     if !is_vector {
         return;
     }
