@@ -569,6 +569,11 @@ const BAD_INPUTS: &[BadInput] = &[
         all_of: &["4211081214"],
     },
     BadInput {
+        fixture: "invalid/vector_component_out_of_range.spvasm",
+        any_of: &["constant index 5 is out of bounds"],
+        all_of: &[],
+    },
+    BadInput {
         fixture: "invalid/matrix_with_huge_column_count.spvasm",
         any_of: &["matrix columns"],
         all_of: &["536870914"],

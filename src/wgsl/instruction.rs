@@ -528,6 +528,7 @@ impl Lower<'_> {
 
     /// The type inside `ty` at a literal index, and how to write the access.
     fn literal_step(&mut self, e: &mut Emitter, ty: Id, index: u32, inst: &Inst) -> Result<(Id, Step), Error> {
+        let out_of_bounds = || Error::invalid(format!("constant index {index} is out of bounds"), self.location(inst));
         Ok(match self.module.ty(ty)? {
             Type::Struct { members } => {
                 let member = *members.get(index as usize).ok_or_else(|| self.missing(inst))?;
@@ -537,12 +538,11 @@ impl Lower<'_> {
             Type::Vector { component, count } if index < *count => {
                 (*component, Step::Component(COMPONENTS[index as usize % 4]))
             }
+            Type::Vector { .. } => return Err(out_of_bounds()),
             Type::Array { length, .. } if self.module.const_u32(*length).is_some_and(|n| index >= n) => {
-                return Err(Error::invalid(format!("constant index {index} is out of bounds"), self.location(inst)));
+                return Err(out_of_bounds());
             }
-            Type::Matrix { columns, .. } if index >= *columns => {
-                return Err(Error::invalid(format!("constant index {index} is out of bounds"), self.location(inst)));
-            }
+            Type::Matrix { columns, .. } if index >= *columns => return Err(out_of_bounds()),
             Type::Array { element: inner, .. } | Type::Matrix { column: inner, .. } => {
                 (*inner, Step::Constant(index))
             }

@@ -191,12 +191,13 @@ pub(super) fn uses<'m>(module: &'m Module, f: usize) -> Result<Uses<'m>, Error> 
     Ok(uses)
 }
 
-/// For `%c = OpCompositeExtract %v N` with `%v` a vector: `(%v, N)`.
+/// For `%c = OpCompositeExtract %v N` with `%v` a vector of more than N components: `(%v, N)`.
 pub(super) fn vector_component(module: &Module, inst: &Inst) -> Option<(Id, u32)> {
     match (inst.op, &*inst.operands) {
         (Op::CompositeExtract, [Operand::IdRef(vector), Operand::LiteralBit32(index)]) => {
             let ty = module.type_of(*vector).ok()?;
-            matches!(module.type_def(ty), Some(Type::Vector { .. })).then_some((*vector, *index))
+            // An index out of range is left to the extract's own lowering, which refuses it.
+            matches!(module.type_def(ty), Some(Type::Vector { count, .. }) if index < count).then_some((*vector, *index))
         }
         _ => None,
     }
