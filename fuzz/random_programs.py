@@ -1,0 +1,168 @@
+#!/usr/bin/env python3
+"""Writes random GLSL compute shaders for the differential test (fuzz/differential.sh).
+
+    random_programs.py FIRST_SEED COUNT DIR
+
+Each program works on unsigned vectors, so SPIR-V and WGSL must agree bit for bit: wrapping
+arithmetic, shifts by constants under 32, remainders by odd numbers. It mixes what the
+translator rewrites: vectors built from scalars, splats and swizzles, components gathered from
+one vector, helper calls whose result is stored at once, calls that change a global read in the
+same expression, `inout` arguments (components among them), early returns from helpers and from
+`main`, loops with `break` and `continue`, switches with fall-through. The same seed always
+writes the same program.
+"""
+import random
+import sys
+
+MAX_DEPTH = 3
+
+
+class Program:
+    def __init__(self, seed):
+        self.r = random.Random(seed)
+        self.seed = seed
+
+    def scalar(self, depth=0):
+        r = self.r
+        kind = r.randrange(9 if depth < MAX_DEPTH else 3)
+        deeper = depth + 1
+        if kind == 0:
+            return f"{r.randrange(0, 1000)}u"
+        if kind in (1, 2):
+            return r.choice(["a", "b", "c"])
+        if kind == 3:
+            return f"({self.scalar(deeper)} {r.choice(['+', '-', '*', '^', '&', '|'])} {self.scalar(deeper)})"
+        if kind == 4:
+            return f"({self.scalar(deeper)} >> {r.randrange(0, 31)}u)"
+        if kind == 5:
+            return f"{self.vector(r.choice([2, 3, 4]), deeper)}.{r.choice('xy')}"
+        if kind == 6:
+            return f"({self.scalar(deeper)} > {self.scalar(deeper)} ? {self.scalar(deeper)} : {self.scalar(deeper)})"
+        if kind == 7:
+            # g() changes v0: reads of v0 before and after it in one expression must keep their order.
+            choice = r.randrange(3)
+            if choice == 0:
+                return f"(v0.{r.choice('xyzw')} + g({self.scalar(deeper)}))"
+            if choice == 1:
+                return f"(g({self.scalar(deeper)}) - v0.{r.choice('xyzw')})"
+            return f"h{r.randrange(3)}({self.scalar(deeper)})"
+        return f"(({self.scalar(deeper)}) % ({self.scalar(deeper)} | 1u))"
+
+    def vector(self, n, depth=0):
+        r = self.r
+        kind = r.randrange(6 if depth < MAX_DEPTH else 2)
+        deeper = depth + 1
+        v = f"v{r.randrange(3)}"
+        if kind == 0:
+            return f"uvec{n}({self.scalar(deeper)})"
+        if kind == 1:
+            return f"uvec{n}({', '.join(self.scalar(deeper) for _ in range(n))})"
+        if kind == 2:
+            return f"{v}.{''.join(r.choice('xyzw') for _ in range(n))}"
+        if kind == 3:
+            if n == 4:
+                return f"uvec4({v}.xyz, {self.scalar(deeper)})"
+            if n == 3:
+                return f"uvec3({v}.x, {v}.y, {self.scalar(deeper)})"
+            return f"uvec2({v}.y, {v}.x)"
+        if kind == 4:
+            return f"({self.vector(n, deeper)} {r.choice(['+', '*', '^'])} {self.vector(n, deeper)})"
+        return f"({self.vector(n, deeper)} + uvec{n}({self.scalar(deeper)}))"
+
+    def statements(self, indent, depth, in_loop):
+        r = self.r
+        pad = "    " * indent
+        lines = []
+        for _ in range(r.randrange(2, 6)):
+            kind = r.randrange(10)
+            if kind <= 2:
+                lines.append(f"{pad}{r.choice(['a', 'b', 'c'])} = {self.scalar()};")
+            elif kind == 3:
+                lines.append(f"{pad}v{r.randrange(3)} = {self.vector(4)};")
+            elif kind == 4:
+                target, source = r.choice([("x", "x"), ("w", "y"), ("yz", "xy"), ("zw", "yx")])
+                lines.append(f"{pad}v{r.randrange(3)}.{target} = {self.vector(2)}.{source};")
+            elif kind == 5 and depth < 2:
+                i = f"i{indent}"
+                lines.append(f"{pad}for (uint {i} = 0u; {i} < {r.randrange(1, 5)}u; {i}++) {{")
+                if r.random() < 0.5:
+                    lines.append(f"{pad}    if (({self.scalar()}) % 3u == 0u) {{ {r.choice(['break', 'continue'])}; }}")
+                lines += self.statements(indent + 1, depth + 1, True)
+                lines.append(f"{pad}    a = a + {i};")
+                lines.append(f"{pad}}}")
+            elif kind == 6 and depth < 2:
+                lines.append(f"{pad}if ({self.scalar()} > {self.scalar()}) {{")
+                lines += self.statements(indent + 1, depth + 1, in_loop)
+                lines.append(f"{pad}}} else {{")
+                lines += self.statements(indent + 1, depth + 1, in_loop)
+                lines.append(f"{pad}}}")
+            elif kind == 7 and depth < 2:
+                lines.append(f"{pad}switch ({self.scalar()} % 4u) {{")
+                for case in range(3):
+                    lines.append(f"{pad}case {case}u:")
+                    lines += self.statements(indent + 1, depth + 1, in_loop)
+                    if r.random() < 0.8:
+                        lines.append(f"{pad}    break;")
+                lines.append(f"{pad}default:")
+                lines += self.statements(indent + 1, depth + 1, in_loop)
+                lines.append(f"{pad}    break;")
+                lines.append(f"{pad}}}")
+            elif kind == 8:
+                lines.append(f"{pad}bump({r.choice(['b', 'v0.y', 'v1.w', 'a'])}, {self.scalar()});")
+                if r.random() < 0.3:
+                    lines.append(f"{pad}{r.choice(['a', 'b', 'c'])} = g({self.scalar()});")
+                if r.random() < 0.15 and not in_loop:
+                    lines.append(
+                        f"{pad}if (({self.scalar()} & 7u) == 3u) {{ dst[id * 4u + 3u] = uvec4(a, b, c, 7u); return; }}"
+                    )
+            else:
+                lines.append(f"{pad}c = {self.vector(4)}.{r.choice('xyzw')} + h{r.randrange(3)}(a);")
+        return lines
+
+    def text(self):
+        r = self.r
+        out = [
+            "#version 450",
+            f"// Generated by fuzz/random_programs.py, seed {self.seed}.",
+            "// exec: storage 0: random*256",
+            "// exec: storage 1: 0*1024",
+            "layout(local_size_x = 64) in;",
+            "layout(std430, binding = 0) readonly buffer In { uvec4 src[]; };",
+            "layout(std430, binding = 1) buffer Out { uvec4 dst[]; };",
+            "uvec4 v0; uvec4 v1; uvec4 v2;",
+        ]
+        for h in range(3):
+            out.append(f"uint h{h}(uint x) {{")
+            if r.randrange(3) == 0:
+                out.append(f"    if ((x & {r.randrange(1, 8)}u) == 0u) {{ return x ^ {r.randrange(1000)}u; }}")
+            out.append(f"    uvec3 t = uvec3(x, x * {r.randrange(1, 9)}u, x + {r.randrange(100)}u);")
+            out.append(f"    return t.{r.choice('xyz')} + (t.{r.choice('xyz')} >> {r.randrange(1, 8)}u);")
+            out.append("}")
+        out += [
+            "uint g(uint x) {",
+            "    v0 = v0.yzwx + uvec4(x);",
+            "    return v0.x * 3u;",
+            "}",
+            "void bump(inout uint p, uint by) {",
+            "    if ((by & 1u) == 1u) { p = p + by; return; }",
+            "    p = p ^ (by >> 1u);",
+            "}",
+            "void main() {",
+            "    uint id = gl_LocalInvocationID.x;",
+            "    v0 = src[id % 64u]; v1 = src[(id * 7u) % 64u]; v2 = src[(id * 13u + 5u) % 64u];",
+            "    uint a = v0.x; uint b = v1.y; uint c = v2.z;",
+        ]
+        out += self.statements(1, 0, False)
+        out += [
+            "    dst[id * 4u] = v0; dst[id * 4u + 1u] = v1; dst[id * 4u + 2u] = v2;",
+            "    dst[id * 4u + 3u] = uvec4(a, b, c, a ^ b ^ c);",
+            "}",
+        ]
+        return "\n".join(out) + "\n"
+
+
+if __name__ == "__main__":
+    first, count, directory = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
+    for seed in range(first, first + count):
+        with open(f"{directory}/random_{seed:05d}.comp", "w") as f:
+            f.write(Program(seed).text())
