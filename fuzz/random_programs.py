@@ -4,7 +4,8 @@
     random_programs.py FIRST_SEED COUNT DIR
 
 Each program works on unsigned vectors, so SPIR-V and WGSL must agree bit for bit: wrapping
-arithmetic, shifts by constants under 32, remainders by odd numbers. It mixes what the
+arithmetic, shifts by constants under 32, remainders by odd numbers, signed arithmetic through
+int() (a bitcast in GLSL) and bit builtins with fields in range. It mixes what the
 translator rewrites: vectors built from scalars, splats and swizzles, components gathered from
 one vector, helper calls whose result is stored at once, calls that change a global read in the
 same expression, `inout` arguments (components among them), early returns from helpers and from
@@ -24,10 +25,14 @@ class Program:
 
     def scalar(self, depth=0):
         r = self.r
-        kind = r.randrange(9 if depth < MAX_DEPTH else 3)
+        kind = r.randrange(11 if depth < MAX_DEPTH else 3)
         deeper = depth + 1
         if kind == 0:
             return f"{r.randrange(0, 1000)}u"
+        if kind == 9:
+            return f"uint({self.signed(deeper)})"
+        if kind == 10:
+            return self.bits(deeper)
         if kind in (1, 2):
             return r.choice(["a", "b", "c"])
         if kind == 3:
@@ -47,6 +52,43 @@ class Program:
                 return f"(g({self.scalar(deeper)}) - v0.{r.choice('xyzw')})"
             return f"h{r.randrange(3)}({self.scalar(deeper)})"
         return f"(({self.scalar(deeper)}) % ({self.scalar(deeper)} | 1u))"
+
+    def signed(self, depth):
+        """A signed expression: int(x) is a bitcast in GLSL, so any uint converts exactly."""
+        r = self.r
+        x = f"int({self.scalar(depth + 1)})"
+        y = f"int({self.scalar(depth + 1)})"
+        kind = r.randrange(7)
+        if kind == 0:
+            return f"({x} {r.choice(['+', '-', '*', '&', '|', '^'])} {y})"
+        if kind == 1:
+            return f"({x} >> {r.randrange(0, 31)})"
+        if kind == 2:
+            return f"{r.choice(['min', 'max'])}({x}, {y})"
+        if kind == 3:
+            return f"({x} < {y} ? {x} : -{y})"
+        if kind == 4:
+            return f"findMSB({x})"
+        if kind == 5:
+            return f"ivec2({x}, {y}).{r.choice(['x', 'y'])}"
+        return f"(-{x} + {r.randrange(-50, 50)})"
+
+    def bits(self, depth):
+        """Bit operations WGSL spells as builtins, with offsets and counts in range."""
+        r = self.r
+        x = self.scalar(depth + 1)
+        offset = r.randrange(0, 32)
+        count = r.randrange(0, 33 - offset)
+        kind = r.randrange(5)
+        if kind == 0:
+            return f"bitfieldExtract({x}, {offset}, {count})"
+        if kind == 1:
+            return f"bitfieldInsert({x}, {self.scalar(depth + 1)}, {offset}, {count})"
+        if kind == 2:
+            return f"uint(bitCount({x}))"
+        if kind == 3:
+            return f"uint(findLSB({x}))"
+        return f"bitfieldReverse({x})"
 
     def vector(self, n, depth=0):
         r = self.r
