@@ -9,7 +9,8 @@ int() (a bitcast in GLSL) and bit builtins with fields in range. It mixes what t
 translator rewrites: vectors built from scalars, splats and swizzles, components gathered from
 one vector, helper calls whose result is stored at once, calls that change a global read in the
 same expression, `inout` arguments (components among them), early returns from helpers and from
-`main`, loops with `break` and `continue`, switches with fall-through. The same seed always
+`main`, loops with `break` and `continue`, switches with fall-through, dynamic indices into a
+local array and a struct. The same seed always
 writes the same program.
 """
 import random
@@ -157,6 +158,17 @@ class Program:
                     lines.append(
                         f"{pad}if (({self.scalar()} & 7u) == 3u) {{ dst[id * 4u + 3u] = uvec4(a, b, c, 7u); return; }}"
                     )
+            elif kind == 9 and r.random() < 0.5:
+                # Dynamic indices into a local array and a struct, and a whole-struct copy.
+                choice = r.randrange(4)
+                if choice == 0:
+                    lines.append(f"{pad}arr[{self.scalar()} & 3u] = {self.scalar()};")
+                elif choice == 1:
+                    lines.append(f"{pad}{r.choice(['a', 'b', 'c'])} = arr[{self.scalar()} & 3u] + s.q[{self.scalar()} & 1u];")
+                elif choice == 2:
+                    lines.append(f"{pad}s.q.{r.choice(['x', 'y'])} = arr[a & 3u]; s.p = {self.scalar()};")
+                else:
+                    lines.append(f"{pad}t = s; s.p = t.q.y ^ arr[b & 3u]; arr[c & 3u] = t.p;")
             else:
                 lines.append(f"{pad}c = {self.vector(4)}.{r.choice('xyzw')} + h{r.randrange(3)}(a);")
         return lines
@@ -172,6 +184,7 @@ class Program:
             "layout(std430, binding = 0) readonly buffer In { uvec4 src[]; };",
             "layout(std430, binding = 1) buffer Out { uvec4 dst[]; };",
             "uvec4 v0; uvec4 v1; uvec4 v2;",
+            "struct S { uint p; uvec2 q; };",
         ]
         for h in range(3):
             out.append(f"uint h{h}(uint x) {{")
@@ -193,11 +206,13 @@ class Program:
             "    uint id = gl_LocalInvocationID.x;",
             "    v0 = src[id % 64u]; v1 = src[(id * 7u) % 64u]; v2 = src[(id * 13u + 5u) % 64u];",
             "    uint a = v0.x; uint b = v1.y; uint c = v2.z;",
+            "    uint arr[4] = uint[4](v0.w, v1.x, v2.y, id);",
+            "    S s = S(a ^ b, uvec2(c, id)); S t;",
         ]
         out += self.statements(1, 0, False)
         out += [
             "    dst[id * 4u] = v0; dst[id * 4u + 1u] = v1; dst[id * 4u + 2u] = v2;",
-            "    dst[id * 4u + 3u] = uvec4(a, b, c, a ^ b ^ c);",
+            "    dst[id * 4u + 3u] = uvec4(a, b, c, a ^ b ^ c ^ arr[0] ^ arr[1] ^ arr[2] ^ arr[3] ^ s.p ^ s.q.x ^ s.q.y);",
             "}",
         ]
         return "\n".join(out) + "\n"
