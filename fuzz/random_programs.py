@@ -5,13 +5,12 @@
 
 Each program works on unsigned vectors, so SPIR-V and WGSL must agree bit for bit: wrapping
 arithmetic, shifts by constants under 32, remainders by odd numbers, signed arithmetic through
-int() (a bitcast in GLSL) and bit builtins with fields in range. It mixes what the
-translator rewrites: vectors built from scalars, splats and swizzles, components gathered from
-one vector, helper calls whose result is stored at once, calls that change a global read in the
-same expression, `inout` arguments (components among them), early returns from helpers and from
+int() (a bitcast in GLSL) and bit builtins with fields in range. It mixes what the translator
+rewrites: vectors built from scalars, splats and swizzles, components gathered from one vector,
+helper calls whose result is stored at once, calls that change a global read in the same
+expression, `inout` arguments (components among them), early returns from helpers and from
 `main`, loops with `break` and `continue`, switches with fall-through, dynamic indices into a
-local array and a struct. The same seed always
-writes the same program.
+local array and a struct. The same seed always writes the same program.
 """
 import random
 import sys
