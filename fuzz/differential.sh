@@ -4,6 +4,7 @@
 # same device, outputs compared: the execution tests (tests/execution) on generated programs.
 #
 #   fuzz/differential.sh [COUNT] [FIRST_SEED]     (default: 50 programs from seed 0)
+#   OPT="-Os" fuzz/differential.sh ...            (other spirv-opt passes for the .opt variant)
 #
 # Needs glslangValidator, spirv-opt and a Vulkan device (lavapipe will do). The programs go to
 # fixtures/exec/compute/random/ (ignored by git), which is removed when every test passes and
@@ -20,7 +21,8 @@ mkdir -p "$dir"
 python3 "$here/random_programs.py" "$first" "$count" "$dir"
 for source in "$dir"/*.comp; do
     glslangValidator -V --target-env vulkan1.1 "$source" -o "$source.spv" >/dev/null
-    spirv-opt -O --target-env=vulkan1.1 "$source.spv" -o "$source.opt.spv"
+    # shellcheck disable=SC2086 # OPT holds several flags
+    spirv-opt ${OPT:--O} --target-env=vulkan1.1 "$source.spv" -o "$source.opt.spv"
 done
 
 cd "$root"
