@@ -1,34 +1,37 @@
 #!/usr/bin/env bash
-# Differential test: random compute shaders (fuzz/random_programs.py), compiled by glslang with
-# and without spirv-opt -O, each run as SPIR-V on Vulkan and as our WGSL through wgpu on the
-# same device, outputs compared: the execution tests (tests/execution) on generated programs.
+# Differential test: random compute and fragment shaders (fuzz/random_programs.py), compiled by
+# glslang with and without spirv-opt -O, each run as SPIR-V on Vulkan and as our WGSL through
+# wgpu on the same device, outputs compared: the execution tests (tests/execution) on generated
+# programs.
 #
-#   fuzz/differential.sh [COUNT] [FIRST_SEED]     (default: 50 programs from seed 0)
+#   fuzz/differential.sh [COUNT] [FIRST_SEED]     (default: 50 programs of each stage from seed 0)
 #   OPT="-Os" fuzz/differential.sh ...            (other spirv-opt passes for the .opt variant)
 #
 # Needs glslangValidator, spirv-opt and a Vulkan device (lavapipe will do). The programs go to
-# fixtures/exec/compute/random/ (ignored by git), which is removed when every test passes and
-# kept for a look when one fails.
+# fixtures/exec/{compute,render}/random/ (ignored by git), which are removed when every test
+# passes and kept for a look when one fails.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(dirname "$here")"
 count="${1:-50}"
 first="${2:-0}"
-dir="$root/fixtures/exec/compute/random"
+compute="$root/fixtures/exec/compute/random"
+render="$root/fixtures/exec/render/random"
 
-rm -rf "$dir"
-mkdir -p "$dir"
-python3 "$here/random_programs.py" "$first" "$count" "$dir"
-for source in "$dir"/*.comp; do
+rm -rf "$compute" "$render"
+mkdir -p "$compute" "$render"
+python3 "$here/random_programs.py" "$first" "$count" "$compute" compute
+python3 "$here/random_programs.py" "$first" "$count" "$render" fragment
+for source in "$compute"/*.comp "$render"/*.vert "$render"/*.frag; do
     glslangValidator -V --target-env vulkan1.1 "$source" -o "$source.spv" >/dev/null
     # shellcheck disable=SC2086 # OPT holds several flags
     spirv-opt ${OPT:--O} --target-env=vulkan1.1 "$source.spv" -o "$source.opt.spv"
 done
 
 cd "$root"
-if NODEVICE_SELECT=1 CI=true cargo test --locked --test execution -- compute/random/ --quiet; then
-    rm -rf "$dir"
+if NODEVICE_SELECT=1 CI=true cargo test --locked --test execution -- random/ --quiet; then
+    rm -rf "$compute" "$render"
 else
-    echo "differential: failing programs kept in $dir" >&2
+    echo "differential: failing programs kept in $compute and $render" >&2
     exit 1
 fi
