@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# Differential test: random compute and fragment shaders (fuzz/random_programs.py), compiled by
-# glslang with and without spirv-opt -O, each run as SPIR-V on Vulkan and as our WGSL through
-# wgpu on the same device, outputs compared: the execution tests (tests/execution) on generated
-# programs.
+# Differential test: random compute, fragment and vertex shaders (fuzz/random_programs.py),
+# compiled by glslang with and without spirv-opt -O, each run as SPIR-V on Vulkan and as our WGSL
+# through wgpu on the same device, outputs compared: the execution tests (tests/execution) on
+# generated programs.
 #
 #   fuzz/differential.sh [COUNT] [FIRST_SEED]     (default: 50 programs of each stage from seed 0)
 #   OPT="-Os" fuzz/differential.sh ...            (other spirv-opt passes for the .opt variant)
@@ -19,10 +19,11 @@ compute="$root/fixtures/exec/compute/random"
 render="$root/fixtures/exec/render/random"
 
 rm -rf "$compute" "$render"
-mkdir -p "$compute" "$render"
+mkdir -p "$compute" "$render/vertex"
 python3 "$here/random_programs.py" "$first" "$count" "$compute" compute
 python3 "$here/random_programs.py" "$first" "$count" "$render" fragment
-for source in "$compute"/*.comp "$render"/*.vert "$render"/*.frag; do
+python3 "$here/random_programs.py" "$first" "$count" "$render/vertex" vertex
+for source in "$compute"/*.comp "$render"/*.vert "$render"/*.frag "$render"/vertex/*.vert "$render"/vertex/*.frag; do
     glslangValidator -V --target-env vulkan1.1 "$source" -o "$source.spv" >/dev/null
     # shellcheck disable=SC2086 # OPT holds several flags
     spirv-opt ${OPT:--O} --target-env=vulkan1.1 "$source.spv" -o "$source.opt.spv"
