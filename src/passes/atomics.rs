@@ -132,8 +132,8 @@ fn place(module: &Module, pointer: Id) -> Option<(Id, Vec<Step>)> {
     let variable = loop {
         match module.def(id) {
             Def::Global(_) => break id,
-            Def::Value { function, inst, .. } => {
-                let inst = &module.functions[*function as usize].insts[*inst as usize];
+            Def::Value { .. } => {
+                let inst = module.value_inst(id)?;
                 match inst.op {
                     Op::AccessChain | Op::InBoundsAccessChain => {
                         chains.push(inst.id_operands().skip(1).collect());

@@ -589,8 +589,7 @@ impl<'a> Planner<'a> {
                 steps.reverse();
                 return Some(steps);
             }
-            let Def::Value { function, inst, .. } = self.module.def(at) else { return None };
-            let inst = &self.module.functions[*function as usize].insts[*inst as usize];
+            let inst = self.module.value_inst(at)?;
             match inst.op {
                 Op::CopyObject => {}
                 Op::AccessChain | Op::InBoundsAccessChain => {
@@ -614,8 +613,8 @@ fn part_of(module: &Module, value: Id, path: &[u32]) -> Option<Id> {
             ConstValue::Composite(parts) => *parts.get(first as usize)?,
             _ => return None,
         },
-        Def::Value { function, inst, .. } => {
-            let inst = &module.functions[*function as usize].insts[*inst as usize];
+        Def::Value { .. } => {
+            let inst = module.value_inst(value)?;
             if inst.op != Op::CompositeConstruct {
                 return None;
             }

@@ -18,7 +18,7 @@ use crate::error::{Error, Location};
 use crate::id_hash::{IdMap, IdSet};
 use crate::passes::layout::{round_up, size_and_align};
 use crate::spirv::{
-    BindingOrigin, ConstValue, Def, EntryPoint, Id, IoBinding, IoSource, IoValue, Module, NewBinding, Type,
+    BindingOrigin, ConstValue, EntryPoint, Id, IoBinding, IoSource, IoValue, Module, NewBinding, Type,
     WorkgroupDimension,
 };
 use crate::Options;
@@ -835,13 +835,10 @@ fn vertex_globals(module: &Module) -> Vec<bool> {
 fn written_globals(module: &Module) -> IdSet<Id> {
     let root = |mut id: Id| {
         for _ in 0..64 {
-            match module.def(id) {
-                Def::Value { function, inst, .. } => match &module.functions[*function as usize].insts[*inst as usize] {
-                    inst if matches!(inst.op, spirv::Op::AccessChain | spirv::Op::InBoundsAccessChain | spirv::Op::CopyObject) => {
-                        id = inst.id(0).unwrap_or(0);
-                    }
-                    _ => return id,
-                },
+            match module.value_inst(id) {
+                Some(inst) if matches!(inst.op, spirv::Op::AccessChain | spirv::Op::InBoundsAccessChain | spirv::Op::CopyObject) => {
+                    id = inst.id(0).unwrap_or(0);
+                }
                 _ => return id,
             }
         }

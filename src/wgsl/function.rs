@@ -357,13 +357,11 @@ impl<'m> Lower<'m> {
     /// `!expr` for the boolean value `condition`, written as the opposite comparison where that
     /// means the same: always for `==` and `!=`, for ordering only between integers.
     fn negate(&self, condition: Id, expr: Expr) -> Expr {
-        let integers = match self.module.def(condition) {
-            Def::Value { function, inst, .. } => {
-                let op = self.module.functions[*function as usize].insts[*inst as usize].op;
-                ops::core_row(op).is_some_and(|row| !row.int.operands.is_empty())
-            }
-            _ => false,
-        };
+        let integers = self
+            .module
+            .value_inst(condition)
+            .and_then(|inst| ops::core_row(inst.op))
+            .is_some_and(|row| !row.int.operands.is_empty());
         match expr {
             Expr::Unary(UnaryOp::Not, inner) => *inner,
             Expr::Binary(op, a, b) => match NEGATED_COMPARISONS.iter().find(|(from, _)| *from == op) {
