@@ -286,16 +286,12 @@ impl Inst {
         })
     }
 
-    /// The one value an OpCompositeConstruct repeats in every component (`vec3(x, x, x)`), which
-    /// WGSL writes once: `vec3<f32>(x)`. Only vectors: other composites take no splat.
+    /// The one value an OpCompositeConstruct repeats in every component (`Module::splat`).
     pub fn splatted(&self, module: &Module) -> Option<Id> {
-        let (Op::CompositeConstruct, Some(ty), [Operand::IdRef(first), rest @ ..]) = (self.op, self.ty, &*self.operands)
-        else {
-            return None;
-        };
-        // One operand per component: `vec4(v2, v2)` repeats a vector, which is no splat.
-        let per_component = matches!(module.type_def(ty), Some(Type::Vector { count, .. }) if *count as usize == rest.len() + 1);
-        (per_component && rest.iter().all(|o| *o == Operand::IdRef(*first))).then_some(*first)
+        match (self.op, self.ty) {
+            (Op::CompositeConstruct, Some(ty)) => module.splat(ty, self.id_operands()),
+            _ => None,
+        }
     }
 
     /// Every id this instruction reads.
@@ -499,6 +495,23 @@ impl Module {
             Def::Constant(constant) => Some(constant),
             _ => None,
         }
+    }
+
+    /// The one value a vector of type `ty` made of `parts` repeats in every component
+    /// (`vec3(x, x, x)`), which WGSL writes once: `vec3<f32>(x)`. Only vectors, and one part per
+    /// component: `vec4(v2, v2)` repeats a vector, which is no splat.
+    pub fn splat(&self, ty: Id, parts: impl IntoIterator<Item = Id>) -> Option<Id> {
+        let Some(Type::Vector { count, .. }) = self.type_def(ty) else { return None };
+        let mut parts = parts.into_iter();
+        let first = parts.next()?;
+        let mut seen = 1;
+        for part in parts {
+            if part != first {
+                return None;
+            }
+            seen += 1;
+        }
+        (seen == *count).then_some(first)
     }
 
     /// The instruction whose result `id` is, if it is one.

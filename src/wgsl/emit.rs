@@ -568,9 +568,10 @@ impl<'m> Emitter<'m> {
             ConstValue::Composite(parts) => {
                 let ty = self.ty(constant.ty)?;
                 // A vector of one repeated component is written once, as a splat.
-                let per_component = matches!(module.ty(constant.ty)?, Type::Vector { count, .. } if *count as usize == parts.len());
-                let splat = per_component && parts.windows(2).all(|w| w[0] == w[1]);
-                let parts = if splat { &parts[..1] } else { &parts[..] };
+                let parts = match module.splat(constant.ty, parts.iter().copied()) {
+                    Some(_) => &parts[..1],
+                    None => &parts[..],
+                };
                 let parts = parts.iter().map(|&p| self.constant(p)).collect::<Result<_, _>>()?;
                 Ok(Expr::call(ty, parts))
             }
