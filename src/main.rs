@@ -484,8 +484,13 @@ fn read_input(path: &Path) -> std::io::Result<Vec<u8>> {
 }
 
 /// Writes to a temporary file beside `path` and renames it, so `path` is either untouched or
-/// complete, never half-written.
+/// complete, never half-written. A symbolic link or a path that is not a regular file
+/// (`/dev/stdout`, `/dev/null`, a pipe) is written in place: renaming over it would replace the
+/// link or the device with a file.
 fn write_atomically(path: &Path, contents: &[u8]) -> std::io::Result<()> {
+    if std::fs::symlink_metadata(path).is_ok_and(|m| !m.is_file()) {
+        return std::fs::write(path, contents);
+    }
     let name = path
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())

@@ -186,6 +186,27 @@ fn existing_output_file_is_replaced_on_success() {
 }
 
 #[test]
+fn output_through_a_symbolic_link_keeps_the_link() {
+    // `-o /dev/stdout` and `-o /dev/null` are links or devices: renaming a finished file over
+    // them, as ordinary outputs are written, would replace them.
+    let dir = TempDir::new("cli-link");
+    let target = dir.join("target.wgsl");
+    std::fs::write(&target, "old contents\n").unwrap();
+    let link = dir.join("link.wgsl");
+    std::os::unix::fs::symlink(&target, &link).unwrap();
+    let out = dir.join("out.wgsl");
+    let output = run_fixture_to(BINARY_FIXTURE, &out, &["--binding-map", path_arg(&link)]);
+    assert_success(&output);
+    assert!(std::fs::symlink_metadata(&link).unwrap().file_type().is_symlink(), "the link was replaced");
+    let written = std::fs::read_to_string(&target).unwrap();
+    assert!(written.starts_with('[') && written.contains("\"group\": 0"), "{written}");
+    let output = run_fixture_to(BINARY_FIXTURE, &link, &[]);
+    assert_success(&output);
+    assert!(std::fs::symlink_metadata(&link).unwrap().file_type().is_symlink(), "the link was replaced");
+    assert_same_wgsl(&std::fs::read_to_string(&target).unwrap(), &library_wgsl(BINARY_FIXTURE));
+}
+
+#[test]
 fn binary_on_stdin_with_dash_to_stdout() {
     let input = common::read_fixture(BINARY_FIXTURE);
     let output = run(&["-"], Some(&input));
