@@ -49,6 +49,9 @@ pub enum BindingOrigin {
     ComparisonSampler,
     /// A push-constant block, now a uniform buffer.
     PushConstant,
+    /// A sampler at the same binding as an image (a combined image sampler descriptor read
+    /// through two variables), moved to a binding of its own.
+    SharedWithImage,
 }
 
 impl BindingOrigin {
@@ -58,6 +61,7 @@ impl BindingOrigin {
             BindingOrigin::CombinedImageSampler => "combined_image_sampler",
             BindingOrigin::ComparisonSampler => "comparison_sampler",
             BindingOrigin::PushConstant => "push_constant",
+            BindingOrigin::SharedWithImage => "shared_with_image",
         }
     }
 }

@@ -326,3 +326,65 @@ OpFunctionEnd
 ";
     assert_refused(module, &["copying a struct or array that holds atomics"]);
 }
+
+#[test]
+fn a_sampler_at_an_images_binding_gets_a_binding_of_its_own() {
+    // Vulkan reads a combined image sampler descriptor through an image and a sampler variable at
+    // one binding (HLSL `register(t3)` with `register(s3)`); WGSL needs two bindings.
+    let decorations = "OpName %smp \"smp\"
+OpDecorate %texture DescriptorSet 1
+OpDecorate %texture Binding 3
+OpDecorate %smp DescriptorSet 1
+OpDecorate %smp Binding 3
+OpDecorate %other DescriptorSet 1
+OpDecorate %other Binding 4";
+    let declarations = "%image = OpTypeImage %float 2D 0 0 0 1 Unknown
+%sampled = OpTypeSampledImage %image
+%ptr_image = OpTypePointer UniformConstant %image
+%texture = OpVariable %ptr_image UniformConstant
+%other = OpVariable %ptr_image UniformConstant
+%smp = OpVariable %ptr_sampler UniformConstant";
+    let body = "%t = OpLoad %image %texture
+%o = OpLoad %image %other
+%s = OpLoad %sampler %smp
+%si = OpSampledImage %sampled %t %s
+%texel = OpImageSampleImplicitLod %v4float %si %uv
+%oi = OpSampledImage %sampled %o %s
+%texel2 = OpImageSampleImplicitLod %v4float %oi %uv";
+    let module = fragment_with(decorations, declarations, body);
+    let translation = spv2wgsl::translate(module.as_bytes(), &Options::default()).expect("translates");
+    let wgsl = &translation.wgsl;
+    assert!(wgsl.contains("@group(1) @binding(3) var global_") && wgsl.contains(": texture_2d<f32>;"), "{wgsl}");
+    assert!(wgsl.contains("@group(1) @binding(5) var smp: sampler;"), "{wgsl}");
+    let smp = translation.bindings.iter().find(|b| b.name == "smp").expect("the sampler is bound");
+    assert_eq!(smp.assigned, Some(spv2wgsl::BindingOrigin::SharedWithImage));
+    assert_eq!(smp.original, Some(spv2wgsl::ResourceBinding { group: 1, binding: 3 }));
+    assert_eq!(smp.original_name.as_deref(), Some("smp"));
+    assert!(
+        translation.warnings.iter().any(|w| w.contains("sampler `smp`") && w.contains("@group(1) @binding(5)")),
+        "{:?}",
+        translation.warnings
+    );
+}
+
+#[test]
+fn two_buffers_one_entry_point_uses_at_one_binding_are_refused() {
+    let module = vertex_and_compute(
+        "%r = OpAccessChain %ptr_float %out %uint_0
+%y = OpLoad %float %r
+%v = OpCompositeConstruct %v4float %y %y %y %float_1
+OpStore %position %v",
+    )
+    .replace("OpDecorate %out Binding 1", "OpDecorate %out Binding 0");
+    assert_refused(&module, &["`buf` and `out` share set 0, binding 0 in entry point `main`", "-fvk-u-shift"]);
+}
+
+#[test]
+fn entry_points_may_use_different_resources_at_one_binding() {
+    // `buf` is the vertex shader's, `out` the compute shader's: WGSL checks bindings per entry point.
+    let body = "%x = OpLoad %float %p\n%v = OpCompositeConstruct %v4float %x %x %x %float_1\nOpStore %position %v";
+    let module = vertex_and_compute(body).replace("OpDecorate %out Binding 1", "OpDecorate %out Binding 0");
+    let wgsl = spv2wgsl::translate(module.as_bytes(), &Options::default()).expect("translates").wgsl;
+    assert!(wgsl.contains("@group(0) @binding(0) var<storage, read> buf: Buf;"), "{wgsl}");
+    assert!(wgsl.contains("@group(0) @binding(0) var<storage, read_write> out: Buf;"), "{wgsl}");
+}

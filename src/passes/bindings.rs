@@ -1,26 +1,29 @@
 //! Bindings for resources the SPIR-V did not bind: the sampler split from a combined image
-//! sampler and the comparison twin of a sampler (both made by `handles`), and push constants.
+//! sampler and the comparison twin of a sampler (both made by `handles`), and push constants;
+//! and for samplers that share an image's binding, which WGSL does not allow.
 //!
 //! Before: `Module::new_bindings` lists the samplers `handles` made; push-constant blocks are
 //! `PushConstant` variables. After: push-constant blocks are `Uniform` variables (uniform
-//! buffers) and are listed too; every listed variable has a DescriptorSet and Binding.
+//! buffers) and are listed too, so are samplers moved off an image's binding; every listed
+//! variable has a DescriptorSet and Binding; no entry point uses two resources at one binding.
 //!
 //! The rule (docs/bindings.md): a new sampler goes in its source's group (DescriptorSet), a push
 //! constant block in group 0; each takes one past the highest binding used in that group by any
 //! resource variable of the module, in the order they are listed. `Options::sampler_bindings`
 //! (keyed by the source's set and binding) and `Options::push_constant_binding` override it.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 use spirv::StorageClass;
 
 use crate::Options;
 use crate::binding_map::ResourceBinding;
 use crate::error::{Error, Location};
-use crate::spirv::{BindingOrigin, Id, Module, NewBinding, Type};
+use crate::spirv::{BindingOrigin, Global, Id, Module, NewBinding, Type};
 
 pub fn run(module: &mut Module, options: &Options) -> Result<(), Error> {
     push_constants_to_uniforms(module);
+    separate_shared_bindings(module)?;
     let mut taken: BTreeSet<ResourceBinding> = module
         .globals
         .iter()
@@ -100,6 +103,82 @@ fn push_constants_to_uniforms(module: &mut Module) {
     }
 }
 
+/// Resource variables one entry point uses at one binding. Vulkan lets a combined image sampler
+/// descriptor be read through an image and a sampler variable at the same binding (DXC's
+/// `[[vk::combinedImageSampler]]`, and HLSL `register(t0)` with `register(s0)` when no shift
+/// separates them): such a sampler is moved to a binding of its own, like the sampler of a
+/// combined image sampler. Any other pair (a buffer and a texture, two buffers) is an error:
+/// WGSL needs a binding per resource, and Vulkan cannot bind two kinds of descriptor at one.
+fn separate_shared_bindings(module: &mut Module) -> Result<(), Error> {
+    let used = module.globals_used_in(&module.entry_functions());
+    let mut at: BTreeMap<ResourceBinding, Vec<usize>> = BTreeMap::new();
+    for (g, global) in module.globals.iter().enumerate().filter(|&(g, _)| used[g]) {
+        let d = module.decorations(global.id);
+        if let (Some(group), Some(binding)) = (d.set, d.binding) {
+            at.entry(ResourceBinding { group, binding }).or_default().push(g);
+        }
+    }
+    at.retain(|_, globals| globals.len() > 1);
+    if at.is_empty() {
+        return Ok(());
+    }
+    // Which globals each entry point uses: only now, as modules rarely share bindings at all.
+    let per_entry: Vec<Vec<bool>> = module
+        .entry_points
+        .iter()
+        .filter_map(|e| module.function_index(e.function))
+        .map(|f| module.globals_used_in(&module.reachable_functions(f)))
+        .collect();
+    // An unnamed block instance (HLSL's `cbuffer`) by its block's name.
+    let name = |g: usize| {
+        let Global { id, pointee, .. } = module.globals[g];
+        match (module.name(id), module.name(pointee)) {
+            (Some(n), _) => format!("`{n}`"),
+            (None, Some(block)) => format!("the `{block}` block"),
+            (None, None) => format!("%{id}"),
+        }
+    };
+    let mut moved = Vec::new();
+    for (binding, globals) in at {
+        for (entry, uses) in module.entry_points.iter().zip(&per_entry) {
+            let shared: Vec<usize> = globals.iter().copied().filter(|&g| uses[g]).collect();
+            if shared.len() < 2 {
+                continue;
+            }
+            let kind = |g: usize| module.type_def(module.globals[g].pointee);
+            let (samplers, others): (Vec<usize>, Vec<usize>) =
+                shared.iter().partition(|&&g| matches!(kind(g), Some(Type::Sampler { .. })));
+            let images = matches!(&others[..], [image] if matches!(kind(*image), Some(Type::Image(_))));
+            if !images {
+                let names: Vec<String> = shared.iter().map(|&g| name(g)).collect();
+                return Err(Error::unsupported(
+                    format!(
+                        "{} share set {}, binding {} in entry point `{}`: WGSL needs a binding of its own for \
+                         each resource (give them distinct bindings: for HLSL, registers of their own or DXC's \
+                         -fvk-b-shift, -fvk-t-shift, -fvk-s-shift and -fvk-u-shift)",
+                        names.join(" and "),
+                        binding.group,
+                        binding.binding,
+                        entry.name
+                    ),
+                    module.variable_location(module.globals[shared[1]].id),
+                ));
+            }
+            moved.extend(samplers.into_iter().map(|g| (g, others[0])));
+        }
+    }
+    moved.sort_unstable();
+    moved.dedup_by_key(|(sampler, _)| *sampler);
+    for (sampler, image) in moved {
+        module.new_bindings.push(NewBinding {
+            variable: module.globals[sampler].id,
+            source: module.globals[image].id,
+            origin: BindingOrigin::SharedWithImage,
+        });
+    }
+    Ok(())
+}
+
 /// The SPIR-V binding of the variable a new resource was made from.
 fn source_binding(module: &Module, new: &NewBinding) -> Option<ResourceBinding> {
     let d = module.decorations(new.source);
@@ -161,6 +240,11 @@ fn describe(module: &Module, new: &NewBinding) -> String {
         }
         BindingOrigin::PushConstant => format!(
             "push-constant block {} (now a uniform buffer)",
+            name(new.source)
+        ),
+        BindingOrigin::SharedWithImage => format!(
+            "sampler {}, which shared image {}'s binding{at},",
+            name(new.variable),
             name(new.source)
         ),
     }

@@ -44,16 +44,6 @@ pub fn run(module: &mut Module, _options: &Options) -> Result<(), Error> {
     retype(module, &groups, &uses)
 }
 
-fn variable_location(module: &Module, id: Id) -> Location {
-    let word_offset = module.global_index(id).map(|g| module.globals[g].offset);
-    Location {
-        word_offset,
-        opcode: Some(Op::Variable),
-        result_id: Some(id),
-        ..Location::default()
-    }
-}
-
 fn is_handle_array(module: &Module, ty: Id) -> bool {
     match module.type_def(ty) {
         Some(Type::Array { element, .. } | Type::RuntimeArray { element }) => {
@@ -69,7 +59,7 @@ fn check_variables(module: &Module, functions: &[usize], used: &[bool]) -> Resul
         if is_handle_array(module, global.pointee) {
             return Err(Error::unsupported(
                 "an array of textures or samplers needs binding arrays, which WebGPU does not have",
-                variable_location(module, global.id),
+                module.variable_location(global.id),
             ));
         }
         if module.is_handle(global.pointee) && global.class != StorageClass::UniformConstant {
@@ -78,7 +68,7 @@ fn check_variables(module: &Module, functions: &[usize], used: &[bool]) -> Resul
                     "a {:?} variable holding a texture or sampler: WGSL handles live only in module-scope resource variables",
                     global.class
                 ),
-                variable_location(module, global.id),
+                module.variable_location(global.id),
             ));
         }
     }
@@ -569,7 +559,7 @@ fn texture_type(
         );
         return Err(Error::unsupported(
             message,
-            variable_location(module, members[0]),
+            module.variable_location(members[0]),
         ));
     }
     let mut image = declared;
@@ -585,7 +575,7 @@ fn texture_type(
             format!(
                 "image {name} has an integer sampled type but is sampled with a depth reference"
             ),
-            variable_location(module, members[0]),
+            module.variable_location(members[0]),
         ));
     }
     if storage && image.access.is_none() {
@@ -628,7 +618,7 @@ fn add_comparison_twins(
         );
         return Err(Error::unsupported(
             message,
-            variable_location(module, members[0]),
+            module.variable_location(members[0]),
         ));
     }
     let id = members[0];

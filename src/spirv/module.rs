@@ -550,6 +550,12 @@ impl Module {
         }
     }
 
+    /// Where a variable is declared, for an error about it.
+    pub fn variable_location(&self, id: Id) -> Location {
+        let word_offset = self.global_index(id).map(|g| self.globals[g].offset);
+        Location { word_offset, opcode: Some(Op::Variable), result_id: Some(id), ..Location::default() }
+    }
+
     pub fn global_index(&self, id: Id) -> Option<usize> {
         match self.def(id) {
             Def::Global(index) => Some(*index),

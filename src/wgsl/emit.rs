@@ -532,12 +532,18 @@ impl<'m> Emitter<'m> {
         let module = self.module;
         let made = |id: Id| self.new_bindings.get(&id).copied();
         let new = made(id);
-        // A comparison twin of a split sampler comes, in the end, from the combined variable.
+        // A comparison twin of a split sampler comes, in the end, from the combined variable; a
+        // sampler moved off an image's binding is its own source, and was bound where the image is.
         let mut source = id;
-        while let Some(n) = made(source).filter(|n| n.source != source) {
-            source = n.source;
+        let mut bound_like = id;
+        loop {
+            match made(source) {
+                Some(n) if n.origin == BindingOrigin::SharedWithImage => break bound_like = n.source,
+                Some(n) if n.source != source => (source, bound_like) = (n.source, n.source),
+                _ => break,
+            }
         }
-        let d = module.decorations(source);
+        let d = module.decorations(bound_like);
         let original = match (new.map(|n| n.origin), d.set, d.binding) {
             (Some(BindingOrigin::PushConstant), ..) | (_, None, _) | (_, _, None) => None,
             (_, Some(group), Some(binding)) => Some(ResourceBinding { group, binding }),

@@ -10,6 +10,7 @@
 //! | `uniform B: VALUES` | a uniform buffer at binding B |
 //! | `texture B WxH FORMAT: VALUES` | a sampled 2D texture (`rgba8unorm`: one word a texel, `r32uint`, `rgba32float`) |
 //! | `sampler B nearest\|linear` | a sampler (clamp to edge) |
+//! | `combined B WxH FORMAT nearest\|linear: VALUES` | a combined image sampler: on WebGPU the texture at B and the sampler where the translation's binding map puts it |
 //! | `spec ID VALUE` | specialize constant ID (`1.5` as f32, else a 32-bit integer) on both sides |
 //! | `ulp B N` | compare binding B as f32s, allowing N units in the last place |
 //! | `expect B: VALUES` | the WGSL result at binding B must be VALUES; the Vulkan result is not the reference (say why in a comment) |
@@ -47,6 +48,7 @@ pub enum ResourceKind {
     Uniform(Vec<u32>),
     Texture(Texture),
     Sampler { linear: bool },
+    Combined { texture: Texture, linear: bool },
 }
 
 #[derive(Debug, Clone)]
@@ -391,7 +393,7 @@ fn apply(case: &mut Case, text: &str) -> Result<(), String> {
             };
             case.resources.push(Resource { binding, kind });
         }
-        "texture" => {
+        "texture" | "combined" => {
             let binding = number(0)?;
             let size = args.get(1).ok_or("expected WxH")?;
             let (width, height) = size
@@ -406,20 +408,16 @@ fn apply(case: &mut Case, text: &str) -> Result<(), String> {
                 format,
                 words,
             };
-            case.resources.push(Resource {
-                binding,
-                kind: ResourceKind::Texture(texture),
-            });
+            let kind = match keyword {
+                "texture" => ResourceKind::Texture(texture),
+                _ => ResourceKind::Combined { texture, linear: filter(args.get(3).copied())? },
+            };
+            case.resources.push(Resource { binding, kind });
         }
         "sampler" => {
-            let linear = match args.get(1).copied() {
-                Some("nearest") => false,
-                Some("linear") => true,
-                _ => return Err("expected `nearest` or `linear`".into()),
-            };
             case.resources.push(Resource {
                 binding: number(0)?,
-                kind: ResourceKind::Sampler { linear },
+                kind: ResourceKind::Sampler { linear: filter(args.get(1).copied())? },
             });
         }
         "spec" => {
@@ -493,6 +491,15 @@ fn apply(case: &mut Case, text: &str) -> Result<(), String> {
 }
 
 /// Catches manifests that cannot mean what their author wanted.
+/// A sampler's filter: `nearest` or `linear`.
+fn filter(word: Option<&str>) -> Result<bool, String> {
+    match word {
+        Some("nearest") => Ok(false),
+        Some("linear") => Ok(true),
+        _ => Err("expected `nearest` or `linear`".into()),
+    }
+}
+
 fn check(case: &Case) -> Result<(), String> {
     let mut bindings: Vec<u32> = case.resources.iter().map(|r| r.binding).collect();
     bindings.sort();
@@ -518,7 +525,7 @@ fn check(case: &Case) -> Result<(), String> {
         }
     }
     for resource in &case.resources {
-        if let ResourceKind::Texture(t) = &resource.kind {
+        if let ResourceKind::Texture(t) | ResourceKind::Combined { texture: t, .. } = &resource.kind {
             let words_per_texel = t.format.info().bytes_per_texel / 4;
             if t.words.len() as u32 != t.width * t.height * words_per_texel {
                 return Err(format!(

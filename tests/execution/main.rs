@@ -192,9 +192,13 @@ fn run(case: &Case) -> Result<Completion, String> {
     compare::check_reference(case, &reference)?;
 
     let mut wgsl = Vec::new();
+    let mut bindings = Vec::new();
     for module in &case.modules {
         match translate(module) {
-            Ok(text) => wgsl.push(text),
+            Ok(translation) => {
+                wgsl.push(translation.wgsl);
+                bindings.extend(translation.bindings);
+            }
             Err(TranslateError::Unsupported(message)) if case.pending.is_some() => {
                 let area = case.pending.as_deref().unwrap_or_default();
                 return Ok(Completion::ignored_with(format!(
@@ -222,8 +226,8 @@ fn run(case: &Case) -> Result<Completion, String> {
         return Ok(Completion::ignored_with(format!("webgpu-fails: {reason}")));
     }
     let actual = match case.render {
-        None => gpu.webgpu.run_compute(case, &wgsl[0]),
-        Some(_) => gpu.webgpu.run_render(case, &wgsl[0], &wgsl[1]),
+        None => gpu.webgpu.run_compute(case, &wgsl[0], &bindings),
+        Some(_) => gpu.webgpu.run_render(case, &wgsl[0], &wgsl[1], &bindings),
     };
     let outcome = actual.and_then(|actual| compare::compare(case, &reference, &actual));
     outcome.map(|()| Completion::Completed).map_err(|problem| {
@@ -242,12 +246,12 @@ enum TranslateError {
     Other(String),
 }
 
-fn translate(module: &Module) -> Result<String, TranslateError> {
+fn translate(module: &Module) -> Result<spv2wgsl::Translation, TranslateError> {
     let outcome = panic::catch_unwind(AssertUnwindSafe(|| {
         spv2wgsl::translate(&module.spirv, &spv2wgsl::Options::default())
     }));
     match outcome {
-        Ok(Ok(translation)) => Ok(translation.wgsl),
+        Ok(Ok(translation)) => Ok(translation),
         Ok(Err(error @ spv2wgsl::Error::Unsupported { .. })) => {
             Err(TranslateError::Unsupported(error.to_string()))
         }

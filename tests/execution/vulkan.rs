@@ -640,6 +640,7 @@ impl<'a> Run<'a> {
                 ResourceKind::Uniform(_) => vk::DescriptorType::UNIFORM_BUFFER,
                 ResourceKind::Texture(_) => vk::DescriptorType::SAMPLED_IMAGE,
                 ResourceKind::Sampler { .. } => vk::DescriptorType::SAMPLER,
+                ResourceKind::Combined { .. } => vk::DescriptorType::COMBINED_IMAGE_SAMPLER,
             };
             layout_bindings.push(
                 vk::DescriptorSetLayoutBinding::default()
@@ -735,22 +736,8 @@ impl<'a> Run<'a> {
                     unsafe { device.update_descriptor_sets(&[write], &[]) };
                 }
                 ResourceKind::Sampler { linear } => {
-                    let filter = if *linear {
-                        vk::Filter::LINEAR
-                    } else {
-                        vk::Filter::NEAREST
-                    };
-                    let info = vk::SamplerCreateInfo::default()
-                        .mag_filter(filter)
-                        .min_filter(filter)
-                        .address_mode_u(vk::SamplerAddressMode::CLAMP_TO_EDGE)
-                        .address_mode_v(vk::SamplerAddressMode::CLAMP_TO_EDGE)
-                        .address_mode_w(vk::SamplerAddressMode::CLAMP_TO_EDGE);
-                    let sampler = unsafe { device.create_sampler(&info, None) }
-                        .map_err(vk_error("creating a sampler"))?;
-                    self.owned.push(Owned::Sampler(sampler));
                     let info = [vk::DescriptorImageInfo {
-                        sampler,
+                        sampler: self.sampler(*linear)?,
                         ..Default::default()
                     }];
                     let write = write
@@ -758,10 +745,40 @@ impl<'a> Run<'a> {
                         .image_info(&info);
                     unsafe { device.update_descriptor_sets(&[write], &[]) };
                 }
+                ResourceKind::Combined { texture, linear } => {
+                    let info = [vk::DescriptorImageInfo {
+                        image_view: self.texture(texture, &mut bindings)?,
+                        image_layout: vk::ImageLayout::SHADER_READ_ONLY_OPTIMAL,
+                        sampler: self.sampler(*linear)?,
+                    }];
+                    let write = write
+                        .descriptor_type(vk::DescriptorType::COMBINED_IMAGE_SAMPLER)
+                        .image_info(&info);
+                    unsafe { device.update_descriptor_sets(&[write], &[]) };
+                }
             }
         }
         bindings.storage.sort_by_key(|(binding, _)| *binding);
         Ok(bindings)
+    }
+
+    /// A sampler clamping to the edge, nearest or linear.
+    fn sampler(&mut self, linear: bool) -> Result<vk::Sampler, String> {
+        let filter = if linear {
+            vk::Filter::LINEAR
+        } else {
+            vk::Filter::NEAREST
+        };
+        let info = vk::SamplerCreateInfo::default()
+            .mag_filter(filter)
+            .min_filter(filter)
+            .address_mode_u(vk::SamplerAddressMode::CLAMP_TO_EDGE)
+            .address_mode_v(vk::SamplerAddressMode::CLAMP_TO_EDGE)
+            .address_mode_w(vk::SamplerAddressMode::CLAMP_TO_EDGE);
+        let sampler = unsafe { self.device().create_sampler(&info, None) }
+            .map_err(vk_error("creating a sampler"))?;
+        self.owned.push(Owned::Sampler(sampler));
+        Ok(sampler)
     }
 
     /// A sampled image for `texture`, uploaded by `upload_textures`.

@@ -57,7 +57,7 @@ impl WebGpu {
         Ok(WebGpu { device, queue })
     }
 
-    pub fn run_compute(&self, case: &Case, wgsl: &str) -> Result<Outputs, String> {
+    pub fn run_compute(&self, case: &Case, wgsl: &str, bindings: &[spv2wgsl::Binding]) -> Result<Outputs, String> {
         self.capturing_errors(|| {
             let module = self.shader(wgsl);
             let keys = constant_keys(case);
@@ -72,7 +72,7 @@ impl WebGpu {
                     compilation_options: compilation_options(&constants),
                     cache: None,
                 });
-            let resources = self.resources(case);
+            let resources = self.resources(case, bindings);
             let bind_group =
                 self.bind_group(&pipeline.get_bind_group_layout(0), &resources, &[wgsl]);
             let mut encoder = self.device.create_command_encoder(&Default::default());
@@ -97,6 +97,7 @@ impl WebGpu {
         case: &Case,
         vertex_wgsl: &str,
         fragment_wgsl: &str,
+        bindings: &[spv2wgsl::Binding],
     ) -> Result<Outputs, String> {
         let render = case.render.as_ref().ok_or("not a render pair")?;
         self.capturing_errors(|| {
@@ -162,7 +163,7 @@ impl WebGpu {
                     multiview_mask: None,
                     cache: None,
                 });
-            let resources = self.resources(case);
+            let resources = self.resources(case, bindings);
             let bind_group = self.bind_group(
                 &pipeline.get_bind_group_layout(0),
                 &resources,
@@ -297,36 +298,50 @@ impl WebGpu {
         })
     }
 
-    /// Every resource of the case, by binding.
-    fn resources(&self, case: &Case) -> Vec<(u32, Resource)> {
-        case.resources
-            .iter()
-            .map(|r| {
-                let resource = match &r.kind {
-                    ResourceKind::Storage(words) => Resource::Storage(self.buffer_with(
-                        words,
-                        wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
-                    )),
-                    ResourceKind::Uniform(words) => {
-                        Resource::Uniform(self.buffer_with(words, wgpu::BufferUsages::UNIFORM))
+    /// Every resource of the case, by binding. A combined image sampler is a texture at its
+    /// binding and a sampler where the binding map of the translation (`bindings`) says, as a
+    /// program following `--binding-map` would bind it.
+    fn resources(&self, case: &Case, bindings: &[spv2wgsl::Binding]) -> Vec<(u32, Resource)> {
+        let mut resources = Vec::new();
+        for r in &case.resources {
+            let resource = match &r.kind {
+                ResourceKind::Storage(words) => Resource::Storage(self.buffer_with(
+                    words,
+                    wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
+                )),
+                ResourceKind::Uniform(words) => {
+                    Resource::Uniform(self.buffer_with(words, wgpu::BufferUsages::UNIFORM))
+                }
+                ResourceKind::Texture(texture) => Resource::Texture(self.texture(texture)),
+                ResourceKind::Sampler { linear } => Resource::Sampler(self.sampler(*linear)),
+                ResourceKind::Combined { texture, linear } => {
+                    let original = spv2wgsl::ResourceBinding { group: 0, binding: r.binding };
+                    // None when the shader only fetches texels: the translation drops the sampler.
+                    let sampler = bindings
+                        .iter()
+                        .find(|b| b.original == Some(original) && b.ty.starts_with("sampler"));
+                    if let Some(sampler) = sampler {
+                        resources.push((sampler.binding.binding, Resource::Sampler(self.sampler(*linear))));
                     }
-                    ResourceKind::Texture(texture) => Resource::Texture(self.texture(texture)),
-                    ResourceKind::Sampler { linear } => {
-                        let filter = if *linear {
-                            wgpu::FilterMode::Linear
-                        } else {
-                            wgpu::FilterMode::Nearest
-                        };
-                        Resource::Sampler(self.device.create_sampler(&wgpu::SamplerDescriptor {
-                            mag_filter: filter,
-                            min_filter: filter,
-                            ..Default::default()
-                        }))
-                    }
-                };
-                (r.binding, resource)
-            })
-            .collect()
+                    Resource::Texture(self.texture(texture))
+                }
+            };
+            resources.push((r.binding, resource));
+        }
+        resources
+    }
+
+    fn sampler(&self, linear: bool) -> wgpu::Sampler {
+        let filter = if linear {
+            wgpu::FilterMode::Linear
+        } else {
+            wgpu::FilterMode::Nearest
+        };
+        self.device.create_sampler(&wgpu::SamplerDescriptor {
+            mag_filter: filter,
+            min_filter: filter,
+            ..Default::default()
+        })
     }
 
     fn texture(&self, texture: &Texture) -> wgpu::TextureView {
