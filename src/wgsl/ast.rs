@@ -181,6 +181,16 @@ pub struct MemberAccess {
 }
 
 impl Expr {
+    /// A name, a literal, or members and constant indices of one: reading it does no work.
+    pub fn is_path(&self) -> bool {
+        match self {
+            Expr::Ident(_) | Expr::Literal(_) => true,
+            Expr::Member(access) => access.base.is_path(),
+            Expr::Index(base, index) => base.is_path() && matches!(**index, Expr::Literal(_)),
+            _ => false,
+        }
+    }
+
     pub fn ident(name: impl Into<Name>) -> Expr {
         Expr::Ident(name.into())
     }

@@ -3,7 +3,7 @@
 
 use spirv::Op;
 
-use super::ast::{BinaryOp, Expr, Literal, Name, Stmt, UnaryOp};
+use super::ast::{BinaryOp, Call, Expr, Literal, Name, Stmt, UnaryOp};
 use super::emit::Emitter;
 use super::function::{Lower, Pointer, Step, Value, COMPONENTS};
 use super::uses::vector_component;
@@ -520,7 +520,18 @@ impl Lower<'_> {
         for position in 1..inst.operands.len() {
             let index = inst.literal(position).ok_or_else(|| self.missing(inst))?;
             let (next, step) = self.literal_step(e, ty, index, inst)?;
-            expr = step.apply(expr);
+            expr = match (step, expr) {
+                // `T(a.fract, a.exp).member_1` is `a.exp`: a struct rebuilt from its parts (modf
+                // and frexp) and taken apart again. Only when the other parts are paths to
+                // values, so dropping them drops no work.
+                (Step::Member(_), Expr::Call(call))
+                    if call.callee == e.ty(ty)? && call.args.iter().all(Expr::is_path) =>
+                {
+                    let Call { mut args, .. } = *call;
+                    args.swap_remove(index as usize)
+                }
+                (step, expr) => step.apply(expr),
+            };
             ty = next;
         }
         self.define(e, inst, expr, false)
