@@ -181,12 +181,13 @@ pub struct MemberAccess {
 }
 
 impl Expr {
-    /// A name, a literal, or members and constant indices of one: reading it does no work.
+    /// A name, a literal, or members and elements of one at such indices: reading it again does
+    /// no work and has no effect.
     pub fn is_path(&self) -> bool {
         match self {
             Expr::Ident(_) | Expr::Literal(_) => true,
             Expr::Member(access) => access.base.is_path(),
-            Expr::Index(base, index) => base.is_path() && matches!(**index, Expr::Literal(_)),
+            Expr::Index(base, index) => base.is_path() && index.is_path(),
             _ => false,
         }
     }

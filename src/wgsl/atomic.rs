@@ -4,9 +4,9 @@
 
 use spirv::Op;
 
-use super::ast::{Expr, Literal, Stmt, UnaryOp};
+use super::ast::{BinaryOp, Expr, Literal, Stmt, UnaryOp};
 use super::emit::Emitter;
-use super::function::Lower;
+use super::function::{Lower, Value};
 use crate::error::Error;
 use crate::passes::signedness::int_signedness;
 use crate::spirv::{Id, Inst, Type};
@@ -85,6 +85,68 @@ impl Lower<'_> {
         Ok(())
     }
 
+    /// SPIR-V's compare-exchange is strong; WGSL has only a weak one, which may fail though the
+    /// atomic held the comparator. It is tried again until it stores or sees another value, so a
+    /// program that takes the comparator back as proof of its store (a lock) still works:
+    /// `loop { let r = atomicCompareExchangeWeak(p, c, v); if r.exchanged || r.old_value != c { x = r.old_value; break; } }`.
+    fn compare_exchange(&mut self, e: &mut Emitter, inst: &Inst, operands: [Expr; 3], inner: Id) -> Result<(), Error> {
+        self.flush(e, true);
+        let id = self.result(inst)?;
+        let name = self.local_name(e, id);
+        // Read on every try, the comparator twice: what is not a name is bound once, before.
+        let [target, value, comparator] = operands;
+        let target = self.read_once(e, target, &format!("{name}_pointer"));
+        let value = self.read_once(e, value, &format!("{name}_value"));
+        let comparator = self.read_once(e, comparator, &format!("{name}_comparator"));
+        let exchange = self.namer.fresh_name(&format!("{name}_exchange"), Some(&e.namer));
+        let old = Expr::member(Expr::ident(exchange.clone()), "old_value");
+        let mut done = Vec::new();
+        if self.uses.get(&id).is_some_and(|u| u.count > 0) {
+            let ty = self.result_type(inst)?;
+            let result = match int_signedness(self.module, ty) == int_signedness(self.module, inner) {
+                true => old.clone(),
+                false => e.bitcast(ty, old.clone())?,
+            };
+            let var = match self.hoisted_names.get(&id) {
+                Some(hoisted) => hoisted.clone(),
+                None => {
+                    self.stmts.push(Stmt::Var { name: name.clone(), ty: e.ty(ty)?, value: None });
+                    name
+                }
+            };
+            done.push(Stmt::Assign { target: Expr::ident(var.clone()), value: result });
+            self.values.insert(id, Value::Ident(var));
+        }
+        done.push(Stmt::Break);
+        let call = Expr::call("atomicCompareExchangeWeak", vec![target, comparator.clone(), value]);
+        let condition = Expr::binary(
+            BinaryOp::LogicalOr,
+            Expr::member(Expr::ident(exchange.clone()), "exchanged"),
+            Expr::binary(BinaryOp::NotEqual, old, comparator),
+        );
+        let body = vec![
+            Stmt::Let { name: exchange, ty: None, value: call },
+            Stmt::If { condition, accept: done, reject: Vec::new() },
+        ];
+        self.stmts.push(Stmt::Loop { body, continuing: Vec::new(), break_if: None });
+        Ok(())
+    }
+
+    /// `expr` if reading it again does no work (a name, a member of one, `&` of such), else a
+    /// `let` bound to it.
+    fn read_once(&mut self, e: &Emitter, expr: Expr, name: &str) -> Expr {
+        let path = match &expr {
+            Expr::Unary(UnaryOp::AddressOf, reference) => reference.is_path(),
+            other => other.is_path(),
+        };
+        if path {
+            return expr;
+        }
+        let name = self.namer.fresh_name(name, Some(&e.namer));
+        self.stmts.push(Stmt::Let { name: name.clone(), ty: None, value: expr });
+        Expr::ident(name)
+    }
+
     /// `&reference` to the atomic a pointer operand designates.
     fn atomic_pointer(&mut self, e: &mut Emitter, pointer: Id) -> Result<Expr, Error> {
         let reference = self.pointer_expr(e, pointer)?;
@@ -104,11 +166,9 @@ impl Lower<'_> {
             inst.op,
             Op::AtomicCompareExchange | Op::AtomicCompareExchangeWeak
         ) {
-            // WGSL has only the weak form, which may fail spuriously; its old value is exact.
             let value = self.as_inner(e, self.operand(inst, 4)?, inner)?;
             let comparator = self.as_inner(e, self.operand(inst, 5)?, inner)?;
-            let call = Expr::call("atomicCompareExchangeWeak", vec![target, comparator, value]);
-            return self.atomic_result(e, inst, Expr::member(call, "old_value"), inner);
+            return self.compare_exchange(e, inst, [target, value, comparator], inner);
         }
         let (name, value) = builtin(inst.op).ok_or_else(|| {
             Error::unsupported(

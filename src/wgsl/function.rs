@@ -173,7 +173,7 @@ pub(super) struct Lower<'m> {
     scopes: Scopes,
     /// The number of the next scope `nodes` enters, as `scopes::analyse` numbered them.
     next_scope: usize,
-    hoisted_names: IdMap<Id, Name>,
+    pub(super) hoisted_names: IdMap<Id, Name>,
     phi_vars: IdMap<Id, Name>,
     guard_names: IdMap<Guard, Name>,
     /// Set by the `BreakIf` ending a `continuing`.

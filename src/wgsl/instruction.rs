@@ -520,12 +520,18 @@ impl Lower<'_> {
         for position in 1..inst.operands.len() {
             let index = inst.literal(position).ok_or_else(|| self.missing(inst))?;
             let (next, step) = self.literal_step(e, ty, index, inst)?;
+            let parts = match self.module.ty(ty)? {
+                Type::Struct { members } => members.len(),
+                Type::Vector { count, .. } => *count as usize,
+                _ => 0,
+            };
             expr = match (step, expr) {
-                // `T(a.fract, a.exp).member_1` is `a.exp`: a struct rebuilt from its parts (modf
-                // and frexp) and taken apart again. Only when the other parts are paths to
-                // values, so dropping them drops no work.
-                (Step::Member(_), Expr::Call(call))
-                    if call.callee == e.ty(ty)? && call.args.iter().all(Expr::is_path) =>
+                // `T(a.fract, a.exp).member_1` is `a.exp`, `vec3<u32>(size_x, 2u, 1u).x` is
+                // `size_x`: a composite built from its parts (modf and frexp results, workgroup
+                // sizes) and taken apart again. Only when the other parts are paths to values,
+                // so dropping them drops no work.
+                (Step::Member(_) | Step::Component(_), Expr::Call(call))
+                    if call.args.len() == parts && call.callee == e.ty(ty)? && call.args.iter().all(Expr::is_path) =>
                 {
                     let Call { mut args, .. } = *call;
                     args.swap_remove(index as usize)
