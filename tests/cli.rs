@@ -313,6 +313,47 @@ fn entry_points_without_io_need_no_wrapper_unless_they_share_a_function() {
     assert_eq!(wgsl.matches("a_inner();").count(), 2, "{wgsl}");
 }
 
+/// One variable passed twice by pointer (the parameters decorated Aliased), to a function that
+/// stores through one and loads through the other: valid SPIR-V, but WGSL forbids the call.
+const ALIASED_POINTER_ARGUMENTS: &str = r#"
+               OpCapability Shader
+               OpMemoryModel Logical GLSL450
+               OpEntryPoint GLCompute %main "main"
+               OpExecutionMode %main LocalSize 1 1 1
+               OpName %x "x"
+               OpDecorate %a Aliased
+               OpDecorate %b Aliased
+       %void = OpTypeVoid
+         %fn = OpTypeFunction %void
+       %uint = OpTypeInt 32 0
+   %ptr_uint = OpTypePointer Function %uint
+     %fn_two = OpTypeFunction %uint %ptr_uint %ptr_uint
+     %uint_7 = OpConstant %uint 7
+      %store = OpFunction %uint None %fn_two
+          %a = OpFunctionParameter %ptr_uint
+          %b = OpFunctionParameter %ptr_uint
+         %l1 = OpLabel
+               OpStore %b %uint_7
+          %v = OpLoad %uint %a
+               OpReturnValue %v
+               OpFunctionEnd
+       %main = OpFunction %void None %fn
+         %l2 = OpLabel
+          %x = OpVariable %ptr_uint Function
+               OpStore %x %uint_7
+          %r = OpFunctionCall %uint %store %x %x
+               OpReturn
+               OpFunctionEnd
+"#;
+
+#[test]
+fn one_variable_passed_twice_by_pointer_is_refused() {
+    let output = run(&[], Some(ALIASED_POINTER_ARGUMENTS.as_bytes()));
+    assert_failure(&output, 1);
+    assert_stderr_mentions(&output, "passes `x` twice by pointer", "the message names the variable");
+    assert_stderr_mentions(&output, "OpFunctionCall", "the message points at the call");
+}
+
 /// A library module (Linkage capability, no entry point), as a front end writes for separate
 /// compilation. Not Vulkan SPIR-V, so it is no fixture (those pass spirv-val for Vulkan).
 const LIBRARY_MODULE: &str = r#"

@@ -294,6 +294,8 @@ impl Lower<'_> {
             .cloned()
             .ok_or_else(|| Error::invalid(format!("%{callee} is not a function"), self.location(inst)))?;
         let mut args = Vec::new();
+        // The variables pointer arguments point into.
+        let mut roots: Vec<Expr> = Vec::new();
         for position in 1..inst.operands.len() {
             let arg = self.operand(inst, position)?;
             let ty = self.module.type_of(arg)?;
@@ -311,6 +313,20 @@ impl Lower<'_> {
                     args.push(self.handle_expr(e, sampler)?);
                 }
                 continue;
+            }
+            if pointee.is_some() {
+                let root = self.pointer(e, arg)?.base;
+                if roots.contains(&root) {
+                    return Err(Error::unsupported(
+                        format!(
+                            "a call passes `{}` twice by pointer: WGSL forbids aliased pointer arguments (the callee \
+                             could write through one and read through the other)",
+                            super::print::expr_to_string(&root)
+                        ),
+                        self.location(inst),
+                    ));
+                }
+                roots.push(root);
             }
             args.push(if pointee.is_some() { address_of(self.pointer_expr(e, arg)?) } else { self.take(e, arg)? });
         }
