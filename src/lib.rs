@@ -140,6 +140,9 @@ fn translate_module(input: &[u8], options: &Options) -> Result<Translation, Erro
     passes::entry_points::run(&mut module, options)?;
     passes::spec_constants::run(&mut module, options)?;
     passes::single_value_phis::run(&mut module, options)?;
+    passes::value_params::run(&mut module, options)?;
+    passes::argument_copies::run(&mut module, options)?;
+    passes::single_store_locals::run(&mut module, options)?;
     passes::structurize::run(&mut module, options)?;
     passes::io_wrapper::run(&mut module, options)?;
     passes::signedness::run(&mut module, options)?;

@@ -1,6 +1,7 @@
 //! The passes over the module, each `fn run(&mut Module, &Options) -> Result<(), Error>` in its own
 //! file. Their order is in `lib.rs`.
 
+pub mod argument_copies;
 pub mod atomics;
 pub mod bindings;
 pub mod entry_points;
@@ -8,6 +9,8 @@ pub mod handles;
 pub mod io_wrapper;
 pub mod layout;
 pub mod signedness;
+pub mod single_store_locals;
 pub mod single_value_phis;
 pub mod spec_constants;
 pub mod structurize;
+pub mod value_params;

@@ -428,6 +428,9 @@ pub struct Module {
     pub warnings: Vec<String>,
     /// Image variable or parameter to the sampler split from it (`handles` pass).
     pub companion_samplers: IdMap<Id, Id>,
+    /// Values that were all a named local variable held (`single_store_locals` pass): each is a
+    /// `let` of the variable's name, even where it is used once.
+    pub variable_values: IdSet<Id>,
     /// Sampler variable to its `sampler_comparison` twin (`handles` pass).
     pub comparison_samplers: IdMap<Id, Id>,
     /// Resources that need a binding the SPIR-V did not give, in the order they were made; the
@@ -691,5 +694,78 @@ impl Module {
             }
         }
         order
+    }
+}
+
+impl Module {
+    /// Makes the pointers `values` maps (parameters, local variables) values: in function `f`,
+    /// a whole load of one is its value, a load through access chains with constant indices an
+    /// `OpCompositeExtract` of it, and the chains go. A value may itself be such a load, of
+    /// another pointer. The callers have checked that the pointers are used only so. Returns
+    /// what each dropped load's uses now read.
+    pub fn read_pointers_as_values(&mut self, f: usize, values: &IdMap<Id, Id>) -> IdMap<Id, Id> {
+        let function = &self.functions[f];
+        // Access chains from a pointer, by result: the pointer and the constant indices.
+        let mut paths: IdMap<Id, (Id, Vec<u32>)> = values.keys().map(|&p| (p, (p, Vec::new()))).collect();
+        let mut replaced: IdMap<Id, Id> = IdMap::default();
+        let mut extracts: Vec<(usize, Id, Vec<u32>)> = Vec::new();
+        let mut dropped: IdSet<usize> = IdSet::default();
+        for index in function.blocks.iter().flat_map(|b| b.insts.iter().copied()) {
+            let inst = &function.insts[index];
+            let (Some(base), Some(result)) = (inst.id(0), inst.result) else { continue };
+            let Some((root, path)) = paths.get(&base).cloned() else { continue };
+            match inst.op {
+                Op::AccessChain | Op::InBoundsAccessChain => {
+                    let mut path = path;
+                    path.extend(inst.id_operands().skip(1).filter_map(|index| self.const_u32(index)));
+                    paths.insert(result, (root, path));
+                    dropped.insert(index);
+                }
+                Op::Load if path.is_empty() => {
+                    replaced.insert(result, values[&root]);
+                    dropped.insert(index);
+                }
+                Op::Load => extracts.push((index, values[&root], path)),
+                _ => {}
+            }
+        }
+        // A value that is a dropped load reads what that load's uses now read.
+        let resolve = |mut id: Id| {
+            while let Some(&next) = replaced.get(&id) {
+                id = next;
+            }
+            id
+        };
+        let replaced: IdMap<Id, Id> = replaced.keys().map(|&load| (load, resolve(load))).collect();
+        let function = &mut self.functions[f];
+        for (index, value, path) in extracts {
+            let inst = &mut function.insts[index];
+            inst.op = Op::CompositeExtract;
+            let value = Operand::IdRef(replaced.get(&value).copied().unwrap_or(value));
+            inst.operands = std::iter::once(value).chain(path.into_iter().map(Operand::LiteralBit32)).collect();
+        }
+        for inst in &mut function.insts {
+            for operand in inst.operands.iter_mut() {
+                if let Operand::IdRef(id) = operand
+                    && let Some(&value) = replaced.get(id)
+                {
+                    *id = value;
+                }
+            }
+        }
+        function.drop_insts(&dropped);
+        replaced
+    }
+}
+
+impl Function {
+    /// Removes instructions from their blocks, leaving `OpNop` in the arena.
+    pub fn drop_insts(&mut self, dropped: &IdSet<usize>) {
+        for block in &mut self.blocks {
+            block.insts.retain(|index| !dropped.contains(index));
+        }
+        for &index in dropped {
+            self.insts[index] = Inst { op: Op::Nop, ty: None, result: None, operands: Box::new([]), offset: 0 };
+        }
     }
 }

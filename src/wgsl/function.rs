@@ -541,7 +541,7 @@ impl<'m> Lower<'m> {
             return Ok(());
         }
         let trivial = matches!(expr, Expr::Ident(_) | Expr::Literal(_));
-        if self.hoisted_names.contains_key(&id) {
+        if self.hoisted_names.contains_key(&id) || self.module.variable_values.contains(&id) {
             self.bind(e, id, expr);
         } else if trivial && !reads_memory {
             self.values.insert(id, Value::named(expr));

@@ -686,7 +686,11 @@ impl Lower<'_> {
         }
         // r = x % y (sign of x); where r != 0 and the signs of r and y differ, r + y.
         let remainder = self.result(inst)?;
-        let r_name = self.local_name(e, remainder);
+        // A named result keeps its name for the value, not for the step towards it.
+        let r_name = match self.module.name(remainder) {
+            Some(name) => self.namer.fresh_name(&format!("{name}_remainder"), Some(&e.namer)),
+            None => self.local_name(e, remainder),
+        };
         self.stmts.push(Stmt::Let { name: r_name.clone(), ty: None, value: Expr::binary(BinaryOp::Modulo, x, y.clone()) });
         let r = Expr::ident(r_name);
         let zero = if &*ty == "i32" { Expr::Literal(Literal::I32(0)) } else { Expr::call(ty.clone(), vec![]) };
