@@ -656,6 +656,12 @@ const BAD_INPUTS: &[BadInput] = &[
         all_of: &["cycle"],
     },
     BadInput {
+        // Stores and loads of locals whose values form a cycle: translating must end.
+        fixture: "invalid/forwarding_cycle.spv",
+        any_of: &["cannot translate"],
+        all_of: &[],
+    },
+    BadInput {
         fixture: "invalid/constant_index_out_of_bounds.spv",
         any_of: &["out of bounds"],
         all_of: &["11141121"],

@@ -729,14 +729,29 @@ impl Module {
                 _ => {}
             }
         }
-        // A value that is a dropped load reads what that load's uses now read.
-        let resolve = |mut id: Id| {
-            while let Some(&next) = replaced.get(&id) {
-                id = next;
+        // A value that is a dropped load reads what that load's uses now read, each chain walked
+        // once. Invalid input can make a cycle of them: a walk stops after as many steps as
+        // there are loads.
+        let mut resolved: IdMap<Id, Id> = IdMap::default();
+        for &load in replaced.keys() {
+            let mut path = Vec::new();
+            let mut id = load;
+            while path.len() <= replaced.len() {
+                if let Some(&end) = resolved.get(&id) {
+                    id = end;
+                    break;
+                }
+                match replaced.get(&id) {
+                    Some(&next) => {
+                        path.push(id);
+                        id = next;
+                    }
+                    None => break,
+                }
             }
-            id
-        };
-        let replaced: IdMap<Id, Id> = replaced.keys().map(|&load| (load, resolve(load))).collect();
+            resolved.extend(path.into_iter().map(|step| (step, id)));
+        }
+        let replaced = resolved;
         let function = &mut self.functions[f];
         for (index, value, path) in extracts {
             let inst = &mut function.insts[index];
