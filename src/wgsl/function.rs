@@ -47,7 +47,7 @@ pub fn emit(e: &mut Emitter, f: usize) -> Result<ast::Function, Error> {
         break_if: None,
         annotate: e.annotate,
         source_line: None,
-        next_inst: None,
+        rest: &[],
     };
     let name = e.names.get(&function.id).cloned().unwrap_or_default();
     let mut params = Vec::new();
@@ -181,11 +181,19 @@ pub(super) struct Lower<'m> {
     annotate: bool,
     /// `file:line` of the last `OpLine`, for `--annotate`.
     source_line: Option<String>,
-    /// The instruction after the one being lowered, in the same block.
-    pub(super) next_inst: Option<&'m Inst>,
+    /// The instructions after the one being lowered, in the same block.
+    rest: &'m [usize],
 }
 
 impl<'m> Lower<'m> {
+    /// The next instruction of the block past access chains (which do nothing until a load or
+    /// store uses them). Looked for only where needed: a walk per instruction would cost the
+    /// square of a long run of chains.
+    pub(super) fn next_inst(&self) -> Option<&'m Inst> {
+        let function = self.function;
+        self.rest.iter().map(|&next| &function.insts[next]).find(|next| !matches!(next.op, Op::AccessChain | Op::InBoundsAccessChain))
+    }
+
     pub(super) fn location(&self, inst: &Inst) -> Location {
         let mut location = self.module.location_of(self.f, inst);
         location.block = self.function.blocks.get(self.block).map(|b| b.label);
@@ -239,7 +247,7 @@ impl<'m> Lower<'m> {
                 let insts = &self.function.blocks[*b].insts;
                 for (position, &index) in insts.iter().enumerate() {
                     let inst = &self.function.insts[index];
-                    self.next_inst = insts.get(position + 1).map(|&next| &self.function.insts[next]);
+                    self.rest = &insts[position + 1..];
                     if inst.op == Op::Phi {
                         // A loop header's phi: the snapshot every use reads, never the `var`.
                         let id = self.result(inst)?;

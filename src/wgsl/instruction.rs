@@ -337,7 +337,7 @@ impl Lower<'_> {
         // (`n = f();`): nothing can happen between the call and the store.
         let stored_at_once = inst.result.is_some_and(|id| {
             self.uses.get(&id).is_some_and(|u| u.count == 1)
-                && self.next_inst.is_some_and(|next| next.op == Op::Store && next.operands.get(1) == Some(&Operand::IdRef(id)))
+                && self.next_inst().is_some_and(|next| next.op == Op::Store && next.operands.get(1) == Some(&Operand::IdRef(id)))
         });
         match inst.result {
             Some(_) if stored_at_once => return self.define(e, inst, call, true),
