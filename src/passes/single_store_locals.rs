@@ -1,11 +1,15 @@
-//! Local variables written once and read only after that, in the same block, are the value
-//! written: glslang's copies of call arguments (`param = v; f(param)`, once `value_params` has
+//! Local variables written once and read only after that are the value written: glslang's copies of call arguments (`param = v; f(param)`, once `value_params` has
 //! made `param` a value parameter) and the many locals it stores once and reads at once.
 //!
 //! Before: a function variable may be stored once and only loaded after the store.
 //! After: a function variable without an initializer, stored once (whole), whose every other
-//! use is a load later in the block of the store, whole or through access chains with constant
-//! indices, is gone, with its store; the loads read the stored value or extract from it. The stored value takes the variable's name if it has none and
+//! use is a load, whole or through access chains with constant indices, later in the block of
+//! the store or in a block the store's block dominates, is gone, with its store; the loads read
+//! the stored value or extract from it.
+//!
+//! Across blocks the value is still the one stored: every path to such a load passes the
+//! store after the stored value's last definition (that definition dominates the store, and
+//! a path from it to the load avoiding the store would give one from the entry too). The stored value takes the variable's name if it has none and
 //! is listed in `Module::variable_values`, so it becomes a `let` of that name where the variable
 //! was assigned. glslang's argument copies, all named `param`, lend no name; nor is a named
 //! variable holding a constant forwarded, as the name would be lost.
@@ -15,6 +19,7 @@ use spirv::{Op, StorageClass};
 use crate::Options;
 use crate::error::Error;
 use crate::id_hash::{IdMap, IdSet};
+use crate::spirv::cfg::{Cfg, DominatorTree};
 use crate::spirv::{Def, ExtSet, Id, Module, Type};
 
 pub fn run(module: &mut Module, _options: &Options) -> Result<(), Error> {
@@ -94,10 +99,16 @@ fn forward(module: &mut Module, f: usize) {
     let mut values: IdMap<Id, Id> = IdMap::default();
     let mut dropped: IdSet<usize> = IdSet::default();
     let mut named: Vec<(Id, Id)> = Vec::new();
+    // Built on first need: most locals are read in the block that stores them, or not at all.
+    let mut tree: Option<Option<DominatorTree>> = None;
     for &variable in &order {
         let local = &locals[&variable];
         let Some((block, stored_at, store, value)) = local.store else { continue };
-        let after_store = local.loads.iter().all(|&(b, position)| b == block && position > stored_at);
+        let mut after_store = local.loads.iter().all(|&(b, position)| b != block || position > stored_at);
+        if after_store && local.loads.iter().any(|&(b, _)| b != block) {
+            let tree = tree.get_or_insert_with(|| dominator_tree(module, f));
+            after_store = tree.as_ref().is_some_and(|tree| local.loads.iter().all(|&(b, _)| tree.dominates(block, b)));
+        }
         let named_constant = matches!(module.def(value), Def::Constant(_)) && source_name(module, variable).is_some();
         if local.other || !after_store || named_constant {
             continue;
@@ -121,6 +132,31 @@ fn forward(module: &mut Module, f: usize) {
             module.variable_values.insert(value);
         }
     }
+}
+
+/// The dominator tree of function `f`'s blocks, unless a branch names a label of no block of it.
+fn dominator_tree(module: &Module, f: usize) -> Option<DominatorTree> {
+    let function = &module.functions[f];
+    let block_of = |label: Id| match *module.def(label) {
+        Def::Label { function: of, block } if of as usize == f => Some(block as usize),
+        _ => None,
+    };
+    let mut targets = Vec::with_capacity(function.blocks.len());
+    for b in 0..function.blocks.len() {
+        let terminator = function.terminator(b);
+        let labels: Vec<usize> = match terminator.op {
+            Op::Branch => vec![0],
+            Op::BranchConditional => vec![1, 2],
+            Op::Switch => std::iter::once(1).chain((3..terminator.operands.len()).step_by(2)).collect(),
+            _ => {
+                targets.push(vec![None]);
+                continue;
+            }
+        };
+        let blocks: Option<Vec<Option<usize>>> = labels.into_iter().map(|i| terminator.id(i).and_then(block_of).map(Some)).collect();
+        targets.push(blocks?);
+    }
+    Some(DominatorTree::new(&Cfg::new(&targets).dominators()))
 }
 
 /// A variable's name, unless it is one of glslang's copies of call arguments.

@@ -97,6 +97,50 @@ impl Cfg {
     }
 }
 
+/// The dominator tree numbered by a depth-first walk, so that whether one block dominates
+/// another is two comparisons, not a walk up the tree (which is as deep as the nesting).
+pub struct DominatorTree {
+    /// Entry and exit numbers of each block in the walk; `None` for unreachable blocks.
+    span: Vec<Option<(usize, usize)>>,
+}
+
+impl DominatorTree {
+    /// From `Cfg::dominators`.
+    pub fn new(idom: &[Option<usize>]) -> DominatorTree {
+        let n = idom.len();
+        let mut children = vec![Vec::new(); n];
+        for (block, parent) in idom.iter().enumerate() {
+            if let Some(parent) = *parent {
+                children[parent].push(block);
+            }
+        }
+        let mut span = vec![None; n];
+        let mut clock = 0;
+        // (block, entered): a block is pushed to enter it, then again to leave it.
+        let mut stack = if n > 0 { vec![(0, false)] } else { Vec::new() };
+        let mut entered = vec![0; n];
+        while let Some((block, leaving)) = stack.pop() {
+            if leaving {
+                span[block] = Some((entered[block], clock));
+            } else {
+                entered[block] = clock;
+                stack.push((block, true));
+                stack.extend(children[block].iter().map(|&child| (child, false)));
+            }
+            clock += 1;
+        }
+        DominatorTree { span }
+    }
+
+    /// Whether `a` dominates `b` (every block dominates itself).
+    pub fn dominates(&self, a: usize, b: usize) -> bool {
+        match (self.span[a], self.span[b]) {
+            (Some((a_in, a_out)), Some((b_in, b_out))) => a_in <= b_in && b_out <= a_out,
+            _ => false,
+        }
+    }
+}
+
 /// Whether `a` dominates `b`.
 fn dominates(idom: &[Option<usize>], a: usize, mut b: usize) -> bool {
     loop {
