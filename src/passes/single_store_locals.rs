@@ -11,8 +11,8 @@
 //! store after the stored value's last definition (that definition dominates the store, and
 //! a path from it to the load avoiding the store would give one from the entry too). The stored value takes the variable's name if it has none and
 //! is listed in `Module::variable_values`, so it becomes a `let` of that name where the variable
-//! was assigned. glslang's argument copies, all named `param`, lend no name; nor is a named
-//! variable holding a constant forwarded, as the name would be lost.
+//! was assigned. Compilers' argument copies (glslang's `param`, DXC's `param.var.NAME`) lend no
+//! name; nor is a named variable holding a constant forwarded, as the name would be lost.
 
 use spirv::{Op, StorageClass};
 
@@ -159,7 +159,8 @@ fn dominator_tree(module: &Module, f: usize) -> Option<DominatorTree> {
     Some(DominatorTree::new(&Cfg::new(&targets).dominators()))
 }
 
-/// A variable's name, unless it is one of glslang's copies of call arguments.
+/// A variable's name, unless it is a compiler's copy of a call argument: glslang's `param`,
+/// DXC's `param.var.NAME`.
 fn source_name(module: &Module, variable: Id) -> Option<&str> {
-    module.name(variable).filter(|&name| name != "param")
+    module.name(variable).filter(|&name| name != "param" && !name.starts_with("param.var."))
 }
