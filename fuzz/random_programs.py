@@ -15,7 +15,8 @@ rewrites: vectors built from scalars, splats and swizzles, components gathered f
 helper calls whose result is stored at once, calls that change a global read in the same
 expression, `inout` arguments (components among them), early returns from helpers and from
 `main`, loops with `break` and `continue`, switches with fall-through, dynamic indices into a
-local array and a struct. The same seed always writes the same program.
+local array and a struct, conditions joined by && and || (whose right-hand sides may call a
+function that changes a global). The same seed always writes the same program.
 """
 import random
 import sys
@@ -48,7 +49,7 @@ class Program:
         if kind == 5:
             return f"{self.vector(r.choice([2, 3, 4]), deeper)}.{r.choice('xy')}"
         if kind == 6:
-            return f"({self.scalar(deeper)} > {self.scalar(deeper)} ? {self.scalar(deeper)} : {self.scalar(deeper)})"
+            return f"({self.condition(deeper)} ? {self.scalar(deeper)} : {self.scalar(deeper)})"
         if kind == 7:
             # g() changes v0: reads of v0 before and after it in one expression must keep their order.
             choice = r.randrange(3)
@@ -58,6 +59,15 @@ class Program:
                 return f"(g({self.scalar(deeper)}) - v0.{r.choice('xyzw')})"
             return f"h{r.randrange(3)}({self.scalar(deeper)})"
         return f"(({self.scalar(deeper)}) % ({self.scalar(deeper)} | 1u))"
+
+    def condition(self, depth=0):
+        """A comparison, or comparisons joined by && and ||: their right-hand sides may call g(),
+        which changes v0, so evaluating one that short-circuiting skips shows."""
+        r = self.r
+        compare = f"{self.scalar(depth + 1)} {r.choice(['>', '<', '==', '!=', '>=', '<='])} {self.scalar(depth + 1)}"
+        if depth >= 2 or r.random() < 0.5:
+            return compare
+        return f"({compare} {r.choice(['&&', '||'])} {self.condition(depth + 1)})"
 
     def signed(self, depth):
         """A signed expression: int(x) is a bitcast in GLSL, so any uint converts exactly."""
@@ -139,7 +149,7 @@ class Program:
                 lines.append(f"{pad}    a = a + {i};")
                 lines.append(f"{pad}}}")
             elif kind == 6 and depth < 2:
-                lines.append(f"{pad}if ({self.scalar()} > {self.scalar()}) {{")
+                lines.append(f"{pad}if ({self.condition()}) {{")
                 lines += self.statements(indent + 1, depth + 1, in_loop)
                 lines.append(f"{pad}}} else {{")
                 lines += self.statements(indent + 1, depth + 1, in_loop)

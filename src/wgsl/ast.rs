@@ -181,6 +181,34 @@ pub struct MemberAccess {
 }
 
 impl Expr {
+    /// The variable a reference expression starts from: `v` of `v.a[i].b`.
+    pub fn root(&self) -> Option<&str> {
+        match self {
+            Expr::Ident(name) => Some(name),
+            Expr::Member(access) => access.base.root(),
+            Expr::Index(base, _) => base.root(),
+            _ => None,
+        }
+    }
+
+    /// Calls `f` with the root of every `&reference` in this expression.
+    pub fn for_each_address_taken(&self, f: &mut impl FnMut(&str)) {
+        match self {
+            Expr::Ident(_) | Expr::Literal(_) => {}
+            Expr::Unary(UnaryOp::AddressOf, reference) => {
+                reference.root().into_iter().for_each(&mut *f);
+                reference.for_each_address_taken(f);
+            }
+            Expr::Unary(_, operand) => operand.for_each_address_taken(f),
+            Expr::Member(member) => member.base.for_each_address_taken(f),
+            Expr::Binary(_, a, b) | Expr::Index(a, b) => {
+                a.for_each_address_taken(f);
+                b.for_each_address_taken(f);
+            }
+            Expr::Call(call) => call.args.iter().for_each(|arg| arg.for_each_address_taken(f)),
+        }
+    }
+
     /// A name, a literal, or members and elements of one at such indices: reading it again does
     /// no work and has no effect.
     pub fn is_path(&self) -> bool {
@@ -365,6 +393,19 @@ impl Stmt {
             Stmt::Noted { stmt, .. } => stmt.for_each_expr(f),
             Stmt::Break | Stmt::Continue | Stmt::Return(None) | Stmt::Discard => {}
         }
+    }
+
+    /// Calls `f` with the variable each assignment in this statement and those nested in it
+    /// writes (the root of its target), and each variable whose address an expression takes.
+    pub fn for_each_written(&self, f: &mut impl FnMut(&str)) {
+        self.for_each_stmt(&mut |stmt| {
+            if let Stmt::Assign { target, .. } = stmt
+                && let Some(root) = target.root()
+            {
+                f(root);
+            }
+        });
+        self.for_each_expr(&mut |expr| expr.for_each_address_taken(f));
     }
 
     /// Calls `f` with every identifier this statement and those nested in it read or write.

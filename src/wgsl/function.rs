@@ -274,6 +274,16 @@ impl<'m> Lower<'m> {
                 self.flush(e, false);
                 let accept = self.nodes(e, accept)?;
                 let reject = self.nodes(e, reject)?;
+                let arm = match (&accept[..], &reject[..]) {
+                    ([arm], []) => Some((arm, condition.clone())),
+                    ([], [arm]) => Some((arm, self.negate(*condition_id, condition.clone()))),
+                    _ => None,
+                };
+                if let Some((arm, guard)) = arm
+                    && self.short_circuit(guard, arm)
+                {
+                    return Ok(());
+                }
                 match (accept.is_empty(), reject.is_empty()) {
                     (true, true) => {}
                     (true, false) => {
@@ -360,6 +370,45 @@ impl<'m> Lower<'m> {
             }
         }
         Ok(())
+    }
+
+    /// The phi after `a || b` or `a && b`, as glslang writes them: `v = a;` then `if !a { v = b; }`
+    /// (or `if a { v = b; }`), with nothing else in the `if`, which runs its arm when `guard`
+    /// holds. It becomes `v = a || b;` (or `a && b`), which evaluates `b` only when the `if`
+    /// would have. Returns whether it did.
+    fn short_circuit(&mut self, guard: Expr, arm: &Stmt) -> bool {
+        let (Stmt::Assign { target: Expr::Ident(var), value: rhs }, Some(Stmt::Assign { target: Expr::Ident(before), value: init })) =
+            (arm, self.stmts.last())
+        else {
+            return false;
+        };
+        if var != before || rhs.mentions(var) || guard.mentions(var) {
+            return false;
+        }
+        let not = |expr: Expr| match expr {
+            Expr::Unary(UnaryOp::Not, inner) => *inner,
+            other => Expr::unary(UnaryOp::Not, other),
+        };
+        let opposite = |a: &Expr, b: &Expr| {
+            matches!(a, Expr::Unary(UnaryOp::Not, x) if **x == *b) || matches!(b, Expr::Unary(UnaryOp::Not, x) if **x == *a)
+        };
+        // v = guard ? rhs : init.
+        let (op, left) = if opposite(init, &guard) {
+            (BinaryOp::LogicalOr, init.clone())
+        } else if *init == guard {
+            (BinaryOp::LogicalAnd, init.clone())
+        } else if *init == Expr::Literal(Literal::Bool(true)) {
+            (BinaryOp::LogicalOr, not(guard))
+        } else if *init == Expr::Literal(Literal::Bool(false)) {
+            (BinaryOp::LogicalAnd, guard)
+        } else {
+            return false;
+        };
+        let value = Expr::binary(op, left, rhs.clone());
+        let var = Expr::Ident(var.clone());
+        self.stmts.pop();
+        self.stmts.push(Stmt::Assign { target: var, value });
+        true
     }
 
     /// `!expr` for the boolean value `condition`, written as the opposite comparison where that
@@ -697,17 +746,42 @@ fn initialize_at_first_assignment(stmts: &mut Vec<Stmt>, declared: usize) {
     if initializes.is_empty() {
         return;
     }
+    // A variable that nothing writes after it is initialized (nor takes the address of) is a
+    // `let`: a phi that became `a || b`, say. Only scalars, vectors and matrices: dynamic
+    // indexing of an array value is not for every WGSL implementation.
+    let mut writes: HashMap<&str, u32> = HashMap::new();
+    for stmt in &stmts[declared..] {
+        stmt.for_each_written(&mut |name| {
+            if let Some((&name, _)) = vars.get_key_value(name) {
+                *writes.entry(name).or_default() += 1;
+            }
+        });
+    }
+    let lets: Vec<bool> = initializes
+        .iter()
+        .map(|&(_, at)| {
+            let Stmt::Var { name, ty, .. } = &stmts[at] else { return false };
+            let plain = ["bool", "i32", "u32", "f32", "f16", "vec", "mat"].iter().any(|p| ty.starts_with(p));
+            // The initializing assignment is the one write.
+            plain && writes.get(&**name) == Some(&1)
+        })
+        .collect();
+    drop(writes);
     // In place: at the top of a huge function a second list would double the peak.
-    for (index, at) in initializes {
+    for ((index, at), is_let) in initializes.into_iter().zip(lets) {
         let Stmt::Var { name, ty, .. } = &stmts[at] else { continue };
         let (name, ty) = (name.clone(), ty.clone());
+        let declare = |value: Expr| match is_let {
+            true => Stmt::Let { name: name.clone(), ty: None, value },
+            false => Stmt::Var { name: name.clone(), ty: ty.clone(), value: Some(value) },
+        };
         let assign = std::mem::replace(&mut stmts[index], Stmt::Break);
         stmts[index] = match assign {
             Stmt::Noted { stmt, note } => match *stmt {
-                Stmt::Assign { value, .. } => Stmt::Noted { stmt: Box::new(Stmt::Var { name, ty, value: Some(value) }), note },
+                Stmt::Assign { value, .. } => Stmt::Noted { stmt: Box::new(declare(value)), note },
                 other => Stmt::Noted { stmt: Box::new(other), note },
             },
-            Stmt::Assign { value, .. } => Stmt::Var { name, ty, value: Some(value) },
+            Stmt::Assign { value, .. } => declare(value),
             other => other,
         };
     }
