@@ -107,12 +107,16 @@ pub fn emit(
             });
         }
     }
+    let unmangled = unmangled_names(module, &functions);
     for &f in &functions {
         let id = module.functions[f].id;
         let name = match inner_names.get(&id) {
             Some(name) => name.clone(),
             None => {
-                let base = module.name(id).map(str::to_string).unwrap_or_else(|| format!("function_{id}"));
+                let base = match unmangled.get(&f) {
+                    Some(&name) => name.to_string(),
+                    None => module.name(id).map(str::to_string).unwrap_or_else(|| format!("function_{id}")),
+                };
                 e.namer.fresh(&base, None)
             }
         };
@@ -159,6 +163,21 @@ fn unwrapped_entry_points(module: &Module) -> HashMap<Id, &EntryPoint> {
     }
     unwrapped.retain(|function, _| !shared.contains(function));
     unwrapped
+}
+
+/// glslang names a function by its signature, `BRDF(vf3;vf3;f1;`: such a function is called by
+/// the name before the parenthesis, unless another function of the module (an overload) has
+/// that name too, when the signature tells them apart.
+fn unmangled_names<'m>(module: &'m Module, functions: &[usize]) -> HashMap<usize, &'m str> {
+    let base = |f: usize| {
+        let name = module.name(module.functions[f].id)?;
+        name.split_once('(').map(|(base, _)| base).filter(|base| !base.is_empty())
+    };
+    let mut count: HashMap<&str, usize> = HashMap::new();
+    for name in functions.iter().filter_map(|&f| module.name(module.functions[f].id)) {
+        *count.entry(name.split_once('(').map_or(name, |(base, _)| base)).or_default() += 1;
+    }
+    functions.iter().filter_map(|&f| Some((f, base(f)?))).filter(|(_, base)| count[base] == 1).collect()
 }
 
 /// Globals the emitted functions refer to, in declaration order.
