@@ -641,15 +641,32 @@ impl Lower<'_> {
             self.discard(first);
             Expr::member(self.take(e, second)?, swizzle(first_len))
         } else {
-            let a = self.take_shared(e, first)?;
-            let b = self.take_shared(e, second)?;
-            let parts = selectors
-                .iter()
-                .map(|&c| {
-                    if c < first_len {
-                        Expr::member(a.clone(), COMPONENTS[c as usize % 4])
+            // Each run of components from one operand is one part: `vec4(a.xyz, b.w)`, or the
+            // operand itself where the run is all of it in order. An operand read by one part
+            // is inlined there.
+            let second_len = match self.module.ty(self.module.type_of(second)?)? {
+                Type::Vector { count, .. } => *count,
+                _ => return Err(Error::invalid("shuffle of a non-vector", self.location(inst))),
+            };
+            let mut runs: Vec<(bool, Vec<u32>)> = Vec::new();
+            for &c in &selectors {
+                let (from_second, component) = if c < first_len { (false, c) } else { (true, c - first_len) };
+                match runs.last_mut() {
+                    Some((run_second, components)) if *run_second == from_second => components.push(component),
+                    _ => runs.push((from_second, vec![component])),
+                }
+            }
+            let parts_of = |from_second: bool| runs.iter().filter(|(s, _)| *s == from_second).count();
+            let a = if parts_of(false) > 1 { self.take_shared(e, first)? } else { self.take(e, first)? };
+            let b = if parts_of(true) > 1 { self.take_shared(e, second)? } else { self.take(e, second)? };
+            let parts = runs
+                .into_iter()
+                .map(|(from_second, components)| {
+                    let (base, len) = if from_second { (&b, second_len) } else { (&a, first_len) };
+                    if components.iter().copied().eq(0..len) {
+                        base.clone()
                     } else {
-                        Expr::member(b.clone(), COMPONENTS[(c - first_len) as usize % 4])
+                        Expr::member(base.clone(), components.iter().map(|&c| COMPONENTS[c as usize % 4]).collect::<String>())
                     }
                 })
                 .collect();

@@ -156,6 +156,25 @@ fn literal_is_negative(lit: &Literal) -> bool {
     }
 }
 
+/// Whether the expression, printed, holds a `>` of a comparison or a shift. WGSL reads `name < ... >` as a template list when nothing like
+/// `;`, `||` or an unmatched `)` comes between (the grammar's template-list discovery), so such
+/// an expression after a `<` needs parentheses.
+fn closes_angle(expr: &Expr) -> bool {
+    match expr {
+        Expr::Ident(_) | Expr::Literal(_) => false,
+        Expr::Binary(op, left, right) => {
+            matches!(op, BinaryOp::Greater | BinaryOp::GreaterEqual | BinaryOp::ShiftRight)
+                || closes_angle(left)
+                || closes_angle(right)
+        }
+        Expr::Unary(_, operand) => closes_angle(operand),
+        // A type's own `<...>` (`vec4<i32>()`) pairs up within itself.
+        Expr::Call(call) => call.args.iter().any(closes_angle),
+        Expr::Index(base, index) => closes_angle(base) || closes_angle(index),
+        Expr::Member(member) => closes_angle(&member.base),
+    }
+}
+
 /// Whether `child` needs parentheses as the `left` or right operand of `op`.
 fn needs_parens(op: BinaryOp, child: &Expr, left: bool) -> bool {
     let child_level = level(child);
@@ -454,7 +473,9 @@ impl Printer {
             Expr::Binary(op, left, right) => {
                 self.operand(left, needs_parens(*op, left, true));
                 let _ = write!(self.out, " {} ", binary_symbol(*op));
-                self.operand(right, needs_parens(*op, right, false));
+                // `a < b >> 2u` would read as the template `a<b>`: see `closes_angle`.
+                let template_like = *op == BinaryOp::Less && closes_angle(right);
+                self.operand(right, needs_parens(*op, right, false) || template_like);
             }
             Expr::Call(call) => {
                 self.out.push_str(&call.callee);
@@ -463,7 +484,10 @@ impl Printer {
                     if i > 0 {
                         self.out.push_str(", ");
                     }
-                    self.expr(arg);
+                    // `f(a < b, c > d)` would read as `f(a<b, c>d)`.
+                    let template_like = matches!(arg, Expr::Binary(BinaryOp::Less, ..))
+                        && call.args[i + 1..].iter().any(closes_angle);
+                    self.operand(arg, template_like);
                 }
                 self.out.push(')');
             }
@@ -533,6 +557,24 @@ mod tests {
         let less = Expr::binary(Less, id("a"), id("b"));
         assert_eq!(expr_to_string(&Expr::binary(LogicalAnd, less.clone(), less.clone())), "a < b && a < b");
         assert_eq!(expr_to_string(&Expr::binary(Equal, less, id("c"))), "(a < b) == c");
+    }
+
+    #[test]
+    fn a_less_than_never_reads_as_a_template() {
+        use BinaryOp::*;
+        let shifted = Expr::binary(ShiftRight, id("b"), Expr::Literal(Literal::U32(22)));
+        // `c < b >> 22u || a` is the template `c<b>` to WGSL.
+        let condition = Expr::binary(LogicalOr, Expr::binary(Less, id("c"), shifted), id("a"));
+        assert_eq!(expr_to_string(&condition), "c < (b >> 22u) || a");
+        let converted = Expr::call("f32", vec![id("b")]);
+        assert_eq!(expr_to_string(&Expr::binary(Less, id("c"), converted)), "c < f32(b)");
+        let typed = Expr::call("vec2<f32>", vec![id("b")]);
+        assert_eq!(expr_to_string(&Expr::binary(Less, id("c"), Expr::member(typed, "x"))), "c < vec2<f32>(b).x");
+        // Arguments: `f(a < b, c > d)` is `f` of the template `a<b, c>` and then `d`.
+        let args = vec![Expr::binary(Less, id("a"), id("b")), Expr::binary(Greater, id("c"), id("d"))];
+        assert_eq!(expr_to_string(&Expr::call("f", args)), "f((a < b), c > d)");
+        let args = vec![Expr::binary(Greater, id("c"), id("d")), Expr::binary(Less, id("a"), id("b"))];
+        assert_eq!(expr_to_string(&Expr::call("f", args)), "f(c > d, a < b)");
     }
 
     #[test]
