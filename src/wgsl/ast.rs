@@ -193,20 +193,38 @@ impl Expr {
 
     /// Calls `f` with the root of every `&reference` in this expression.
     pub fn for_each_address_taken(&self, f: &mut impl FnMut(&str)) {
+        self.walk(&mut |expr| {
+            if let Expr::Unary(UnaryOp::AddressOf, reference) = expr {
+                reference.root().into_iter().for_each(&mut *f);
+            }
+        });
+    }
+
+    /// Calls `f` with this expression and every expression nested in it, outermost first.
+    pub fn walk<'a>(&'a self, f: &mut impl FnMut(&'a Expr)) {
+        f(self);
         match self {
             Expr::Ident(_) | Expr::Literal(_) => {}
-            Expr::Unary(UnaryOp::AddressOf, reference) => {
-                reference.root().into_iter().for_each(&mut *f);
-                reference.for_each_address_taken(f);
-            }
-            Expr::Unary(_, operand) => operand.for_each_address_taken(f),
-            Expr::Member(member) => member.base.for_each_address_taken(f),
+            Expr::Unary(_, operand) => operand.walk(f),
+            Expr::Member(member) => member.base.walk(f),
             Expr::Binary(_, a, b) | Expr::Index(a, b) => {
-                a.for_each_address_taken(f);
-                b.for_each_address_taken(f);
+                a.walk(f);
+                b.walk(f);
             }
-            Expr::Call(call) => call.args.iter().for_each(|arg| arg.for_each_address_taken(f)),
+            Expr::Call(call) => call.args.iter().for_each(|arg| arg.walk(f)),
         }
+    }
+
+    /// Whether this expression, or one nested in it, satisfies `f`.
+    pub fn any(&self, f: &impl Fn(&Expr) -> bool) -> bool {
+        f(self)
+            || match self {
+                Expr::Ident(_) | Expr::Literal(_) => false,
+                Expr::Unary(_, operand) => operand.any(f),
+                Expr::Member(member) => member.base.any(f),
+                Expr::Binary(_, a, b) | Expr::Index(a, b) => a.any(f) || b.any(f),
+                Expr::Call(call) => call.args.iter().any(|arg| arg.any(f)),
+            }
     }
 
     /// A name, a literal, or members and elements of one at such indices: reading it again does
@@ -275,47 +293,26 @@ impl Expr {
 
     /// Calls `f` with every identifier in this expression.
     pub fn for_each_ident(&self, f: &mut impl FnMut(&str)) {
-        match self {
-            Expr::Ident(ident) => f(ident),
-            Expr::Literal(_) => {}
-            Expr::Unary(_, operand) => operand.for_each_ident(f),
-            Expr::Member(member) => member.base.for_each_ident(f),
-            Expr::Binary(_, a, b) | Expr::Index(a, b) => {
-                a.for_each_ident(f);
-                b.for_each_ident(f);
+        self.walk(&mut |expr| {
+            if let Expr::Ident(ident) = expr {
+                f(ident);
             }
-            Expr::Call(call) => call.args.iter().for_each(|arg| arg.for_each_ident(f)),
-        }
+        });
     }
 
     /// Calls `f` with the name of every call in this expression: functions, builtins and
     /// constructors.
     pub fn for_each_call<'a>(&'a self, f: &mut impl FnMut(&'a str)) {
-        match self {
-            Expr::Ident(_) | Expr::Literal(_) => {}
-            Expr::Unary(_, operand) => operand.for_each_call(f),
-            Expr::Member(member) => member.base.for_each_call(f),
-            Expr::Binary(_, a, b) | Expr::Index(a, b) => {
-                a.for_each_call(f);
-                b.for_each_call(f);
-            }
-            Expr::Call(call) => {
+        self.walk(&mut |expr| {
+            if let Expr::Call(call) = expr {
                 f(&call.callee);
-                call.args.iter().for_each(|arg| arg.for_each_call(f));
             }
-        }
+        });
     }
 
     /// Whether the identifier `name` occurs in this expression.
     pub fn mentions(&self, name: &str) -> bool {
-        match self {
-            Expr::Ident(ident) => **ident == *name,
-            Expr::Literal(_) => false,
-            Expr::Unary(_, operand) => operand.mentions(name),
-            Expr::Member(member) => member.base.mentions(name),
-            Expr::Binary(_, a, b) | Expr::Index(a, b) => a.mentions(name) || b.mentions(name),
-            Expr::Call(call) => call.args.iter().any(|arg| arg.mentions(name)),
-        }
+        self.any(&|expr| matches!(expr, Expr::Ident(ident) if **ident == *name))
     }
 }
 

@@ -160,19 +160,8 @@ fn literal_is_negative(lit: &Literal) -> bool {
 /// `;`, `||` or an unmatched `)` comes between (the grammar's template-list discovery), so such
 /// an expression after a `<` needs parentheses.
 fn closes_angle(expr: &Expr) -> bool {
-    match expr {
-        Expr::Ident(_) | Expr::Literal(_) => false,
-        Expr::Binary(op, left, right) => {
-            matches!(op, BinaryOp::Greater | BinaryOp::GreaterEqual | BinaryOp::ShiftRight)
-                || closes_angle(left)
-                || closes_angle(right)
-        }
-        Expr::Unary(_, operand) => closes_angle(operand),
-        // A type's own `<...>` (`vec4<i32>()`) pairs up within itself.
-        Expr::Call(call) => call.args.iter().any(closes_angle),
-        Expr::Index(base, index) => closes_angle(base) || closes_angle(index),
-        Expr::Member(member) => closes_angle(&member.base),
-    }
+    // A type's own `<...>` (`vec4<i32>()`) pairs up within itself: only operators count.
+    expr.any(&|e| matches!(e, Expr::Binary(BinaryOp::Greater | BinaryOp::GreaterEqual | BinaryOp::ShiftRight, ..)))
 }
 
 /// Whether `child` needs parentheses as the `left` or right operand of `op`.
