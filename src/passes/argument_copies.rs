@@ -11,12 +11,12 @@
 //! and its loads and stores are gone. An `out` argument (no copy in) likewise: the callee then
 //! starts from the variable's value instead of an undefined one.
 
-use spirv::{Op, StorageClass};
+use spirv::Op;
 
 use crate::Options;
 use crate::error::Error;
 use crate::id_hash::{IdMap, IdSet};
-use crate::spirv::{Def, Id, Inst, Module, Operand, Type};
+use crate::spirv::{Def, Id, Module, Operand};
 
 pub fn run(module: &mut Module, _options: &Options) -> Result<(), Error> {
     for f in 0..module.functions.len() {
@@ -30,13 +30,14 @@ type At = (usize, usize);
 
 fn pass_variables(module: &mut Module, f: usize) {
     let function = &module.functions[f];
-    let is_local = |inst: &Inst| {
-        inst.op == Op::Variable
-            && matches!(inst.ty.and_then(|ty| module.type_def(ty)), Some(Type::Pointer { class: StorageClass::Function, .. }))
-    };
     // Local variables, by id: their instruction.
-    let locals: IdMap<Id, usize> =
-        function.insts.iter().enumerate().filter(|(_, i)| is_local(i)).filter_map(|(index, i)| Some((i.result?, index))).collect();
+    let locals: IdMap<Id, usize> = function
+        .insts
+        .iter()
+        .enumerate()
+        .filter(|(_, i)| module.is_local_variable(i))
+        .filter_map(|(index, i)| Some((i.result?, index)))
+        .collect();
     if locals.is_empty() || !function.insts.iter().any(|i| i.op == Op::FunctionCall) {
         return;
     }

@@ -14,13 +14,12 @@
 //! was assigned. Compilers' argument copies (glslang's `param`, DXC's `param.var.NAME`) lend no
 //! name; nor is a named variable holding a constant forwarded, as the name would be lost.
 
-use spirv::{Op, StorageClass};
 
 use crate::Options;
 use crate::error::Error;
 use crate::id_hash::{IdMap, IdSet};
 use crate::spirv::cfg::{Cfg, DominatorTree};
-use crate::spirv::{Def, ExtSet, Id, Module, Type};
+use crate::spirv::{Def, Id, Module, PointerUseKind};
 
 pub fn run(module: &mut Module, _options: &Options) -> Result<(), Error> {
     for f in 0..module.functions.len() {
@@ -49,10 +48,8 @@ fn forward(module: &mut Module, f: usize) {
     let mut order: Vec<Id> = Vec::new();
     for &index in function.blocks.iter().flat_map(|b| &b.insts) {
         let inst = &function.insts[index];
-        let local = inst.op == Op::Variable
-            && inst.operands.len() == 1
-            && matches!(inst.ty.and_then(|ty| module.type_def(ty)), Some(Type::Pointer { class: StorageClass::Function, .. }));
-        if let (true, Some(result)) = (local, inst.result) {
+        // Without an initializer: that would be a second store.
+        if let (true, Some(result)) = (module.is_local_variable(inst) && inst.operands.len() == 1, inst.result) {
             locals.insert(result, Local { variable: index, ..Local::default() });
             order.push(result);
         }
@@ -60,42 +57,17 @@ fn forward(module: &mut Module, f: usize) {
     if locals.is_empty() {
         return;
     }
-    // Pointers into a local (itself, and access chains with constant indices): the local.
-    let mut roots: IdMap<Id, Id> = locals.keys().map(|&id| (id, id)).collect();
-    for (b, block) in function.blocks.iter().enumerate() {
-        for (position, index) in block.all_insts().enumerate() {
-            let inst = &function.insts[index];
-            let root = inst.id(0).and_then(|id| roots.get(&id).copied());
-            match (inst.op, root) {
-                (Op::Variable, _) => continue,
-                (Op::Store, Some(root)) if inst.id(0) == Some(root) && inst.id(1).is_some_and(|v| !roots.contains_key(&v)) => {
-                    let local = locals.get_mut(&root).expect("a local");
-                    local.other |= local.store.is_some();
-                    local.store = inst.id(1).map(|value| (b, position, index, value));
-                    continue;
-                }
-                (Op::Load, Some(root)) => {
-                    locals.get_mut(&root).expect("a local").loads.push((b, position));
-                    continue;
-                }
-                (Op::AccessChain | Op::InBoundsAccessChain, Some(root))
-                    if inst.id_operands().skip(1).all(|index| module.const_u32(index).is_some()) =>
-                {
-                    roots.extend(inst.result.map(|result| (result, root)));
-                    continue;
-                }
-                (Op::ExtInst, _) if matches!(inst.id(0).map(|set| module.def(set)), Some(Def::ExtInstSet(ExtSet::NonSemantic))) => {
-                    continue;
-                }
-                _ => {}
+    module.pointer_uses(f, order.iter().copied(), |used| {
+        let local = locals.get_mut(&used.root).expect("a local");
+        match used.kind {
+            PointerUseKind::Load => local.loads.push((used.block, used.position)),
+            PointerUseKind::Store(value) => {
+                local.other |= local.store.is_some();
+                local.store = Some((used.block, used.position, used.inst, value));
             }
-            for id in inst.id_operands() {
-                if let Some(root) = roots.get(&id) {
-                    locals.get_mut(root).expect("a local").other = true;
-                }
-            }
+            PointerUseKind::Other => local.other = true,
         }
-    }
+    });
     let mut values: IdMap<Id, Id> = IdMap::default();
     let mut dropped: IdSet<usize> = IdSet::default();
     let mut named: Vec<(Id, Id)> = Vec::new();
@@ -136,27 +108,8 @@ fn forward(module: &mut Module, f: usize) {
 
 /// The dominator tree of function `f`'s blocks, unless a branch names a label of no block of it.
 fn dominator_tree(module: &Module, f: usize) -> Option<DominatorTree> {
-    let function = &module.functions[f];
-    let block_of = |label: Id| match *module.def(label) {
-        Def::Label { function: of, block } if of as usize == f => Some(block as usize),
-        _ => None,
-    };
-    let mut targets = Vec::with_capacity(function.blocks.len());
-    for b in 0..function.blocks.len() {
-        let terminator = function.terminator(b);
-        let labels: Vec<usize> = match terminator.op {
-            Op::Branch => vec![0],
-            Op::BranchConditional => vec![1, 2],
-            Op::Switch => std::iter::once(1).chain((3..terminator.operands.len()).step_by(2)).collect(),
-            _ => {
-                targets.push(vec![None]);
-                continue;
-            }
-        };
-        let blocks: Option<Vec<Option<usize>>> = labels.into_iter().map(|i| terminator.id(i).and_then(block_of).map(Some)).collect();
-        targets.push(blocks?);
-    }
-    Some(DominatorTree::new(&Cfg::new(&targets).dominators()))
+    let targets: Option<Vec<_>> = (0..module.functions[f].blocks.len()).map(|b| module.successors(f, b)).collect();
+    Some(DominatorTree::new(&Cfg::new(&targets?).dominators()))
 }
 
 /// A variable's name, unless it is a compiler's copy of a call argument: glslang's `param`,

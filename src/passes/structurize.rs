@@ -26,7 +26,7 @@ use spirv::Op;
 use crate::error::{Error, Location};
 use crate::spirv::cfg::Cfg;
 use crate::spirv::structured::{Case, Guard, Node};
-use crate::spirv::{Def, Function, Inst, Module, Operand};
+use crate::spirv::{Function, Inst, Module, Operand};
 use crate::Options;
 
 /// The merge of a loop that never exits.
@@ -111,7 +111,7 @@ impl<'m> Structurizer<'m> {
                     _ => Header::Selection { merge: s.target(b, merge, 0)? },
                 };
             }
-            targets.push(s.successors(b)?);
+            targets.push(module.successors(f, b).ok_or_else(|| s.bad_target(b, function.terminator(b)))?);
         }
         let cfg = Cfg::new(&targets);
         s.ipdom = cfg.post_dominators();
@@ -171,29 +171,11 @@ impl<'m> Structurizer<'m> {
 
     /// The block that id operand `index` of `inst` (in block `block`) names.
     fn target(&self, block: usize, inst: &Inst, index: usize) -> Result<usize, Error> {
-        match inst.id(index).map(|id| self.module.def(id)) {
-            Some(Def::Label { function, block }) if *function as usize == self.f => Ok(*block as usize),
-            _ => Err(Error::invalid("branch target is not a block of this function", self.location(block, inst))),
-        }
+        inst.id(index).and_then(|id| self.module.label_block(self.f, id)).ok_or_else(|| self.bad_target(block, inst))
     }
 
-    /// The blocks `block`'s terminator can branch to; `None` stands for leaving the function.
-    fn successors(&self, block: usize) -> Result<Vec<Option<usize>>, Error> {
-        let terminator = self.function.terminator(block);
-        Ok(match terminator.op {
-            Op::Branch => vec![Some(self.target(block, terminator, 0)?)],
-            Op::BranchConditional => {
-                vec![Some(self.target(block, terminator, 1)?), Some(self.target(block, terminator, 2)?)]
-            }
-            Op::Switch => {
-                let mut targets = vec![Some(self.target(block, terminator, 1)?)];
-                for index in (3..terminator.operands.len()).step_by(2) {
-                    targets.push(Some(self.target(block, terminator, index)?));
-                }
-                targets
-            }
-            _ => vec![None],
-        })
+    fn bad_target(&self, block: usize, inst: &Inst) -> Error {
+        Error::invalid("branch target is not a block of this function", self.location(block, inst))
     }
 
     fn unstructured(&self, block: usize, what: &str) -> Error {

@@ -19,7 +19,7 @@ use spirv::{Op, StorageClass};
 use crate::Options;
 use crate::error::Error;
 use crate::id_hash::{IdMap, IdSet};
-use crate::spirv::{Def, ExtSet, Id, Inst, Module, Operand, Param, Type};
+use crate::spirv::{Def, Id, Inst, Module, Operand, Param, PointerUseKind, Type};
 
 pub fn run(module: &mut Module, _options: &Options) -> Result<(), Error> {
     let mut candidates: IdMap<Id, (usize, usize)> = IdMap::default();
@@ -66,40 +66,15 @@ pub fn run(module: &mut Module, _options: &Options) -> Result<(), Error> {
     Ok(())
 }
 
-/// Rejects candidates of function `f` used other than by loads, constant-index access chains
-/// and debug information.
+/// Rejects candidates of function `f` used other than by loads, whole or through access
+/// chains with constant indices.
 fn reject_other_uses(module: &Module, f: usize, candidates: &IdMap<Id, (usize, usize)>, rejected: &mut IdSet<Id>) {
-    let function = &module.functions[f];
-    if !function.params.iter().any(|p| candidates.contains_key(&p.id)) {
-        return;
-    }
-    // Access chains into a candidate, by result: the candidate they start from.
-    let mut roots: IdMap<Id, Id> = function.params.iter().filter(|p| candidates.contains_key(&p.id)).map(|p| (p.id, p.id)).collect();
-    for index in function.blocks.iter().flat_map(|b| b.all_insts()) {
-        let inst = &function.insts[index];
-        match inst.op {
-            Op::Load => continue,
-            Op::AccessChain | Op::InBoundsAccessChain => {
-                if let (Some(base), Some(result)) = (inst.id(0), inst.result)
-                    && let Some(&root) = roots.get(&base)
-                {
-                    let constant = inst.id_operands().skip(1).all(|index| module.const_u32(index).is_some());
-                    if !constant {
-                        rejected.insert(root);
-                    }
-                    roots.insert(result, root);
-                    continue;
-                }
-            }
-            Op::ExtInst if matches!(inst.id(0).map(|set| module.def(set)), Some(Def::ExtInstSet(ExtSet::NonSemantic))) => continue,
-            _ => {}
+    let params = module.functions[f].params.iter().map(|p| p.id).filter(|id| candidates.contains_key(id));
+    module.pointer_uses(f, params, |used| {
+        if used.kind != PointerUseKind::Load {
+            rejected.insert(used.root);
         }
-        for id in inst.id_operands() {
-            if let Some(&root) = roots.get(&id) {
-                rejected.insert(root);
-            }
-        }
-    }
+    });
 }
 
 /// Rejects candidates that a call in function `f` passes anything but one of its local
@@ -121,7 +96,7 @@ fn reject_arguments(module: &Module, f: usize, candidates: &IdMap<Id, (usize, us
                 rejected.insert(param.id);
                 continue;
             };
-            let local = matches!(module.value_inst(arg), Some(v) if v.op == Op::Variable);
+            let local = module.value_inst(arg).is_some_and(|v| module.is_local_variable(v));
             if !local || args.iter().filter(|&&a| a == arg).count() > 1 {
                 rejected.insert(param.id);
             }

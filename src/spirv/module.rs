@@ -773,6 +773,103 @@ impl Module {
     }
 }
 
+/// How an instruction uses a pointer into a variable or parameter (`Module::pointer_uses`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PointerUseKind {
+    /// A load, of the whole or through access chains with constant indices.
+    Load,
+    /// A store of this value to the whole.
+    Store(Id),
+    /// Anything else: an argument, a store through an access chain, a dynamic index, ...
+    Other,
+}
+
+/// One use found by `Module::pointer_uses`.
+#[derive(Debug, Clone, Copy)]
+pub struct PointerUse {
+    /// The variable or parameter pointed into.
+    pub root: Id,
+    pub kind: PointerUseKind,
+    /// The block and the position in it (merge and terminator included) of the instruction.
+    pub block: usize,
+    pub position: usize,
+    /// The instruction's arena index.
+    pub inst: usize,
+}
+
+impl Module {
+    /// Calls `visit` with every use, in function `f`, of a pointer into one of `roots`, in block
+    /// order. Access chains with constant indices are followed rather than reported; debug
+    /// information does not count.
+    pub fn pointer_uses(&self, f: usize, roots: impl IntoIterator<Item = Id>, mut visit: impl FnMut(PointerUse)) {
+        let function = &self.functions[f];
+        let mut root_of: IdMap<Id, Id> = roots.into_iter().map(|id| (id, id)).collect();
+        for (block, b) in function.blocks.iter().enumerate() {
+            for (position, inst) in b.all_insts().enumerate() {
+                let i = &function.insts[inst];
+                let at = |root: Id, kind: PointerUseKind| PointerUse { root, kind, block, position, inst };
+                let root = i.id(0).and_then(|id| root_of.get(&id).copied());
+                match (i.op, root) {
+                    (Op::Load, Some(root)) => {
+                        visit(at(root, PointerUseKind::Load));
+                        continue;
+                    }
+                    (Op::Store, Some(root)) if i.id(0) == Some(root) => {
+                        if let Some(value) = i.id(1).filter(|v| !root_of.contains_key(v)) {
+                            visit(at(root, PointerUseKind::Store(value)));
+                            continue;
+                        }
+                    }
+                    (Op::AccessChain | Op::InBoundsAccessChain, Some(root))
+                        if i.id_operands().skip(1).all(|index| self.const_u32(index).is_some()) =>
+                    {
+                        root_of.extend(i.result.map(|result| (result, root)));
+                        continue;
+                    }
+                    (Op::ExtInst, _)
+                        if matches!(i.id(0).map(|set| self.def(set)), Some(Def::ExtInstSet(ExtSet::NonSemantic))) =>
+                    {
+                        continue;
+                    }
+                    _ => {}
+                }
+                for id in i.id_operands() {
+                    if let Some(&root) = root_of.get(&id) {
+                        visit(at(root, PointerUseKind::Other));
+                    }
+                }
+            }
+        }
+    }
+
+    /// Whether `inst` declares a function's local variable (`OpVariable` of class `Function`).
+    pub fn is_local_variable(&self, inst: &Inst) -> bool {
+        inst.op == Op::Variable
+            && matches!(inst.ty.and_then(|ty| self.type_def(ty)), Some(Type::Pointer { class: StorageClass::Function, .. }))
+    }
+
+    /// The block of function `f` that label `id` names, if it names one.
+    pub fn label_block(&self, f: usize, id: Id) -> Option<usize> {
+        match *self.def(id) {
+            Def::Label { function, block } if function as usize == f => Some(block as usize),
+            _ => None,
+        }
+    }
+
+    /// The blocks that block `block` of function `f` can branch to; `None` stands for leaving
+    /// the function. `None` when a branch names no block of the function.
+    pub fn successors(&self, f: usize, block: usize) -> Option<Vec<Option<usize>>> {
+        let terminator = self.functions[f].terminator(block);
+        let labels: Vec<usize> = match terminator.op {
+            Op::Branch => vec![0],
+            Op::BranchConditional => vec![1, 2],
+            Op::Switch => std::iter::once(1).chain((3..terminator.operands.len()).step_by(2)).collect(),
+            _ => return Some(vec![None]),
+        };
+        labels.into_iter().map(|i| terminator.id(i).and_then(|id| self.label_block(f, id)).map(Some)).collect()
+    }
+}
+
 impl Function {
     /// Removes instructions from their blocks, leaving `OpNop` in the arena.
     pub fn drop_insts(&mut self, dropped: &IdSet<usize>) {
