@@ -169,15 +169,20 @@ fn unwrapped_entry_points(module: &Module) -> HashMap<Id, &EntryPoint> {
 /// the name before the parenthesis, unless another function of the module (an overload) has
 /// that name too, when the signature tells them apart.
 fn unmangled_names<'m>(module: &'m Module, functions: &[usize]) -> HashMap<usize, &'m str> {
-    let base = |f: usize| {
-        let name = module.name(module.functions[f].id)?;
-        name.split_once('(').map(|(base, _)| base).filter(|base| !base.is_empty())
-    };
+    // Each named function's name up to the parenthesis (all of it without one), and whether
+    // it had one.
+    let bases: Vec<(usize, &str, bool)> = functions
+        .iter()
+        .filter_map(|&f| {
+            let name = module.name(module.functions[f].id)?;
+            Some(name.split_once('(').map_or((f, name, false), |(base, _)| (f, base, true)))
+        })
+        .collect();
     let mut count: HashMap<&str, usize> = HashMap::new();
-    for name in functions.iter().filter_map(|&f| module.name(module.functions[f].id)) {
-        *count.entry(name.split_once('(').map_or(name, |(base, _)| base)).or_default() += 1;
+    for &(_, base, _) in &bases {
+        *count.entry(base).or_default() += 1;
     }
-    functions.iter().filter_map(|&f| Some((f, base(f)?))).filter(|(_, base)| count[base] == 1).collect()
+    bases.into_iter().filter(|&(_, base, mangled)| mangled && !base.is_empty() && count[base] == 1).map(|(f, base, _)| (f, base)).collect()
 }
 
 /// Globals the emitted functions refer to, in declaration order.
