@@ -12,7 +12,7 @@
 //! resource variable of the module, in the order they are listed. `Options::sampler_bindings`
 //! (keyed by the source's set and binding) and `Options::push_constant_binding` override it.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use spirv::StorageClass;
 
@@ -122,12 +122,26 @@ fn separate_shared_bindings(module: &mut Module) -> Result<(), Error> {
     if at.is_empty() {
         return Ok(());
     }
-    // Which globals each entry point uses: only now, as modules rarely share bindings at all.
-    let per_entry: Vec<Vec<bool>> = module
-        .entry_points
+    // Which of those globals each function names itself, found in one walk of the module, so
+    // that an entry point's are found by walking its functions, not their instructions: a
+    // module may have thousands of entry points, each with a buffer of its own at binding 0.
+    let binding_of: HashMap<usize, ResourceBinding> =
+        at.iter().flat_map(|(&binding, globals)| globals.iter().map(move |&g| (g, binding))).collect();
+    let named: Vec<Vec<usize>> = module
+        .functions
         .iter()
-        .filter_map(|e| module.function_index(e.function))
-        .map(|f| module.globals_used_in(&module.reachable_functions(f)))
+        .map(|function| {
+            let mut named: Vec<usize> = function
+                .insts
+                .iter()
+                .flat_map(|inst| inst.id_operands())
+                .filter_map(|id| module.global_index(id))
+                .filter(|g| binding_of.contains_key(g))
+                .collect();
+            named.sort_unstable();
+            named.dedup();
+            named
+        })
         .collect();
     // An unnamed block instance (HLSL's `cbuffer`) by its block's name.
     let name = |g: usize| {
@@ -138,34 +152,47 @@ fn separate_shared_bindings(module: &mut Module) -> Result<(), Error> {
             (None, None) => format!("%{id}"),
         }
     };
+    let kind = |g: usize| module.type_def(module.globals[g].pointee);
     let mut moved = Vec::new();
-    for (binding, globals) in at {
-        for (entry, uses) in module.entry_points.iter().zip(&per_entry) {
-            let shared: Vec<usize> = globals.iter().copied().filter(|&g| uses[g]).collect();
+    // The conflict to report: the lowest binding, then the first entry point.
+    let mut conflict: Option<(ResourceBinding, usize, Vec<usize>)> = None;
+    for (e, entry) in module.entry_points.iter().enumerate() {
+        let Some(f) = module.function_index(entry.function) else { continue };
+        let mut used: BTreeMap<ResourceBinding, Vec<usize>> = BTreeMap::new();
+        for function in module.reachable_functions(f) {
+            for &g in &named[function] {
+                used.entry(binding_of[&g]).or_default().push(g);
+            }
+        }
+        for (binding, mut shared) in used {
+            shared.sort_unstable();
+            shared.dedup();
             if shared.len() < 2 {
                 continue;
             }
-            let kind = |g: usize| module.type_def(module.globals[g].pointee);
             let (samplers, others): (Vec<usize>, Vec<usize>) =
                 shared.iter().partition(|&&g| matches!(kind(g), Some(Type::Sampler { .. })));
-            let images = matches!(&others[..], [image] if matches!(kind(*image), Some(Type::Image(_))));
-            if !images {
-                let names: Vec<String> = shared.iter().map(|&g| name(g)).collect();
-                return Err(Error::unsupported(
-                    format!(
-                        "{} share set {}, binding {} in entry point `{}`: WGSL needs a binding of its own for \
-                         each resource (give them distinct bindings: for HLSL, registers of their own or DXC's \
-                         -fvk-b-shift, -fvk-t-shift, -fvk-s-shift and -fvk-u-shift)",
-                        names.join(" and "),
-                        binding.group,
-                        binding.binding,
-                        entry.name
-                    ),
-                    module.variable_location(module.globals[shared[1]].id),
-                ));
+            if matches!(&others[..], [image] if matches!(kind(*image), Some(Type::Image(_)))) {
+                moved.extend(samplers.into_iter().map(|g| (g, others[0])));
+            } else if conflict.as_ref().is_none_or(|(b, _, _)| binding < *b) {
+                conflict = Some((binding, e, shared));
             }
-            moved.extend(samplers.into_iter().map(|g| (g, others[0])));
         }
+    }
+    if let Some((binding, e, shared)) = conflict {
+        let names: Vec<String> = shared.iter().map(|&g| name(g)).collect();
+        return Err(Error::unsupported(
+            format!(
+                "{} share set {}, binding {} in entry point `{}`: WGSL needs a binding of its own for \
+                 each resource (give them distinct bindings: for HLSL, registers of their own or DXC's \
+                 -fvk-b-shift, -fvk-t-shift, -fvk-s-shift and -fvk-u-shift)",
+                names.join(" and "),
+                binding.group,
+                binding.binding,
+                module.entry_points[e].name
+            ),
+            module.variable_location(module.globals[shared[1]].id),
+        ));
     }
     moved.sort_unstable();
     moved.dedup_by_key(|(sampler, _)| *sampler);
