@@ -67,22 +67,24 @@ impl Lower<'_> {
         inner: Id,
     ) -> Result<(), Error> {
         self.flush(e, true);
-        let used = inst
-            .result
-            .is_some_and(|id| self.uses.get(&id).is_some_and(|u| u.count > 0));
-        match (inst.result, inst.ty) {
-            (Some(id), Some(ty)) if used => {
-                let value = if int_signedness(self.module, ty) == int_signedness(self.module, inner)
-                {
-                    call
-                } else {
-                    e.bitcast(ty, call)?
-                };
+        match inst.result {
+            Some(id) if self.is_used(inst) => {
+                let value = self.as_result_type(e, inst, call, inner)?;
                 self.bind(e, id, value);
             }
             _ => self.stmts.push(Stmt::Call(call)),
         }
         Ok(())
+    }
+
+    /// An atomic's value, read as its integer type `inner`, as the instruction's result type
+    /// (SPIR-V lets their signedness differ).
+    fn as_result_type(&self, e: &mut Emitter, inst: &Inst, value: Expr, inner: Id) -> Result<Expr, Error> {
+        let ty = self.result_type(inst)?;
+        match int_signedness(self.module, ty) == int_signedness(self.module, inner) {
+            true => Ok(value),
+            false => e.bitcast(ty, value),
+        }
     }
 
     /// SPIR-V's compare-exchange is strong; WGSL has only a weak one, which may fail though the
@@ -101,16 +103,12 @@ impl Lower<'_> {
         let exchange = self.namer.fresh_name(&format!("{name}_exchange"), Some(&e.namer));
         let old = Expr::member(Expr::ident(exchange.clone()), "old_value");
         let mut done = Vec::new();
-        if self.uses.get(&id).is_some_and(|u| u.count > 0) {
-            let ty = self.result_type(inst)?;
-            let result = match int_signedness(self.module, ty) == int_signedness(self.module, inner) {
-                true => old.clone(),
-                false => e.bitcast(ty, old.clone())?,
-            };
+        if self.is_used(inst) {
+            let result = self.as_result_type(e, inst, old.clone(), inner)?;
             let var = match self.hoisted_names.get(&id) {
                 Some(hoisted) => hoisted.clone(),
                 None => {
-                    self.stmts.push(Stmt::Var { name: name.clone(), ty: e.ty(ty)?, value: None });
+                    self.stmts.push(Stmt::Var { name: name.clone(), ty: e.ty(self.result_type(inst)?)?, value: None });
                     name
                 }
             };

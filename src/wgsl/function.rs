@@ -566,6 +566,11 @@ impl<'m> Lower<'m> {
         }
     }
 
+    /// Whether anything reads the instruction's result.
+    pub(super) fn is_used(&self, inst: &Inst) -> bool {
+        inst.result.is_some_and(|id| self.uses.get(&id).is_some_and(|u| u.count > 0))
+    }
+
     /// A fresh local name for `id`: its OpName, or `x_<id>`.
     pub(super) fn local_name(&mut self, e: &Emitter, id: Id) -> Name {
         match self.module.name(id) {

@@ -331,7 +331,7 @@ impl Lower<'_> {
             args.push(if pointee.is_some() { address_of(self.pointer_expr(e, arg)?) } else { self.take(e, arg)? });
         }
         let call = Expr::call(name, args);
-        let used = inst.result.is_some_and(|id| self.uses.get(&id).is_some_and(|u| u.count > 0));
+        let used = self.is_used(inst);
         self.flush(e, true);
         // A result the next instruction stores, and nothing else reads, goes into the store
         // (`n = f();`): nothing can happen between the call and the store.
