@@ -274,13 +274,14 @@ impl<'m> Lower<'m> {
                 self.flush(e, false);
                 let accept = self.nodes(e, accept)?;
                 let reject = self.nodes(e, reject)?;
+                let negated = || self.negate(*condition_id, condition.clone());
                 let arm = match (&accept[..], &reject[..]) {
-                    ([arm], []) => Some((arm, condition.clone())),
-                    ([], [arm]) => Some((arm, self.negate(*condition_id, condition.clone()))),
+                    ([arm], []) => Some((arm, condition.clone(), negated())),
+                    ([], [arm]) => Some((arm, negated(), condition.clone())),
                     _ => None,
                 };
-                if let Some((arm, guard)) = arm
-                    && self.short_circuit(guard, arm)
+                if let Some((arm, guard, otherwise)) = arm
+                    && self.short_circuit(arm, guard, otherwise)
                 {
                     return Ok(());
                 }
@@ -374,9 +375,9 @@ impl<'m> Lower<'m> {
 
     /// The phi after `a || b` or `a && b`, as glslang writes them: `v = a;` then `if !a { v = b; }`
     /// (or `if a { v = b; }`), with nothing else in the `if`, which runs its arm when `guard`
-    /// holds. It becomes `v = a || b;` (or `a && b`), which evaluates `b` only when the `if`
-    /// would have. Returns whether it did.
-    fn short_circuit(&mut self, guard: Expr, arm: &Stmt) -> bool {
+    /// holds (`otherwise` is its negation). It becomes `v = a || b;` (or `a && b`), which
+    /// evaluates `b` only when the `if` would have. Returns whether it did.
+    fn short_circuit(&mut self, arm: &Stmt, guard: Expr, otherwise: Expr) -> bool {
         let (Stmt::Assign { target: Expr::Ident(var), value: rhs }, Some(Stmt::Assign { target: Expr::Ident(before), value: init })) =
             (arm, self.stmts.last())
         else {
@@ -385,21 +386,10 @@ impl<'m> Lower<'m> {
         if var != before || rhs.mentions(var) || guard.mentions(var) {
             return false;
         }
-        let not = |expr: Expr| match expr {
-            Expr::Unary(UnaryOp::Not, inner) => *inner,
-            other => Expr::unary(UnaryOp::Not, other),
-        };
-        let opposite = |a: &Expr, b: &Expr| {
-            matches!(a, Expr::Unary(UnaryOp::Not, x) if **x == *b) || matches!(b, Expr::Unary(UnaryOp::Not, x) if **x == *a)
-        };
         // v = guard ? rhs : init.
-        let (op, left) = if opposite(init, &guard) {
-            (BinaryOp::LogicalOr, init.clone())
-        } else if *init == guard {
-            (BinaryOp::LogicalAnd, init.clone())
-        } else if *init == Expr::Literal(Literal::Bool(true)) {
-            (BinaryOp::LogicalOr, not(guard))
-        } else if *init == Expr::Literal(Literal::Bool(false)) {
+        let (op, left) = if *init == otherwise || *init == Expr::Literal(Literal::Bool(true)) {
+            (BinaryOp::LogicalOr, otherwise)
+        } else if *init == guard || *init == Expr::Literal(Literal::Bool(false)) {
             (BinaryOp::LogicalAnd, guard)
         } else {
             return false;
