@@ -65,10 +65,7 @@ pub struct ListError {
 fn collect_spirv_files(root: &Path, found: &mut Vec<PathBuf>) -> Result<(), ListError> {
     let mut pending = vec![root.to_path_buf()];
     while let Some(directory) = pending.pop() {
-        let failed = |error| ListError {
-            directory: directory.clone(),
-            error,
-        };
+        let failed = |error| ListError { directory: directory.clone(), error };
         for entry in std::fs::read_dir(&directory).map_err(failed)? {
             let entry = entry.map_err(failed)?;
             let path = entry.path();
@@ -84,19 +81,14 @@ fn collect_spirv_files(root: &Path, found: &mut Vec<PathBuf>) -> Result<(), List
 
 fn is_spirv_name(path: &Path) -> bool {
     let name = path.file_name().unwrap_or_default().to_string_lossy();
-    SPIRV_EXTENSIONS
-        .iter()
-        .any(|extension| name.ends_with(extension))
+    SPIRV_EXTENSIONS.iter().any(|extension| name.ends_with(extension))
 }
 
 /// The name of an input's output file: its file name without `.spv`/`.spvasm`, plus `.wgsl`
 /// (`shader.frag.spv` gives `shader.frag.wgsl`).
 pub fn output_name(input: &Path) -> String {
     let name = input.file_name().unwrap_or_default().to_string_lossy();
-    let stem = SPIRV_EXTENSIONS
-        .iter()
-        .find_map(|extension| name.strip_suffix(extension))
-        .unwrap_or(&name);
+    let stem = SPIRV_EXTENSIONS.iter().find_map(|extension| name.strip_suffix(extension)).unwrap_or(&name);
     format!("{stem}.wgsl")
 }
 
@@ -201,9 +193,7 @@ mod tests {
         };
         for count in [1, 2, 4, 7, 500] {
             let mut seen = Vec::new();
-            run_in_order(&items, jobs(count), work, |index, square| {
-                seen.push((index, square))
-            });
+            run_in_order(&items, jobs(count), work, |index, square| seen.push((index, square)));
             let expected: Vec<(usize, u64)> = items.iter().map(|&n| (n as usize, n * n)).collect();
             assert_eq!(seen, expected, "with {count} jobs");
         }
@@ -221,17 +211,11 @@ mod tests {
         let items: Vec<u32> = (0..64).collect();
         let threads = std::sync::Mutex::new(std::collections::BTreeSet::new());
         let work = |_: &u32| {
-            threads
-                .lock()
-                .unwrap()
-                .insert(format!("{:?}", std::thread::current().id()));
+            threads.lock().unwrap().insert(format!("{:?}", std::thread::current().id()));
             std::thread::sleep(std::time::Duration::from_millis(2));
         };
         run_in_order(&items, jobs(4), work, |_, ()| {});
-        assert!(
-            threads.lock().unwrap().len() > 1,
-            "all 64 items ran on one thread"
-        );
+        assert!(threads.lock().unwrap().len() > 1, "all 64 items ran on one thread");
     }
 
     #[test]
@@ -248,10 +232,7 @@ mod tests {
 
     #[test]
     fn two_inputs_with_one_output_name_are_refused() {
-        let inputs: Vec<PathBuf> = ["x/a.spv", "b.spv", "y/a.spvasm", "a.spv"]
-            .iter()
-            .map(PathBuf::from)
-            .collect();
+        let inputs: Vec<PathBuf> = ["x/a.spv", "b.spv", "y/a.spvasm", "a.spv"].iter().map(PathBuf::from).collect();
         let clash = output_names(&inputs).unwrap_err();
         assert_eq!(
             clash,
@@ -261,10 +242,7 @@ mod tests {
                 output: "a.wgsl".into()
             }
         );
-        assert_eq!(
-            clash.to_string(),
-            "x/a.spv and y/a.spvasm would both write a.wgsl"
-        );
+        assert_eq!(clash.to_string(), "x/a.spv and y/a.spvasm would both write a.wgsl");
         let distinct: Vec<PathBuf> = ["a.spv", "b.spvasm"].iter().map(PathBuf::from).collect();
         assert_eq!(output_names(&distinct).unwrap(), ["a.wgsl", "b.wgsl"]);
     }
@@ -273,14 +251,7 @@ mod tests {
     fn directories_give_their_spirv_files_sorted_and_files_stay_as_given() {
         let root = std::env::temp_dir().join(format!("spv2wgsl-batch-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&root);
-        for file in [
-            "b.spv",
-            "a.spvasm",
-            "notes.txt",
-            "sub/c.spv",
-            "sub/deeper/a0.spv",
-            "z.wgsl",
-        ] {
+        for file in ["b.spv", "a.spvasm", "notes.txt", "sub/c.spv", "sub/deeper/a0.spv", "z.wgsl"] {
             let path = root.join(file);
             std::fs::create_dir_all(path.parent().unwrap()).unwrap();
             std::fs::write(path, b"").unwrap();
@@ -288,25 +259,8 @@ mod tests {
         let given = vec![root.join("z.wgsl"), root.clone(), root.join("missing.spv")];
         let found = spirv_files(&given).unwrap();
         let _ = std::fs::remove_dir_all(&root);
-        let relative: Vec<String> = found
-            .iter()
-            .map(|path| {
-                path.strip_prefix(&root)
-                    .unwrap()
-                    .to_string_lossy()
-                    .replace('\\', "/")
-            })
-            .collect();
-        assert_eq!(
-            relative,
-            [
-                "z.wgsl",
-                "a.spvasm",
-                "b.spv",
-                "sub/c.spv",
-                "sub/deeper/a0.spv",
-                "missing.spv"
-            ]
-        );
+        let relative: Vec<String> =
+            found.iter().map(|path| path.strip_prefix(&root).unwrap().to_string_lossy().replace('\\', "/")).collect();
+        assert_eq!(relative, ["z.wgsl", "a.spvasm", "b.spv", "sub/c.spv", "sub/deeper/a0.spv", "missing.spv"]);
     }
 }

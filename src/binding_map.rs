@@ -25,18 +25,10 @@ impl std::str::FromStr for ResourceBinding {
 
     /// `GROUP:BINDING`, e.g. `0:3`.
     fn from_str(text: &str) -> Result<Self, String> {
-        let (group, binding) = text
-            .split_once(':')
-            .ok_or_else(|| format!("`{text}` is not GROUP:BINDING"))?;
-        let number = |part: &str| {
-            part.trim()
-                .parse::<u32>()
-                .map_err(|_| format!("`{part}` in `{text}` is not a number"))
-        };
-        Ok(ResourceBinding {
-            group: number(group)?,
-            binding: number(binding)?,
-        })
+        let (group, binding) = text.split_once(':').ok_or_else(|| format!("`{text}` is not GROUP:BINDING"))?;
+        let number =
+            |part: &str| part.trim().parse::<u32>().map_err(|_| format!("`{part}` in `{text}` is not a number"));
+        Ok(ResourceBinding { group: number(group)?, binding: number(binding)? })
     }
 }
 
@@ -97,10 +89,7 @@ pub fn to_json(bindings: &[Binding]) -> String {
                 o.binding,
                 json_name(&b.original_name)
             ),
-            None => format!(
-                "{{\"set\": null, \"binding\": null, \"name\": {}}}",
-                json_name(&b.original_name)
-            ),
+            None => format!("{{\"set\": null, \"binding\": null, \"name\": {}}}", json_name(&b.original_name)),
         };
         let _ = write!(
             out,
@@ -109,14 +98,9 @@ pub fn to_json(bindings: &[Binding]) -> String {
             b.binding.binding,
             json_string(&b.name),
             json_string(&b.ty),
-            if b.space.is_empty() {
-                "null".to_string()
-            } else {
-                json_string(&b.space)
-            },
+            if b.space.is_empty() { "null".to_string() } else { json_string(&b.space) },
             b.assigned.is_some(),
-            b.assigned
-                .map_or("null".to_string(), |o| json_string(o.as_str())),
+            b.assigned.map_or("null".to_string(), |o| json_string(o.as_str())),
         );
         out.push_str(if i + 1 < bindings.len() { ",\n" } else { "\n" });
     }
@@ -151,13 +135,7 @@ mod tests {
 
     #[test]
     fn parses_group_and_binding() {
-        assert_eq!(
-            "1:7".parse::<ResourceBinding>(),
-            Ok(ResourceBinding {
-                group: 1,
-                binding: 7
-            })
-        );
+        assert_eq!("1:7".parse::<ResourceBinding>(), Ok(ResourceBinding { group: 1, binding: 7 }));
         assert!("1".parse::<ResourceBinding>().is_err());
         assert!("a:2".parse::<ResourceBinding>().is_err());
     }
@@ -166,25 +144,16 @@ mod tests {
     fn json_escapes_names_and_marks_assigned_bindings() {
         let bindings = [
             Binding {
-                binding: ResourceBinding {
-                    group: 0,
-                    binding: 1,
-                },
+                binding: ResourceBinding { group: 0, binding: 1 },
                 name: "tex".into(),
                 ty: "texture_2d<f32>".into(),
                 space: String::new(),
-                original: Some(ResourceBinding {
-                    group: 0,
-                    binding: 1,
-                }),
+                original: Some(ResourceBinding { group: 0, binding: 1 }),
                 original_name: Some("t\"ex".into()),
                 assigned: None,
             },
             Binding {
-                binding: ResourceBinding {
-                    group: 0,
-                    binding: 2,
-                },
+                binding: ResourceBinding { group: 0, binding: 2 },
                 name: "pc".into(),
                 ty: "PushConstants".into(),
                 space: "uniform".into(),

@@ -19,13 +19,17 @@ pub fn render(error: &Error, path: &str, input: &[u8], out: &mut dyn WriteColor)
     let (file, diagnostic) = match source_and_span(error, input) {
         Some((text, span, label)) => {
             let file = SimpleFile::new(path.to_string(), text);
-            let diagnostic = Diagnostic::error().with_message(message).with_labels(vec![Label::primary((), span).with_message(label)]);
+            let diagnostic = Diagnostic::error()
+                .with_message(message)
+                .with_labels(vec![Label::primary((), span).with_message(label)]);
             (file, diagnostic)
         }
         None => (SimpleFile::new(path.to_string(), String::new()), Diagnostic::error().with_message(message)),
     };
     let diagnostic = match error {
-        Error::Internal { .. } => diagnostic.with_notes(vec!["this is a bug in spv2wgsl: please report it with the input file".into()]),
+        Error::Internal { .. } => {
+            diagnostic.with_notes(vec!["this is a bug in spv2wgsl: please report it with the input file".into()])
+        }
         _ => diagnostic,
     };
     term::emit_to_write_style(out, &config, &file, &diagnostic).map_err(std::io::Error::other)
@@ -79,11 +83,7 @@ pub fn locate_definition(mut error: Error, input: &[u8]) -> Error {
 
 /// Byte index of a 1-based line and column.
 fn byte_of(text: &str, line: u32, column: u32) -> Option<usize> {
-    let line_start = if line <= 1 {
-        0
-    } else {
-        text.match_indices('\n').nth(line as usize - 2).map(|(i, _)| i + 1)?
-    };
+    let line_start = if line <= 1 { 0 } else { text.match_indices('\n').nth(line as usize - 2).map(|(i, _)| i + 1)? };
     let column_byte = text[line_start..].char_indices().nth(column.saturating_sub(1) as usize).map_or(0, |(i, _)| i);
     Some(line_start + column_byte)
 }

@@ -9,9 +9,9 @@ use std::process::ExitCode;
 
 use clap::{CommandFactory, Parser, ValueEnum};
 use codespan_reporting::term::termcolor::{Buffer, BufferWriter, BufferedStandardStream, ColorChoice};
+use spv2wgsl::ResourceBinding;
 use spv2wgsl::batch;
 use spv2wgsl::message_format::{Diagnostic, Format, Reporter};
-use spv2wgsl::ResourceBinding;
 
 const EXAMPLES: &str = "\
 Examples:
@@ -155,9 +155,7 @@ fn main() -> ExitCode {
 
 /// Exits with code 2 and clap's usage message.
 fn usage_error(problem: impl std::fmt::Display) -> ! {
-    Cli::command()
-        .error(clap::error::ErrorKind::ArgumentConflict, problem)
-        .exit()
+    Cli::command().error(clap::error::ErrorKind::ArgumentConflict, problem).exit()
 }
 
 fn reporter(cli: &Cli, listing: bool) -> Reporter {
@@ -166,11 +164,7 @@ fn reporter(cli: &Cli, listing: bool) -> Reporter {
         MessageFormat::Json => Format::Json,
         MessageFormat::Github => Format::Github,
     };
-    Reporter {
-        format,
-        listing,
-        deny_warnings: cli.deny_warnings,
-    }
+    Reporter { format, listing, deny_warnings: cli.deny_warnings }
 }
 
 fn forward_options(cli: &Cli) -> spv2wgsl::Options {
@@ -205,11 +199,7 @@ fn one(cli: &Cli, color: ColorChoice) -> ExitCode {
     let reporter = reporter(cli, true);
     let stdin_name = Path::new("-");
     let input_path = cli.inputs.first().map_or(stdin_name, PathBuf::as_path);
-    let shown_path = if input_path == stdin_name {
-        "<stdin>".to_string()
-    } else {
-        input_path.display().to_string()
-    };
+    let shown_path = if input_path == stdin_name { "<stdin>".to_string() } else { input_path.display().to_string() };
     let input = match read_input(input_path) {
         Ok(bytes) => bytes,
         Err(e) => {
@@ -259,21 +249,14 @@ fn many(cli: &Cli, color: ColorChoice) -> ExitCode {
     let stderr = BufferWriter::stderr(color);
     let fail_early = |file: &Path, message: String| {
         let mut report = stderr.buffer();
-        let _ = reporter.diagnostic(
-            &mut report,
-            &file.display().to_string(),
-            &Diagnostic::error(message),
-        );
+        let _ = reporter.diagnostic(&mut report, &file.display().to_string(), &Diagnostic::error(message));
         let _ = stderr.print(&report);
         ExitCode::from(1)
     };
     let inputs = match batch::spirv_files(&cli.inputs) {
         Ok(inputs) => inputs,
         Err(e) => {
-            return fail_early(
-                &e.directory,
-                format!("cannot list the directory: {}", e.error),
-            );
+            return fail_early(&e.directory, format!("cannot list the directory: {}", e.error));
         }
     };
     let outputs: Vec<Option<PathBuf>> = match &cli.out_dir {
@@ -292,13 +275,7 @@ fn many(cli: &Cli, color: ColorChoice) -> ExitCode {
     let jobs = cli.jobs.unwrap_or_else(batch::default_jobs);
     let files: Vec<(PathBuf, Option<PathBuf>)> = inputs.into_iter().zip(outputs).collect();
     let work = |(input, output): &(PathBuf, Option<PathBuf>)| {
-        translate_file(
-            input,
-            output.as_deref(),
-            &options,
-            &reporter,
-            stderr.buffer(),
-        )
+        translate_file(input, output.as_deref(), &options, &reporter, stderr.buffer())
     };
     let (mut passed, mut failed, mut worst) = (0, 0, 0);
     batch::run_in_order(&files, jobs, work, |_, (report, code)| {
@@ -343,20 +320,14 @@ fn translate_file(
             match (result, output) {
                 (Err(error), _) => error.exit_code() as u8,
                 _ if failed => 1,
-                (Ok(translation), Some(path)) => {
-                    match write_atomically(path, translation.wgsl.as_bytes()) {
-                        Ok(()) => 0,
-                        Err(e) => {
-                            let message = format!("cannot write {}: {e}", path.display());
-                            let _ = reporter.diagnostic(
-                                &mut report,
-                                &file,
-                                &Diagnostic::error(message),
-                            );
-                            1
-                        }
+                (Ok(translation), Some(path)) => match write_atomically(path, translation.wgsl.as_bytes()) {
+                    Ok(()) => 0,
+                    Err(e) => {
+                        let message = format!("cannot write {}: {e}", path.display());
+                        let _ = reporter.diagnostic(&mut report, &file, &Diagnostic::error(message));
+                        1
                     }
-                }
+                },
                 (Ok(_), None) => 0,
             }
         }
@@ -366,54 +337,38 @@ fn translate_file(
 
 /// `--to`, else the output's extension, else the other language than the input's.
 fn target(cli: &Cli, from_wgsl: bool) -> Target {
-    let extension = cli
-        .output
-        .as_deref()
-        .and_then(Path::extension)
-        .and_then(|e| e.to_str());
+    let extension = cli.output.as_deref().and_then(Path::extension).and_then(|e| e.to_str());
     let by_extension = extension.and_then(|extension| match extension {
         "wgsl" => Some(Target::Wgsl),
         "spv" => Some(Target::Spirv),
         "spvasm" => Some(Target::Spvasm),
         _ => None,
     });
-    cli.to.or(by_extension).unwrap_or(if from_wgsl {
-        Target::Spirv
-    } else {
-        Target::Wgsl
-    })
+    cli.to.or(by_extension).unwrap_or(if from_wgsl { Target::Spirv } else { Target::Wgsl })
 }
 
 /// A direction the input cannot go, or an option of the other direction.
 fn usage_problem(cli: &Cli, from_wgsl: bool, target: Target) -> Option<String> {
     if from_wgsl {
-        let forward_only = [
-            ("--no-validate", cli.no_validate),
-            ("--ignore-point-size", cli.ignore_point_size),
-        ];
+        let forward_only = [("--no-validate", cli.no_validate), ("--ignore-point-size", cli.ignore_point_size)];
         if target == Target::Wgsl {
-            return Some("the input is WGSL: it translates to SPIR-V (-o FILE.spv, -o FILE.spvasm or --to spirv|spvasm)".into());
+            return Some(
+                "the input is WGSL: it translates to SPIR-V (-o FILE.spv, -o FILE.spvasm or --to spirv|spvasm)".into(),
+            );
         }
         let misplaced = forward_only.iter().find(|(_, given)| *given);
         return misplaced.map(|(option, _)| format!("{option} applies to SPIR-V input only"));
     }
     if target != Target::Wgsl {
-        return Some(
-            "the input is SPIR-V: it translates to WGSL (-o FILE.wgsl or --to wgsl)".into(),
-        );
+        return Some("the input is SPIR-V: it translates to WGSL (-o FILE.wgsl or --to wgsl)".into());
     }
-    let reverse_only = [
-        ("--spirv-version", cli.spirv_version.is_some()),
-        ("--no-debug-names", cli.no_debug_names),
-    ];
+    let reverse_only = [("--spirv-version", cli.spirv_version.is_some()), ("--no-debug-names", cli.no_debug_names)];
     let misplaced = reverse_only.iter().find(|(_, given)| *given);
     misplaced.map(|(option, _)| format!("{option} applies to WGSL input only"))
 }
 
 fn parse_spirv_version(text: &str) -> Result<(u8, u8), String> {
-    let version = text
-        .split_once('.')
-        .and_then(|(major, minor)| Some((major.parse().ok()?, minor.parse().ok()?)));
+    let version = text.split_once('.').and_then(|(major, minor)| Some((major.parse().ok()?, minor.parse().ok()?)));
     version
         .filter(|version| spv2wgsl::reverse::SPIRV_VERSIONS.contains(version))
         .ok_or_else(|| format!("`{text}` is not a SPIR-V version from 1.0 to 1.6"))
@@ -491,13 +446,9 @@ fn write_atomically(path: &Path, contents: &[u8]) -> std::io::Result<()> {
     if std::fs::symlink_metadata(path).is_ok_and(|m| !m.is_file()) {
         return std::fs::write(path, contents);
     }
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
+    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
     let temporary = path.with_file_name(format!(".{name}.{}.tmp", std::process::id()));
-    let result =
-        std::fs::write(&temporary, contents).and_then(|()| std::fs::rename(&temporary, path));
+    let result = std::fs::write(&temporary, contents).and_then(|()| std::fs::rename(&temporary, path));
     if result.is_err() {
         let _ = std::fs::remove_file(&temporary);
     }

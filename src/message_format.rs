@@ -89,10 +89,7 @@ impl Diagnostic {
             true => (Severity::Error, format!("{message} (warnings are denied)")),
             false => (Severity::Warning, message.to_string()),
         };
-        Diagnostic {
-            severity,
-            ..Diagnostic::error(message)
-        }
+        Diagnostic { severity, ..Diagnostic::error(message) }
     }
 
     /// A failed translation of `input`. For assembly text, the line is that of the culprit.
@@ -106,11 +103,7 @@ impl Diagnostic {
                 .map(|line| (line, 1)),
             _ => None,
         };
-        Diagnostic {
-            location,
-            line_column,
-            ..Diagnostic::error(error.to_string())
-        }
+        Diagnostic { location, line_column, ..Diagnostic::error(error.to_string()) }
     }
 
     /// A failed translation of WGSL to SPIR-V.
@@ -119,10 +112,7 @@ impl Diagnostic {
             reverse::Error::Wgsl { line_column, .. } => *line_column,
             _ => None,
         };
-        Diagnostic {
-            line_column,
-            ..Diagnostic::error(error.to_string())
-        }
+        Diagnostic { line_column, ..Diagnostic::error(error.to_string()) }
     }
 
     /// Whether it points at a place in the input, which a listing can show.
@@ -161,9 +151,10 @@ impl Reporter {
         result: &Result<Translation, Error>,
     ) -> std::io::Result<()> {
         match result {
-            Ok(translation) => translation.warnings.iter().try_for_each(|warning| {
-                self.diagnostic(out, file, &Diagnostic::warning(warning, self.deny_warnings))
-            }),
+            Ok(translation) => translation
+                .warnings
+                .iter()
+                .try_for_each(|warning| self.diagnostic(out, file, &Diagnostic::warning(warning, self.deny_warnings))),
             Err(error) => {
                 let diagnostic = Diagnostic::from_error(error, input);
                 if self.shows_listing(&diagnostic) {
@@ -196,12 +187,7 @@ impl Reporter {
     }
 
     /// Writes one diagnostic about `file` as one line.
-    pub fn diagnostic(
-        &self,
-        out: &mut dyn WriteColor,
-        file: &str,
-        diagnostic: &Diagnostic,
-    ) -> std::io::Result<()> {
+    pub fn diagnostic(&self, out: &mut dyn WriteColor, file: &str, diagnostic: &Diagnostic) -> std::io::Result<()> {
         match self.format {
             Format::Human => human(out, file, diagnostic),
             Format::Json => writeln!(out, "{}", json(file, diagnostic)),
@@ -239,24 +225,13 @@ pub fn json(file: &str, diagnostic: &Diagnostic) -> String {
         ("message", json_string(&diagnostic.message)),
         ("result_id", number(location.result_id)),
         ("word_offset", number(location.word_offset)),
-        (
-            "opcode",
-            location
-                .opcode
-                .map_or("null".to_string(), |op| json_string(&format!("Op{op:?}"))),
-        ),
+        ("opcode", location.opcode.map_or("null".to_string(), |op| json_string(&format!("Op{op:?}")))),
         ("function", number(location.function)),
         ("block", number(location.block)),
         ("line", number(diagnostic.line_column.map(|(line, _)| line))),
-        (
-            "column",
-            number(diagnostic.line_column.map(|(_, column)| column)),
-        ),
+        ("column", number(diagnostic.line_column.map(|(_, column)| column))),
     ];
-    let fields: Vec<String> = fields
-        .iter()
-        .map(|(key, value)| format!("\"{key}\":{value}"))
-        .collect();
+    let fields: Vec<String> = fields.iter().map(|(key, value)| format!("\"{key}\":{value}")).collect();
     format!("{{{}}}", fields.join(","))
 }
 
@@ -288,12 +263,7 @@ pub fn github(file: &str, diagnostic: &Diagnostic) -> String {
         properties.push(format!("line={line}"));
         properties.push(format!("col={column}"));
     }
-    format!(
-        "::{} {}::{}",
-        diagnostic.severity.name(),
-        properties.join(","),
-        github_escape(&diagnostic.message, false)
-    )
+    format!("::{} {}::{}", diagnostic.severity.name(), properties.join(","), github_escape(&diagnostic.message, false))
 }
 
 fn github_escape(text: &str, property: bool) -> String {
@@ -335,10 +305,7 @@ mod tests {
             json("a.spv", &located()),
             r#"{"file":"a.spv","severity":"error","message":"cannot translate: it","result_id":7,"word_offset":42,"opcode":"OpIAdd","function":4,"block":5,"line":null,"column":null}"#
         );
-        let warning = Diagnostic {
-            line_column: Some((3, 9)),
-            ..Diagnostic::warning("dropped", false)
-        };
+        let warning = Diagnostic { line_column: Some((3, 9)), ..Diagnostic::warning("dropped", false) };
         assert_eq!(
             json("b.spvasm", &warning),
             r#"{"file":"b.spvasm","severity":"warning","message":"dropped","result_id":null,"word_offset":null,"opcode":null,"function":null,"block":null,"line":3,"column":9}"#
@@ -355,28 +322,20 @@ mod tests {
 
     #[test]
     fn github_escapes_percent_and_line_breaks_and_property_separators() {
-        let diagnostic = Diagnostic {
-            line_column: Some((12, 3)),
-            ..Diagnostic::error("100% wrong\r\nsecond line: here, there")
-        };
+        let diagnostic =
+            Diagnostic { line_column: Some((12, 3)), ..Diagnostic::error("100% wrong\r\nsecond line: here, there") };
         assert_eq!(
             github("dir,1/a:b%.spvasm", &diagnostic),
             "::error file=dir%2C1/a%3Ab%25.spvasm,line=12,col=3::100%25 wrong%0D%0Asecond line: here, there"
         );
-        assert_eq!(
-            github("a.spv", &Diagnostic::warning("dropped", false)),
-            "::warning file=a.spv::dropped"
-        );
+        assert_eq!(github("a.spv", &Diagnostic::warning("dropped", false)), "::warning file=a.spv::dropped");
     }
 
     #[test]
     fn a_denied_warning_is_an_error_that_says_so() {
         let denied = Diagnostic::warning("skipped entry point `gs`", true);
         assert_eq!(denied.severity, Severity::Error);
-        assert_eq!(
-            denied.message,
-            "skipped entry point `gs` (warnings are denied)"
-        );
+        assert_eq!(denied.message, "skipped entry point `gs` (warnings are denied)");
     }
 
     #[test]
@@ -384,35 +343,22 @@ mod tests {
         let warning = Diagnostic::warning("dropped", false);
         let mut plain = Buffer::no_color();
         human(&mut plain, "a.spv", &warning).unwrap();
-        assert_eq!(
-            String::from_utf8(plain.into_inner()).unwrap(),
-            "a.spv: warning: dropped\n"
-        );
+        assert_eq!(String::from_utf8(plain.into_inner()).unwrap(), "a.spv: warning: dropped\n");
         let mut colored = Buffer::ansi();
         human(&mut colored, "a.spv", &warning).unwrap();
         let colored = String::from_utf8(colored.into_inner()).unwrap();
-        assert!(
-            colored.contains("\u{1b}[") && colored.contains("warning"),
-            "{colored:?}"
-        );
+        assert!(colored.contains("\u{1b}[") && colored.contains("warning"), "{colored:?}");
     }
 
     #[test]
     fn errors_in_assembly_text_point_at_their_line() {
         let syntax = "OpCapability Shader\nOpMemoryModel Logical GLSL450\n%x = OpIAdd %int %a %b\n";
         let error = crate::translate(syntax.as_bytes(), &crate::Options::default()).unwrap_err();
-        assert_eq!(
-            Diagnostic::from_error(&error, syntax.as_bytes()).line_column,
-            Some((3, 13)),
-            "{error}"
-        );
+        assert_eq!(Diagnostic::from_error(&error, syntax.as_bytes()).line_column, Some((3, 13)), "{error}");
 
         // An error found after assembly, by word offset: line 15 is `OpEntryPoint Geometry %gs "gs"`.
         let text = include_bytes!("../fixtures/spvasm/io_multi_entry_points.spvasm");
-        let options = crate::Options {
-            entry_point: Some("gs".into()),
-            ..crate::Options::default()
-        };
+        let options = crate::Options { entry_point: Some("gs".into()), ..crate::Options::default() };
         let error = crate::translate(text, &options).unwrap_err();
         let diagnostic = Diagnostic::from_error(&error, text);
         assert_eq!(diagnostic.line_column, Some((15, 1)), "{error}");

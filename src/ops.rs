@@ -180,13 +180,8 @@ pub static CORE: &[OpRow] = &[
 
 /// Instructions lowered elsewhere whose integer results WGSL computes as `u32` whatever SPIR-V
 /// declares (`textureDimensions` and friends); their integer operands (levels) may be either.
-pub static UNSIGNED_RESULTS: &[Op] = &[
-    Op::ImageQuerySize,
-    Op::ImageQuerySizeLod,
-    Op::ImageQueryLevels,
-    Op::ImageQuerySamples,
-    Op::ArrayLength,
-];
+pub static UNSIGNED_RESULTS: &[Op] =
+    &[Op::ImageQuerySize, Op::ImageQuerySizeLod, Op::ImageQueryLevels, Op::ImageQuerySamples, Op::ArrayLength];
 
 pub struct ExtRow {
     pub op: GLOp,
@@ -322,10 +317,16 @@ mod tests {
                     .and_then(|rest| rest.strip_prefix(letter))
                     .is_some_and(|rest| rest.starts_with(|c: char| c.is_ascii_uppercase()))
             };
-            marked("") || marked("Find") || marked("BitField") || name.ends_with(&format!("To{letter}"))
+            marked("")
+                || marked("Find")
+                || marked("BitField")
+                || name.ends_with(&format!("To{letter}"))
                 || name.starts_with(&format!("Convert{letter}To"))
         };
-        let rules = CORE.iter().map(|row| (format!("{:?}", row.op), row.int)).chain(GLSL_STD_450.iter().map(|row| (format!("{:?}", row.op), row.int)));
+        let rules = CORE
+            .iter()
+            .map(|row| (format!("{:?}", row.op), row.int))
+            .chain(GLSL_STD_450.iter().map(|row| (format!("{:?}", row.op), row.int)));
         let mut seen = 0;
         for (name, rule) in rules {
             for (letter, sign) in [('S', Int::Signed), ('U', Int::Unsigned)] {
@@ -333,8 +334,13 @@ mod tests {
                 if named(&name, letter) && name != "SMulExtended" {
                     seen += 1;
                     let float_operand = name.starts_with("ConvertF");
-                    assert!(float_operand || rule.operand(0) == sign, "{name} reads its first operand as {:?}", rule.operand(0));
-                    let float_result = name.ends_with("ToF") || name.contains("LessThan") || name.contains("GreaterThan");
+                    assert!(
+                        float_operand || rule.operand(0) == sign,
+                        "{name} reads its first operand as {:?}",
+                        rule.operand(0)
+                    );
+                    let float_result =
+                        name.ends_with("ToF") || name.contains("LessThan") || name.contains("GreaterThan");
                     assert!(float_result || rule.result == sign, "{name} computes its result as {:?}", rule.result);
                 }
             }

@@ -59,21 +59,14 @@ fn describe(output: &Output) -> String {
 
 /// Exit code 0, and nothing that looks like a panic.
 fn assert_success(output: &Output) {
-    assert_eq!(
-        output.status.code(),
-        Some(0),
-        "expected success\n{}",
-        describe(output)
-    );
+    assert_eq!(output.status.code(), Some(0), "expected success\n{}", describe(output));
     assert_no_panic(output);
 }
 
 fn assert_no_panic(output: &Output) {
     let stderr = stderr_of(output);
     assert!(
-        !stderr.contains("panicked")
-            && !stderr.contains("RUST_BACKTRACE")
-            && output.status.code() != Some(101),
+        !stderr.contains("panicked") && !stderr.contains("RUST_BACKTRACE") && output.status.code() != Some(101),
         "spv2wgsl panicked\n{}",
         describe(output)
     );
@@ -81,18 +74,9 @@ fn assert_no_panic(output: &Output) {
 
 /// Exit code `code`, a message on stderr, no panic.
 fn assert_failure(output: &Output, code: i32) {
-    assert_eq!(
-        output.status.code(),
-        Some(code),
-        "expected exit code {code}\n{}",
-        describe(output)
-    );
+    assert_eq!(output.status.code(), Some(code), "expected exit code {code}\n{}", describe(output));
     assert_no_panic(output);
-    assert!(
-        !stderr_of(output).trim().is_empty(),
-        "expected a message on stderr\n{}",
-        describe(output)
-    );
+    assert!(!stderr_of(output).trim().is_empty(), "expected a message on stderr\n{}", describe(output));
 }
 
 /// Nothing, not even a temporary file, is left in `dir` after a failed run.
@@ -107,30 +91,19 @@ fn assert_stderr_mentions(output: &Output, needle: &str, why: &str) {
 
 /// What the library makes of a fixture with default options.
 fn library_wgsl(relative: &str) -> String {
-    spv2wgsl::translate(
-        &common::read_fixture(relative),
-        &spv2wgsl::Options::default(),
-    )
-    .unwrap_or_else(|e| panic!("the library cannot translate {relative}: {e}"))
-    .wgsl
+    spv2wgsl::translate(&common::read_fixture(relative), &spv2wgsl::Options::default())
+        .unwrap_or_else(|e| panic!("the library cannot translate {relative}: {e}"))
+        .wgsl
 }
 
 /// The CLI's WGSL equals the library's, up to trailing whitespace.
 fn assert_same_wgsl(cli: &str, library: &str) {
-    assert_eq!(
-        cli.trim_end(),
-        library.trim_end(),
-        "the CLI's WGSL differs from the library's"
-    );
+    assert_eq!(cli.trim_end(), library.trim_end(), "the CLI's WGSL differs from the library's");
 }
 
 fn assert_valid_wgsl(wgsl: &str, label: &str) -> naga::Module {
     let (module, problems) = common::validate_wgsl(wgsl, label);
-    assert!(
-        problems.is_empty(),
-        "invalid WGSL from the CLI:\n{}\n--- WGSL:\n{wgsl}",
-        problems.join("\n")
-    );
+    assert!(problems.is_empty(), "invalid WGSL from the CLI:\n{}\n--- WGSL:\n{wgsl}", problems.join("\n"));
     module.expect("naga accepted the module")
 }
 
@@ -143,19 +116,11 @@ fn file_in_file_out() {
     let out = dir.join("out.wgsl");
     let output = run_fixture_to(BINARY_FIXTURE, &out, &[]);
     assert_success(&output);
-    assert!(
-        output.stdout.is_empty(),
-        "with -o nothing goes to stdout\n{}",
-        describe(&output)
-    );
+    assert!(output.stdout.is_empty(), "with -o nothing goes to stdout\n{}", describe(&output));
     let wgsl = std::fs::read_to_string(&out).expect("the output file exists");
     assert_valid_wgsl(&wgsl, "file_in_file_out");
     assert_same_wgsl(&wgsl, &library_wgsl(BINARY_FIXTURE));
-    assert_eq!(
-        dir.entries(),
-        vec!["out.wgsl".to_string()],
-        "only the output file is left in its directory"
-    );
+    assert_eq!(dir.entries(), vec!["out.wgsl".to_string()], "only the output file is left in its directory");
 }
 
 #[test]
@@ -177,10 +142,7 @@ fn existing_output_file_is_replaced_on_success() {
     let output = run_fixture_to(BINARY_FIXTURE, &out, &[]);
     assert_success(&output);
     let wgsl = std::fs::read_to_string(&out).unwrap();
-    assert!(
-        !wgsl.contains("old contents"),
-        "the old output was not replaced:\n{wgsl}"
-    );
+    assert!(!wgsl.contains("old contents"), "the old output was not replaced:\n{wgsl}");
     assert_same_wgsl(&wgsl, &library_wgsl(BINARY_FIXTURE));
     assert_eq!(dir.entries(), vec!["out.wgsl".to_string()]);
 }
@@ -233,10 +195,7 @@ fn stdin_to_output_file() {
     let input = common::read_fixture(BINARY_FIXTURE);
     let output = run(&["-", "-o", path_arg(&out)], Some(&input));
     assert_success(&output);
-    assert_same_wgsl(
-        &std::fs::read_to_string(&out).expect("the output file exists"),
-        &library_wgsl(BINARY_FIXTURE),
-    );
+    assert_same_wgsl(&std::fs::read_to_string(&out).expect("the output file exists"), &library_wgsl(BINARY_FIXTURE));
 }
 
 #[test]
@@ -270,7 +229,9 @@ fn annotate_names_the_spirv_origin_and_source_line_of_statements() {
         let text = stdout_of(&annotated);
         // The GLSL source: line 10 doubles the value, line 11 tests it, line 14 stores it back.
         let line_of = |needle: &str| {
-            text.lines().find(|l| l.contains(needle)).unwrap_or_else(|| panic!("{fixture}: no line with `{needle}` in\n{text}"))
+            text.lines()
+                .find(|l| l.contains(needle))
+                .unwrap_or_else(|| panic!("{fixture}: no line with `{needle}` in\n{text}"))
         };
         assert!(line_of("* 2u").ends_with(&format!("// OpStore, {source}:10")), "{fixture}:\n{text}");
         assert!(line_of("if doubled > 10u").contains(&format!("{source}:11")), "{fixture}:\n{text}");
@@ -287,11 +248,7 @@ fn both_entry_points_without_entry_point_option() {
     let output = run(&[path_arg(&common::fixture(MULTI_ENTRY_FIXTURE))], None);
     assert_success(&output);
     let module = assert_valid_wgsl(&stdout_of(&output), "both_entry_points");
-    let mut names: Vec<&str> = module
-        .entry_points
-        .iter()
-        .map(|e| e.name.as_str())
-        .collect();
+    let mut names: Vec<&str> = module.entry_points.iter().map(|e| e.name.as_str()).collect();
     names.sort();
     assert_eq!(names, ["reset_counter", "scale_values"]);
 }
@@ -303,8 +260,10 @@ fn entry_points_without_io_need_no_wrapper_unless_they_share_a_function() {
     assert!(!wgsl.contains("reset_counter_inner"), "{wgsl}");
     assert!(wgsl.contains("scale_values_inner"), "scale_values reads its invocation id:\n{wgsl}");
     // Two entry points of one function keep one function and a wrapper each.
-    let shared = ARRAY_SIZED_BY_SPEC_CONSTANT
-        .replace("OpEntryPoint GLCompute %main \"main\"", "OpEntryPoint GLCompute %main \"a\"\nOpEntryPoint GLCompute %main \"b\"");
+    let shared = ARRAY_SIZED_BY_SPEC_CONSTANT.replace(
+        "OpEntryPoint GLCompute %main \"main\"",
+        "OpEntryPoint GLCompute %main \"a\"\nOpEntryPoint GLCompute %main \"b\"",
+    );
     let output = run(&["--override", "7=1"], Some(shared.as_bytes()));
     assert_success(&output);
     let wgsl = stdout_of(&output);
@@ -408,40 +367,22 @@ fn a_library_module_translates_to_its_functions() {
 
 #[test]
 fn entry_point_option_selects_one_entry_point() {
-    for (selected, other, size) in [
-        ("scale_values", "reset_counter", [64, 1, 1]),
-        ("reset_counter", "scale_values", [1, 1, 1]),
-    ] {
-        let output = run(
-            &[
-                path_arg(&common::fixture(MULTI_ENTRY_FIXTURE)),
-                "--entry-point",
-                selected,
-            ],
-            None,
-        );
+    for (selected, other, size) in
+        [("scale_values", "reset_counter", [64, 1, 1]), ("reset_counter", "scale_values", [1, 1, 1])]
+    {
+        let output = run(&[path_arg(&common::fixture(MULTI_ENTRY_FIXTURE)), "--entry-point", selected], None);
         assert_success(&output);
         let wgsl = stdout_of(&output);
         let module = assert_valid_wgsl(&wgsl, selected);
-        assert_eq!(
-            module.entry_points.len(),
-            1,
-            "--entry-point {selected} should leave one entry point:\n{wgsl}"
-        );
+        assert_eq!(module.entry_points.len(), 1, "--entry-point {selected} should leave one entry point:\n{wgsl}");
         let entry = &module.entry_points[0];
         assert_eq!(entry.name, selected);
         assert_eq!(entry.stage, naga::ShaderStage::Compute);
         assert_eq!(entry.workgroup_size, size, "workgroup size of {selected}");
-        assert!(
-            !wgsl.contains(other),
-            "--entry-point {selected} still mentions {other}:\n{wgsl}"
-        );
+        assert!(!wgsl.contains(other), "--entry-point {selected} still mentions {other}:\n{wgsl}");
 
         // The same through the library.
-        let options = spv2wgsl::Options {
-            entry_point: Some(selected.to_string()),
-            ..Default::default()
-        };
+        let options = spv2wgsl::Options { entry_point: Some(selected.to_string()), ..Default::default() };
         let library = spv2wgsl::translate(&common::read_fixture(MULTI_ENTRY_FIXTURE), &options)
             .unwrap_or_else(|e| panic!("library, entry point {selected}: {e}"));
         assert_same_wgsl(&wgsl, &library.wgsl);
@@ -469,13 +410,7 @@ fn unknown_entry_point_is_an_error() {
     let dir = TempDir::new("cli-no-entry");
     let out = dir.join("out.wgsl");
     let output = run(
-        &[
-            path_arg(&common::fixture(MULTI_ENTRY_FIXTURE)),
-            "--entry-point",
-            "no_such_entry",
-            "-o",
-            path_arg(&out),
-        ],
+        &[path_arg(&common::fixture(MULTI_ENTRY_FIXTURE)), "--entry-point", "no_such_entry", "-o", path_arg(&out)],
         None,
     );
     // The input cannot be translated (a missing file, an unknown entry point): exit 1.
@@ -499,11 +434,7 @@ fn version_and_help() {
     assert_success(&help);
     let text = stdout_of(&help);
     for option in ["-o", "--no-validate", "--entry-point"] {
-        assert!(
-            text.contains(option),
-            "--help should mention {option}\n{}",
-            describe(&help)
-        );
+        assert!(text.contains(option), "--help should mention {option}\n{}", describe(&help));
     }
 }
 
@@ -523,11 +454,7 @@ fn usage_errors_exit_2() {
     for args in cases {
         let output = run(args, None);
         assert_failure(&output, 2);
-        assert!(
-            output.stdout.is_empty(),
-            "{args:?}: a usage error prints nothing on stdout\n{}",
-            describe(&output)
-        );
+        assert!(output.stdout.is_empty(), "{args:?}: a usage error prints nothing on stdout\n{}", describe(&output));
     }
 }
 
@@ -550,86 +477,37 @@ struct BadInput {
 }
 
 const BAD_INPUTS: &[BadInput] = &[
-    BadInput {
-        fixture: "invalid/wrong_magic.spv",
-        any_of: &["magic"],
-        all_of: &[],
-    },
+    BadInput { fixture: "invalid/wrong_magic.spv", any_of: &["magic"], all_of: &[] },
     BadInput {
         fixture: "invalid/truncated.spv",
-        any_of: &[
-            "truncat",
-            "end of",
-            "unexpected end",
-            "incomplete",
-            "too short",
-            "eof",
-            "missing",
-        ],
+        any_of: &["truncat", "end of", "unexpected end", "incomplete", "too short", "eof", "missing"],
         all_of: &[],
     },
     BadInput {
         fixture: "invalid/truncated_header.spv",
-        any_of: &[
-            "header",
-            "truncat",
-            "too short",
-            "end of",
-            "incomplete",
-            "eof",
-        ],
+        any_of: &["header", "truncat", "too short", "end of", "incomplete", "eof"],
         all_of: &[],
     },
     BadInput {
         fixture: "invalid/undefined_id.spv",
-        any_of: &[
-            "undefined",
-            "not defined",
-            "not been defined",
-            "never defined",
-            "no definition",
-            "unknown",
-        ],
+        any_of: &["undefined", "not defined", "not been defined", "never defined", "no definition", "unknown"],
         all_of: &["77"],
     },
     BadInput {
         fixture: "invalid/undefined_id.spvasm",
-        any_of: &[
-            "undefined",
-            "not defined",
-            "not been defined",
-            "never defined",
-            "no definition",
-            "unknown",
-        ],
+        any_of: &["undefined", "not defined", "not been defined", "never defined", "no definition", "unknown"],
         all_of: &["77"],
     },
     // Found by mutating fixtures: each once crashed the CLI or produced invalid WGSL.
-    BadInput {
-        fixture: "invalid/word_count_past_the_end.spv",
-        any_of: &["truncated"],
-        all_of: &["4100 words"],
-    },
-    BadInput {
-        fixture: "invalid/workgroup_size_out_of_range.spv",
-        any_of: &["workgroup size"],
-        all_of: &["16384"],
-    },
-    BadInput {
-        fixture: "invalid/cyclic_pointer_type.spvasm",
-        any_of: &["not a type declared before"],
-        all_of: &[],
-    },
+    BadInput { fixture: "invalid/word_count_past_the_end.spv", any_of: &["truncated"], all_of: &["4100 words"] },
+    BadInput { fixture: "invalid/workgroup_size_out_of_range.spv", any_of: &["workgroup size"], all_of: &["16384"] },
+    BadInput { fixture: "invalid/cyclic_pointer_type.spvasm", any_of: &["not a type declared before"], all_of: &[] },
     BadInput {
         fixture: "invalid/self_containing_constant.spvasm",
         any_of: &["not a constant declared before"],
         all_of: &[],
     },
-    BadInput {
-        fixture: "invalid/huge_interface_array.spvasm",
-        any_of: &["locations"],
-        all_of: &["4211081214"],
-    },
+    BadInput { fixture: "invalid/huge_interface_array.spvasm", any_of: &["locations"], all_of: &["4211081214"] },
     BadInput {
         fixture: "invalid/vector_component_out_of_range.spvasm",
         any_of: &["constant index 5 is out of bounds"],
@@ -645,27 +523,15 @@ const BAD_INPUTS: &[BadInput] = &[
         any_of: &["does not allow"],
         all_of: &["opspecconstantop"],
     },
-    BadInput {
-        fixture: "invalid/huge_relaid_out_array_copy.spv",
-        any_of: &["element by element"],
-        all_of: &["65536"],
-    },
-    BadInput {
-        fixture: "invalid/irreducible_cycle.spvasm",
-        any_of: &["irreducible"],
-        all_of: &["cycle"],
-    },
+    BadInput { fixture: "invalid/huge_relaid_out_array_copy.spv", any_of: &["element by element"], all_of: &["65536"] },
+    BadInput { fixture: "invalid/irreducible_cycle.spvasm", any_of: &["irreducible"], all_of: &["cycle"] },
     BadInput {
         // Stores and loads of locals whose values form a cycle: translating must end.
         fixture: "invalid/forwarding_cycle.spv",
         any_of: &["cannot translate"],
         all_of: &[],
     },
-    BadInput {
-        fixture: "invalid/constant_index_out_of_bounds.spv",
-        any_of: &["out of bounds"],
-        all_of: &["11141121"],
-    },
+    BadInput { fixture: "invalid/constant_index_out_of_bounds.spv", any_of: &["out of bounds"], all_of: &["11141121"] },
 ];
 
 /// Forty modules made by mutating words of the GLSL fixtures, each rejected by spirv-val and each
@@ -694,12 +560,7 @@ fn assert_names_problem(output: &Output, bad: &BadInput) {
         describe(output)
     );
     for word in bad.all_of {
-        assert!(
-            message.contains(word),
-            "{}: the message should mention {word:?}\n{}",
-            bad.fixture,
-            describe(output)
-        );
+        assert!(message.contains(word), "{}: the message should mention {word:?}\n{}", bad.fixture, describe(output));
     }
 }
 
@@ -757,12 +618,7 @@ fn existing_output_file_is_untouched_on_failure() {
             "{}: the existing output was changed",
             bad.fixture
         );
-        assert_eq!(
-            dir.entries(),
-            vec!["out.wgsl".to_string()],
-            "{}: files left behind",
-            bad.fixture
-        );
+        assert_eq!(dir.entries(), vec!["out.wgsl".to_string()], "{}: files left behind", bad.fixture);
     }
 }
 
@@ -771,23 +627,12 @@ fn library_reports_bad_inputs_as_user_errors() {
     for bad in BAD_INPUTS {
         let bytes = common::read_fixture(bad.fixture);
         match spv2wgsl::translate(&bytes, &spv2wgsl::Options::default()) {
-            Ok(translation) => panic!(
-                "{}: translated although invalid:\n{}",
-                bad.fixture, translation.wgsl
-            ),
+            Ok(translation) => panic!("{}: translated although invalid:\n{}", bad.fixture, translation.wgsl),
             Err(error) => {
                 assert_eq!(error.exit_code(), 1, "{}: {error}", bad.fixture);
                 let message = error.to_string();
-                assert!(
-                    !message.trim().is_empty(),
-                    "{}: empty error message",
-                    bad.fixture
-                );
-                assert!(
-                    !message.trim_end().contains('\n'),
-                    "{}: Display should be one line: {message:?}",
-                    bad.fixture
-                );
+                assert!(!message.trim().is_empty(), "{}: empty error message", bad.fixture);
+                assert!(!message.trim_end().contains('\n'), "{}: Display should be one line: {message:?}", bad.fixture);
             }
         }
     }
@@ -814,19 +659,14 @@ fn assembly_syntax_error_reports_line_and_column() {
     assert_stderr_mentions(&output, &location, &format!("the message should point at {location}"));
     assert_nothing_left(&dir, "after the failure");
 
-    let piped = run(
-        &[],
-        Some(&common::read_fixture("invalid/syntax_error.spvasm")),
-    );
+    let piped = run(&[], Some(&common::read_fixture("invalid/syntax_error.spvasm")));
     assert_failure(&piped, 1);
     assert_stderr_mentions(&piped, &location, &format!("from stdin too, the message should point at {location}"));
     assert!(piped.stdout.is_empty());
 
-    let error = spv2wgsl::translate(
-        &common::read_fixture("invalid/syntax_error.spvasm"),
-        &spv2wgsl::Options::default(),
-    )
-    .expect_err("a syntax error cannot translate");
+    let error =
+        spv2wgsl::translate(&common::read_fixture("invalid/syntax_error.spvasm"), &spv2wgsl::Options::default())
+            .expect_err("a syntax error cannot translate");
     assert_eq!(error.exit_code(), 1, "{error}");
 }
 
@@ -868,10 +708,7 @@ const WGSL_FIXTURE: &str = "wgsl/fragment_struct_io.wgsl";
 const WGSL_MULTI_ENTRY_FIXTURE: &str = "wgsl/multiple_entry_points.wgsl";
 
 /// What the library makes of a WGSL fixture with these options.
-fn library_spirv(
-    relative: &str,
-    options: &spv2wgsl::reverse::Options,
-) -> spv2wgsl::reverse::Compiled {
+fn library_spirv(relative: &str, options: &spv2wgsl::reverse::Options) -> spv2wgsl::reverse::Compiled {
     let source = String::from_utf8(common::read_fixture(relative)).expect("UTF-8");
     spv2wgsl::reverse::compile(&source, options)
         .unwrap_or_else(|e| panic!("the library cannot compile {relative}: {e}"))
@@ -879,15 +716,8 @@ fn library_spirv(
 
 /// The module's words, checking the magic number.
 fn spirv_words(bytes: &[u8]) -> Vec<u32> {
-    assert!(
-        bytes.len() >= 20 && bytes.len().is_multiple_of(4),
-        "not a SPIR-V binary: {} bytes",
-        bytes.len()
-    );
-    let words: Vec<u32> = bytes
-        .chunks_exact(4)
-        .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
-        .collect();
+    assert!(bytes.len() >= 20 && bytes.len().is_multiple_of(4), "not a SPIR-V binary: {} bytes", bytes.len());
+    let words: Vec<u32> = bytes.chunks_exact(4).map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]])).collect();
     assert_eq!(words[0], 0x0723_0203, "little-endian SPIR-V magic");
     words
 }
@@ -895,13 +725,9 @@ fn spirv_words(bytes: &[u8]) -> Vec<u32> {
 fn assert_spirv_val(file: &Path, environment: &str) {
     let mut command = Command::new("spirv-val");
     command.arg("--target-env").arg(environment).arg(file);
-    let output = common::run_with_timeout(command, None, Duration::from_secs(60))
-        .expect("spirv-val runs (install spirv-tools)");
-    assert!(
-        output.status.success(),
-        "spirv-val --target-env {environment}:\n{}",
-        describe(&output)
-    );
+    let output =
+        common::run_with_timeout(command, None, Duration::from_secs(60)).expect("spirv-val runs (install spirv-tools)");
+    assert!(output.status.success(), "spirv-val --target-env {environment}:\n{}", describe(&output));
 }
 
 #[test]
@@ -913,10 +739,7 @@ fn wgsl_in_spirv_out() {
     let bytes = std::fs::read(&out).expect("the output file exists");
     let words = spirv_words(&bytes);
     assert_eq!(words[1], 0x0001_0300, "SPIR-V 1.3 by default");
-    assert_eq!(
-        bytes,
-        library_spirv(WGSL_FIXTURE, &Default::default()).to_bytes()
-    );
+    assert_eq!(bytes, library_spirv(WGSL_FIXTURE, &Default::default()).to_bytes());
     assert_spirv_val(&out, "vulkan1.1");
     assert_eq!(dir.entries(), vec!["out.spv".to_string()]);
 }
@@ -928,32 +751,19 @@ fn wgsl_to_spvasm_by_extension_or_option_and_back() {
     let by_extension = run_fixture_to(WGSL_FIXTURE, &out, &[]);
     assert_success(&by_extension);
     let text = std::fs::read_to_string(&out).expect("the output file exists");
-    assert!(
-        text.contains("OpEntryPoint Fragment"),
-        "assembly text expected:\n{text}"
-    );
-    assert_eq!(
-        text,
-        library_spirv(WGSL_FIXTURE, &Default::default()).disassemble()
-    );
+    assert!(text.contains("OpEntryPoint Fragment"), "assembly text expected:\n{text}");
+    assert_eq!(text, library_spirv(WGSL_FIXTURE, &Default::default()).disassemble());
 
     let input = common::fixture(WGSL_FIXTURE);
     let by_option = run(&[path_arg(&input), "--to", "spvasm"], None);
     assert_success(&by_option);
-    assert_eq!(
-        stdout_of(&by_option),
-        text,
-        "--to spvasm on stdout gives the same text"
-    );
+    assert_eq!(stdout_of(&by_option), text, "--to spvasm on stdout gives the same text");
 
     // The assembly is SPIR-V input for the forward path.
     let back = dir.join("back.wgsl");
     let output = run(&[path_arg(&out), "-o", path_arg(&back)], None);
     assert_success(&output);
-    assert_valid_wgsl(
-        &std::fs::read_to_string(&back).unwrap(),
-        "spvasm_back_to_wgsl",
-    );
+    assert_valid_wgsl(&std::fs::read_to_string(&back).unwrap(), "spvasm_back_to_wgsl");
 }
 
 #[test]
@@ -967,11 +777,7 @@ fn to_option_overrides_the_extension() {
     let out = dir.join("looks-like-binary.spv");
     let output = run_fixture_to(WGSL_FIXTURE, &out, &["--to", "spvasm"]);
     assert_success(&output);
-    assert!(
-        std::fs::read_to_string(&out)
-            .unwrap()
-            .starts_with("; SPIR-V")
-    );
+    assert!(std::fs::read_to_string(&out).unwrap().starts_with("; SPIR-V"));
 }
 
 #[test]
@@ -979,27 +785,17 @@ fn wgsl_on_stdin_gives_binary_spirv_on_stdout() {
     let input = common::read_fixture(WGSL_FIXTURE);
     let output = run(&["-"], Some(&input));
     assert_success(&output);
-    assert_eq!(
-        output.stdout,
-        library_spirv(WGSL_FIXTURE, &Default::default()).to_bytes()
-    );
+    assert_eq!(output.stdout, library_spirv(WGSL_FIXTURE, &Default::default()).to_bytes());
 }
 
 #[test]
 fn spirv_version_option() {
     let dir = TempDir::new("cli-version");
-    for (version, word, environment) in [
-        ("1.0", 0x0001_0000, "vulkan1.0"),
-        ("1.6", 0x0001_0600, "vulkan1.3"),
-    ] {
+    for (version, word, environment) in [("1.0", 0x0001_0000, "vulkan1.0"), ("1.6", 0x0001_0600, "vulkan1.3")] {
         let out = dir.join(&format!("out-{version}.spv"));
         let output = run_fixture_to(WGSL_FIXTURE, &out, &["--spirv-version", version]);
         assert_success(&output);
-        assert_eq!(
-            spirv_words(&std::fs::read(&out).unwrap())[1],
-            word,
-            "--spirv-version {version}"
-        );
+        assert_eq!(spirv_words(&std::fs::read(&out).unwrap())[1], word, "--spirv-version {version}");
         assert_spirv_val(&out, environment);
     }
     for bad in ["1.7", "2.0", "1", "one"] {
@@ -1014,39 +810,21 @@ fn spirv_version_option() {
 fn no_debug_names_option() {
     let input = common::fixture(WGSL_FIXTURE);
     let named = run(&[path_arg(&input), "--to", "spvasm"], None);
-    let unnamed = run(
-        &[path_arg(&input), "--to", "spvasm", "--no-debug-names"],
-        None,
-    );
+    let unnamed = run(&[path_arg(&input), "--to", "spvasm", "--no-debug-names"], None);
     assert_success(&named);
     assert_success(&unnamed);
     assert!(stdout_of(&named).contains("OpName"), "names by default");
     let unnamed = stdout_of(&unnamed);
-    assert!(
-        !unnamed.contains("OpName") && !unnamed.contains("OpMemberName"),
-        "{unnamed}"
-    );
+    assert!(!unnamed.contains("OpName") && !unnamed.contains("OpMemberName"), "{unnamed}");
 }
 
 #[test]
 fn entry_point_option_with_wgsl_input() {
     let input = common::fixture(WGSL_MULTI_ENTRY_FIXTURE);
-    let output = run(
-        &[
-            path_arg(&input),
-            "--to",
-            "spvasm",
-            "--entry-point",
-            "cs_main",
-        ],
-        None,
-    );
+    let output = run(&[path_arg(&input), "--to", "spvasm", "--entry-point", "cs_main"], None);
     assert_success(&output);
     let text = stdout_of(&output);
-    let entry_points: Vec<&str> = text
-        .lines()
-        .filter(|l| l.starts_with("OpEntryPoint"))
-        .collect();
+    let entry_points: Vec<&str> = text.lines().filter(|l| l.starts_with("OpEntryPoint")).collect();
     assert_eq!(entry_points.len(), 1, "{text}");
     assert!(entry_points[0].contains("\"cs_main\""), "{text}");
 
@@ -1055,11 +833,7 @@ fn entry_point_option_with_wgsl_input() {
     let output = run_fixture_to(WGSL_MULTI_ENTRY_FIXTURE, &out, &["--entry-point", "nope"]);
     assert_failure(&output, 1);
     assert_stderr_mentions(&output, "nope", "the message should name the entry point");
-    assert_stderr_mentions(
-        &output,
-        "vs_main, fs_main, cs_main",
-        "and list the ones there are",
-    );
+    assert_stderr_mentions(&output, "vs_main, fs_main, cs_main", "and list the ones there are");
     assert_nothing_left(&dir, "after the failure");
 }
 
@@ -1068,25 +842,13 @@ fn wgsl_syntax_error_reports_line_and_column() {
     let dir = TempDir::new("cli-wgsl-syntax");
     let input = dir.join("broken.wgsl");
     let out = dir.join("out.spv");
-    std::fs::write(
-        &input,
-        "@fragment\nfn main() -> @location(0) vec4f {\n  return vec4f(1.0) +;\n}\n",
-    )
-    .unwrap();
+    std::fs::write(&input, "@fragment\nfn main() -> @location(0) vec4f {\n  return vec4f(1.0) +;\n}\n").unwrap();
     let output = run(&[path_arg(&input), "-o", path_arg(&out)], None);
     assert_failure(&output, 1);
-    assert_stderr_mentions(
-        &output,
-        "broken.wgsl:3:22",
-        "the message should point at line 3, column 22",
-    );
+    assert_stderr_mentions(&output, "broken.wgsl:3:22", "the message should point at line 3, column 22");
     assert_stderr_mentions(&output, "return vec4f(1.0) +;", "and show the line");
     assert!(!out.exists());
-    assert_eq!(
-        dir.entries(),
-        vec!["broken.wgsl".to_string()],
-        "nothing else is left behind"
-    );
+    assert_eq!(dir.entries(), vec!["broken.wgsl".to_string()], "nothing else is left behind");
 }
 
 #[test]
@@ -1097,11 +859,7 @@ fn invalid_wgsl_is_reported_with_its_span() {
                   @vertex fn main() -> Outer { var o: Outer; return o; }\n";
     let output = run(&["-", "--to", "spirv"], Some(source.as_bytes()));
     assert_failure(&output, 1);
-    assert_stderr_mentions(
-        &output,
-        "<stdin>:2:1",
-        "the message should point at the struct",
-    );
+    assert_stderr_mentions(&output, "<stdin>:2:1", "the message should point at the struct");
     assert!(output.stdout.is_empty());
 }
 
@@ -1130,11 +888,7 @@ fn help_mentions_the_wgsl_options() {
     assert_success(&help);
     let text = stdout_of(&help);
     for option in ["--to", "--spirv-version", "--no-debug-names", "spvasm"] {
-        assert!(
-            text.contains(option),
-            "--help should mention {option}\n{}",
-            describe(&help)
-        );
+        assert!(text.contains(option), "--help should mention {option}\n{}", describe(&help));
     }
 }
 
@@ -1174,11 +928,7 @@ fn tree(root: &Path) -> Vec<(String, Vec<u8>)> {
             if path.is_dir() {
                 pending.push(path);
             } else {
-                let relative = path
-                    .strip_prefix(root)
-                    .unwrap()
-                    .to_string_lossy()
-                    .into_owned();
+                let relative = path.strip_prefix(root).unwrap().to_string_lossy().into_owned();
                 files.push((relative, std::fs::read(&path).unwrap()));
             }
         }
@@ -1219,46 +969,24 @@ fn check_reports_each_problem_in_path_order_and_a_summary() {
     assert_eq!(stdout_of(&output), "3 passed, 2 failed\n");
     let stderr = stderr_of(&output);
     let lines = lines_of(&stderr);
-    assert_eq!(
-        lines.len(),
-        3,
-        "one line per failure and per warning:\n{stderr}"
-    );
+    assert_eq!(lines.len(), 3, "one line per failure and per warning:\n{stderr}");
     assert!(
-        lines[0].starts_with(
-            "shaders/nested/undefined.spv: error: invalid SPIR-V: %77 is used but never defined"
-        ),
+        lines[0].starts_with("shaders/nested/undefined.spv: error: invalid SPIR-V: %77 is used but never defined"),
         "{stderr}"
     );
-    assert_eq!(
-        lines[1],
-        "shaders/stages.spvasm: warning: skipped entry point `gs`: WGSL has no Geometry stage"
-    );
-    assert!(
-        lines[2].starts_with("shaders/zz/magic.spv: error: malformed SPIR-V:"),
-        "{stderr}"
-    );
+    assert_eq!(lines[1], "shaders/stages.spvasm: warning: skipped entry point `gs`: WGSL has no Geometry stage");
+    assert!(lines[2].starts_with("shaders/zz/magic.spv: error: malformed SPIR-V:"), "{stderr}");
     assert!(lines[2].contains("magic"), "{stderr}");
     assert_eq!(tree(dir.path()), before, "--check writes nothing");
 
     // Files and directories mix; the good ones alone pass.
     let output = run_in(
         dir.path(),
-        &[
-            "--check",
-            "shaders/storage.comp.spv",
-            "shaders/nested/members.spvasm",
-            "shaders/stages.spvasm",
-        ],
+        &["--check", "shaders/storage.comp.spv", "shaders/nested/members.spvasm", "shaders/stages.spvasm"],
     );
     assert_success(&output);
     assert_eq!(stdout_of(&output), "3 passed, 0 failed\n");
-    assert_eq!(
-        lines_of(&stderr_of(&output)).len(),
-        1,
-        "the warning is still shown\n{}",
-        describe(&output)
-    );
+    assert_eq!(lines_of(&stderr_of(&output)).len(), 1, "the warning is still shown\n{}", describe(&output));
 }
 
 #[test]
@@ -1268,7 +996,9 @@ fn deny_warnings_fails_the_input_with_the_warning() {
     assert_eq!(output.status.code(), Some(1), "{}", describe(&output));
     assert_eq!(stdout_of(&output), "2 passed, 3 failed\n");
     assert!(
-        stderr_of(&output).contains("shaders/stages.spvasm: error: skipped entry point `gs`: WGSL has no Geometry stage (warnings are denied)"),
+        stderr_of(&output).contains(
+            "shaders/stages.spvasm: error: skipped entry point `gs`: WGSL has no Geometry stage (warnings are denied)"
+        ),
         "{}",
         describe(&output)
     );
@@ -1277,25 +1007,11 @@ fn deny_warnings_fails_the_input_with_the_warning() {
     let out = dir.join("stages.wgsl");
     let output = run_fixture_to(MIXED_STAGES_FIXTURE, &out, &["--deny-warnings"]);
     assert_failure(&output, 1);
-    assert_stderr_mentions(
-        &output,
-        "skipped entry point `gs`",
-        "the denied warning should be shown",
-    );
+    assert_stderr_mentions(&output, "skipped entry point `gs`", "the denied warning should be shown");
     assert!(!out.exists(), "a denied warning leaves no output file");
-    let output = run(
-        &[
-            path_arg(&common::fixture(MIXED_STAGES_FIXTURE)),
-            "--deny-warnings",
-        ],
-        None,
-    );
+    let output = run(&[path_arg(&common::fixture(MIXED_STAGES_FIXTURE)), "--deny-warnings"], None);
     assert_failure(&output, 1);
-    assert!(
-        output.stdout.is_empty(),
-        "nothing on stdout either\n{}",
-        describe(&output)
-    );
+    assert!(output.stdout.is_empty(), "nothing on stdout either\n{}", describe(&output));
     assert_success(&run_fixture_to(MIXED_STAGES_FIXTURE, &out, &[]));
     assert!(out.exists());
 }
@@ -1304,44 +1020,12 @@ fn deny_warnings_fails_the_input_with_the_warning() {
 fn check_output_is_the_same_for_any_number_of_jobs() {
     let dir = shader_tree();
     for format in ["human", "json", "github"] {
-        let sequential = run_in(
-            dir.path(),
-            &[
-                "--check",
-                "shaders",
-                "--jobs",
-                "1",
-                "--message-format",
-                format,
-            ],
-        );
+        let sequential = run_in(dir.path(), &["--check", "shaders", "--jobs", "1", "--message-format", format]);
         for jobs in ["2", "4", "16"] {
-            let parallel = run_in(
-                dir.path(),
-                &[
-                    "--check",
-                    "shaders",
-                    "--jobs",
-                    jobs,
-                    "--message-format",
-                    format,
-                ],
-            );
-            assert_eq!(
-                parallel.status.code(),
-                sequential.status.code(),
-                "{format}, --jobs {jobs}"
-            );
-            assert_eq!(
-                stdout_of(&parallel),
-                stdout_of(&sequential),
-                "{format}, --jobs {jobs}"
-            );
-            assert_eq!(
-                stderr_of(&parallel),
-                stderr_of(&sequential),
-                "{format}, --jobs {jobs}"
-            );
+            let parallel = run_in(dir.path(), &["--check", "shaders", "--jobs", jobs, "--message-format", format]);
+            assert_eq!(parallel.status.code(), sequential.status.code(), "{format}, --jobs {jobs}");
+            assert_eq!(stdout_of(&parallel), stdout_of(&sequential), "{format}, --jobs {jobs}");
+            assert_eq!(stderr_of(&parallel), stderr_of(&sequential), "{format}, --jobs {jobs}");
         }
     }
 }
@@ -1359,8 +1043,7 @@ enum Json {
 fn parse_json_object(line: &str) -> Result<std::collections::BTreeMap<String, Json>, String> {
     let mut chars = line.chars().peekable();
     let mut object = std::collections::BTreeMap::new();
-    let expect = |chars: &mut std::iter::Peekable<std::str::Chars>, wanted: char| match chars.next()
-    {
+    let expect = |chars: &mut std::iter::Peekable<std::str::Chars>, wanted: char| match chars.next() {
         Some(c) if c == wanted => Ok(()),
         other => Err(format!("expected {wanted:?}, found {other:?}")),
     };
@@ -1442,17 +1125,7 @@ fn json_lines_parse_and_carry_the_location() {
             (MIXED_STAGES_FIXTURE, "stages.spvasm"),
         ],
     );
-    let output = run_in(
-        dir.path(),
-        &[
-            "--check",
-            odd_name,
-            "text.spvasm",
-            "stages.spvasm",
-            "--message-format",
-            "json",
-        ],
-    );
+    let output = run_in(dir.path(), &["--check", odd_name, "text.spvasm", "stages.spvasm", "--message-format", "json"]);
     assert_eq!(output.status.code(), Some(1), "{}", describe(&output));
     assert_eq!(stdout_of(&output), "1 passed, 2 failed\n");
     let stderr = stderr_of(&output);
@@ -1461,33 +1134,16 @@ fn json_lines_parse_and_carry_the_location() {
         .map(|line| parse_json_object(line).unwrap_or_else(|e| panic!("not JSON ({e}): {line}")))
         .collect();
     assert_eq!(objects.len(), 3, "{stderr}");
-    let keys = [
-        "block",
-        "column",
-        "file",
-        "function",
-        "line",
-        "message",
-        "opcode",
-        "result_id",
-        "severity",
-        "word_offset",
-    ];
+    let keys =
+        ["block", "column", "file", "function", "line", "message", "opcode", "result_id", "severity", "word_offset"];
     for object in &objects {
-        assert_eq!(
-            object.keys().map(String::as_str).collect::<Vec<_>>(),
-            keys,
-            "{stderr}"
-        );
+        assert_eq!(object.keys().map(String::as_str).collect::<Vec<_>>(), keys, "{stderr}");
     }
 
     let binary = &objects[0];
     assert_eq!(binary["file"], text(odd_name));
     assert_eq!(binary["severity"], text("error"));
-    assert!(
-        matches!(&binary["message"], Json::Text(m) if m.contains("%77 is used but never defined")),
-        "{stderr}"
-    );
+    assert!(matches!(&binary["message"], Json::Text(m) if m.contains("%77 is used but never defined")), "{stderr}");
     assert_eq!(binary["word_offset"], Json::Number(101));
     assert_eq!(binary["opcode"], text("OpFMul"));
     assert_eq!(binary["result_id"], Json::Number(14));
@@ -1500,12 +1156,7 @@ fn json_lines_parse_and_carry_the_location() {
     let (line, column) = source
         .lines()
         .enumerate()
-        .find_map(|(i, l)| {
-            (!l.trim_start().starts_with(';'))
-                .then(|| l.find("%77"))
-                .flatten()
-                .map(|c| (i + 1, c + 1))
-        })
+        .find_map(|(i, l)| (!l.trim_start().starts_with(';')).then(|| l.find("%77")).flatten().map(|c| (i + 1, c + 1)))
         .unwrap();
     let assembly = &objects[1];
     assert_eq!(assembly["file"], text("text.spvasm"));
@@ -1515,10 +1166,7 @@ fn json_lines_parse_and_carry_the_location() {
     let warning = &objects[2];
     assert_eq!(warning["file"], text("stages.spvasm"));
     assert_eq!(warning["severity"], text("warning"));
-    assert_eq!(
-        warning["message"],
-        text("skipped entry point `gs`: WGSL has no Geometry stage")
-    );
+    assert_eq!(warning["message"], text("skipped entry point `gs`: WGSL has no Geometry stage"));
     assert_eq!(warning["word_offset"], Json::Null);
 }
 
@@ -1534,17 +1182,8 @@ fn github_annotations_escape_what_the_runner_reads_as_syntax() {
             (MIXED_STAGES_FIXTURE, "stages.spvasm"),
         ],
     );
-    let output = run_in(
-        dir.path(),
-        &[
-            "--check",
-            odd_name,
-            "text.spvasm",
-            "stages.spvasm",
-            "--message-format",
-            "github",
-        ],
-    );
+    let output =
+        run_in(dir.path(), &["--check", odd_name, "text.spvasm", "stages.spvasm", "--message-format", "github"]);
     assert_eq!(output.status.code(), Some(1), "{}", describe(&output));
     let stderr = stderr_of(&output);
     let lines = lines_of(&stderr);
@@ -1554,40 +1193,27 @@ fn github_annotations_escape_what_the_runner_reads_as_syntax() {
         lines[0],
         "::error file=a%2Cb%3Ac%25d.spv::invalid SPIR-V: %2577 is used but never defined (at word 0x65, %2514 = OpFMul, in function %251, block %2511)"
     );
-    assert!(lines[1].starts_with("::error file=text.spvasm,line=34,col=37::assembly error at 34:37: `%2577` is used but never defined"), "{stderr}");
-    assert_eq!(
-        lines[2],
-        "::warning file=stages.spvasm::skipped entry point `gs`: WGSL has no Geometry stage"
+    assert!(
+        lines[1].starts_with(
+            "::error file=text.spvasm,line=34,col=37::assembly error at 34:37: `%2577` is used but never defined"
+        ),
+        "{stderr}"
     );
+    assert_eq!(lines[2], "::warning file=stages.spvasm::skipped entry point `gs`: WGSL has no Geometry stage");
 }
 
 #[test]
 fn message_format_applies_to_a_single_file_too() {
-    let output = run(
-        &[
-            path_arg(&common::fixture(UNDEFINED_ID_FIXTURE)),
-            "--message-format",
-            "json",
-        ],
-        None,
-    );
+    let output = run(&[path_arg(&common::fixture(UNDEFINED_ID_FIXTURE)), "--message-format", "json"], None);
     assert_failure(&output, 1);
     assert!(output.stdout.is_empty());
     let stderr = stderr_of(&output);
-    let object = parse_json_object(stderr.trim_end())
-        .unwrap_or_else(|e| panic!("one JSON line ({e}):\n{stderr}"));
+    let object = parse_json_object(stderr.trim_end()).unwrap_or_else(|e| panic!("one JSON line ({e}):\n{stderr}"));
     assert_eq!(object["word_offset"], Json::Number(101));
 
-    let output = run(
-        &["-", "--message-format", "github", "--to", "spirv"],
-        Some(b"fn f( {"),
-    );
+    let output = run(&["-", "--message-format", "github", "--to", "spirv"], Some(b"fn f( {"));
     assert_failure(&output, 1);
-    assert!(
-        stderr_of(&output).starts_with("::error file=<stdin>,line=1,col="),
-        "{}",
-        describe(&output)
-    );
+    assert!(stderr_of(&output).starts_with("::error file=<stdin>,line=1,col="), "{}", describe(&output));
 }
 
 #[test]
@@ -1601,10 +1227,7 @@ fn batch_writes_what_single_file_runs_write_for_any_number_of_jobs() {
         "glsl/compute_storage_runtime_array.comp.be.spv",
         "glsl/control_flow_loops.comp.opt.spv",
     ];
-    let inputs: Vec<String> = fixtures
-        .iter()
-        .map(|f| path_arg(&common::fixture(f)).to_string())
-        .collect();
+    let inputs: Vec<String> = fixtures.iter().map(|f| path_arg(&common::fixture(f)).to_string()).collect();
     let mut outputs = Vec::new();
     let mut stderrs = Vec::new();
     for jobs in ["1", "4"] {
@@ -1617,19 +1240,9 @@ fn batch_writes_what_single_file_runs_write_for_any_number_of_jobs() {
         stderrs.push(stderr_of(&output));
         outputs.push(tree(&out_dir));
     }
-    assert_eq!(
-        outputs[0], outputs[1],
-        "--jobs 1 and --jobs 4 wrote different files"
-    );
-    assert_eq!(
-        stderrs[0], stderrs[1],
-        "--jobs 1 and --jobs 4 reported differently"
-    );
-    assert!(
-        stderrs[0].contains("skipped entry point `gs`"),
-        "the warning is reported:\n{}",
-        stderrs[0]
-    );
+    assert_eq!(outputs[0], outputs[1], "--jobs 1 and --jobs 4 wrote different files");
+    assert_eq!(stderrs[0], stderrs[1], "--jobs 1 and --jobs 4 reported differently");
+    assert!(stderrs[0].contains("skipped entry point `gs`"), "the warning is reported:\n{}", stderrs[0]);
     let names: Vec<&str> = outputs[0].iter().map(|(name, _)| name.as_str()).collect();
     assert_eq!(
         names,
@@ -1670,56 +1283,27 @@ fn batch_writes_nothing_for_an_input_that_fails() {
     let previous = b"// an earlier translation of bad.spv\n";
     std::fs::create_dir(dir.join("out")).unwrap();
     std::fs::write(dir.join("out/bad.wgsl"), previous).unwrap();
-    let output = run_in(
-        dir.path(),
-        &[
-            "in/bad.spv",
-            "in/good.spv",
-            "in/warns.spvasm",
-            "--out-dir",
-            "out",
-        ],
-    );
+    let output = run_in(dir.path(), &["in/bad.spv", "in/good.spv", "in/warns.spvasm", "--out-dir", "out"]);
     assert_failure(&output, 1);
-    assert_stderr_mentions(
-        &output,
-        "%77 is used but never defined",
-        "the failure is reported",
-    );
+    assert_stderr_mentions(&output, "%77 is used but never defined", "the failure is reported");
     assert_stderr_mentions(&output, "in/bad.spv", "with its file");
     let written = tree(&dir.join("out"));
     let names: Vec<&str> = written.iter().map(|(name, _)| name.as_str()).collect();
-    assert_eq!(
-        names,
-        ["bad.wgsl", "good.wgsl", "warns.wgsl"],
-        "no temporary file is left"
-    );
-    assert_eq!(
-        written[0].1, previous,
-        "the failed input's old output is untouched"
-    );
+    assert_eq!(names, ["bad.wgsl", "good.wgsl", "warns.wgsl"], "no temporary file is left");
+    assert_eq!(written[0].1, previous, "the failed input's old output is untouched");
 
     // With warnings denied, the input with a warning writes nothing either.
     std::fs::remove_dir_all(dir.join("out")).unwrap();
     let output = run_in(dir.path(), &["in", "--out-dir", "out", "--deny-warnings"]);
     assert_failure(&output, 1);
-    let names: Vec<String> = tree(&dir.join("out"))
-        .into_iter()
-        .map(|(name, _)| name)
-        .collect();
+    let names: Vec<String> = tree(&dir.join("out")).into_iter().map(|(name, _)| name).collect();
     assert_eq!(names, ["good.wgsl"]);
 }
 
 #[test]
 fn batch_usage_errors_exit_2_and_write_nothing() {
     let dir = TempDir::new("cli-batch-usage");
-    copy_fixtures(
-        &dir,
-        &[
-            (BINARY_FIXTURE, "a/shader.spv"),
-            (ASSEMBLY_FIXTURE, "b/shader.spvasm"),
-        ],
-    );
+    copy_fixtures(&dir, &[(BINARY_FIXTURE, "a/shader.spv"), (ASSEMBLY_FIXTURE, "b/shader.spvasm")]);
     let cases: [&[&str]; 6] = [
         // Two inputs would write out/shader.wgsl.
         &["a/shader.spv", "b/shader.spvasm", "--out-dir", "out"],
@@ -1735,10 +1319,7 @@ fn batch_usage_errors_exit_2_and_write_nothing() {
         assert!(output.stdout.is_empty(), "{args:?}\n{}", describe(&output));
         assert_eq!(dir.entries(), ["a", "b"], "{args:?}: something was written");
     }
-    let output = run_in(
-        dir.path(),
-        &["a/shader.spv", "b/shader.spvasm", "--out-dir", "out"],
-    );
+    let output = run_in(dir.path(), &["a/shader.spv", "b/shader.spvasm", "--out-dir", "out"]);
     assert_stderr_mentions(
         &output,
         "a/shader.spv and b/shader.spvasm would both write shader.wgsl",
@@ -1753,64 +1334,24 @@ fn diagnostics_are_colored_only_when_asked_or_on_a_terminal() {
     let dir = shader_tree();
     let bad = common::fixture(UNDEFINED_ID_FIXTURE);
     let runs: [(&str, Output); 6] = [
-        (
-            "--check",
-            run_in(dir.path(), &["--check", "shaders", "--color", "always"]),
-        ),
-        (
-            "single file",
-            run(&[path_arg(&bad), "--color", "always"], None),
-        ),
-        (
-            "--out-dir",
-            run_in(
-                dir.path(),
-                &["shaders", "--out-dir", "out", "--color", "always"],
-            ),
-        ),
+        ("--check", run_in(dir.path(), &["--check", "shaders", "--color", "always"])),
+        ("single file", run(&[path_arg(&bad), "--color", "always"], None)),
+        ("--out-dir", run_in(dir.path(), &["shaders", "--out-dir", "out", "--color", "always"])),
         ("--check, auto", run_in(dir.path(), &["--check", "shaders"])),
         ("single file, auto", run(&[path_arg(&bad)], None)),
-        (
-            "--check, never",
-            run_in(dir.path(), &["--check", "shaders", "--color", "never"]),
-        ),
+        ("--check, never", run_in(dir.path(), &["--check", "shaders", "--color", "never"])),
     ];
     for (what, output) in &runs[..3] {
-        assert!(
-            stderr_of(output).contains(ESCAPE),
-            "{what} with --color always:\n{}",
-            describe(output)
-        );
+        assert!(stderr_of(output).contains(ESCAPE), "{what} with --color always:\n{}", describe(output));
     }
     // The tests' stderr is a pipe, not a terminal.
     for (what, output) in &runs[3..] {
-        assert!(
-            !stderr_of(output).contains(ESCAPE),
-            "{what}:\n{}",
-            describe(output)
-        );
-        assert!(
-            !stderr_of(output).is_empty(),
-            "{what}: the failures are still reported"
-        );
+        assert!(!stderr_of(output).contains(ESCAPE), "{what}:\n{}", describe(output));
+        assert!(!stderr_of(output).is_empty(), "{what}: the failures are still reported");
     }
     for format in ["json", "github"] {
-        let output = run_in(
-            dir.path(),
-            &[
-                "--check",
-                "shaders",
-                "--color",
-                "always",
-                "--message-format",
-                format,
-            ],
-        );
-        assert!(
-            !stderr_of(&output).contains(ESCAPE),
-            "{format} is never colored:\n{}",
-            describe(&output)
-        );
+        let output = run_in(dir.path(), &["--check", "shaders", "--color", "always", "--message-format", format]);
+        assert!(!stderr_of(&output).contains(ESCAPE), "{format} is never colored:\n{}", describe(&output));
     }
 }
 
@@ -1829,10 +1370,7 @@ fn help_shows_the_three_uses() {
         "spv2wgsl --check shaders/",
         "--out-dir gen/",
     ] {
-        assert!(
-            text.contains(needle),
-            "--help should mention {needle}\n{text}"
-        );
+        assert!(text.contains(needle), "--help should mention {needle}\n{text}");
     }
 }
 // Resources: the binding map, binding overrides, specialization constants
@@ -1892,7 +1430,8 @@ fn binding_map_lists_every_resource_and_marks_assigned_ones() {
     assert_eq!(listed, wgsl_resources(&wgsl), "binding map:\n{json}\nWGSL:\n{wgsl}");
 
     // The sampler split from `albedo` (set 0, binding 0) is ours, at the next free binding.
-    let sampler = entries.iter().find(|e| e.contains("\"name\": \"albedo_sampler\"")).expect("albedo_sampler is listed");
+    let sampler =
+        entries.iter().find(|e| e.contains("\"name\": \"albedo_sampler\"")).expect("albedo_sampler is listed");
     assert_eq!(json_field(sampler, "group"), Some("0"));
     assert_eq!(json_field(sampler, "binding"), Some("5"));
     assert_eq!(json_field(sampler, "type"), Some("\"sampler\""));
@@ -1921,7 +1460,11 @@ fn binding_map_is_not_written_when_translation_fails() {
 fn sampler_binding_moves_the_split_sampler() {
     let dir = TempDir::new("cli-sampler-binding");
     let out = dir.join("out.wgsl");
-    let output = run_fixture_to(COMBINED_SAMPLERS_FIXTURE, &out, &["--sampler-binding", "0:0=2:7", "--sampler-binding", "1:1=1:9"]);
+    let output = run_fixture_to(
+        COMBINED_SAMPLERS_FIXTURE,
+        &out,
+        &["--sampler-binding", "0:0=2:7", "--sampler-binding", "1:1=1:9"],
+    );
     assert_success(&output);
     let wgsl = std::fs::read_to_string(&out).expect("the WGSL was written");
     assert_valid_wgsl(&wgsl, "sampler-binding");
@@ -1973,7 +1516,11 @@ fn push_constants_become_a_uniform_buffer_where_asked() {
 fn override_gives_spec_constants_values() {
     let dir = TempDir::new("cli-override");
     let out = dir.join("out.wgsl");
-    let output = run_fixture_to(SPEC_CONSTANT_FIXTURE, &out, &["--override", "1=10", "--override", "0=32", "--override", "4=false"]);
+    let output = run_fixture_to(
+        SPEC_CONSTANT_FIXTURE,
+        &out,
+        &["--override", "1=10", "--override", "0=32", "--override", "4=false"],
+    );
     assert_success(&output);
     let wgsl = std::fs::read_to_string(&out).expect("the WGSL was written");
     let module = assert_valid_wgsl(&wgsl, "override");

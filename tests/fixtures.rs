@@ -29,19 +29,11 @@ const FIXTURE_SUFFIXES: &[&str] = &[".spv", ".spvasm"];
 
 /// Translates with default options, turning a panic into an error.
 fn translate(bytes: &[u8]) -> Result<spv2wgsl::Translation, String> {
-    let outcome = panic::catch_unwind(AssertUnwindSafe(|| {
-        spv2wgsl::translate(bytes, &spv2wgsl::Options::default())
-    }));
+    let outcome = panic::catch_unwind(AssertUnwindSafe(|| spv2wgsl::translate(bytes, &spv2wgsl::Options::default())));
     match outcome {
         Ok(Ok(translation)) => Ok(translation),
-        Ok(Err(error)) => Err(format!(
-            "translation failed (exit code {}): {error}",
-            error.exit_code()
-        )),
-        Err(payload) => Err(format!(
-            "translate panicked: {}",
-            common::panic_message(payload.as_ref())
-        )),
+        Ok(Err(error)) => Err(format!("translation failed (exit code {}): {error}", error.exit_code())),
+        Err(payload) => Err(format!("translate panicked: {}", common::panic_message(payload.as_ref()))),
     }
 }
 
@@ -49,9 +41,7 @@ fn translate(bytes: &[u8]) -> Result<spv2wgsl::Translation, String> {
 fn check_snapshot(relative: &str, wgsl: &str) -> Result<(), String> {
     let mut settings = insta::Settings::clone_current();
     settings.set_input_file(common::fixture(relative));
-    settings.set_description(format!(
-        "WGSL translated from fixtures/{relative} with default options"
-    ));
+    settings.set_description(format!("WGSL translated from fixtures/{relative} with default options"));
     settings.set_omit_expression(true);
     let outcome = panic::catch_unwind(AssertUnwindSafe(|| {
         settings.bind(|| insta::assert_snapshot!(relative, wgsl));
@@ -82,14 +72,8 @@ fn check_fixture(relative: &str, failures: &mut Failures, tint: &mut TintTally) 
 
     match translate(&bytes) {
         Ok(again) if again.wgsl == wgsl => {}
-        Ok(_) => failures.add(
-            relative,
-            "translating the same input twice gave different WGSL",
-        ),
-        Err(problem) => failures.add(
-            relative,
-            format!("the second translation failed: {problem}"),
-        ),
+        Ok(_) => failures.add(relative, "translating the same input twice gave different WGSL"),
+        Err(problem) => failures.add(relative, format!("the second translation failed: {problem}")),
     }
 
     if let Err(problem) = check_snapshot(relative, &wgsl) {
@@ -109,10 +93,7 @@ fn check_fixture(relative: &str, failures: &mut Failures, tint: &mut TintTally) 
                     failures.add(relative, problem);
                 }
             }
-            None => failures.add(
-                relative,
-                "the test cannot read the fixture's entry points (not SPIR-V?)",
-            ),
+            None => failures.add(relative, "the test cannot read the fixture's entry points (not SPIR-V?)"),
         },
         Err(problem) => failures.add(relative, format!("{problem}\n--- WGSL:\n{wgsl}")),
     }
@@ -126,14 +107,8 @@ fn check_fixture(relative: &str, failures: &mut Failures, tint: &mut TintTally) 
         let twin = format!("{stem}.spv");
         match translate(&common::read_fixture(&twin)) {
             Ok(little) if little.wgsl == wgsl => {}
-            Ok(_) => failures.add(
-                relative,
-                format!("the big-endian module translates differently from {twin}"),
-            ),
-            Err(problem) => failures.add(
-                relative,
-                format!("its little-endian twin {twin} fails: {problem}"),
-            ),
+            Ok(_) => failures.add(relative, format!("the big-endian module translates differently from {twin}")),
+            Err(problem) => failures.add(relative, format!("its little-endian twin {twin} fails: {problem}")),
         }
     }
 }
@@ -150,11 +125,8 @@ fn binding_map_problems(translation: &spv2wgsl::Translation, module: &naga::Modu
         })
         .collect();
     wgsl.sort();
-    let map: Vec<(u32, u32, String)> = translation
-        .bindings
-        .iter()
-        .map(|b| (b.binding.group, b.binding.binding, b.name.clone()))
-        .collect();
+    let map: Vec<(u32, u32, String)> =
+        translation.bindings.iter().map(|b| (b.binding.group, b.binding.binding, b.name.clone())).collect();
     if map == wgsl {
         Vec::new()
     } else {
@@ -179,11 +151,7 @@ fn every_fixture_translates_to_valid_wgsl() {
     if tint.unavailable {
         eprintln!("note: tint is not on the PATH; the WGSL was checked with naga only");
     } else {
-        eprintln!(
-            "tint accepted {} of {} translations",
-            tint.accepted,
-            fixtures.len()
-        );
+        eprintln!("tint accepted {} of {} translations", tint.accepted, fixtures.len());
     }
     failures.finish(fixtures.len());
 }
@@ -199,15 +167,8 @@ fn every_fixture_snapshot_has_its_fixture() {
     let fixtures = common::fixture_files(FIXTURE_DIRS, FIXTURE_SUFFIXES);
     let mut orphans = Vec::new();
     for entry in entries {
-        let name = entry
-            .expect("directory entry")
-            .file_name()
-            .to_string_lossy()
-            .into_owned();
-        let Some(stem) = name
-            .strip_prefix("fixtures__")
-            .and_then(|n| n.strip_suffix(".snap"))
-        else {
+        let name = entry.expect("directory entry").file_name().to_string_lossy().into_owned();
+        let Some(stem) = name.strip_prefix("fixtures__").and_then(|n| n.strip_suffix(".snap")) else {
             continue;
         };
         // insta writes `/` in a snapshot name as `__`.
@@ -216,8 +177,5 @@ fn every_fixture_snapshot_has_its_fixture() {
             orphans.push(name);
         }
     }
-    assert!(
-        orphans.is_empty(),
-        "snapshots without a fixture (delete them, or restore the fixture): {orphans:?}"
-    );
+    assert!(orphans.is_empty(), "snapshots without a fixture (delete them, or restore the fixture): {orphans:?}");
 }

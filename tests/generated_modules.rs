@@ -20,8 +20,7 @@ fn check(name: &str, words: &[u32]) -> String {
         std::fs::write(&path, &bytes).expect("write the module");
         let mut command = Command::new("spirv-val");
         command.arg("--target-env").arg("vulkan1.1").arg(&path);
-        let output = common::run_with_timeout(command, None, Duration::from_secs(120))
-            .expect("run spirv-val");
+        let output = common::run_with_timeout(command, None, Duration::from_secs(120)).expect("run spirv-val");
         assert!(
             output.status.success(),
             "spirv-val rejects {name}:\n{}{}",
@@ -34,14 +33,11 @@ fn check(name: &str, words: &[u32]) -> String {
     let (_, problems) = common::validate_wgsl(&translation.wgsl, name);
     assert!(problems.is_empty(), "{name}: {}", problems.join("\n"));
     let options = naga::front::spv::Options::default();
-    let module = naga::front::spv::parse_u8_slice(&bytes, &options)
-        .unwrap_or_else(|e| panic!("naga cannot read {name}: {e}"));
-    naga::valid::Validator::new(
-        naga::valid::ValidationFlags::all(),
-        common::webgpu_capabilities(),
-    )
-    .validate(&module)
-    .unwrap_or_else(|e| panic!("naga rejects its own reading of {name}: {e:?}"));
+    let module =
+        naga::front::spv::parse_u8_slice(&bytes, &options).unwrap_or_else(|e| panic!("naga cannot read {name}: {e}"));
+    naga::valid::Validator::new(naga::valid::ValidationFlags::all(), common::webgpu_capabilities())
+        .validate(&module)
+        .unwrap_or_else(|e| panic!("naga rejects its own reading of {name}: {e:?}"));
     translation.wgsl
 }
 
@@ -49,10 +45,7 @@ fn check(name: &str, words: &[u32]) -> String {
 fn a_mixed_module_is_valid_and_both_translators_accept_it() {
     let words = generate::mixed(100_000);
     let bytes = words.len() * 4;
-    assert!(
-        (100_000..120_000).contains(&bytes),
-        "asked for 100 kB, got {bytes} bytes"
-    );
+    assert!((100_000..120_000).contains(&bytes), "asked for 100 kB, got {bytes} bytes");
     check("mixed_100k", &words);
 }
 
@@ -89,10 +82,7 @@ fn a_module_of_many_resources_is_valid_and_both_translators_accept_it() {
 #[test]
 fn generation_is_deterministic() {
     assert_eq!(generate::mixed(50_000), generate::mixed(50_000));
-    assert_eq!(
-        generate::one_function(50_000),
-        generate::one_function(50_000)
-    );
+    assert_eq!(generate::one_function(50_000), generate::one_function(50_000));
     assert_eq!(generate::one_block(500), generate::one_block(500));
     assert_eq!(generate::entry_points(20_000), generate::entry_points(20_000));
     assert_eq!(generate::resources(20_000), generate::resources(20_000));

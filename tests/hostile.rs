@@ -1,7 +1,7 @@
 //! Modules built to exhaust the translator: each must give a translation or a clear error, never
 //! a stack overflow or a hang. They are generated here rather than stored, being large.
 
-use spv2wgsl::{translate, Error, Options};
+use spv2wgsl::{Error, Options, translate};
 
 const HEADER: &str = "\
 OpCapability Shader
@@ -218,11 +218,17 @@ fn many_uniform_blocks_of_one_member() {
             %pS = OpTypePointer StorageBuffer %S\n%buf = OpVariable %pS StorageBuffer\n%pu = OpTypePointer StorageBuffer %uint\n\
             %qu = OpTypePointer Uniform %uint\n%u0 = OpConstant %uint 0\n";
     for i in 0..n {
-        asm += &format!("%T{i} = OpTypeStruct %uint\n%pT{i} = OpTypePointer Uniform %T{i}\n%g{i} = OpVariable %pT{i} Uniform\n");
+        asm += &format!(
+            "%T{i} = OpTypeStruct %uint\n%pT{i} = OpTypePointer Uniform %T{i}\n%g{i} = OpVariable %pT{i} Uniform\n"
+        );
     }
-    asm += "%main = OpFunction %void None %fn\n%entry = OpLabel\n%p = OpAccessChain %pu %buf %u0\n%v0 = OpLoad %uint %p\n";
+    asm +=
+        "%main = OpFunction %void None %fn\n%entry = OpLabel\n%p = OpAccessChain %pu %buf %u0\n%v0 = OpLoad %uint %p\n";
     for i in 0..n {
-        asm += &format!("%q{i} = OpAccessChain %qu %g{i} %u0\n%l{i} = OpLoad %uint %q{i}\n%v{} = OpIAdd %uint %v{i} %l{i}\n", i + 1);
+        asm += &format!(
+            "%q{i} = OpAccessChain %qu %g{i} %u0\n%l{i} = OpLoad %uint %q{i}\n%v{} = OpIAdd %uint %v{i} %l{i}\n",
+            i + 1
+        );
     }
     asm += &format!("OpStore %p %v{n}\nOpReturn\nOpFunctionEnd\n");
     let wgsl = translate(asm.as_bytes(), &unvalidated()).expect("translates").wgsl;
@@ -368,10 +374,16 @@ fn composite_constants_reusing_their_parts_beyond_the_limit_are_refused() {
     asm += "%u4 = OpConstant %uint 4\n%T0 = OpTypeArray %uint %u4\n%k0 = OpConstantComposite %T0 %u0 %u0 %u0 %u0\n";
     let levels = 12;
     for k in 1..levels {
-        asm += &format!("%T{k} = OpTypeArray %T{0} %u4\n%k{k} = OpConstantComposite %T{k} %k{0} %k{0} %k{0} %k{0}\n", k - 1);
+        asm += &format!(
+            "%T{k} = OpTypeArray %T{0} %u4\n%k{k} = OpConstantComposite %T{k} %k{0} %k{0} %k{0} %k{0}\n",
+            k - 1
+        );
     }
-    asm += &format!("%pf = OpTypePointer Function %T{0}\n%main = OpFunction %void None %fn\n%entry = OpLabel\n\
-                     %local = OpVariable %pf Function\nOpStore %local %k{0}\nOpReturn\nOpFunctionEnd\n", levels - 1);
+    asm += &format!(
+        "%pf = OpTypePointer Function %T{0}\n%main = OpFunction %void None %fn\n%entry = OpLabel\n\
+                     %local = OpVariable %pf Function\nOpStore %local %k{0}\nOpReturn\nOpFunctionEnd\n",
+        levels - 1
+    );
     let error = translate(asm.as_bytes(), &unvalidated()).map(|_| ()).unwrap_err();
     assert!(matches!(error, Error::Unsupported { .. }), "{error}");
     assert!(error.to_string().contains("reuse other constants"), "{error}");

@@ -53,10 +53,7 @@ fn assert_refused(spvasm: &str, needles: &[&str]) {
         Err(error @ Error::Unsupported { .. }) => {
             let message = error.to_string();
             for needle in needles {
-                assert!(
-                    message.contains(needle),
-                    "the message should mention `{needle}`: {message}"
-                );
+                assert!(message.contains(needle), "the message should mention `{needle}`: {message}");
             }
         }
         Err(other) => panic!("expected an `Unsupported` error, got: {other}"),
@@ -74,10 +71,7 @@ fn arrays_of_textures_need_binding_arrays() {
     let body = "%first = OpAccessChain %ptr_image %textures %uint_0
 %loaded = OpLoad %image %first
 %texel = OpImageFetch %v4float %loaded %int_0 Lod %int_0";
-    assert_refused(
-        &fragment(declarations, body),
-        &["array of textures", "binding arrays"],
-    );
+    assert_refused(&fragment(declarations, body), &["array of textures", "binding arrays"]);
 }
 
 #[test]
@@ -91,10 +85,7 @@ fn integer_textures_cannot_be_filtered() {
 %s = OpLoad %sampler %smp
 %si = OpSampledImage %sampled %t %s
 %texel = OpImageSampleImplicitLod %v4int %si %uv";
-    assert_refused(
-        &fragment(declarations, body),
-        &["OpImageSampleImplicitLod", "integer texture"],
-    );
+    assert_refused(&fragment(declarations, body), &["OpImageSampleImplicitLod", "integer texture"]);
 }
 
 #[test]
@@ -141,10 +132,7 @@ fn depth_comparison_only_at_level_zero() {
 %s = OpLoad %sampler %smp
 %si = OpSampledImage %sampled %t %s
 %lit = OpImageSampleDrefExplicitLod %float %si %uv %float_0 Lod %float_1";
-    assert_refused(
-        &fragment(declarations, body),
-        &["depth comparison at a level other than 0"],
-    );
+    assert_refused(&fragment(declarations, body), &["depth comparison at a level other than 0"]);
 }
 
 #[test]
@@ -157,10 +145,7 @@ fn storage_images_need_a_wgsl_texel_format() {
 %color = OpConstantComposite %v4float %float_0 %float_0 %float_0 %float_1";
     let body = "%t = OpLoad %image %texture
 OpImageWrite %t %coord %color";
-    assert_refused(
-        &fragment(declarations, body),
-        &["format Rgba16", "no WGSL storage texel format"],
-    );
+    assert_refused(&fragment(declarations, body), &["format Rgba16", "no WGSL storage texel format"]);
 }
 
 #[test]
@@ -203,10 +188,7 @@ fn array_strides_smaller_than_the_element_are_refused() {
 %buf = OpVariable %ptr_Buf StorageBuffer";
     let body = "%p = OpAccessChain %ptr_v3 %buf %uint_0 %uint_1
 %v = OpLoad %v3float %p";
-    assert_refused(
-        &fragment_with(&decorations, declarations, body),
-        &["array stride of 8 bytes", "at least 16"],
-    );
+    assert_refused(&fragment_with(&decorations, declarations, body), &["array stride of 8 bytes", "at least 16"]);
 }
 
 #[test]
@@ -221,11 +203,7 @@ fn uniform_buffers_need_16_byte_array_strides() {
 %v = OpLoad %float %p";
     assert_refused(
         &fragment_with(&decorations, declarations, body),
-        &[
-            "uniform buffer layout",
-            "array stride of 4 bytes",
-            "multiple of 16",
-        ],
+        &["uniform buffer layout", "array stride of 4 bytes", "multiple of 16"],
     );
 }
 

@@ -69,21 +69,10 @@ fn read_fixture(name: &str) -> Fixture {
             continue;
         };
         if let Some(rest) = comment.strip_prefix("interface ") {
-            let (entry, variable) = rest
-                .split_once(": ")
-                .unwrap_or_else(|| panic!("{name}: bad line {line:?}"));
-            fixture
-                .interface
-                .entry(entry.to_string())
-                .or_default()
-                .insert(variable.to_string());
+            let (entry, variable) = rest.split_once(": ").unwrap_or_else(|| panic!("{name}: bad line {line:?}"));
+            fixture.interface.entry(entry.to_string()).or_default().insert(variable.to_string());
         } else if let Some(version) = comment.strip_prefix("min-spirv: 1.") {
-            fixture.min_version = (
-                1,
-                version
-                    .parse()
-                    .unwrap_or_else(|_| panic!("{name}: bad line {line:?}")),
-            );
+            fixture.min_version = (1, version.parse().unwrap_or_else(|_| panic!("{name}: bad line {line:?}")));
         } else if comment.starts_with("round-trip-loses: invariant") {
             fixture.round_trip_loses_invariant = true;
         } else if let Some(text) = comment.strip_prefix("round-trip-fails: ") {
@@ -91,21 +80,12 @@ fn read_fixture(name: &str) -> Fixture {
             fixture.round_trip_fails = Some(text.to_string());
         }
     }
-    assert!(
-        !fixture.interface.is_empty(),
-        "{name} states no `// interface` lines"
-    );
+    assert!(!fixture.interface.is_empty(), "{name} states no `// interface` lines");
     fixture
 }
 
 fn compile(source: &str, version: (u8, u8)) -> Result<reverse::Compiled, reverse::Error> {
-    reverse::compile(
-        source,
-        &Options {
-            spirv_version: version,
-            ..Options::default()
-        },
-    )
+    reverse::compile(source, &Options { spirv_version: version, ..Options::default() })
 }
 
 fn spirv_val(words: &[u32], environment: &str, label: &str) -> Result<(), String> {
@@ -132,11 +112,7 @@ fn spirv_val(words: &[u32], environment: &str, label: &str) -> Result<(), String
 
 /// A type in WGSL spelling.
 fn spell_type(module: &dr::Module, id: Word) -> String {
-    let Some(inst) = module
-        .types_global_values
-        .iter()
-        .find(|inst| inst.result_id == Some(id))
-    else {
+    let Some(inst) = module.types_global_values.iter().find(|inst| inst.result_id == Some(id)) else {
         return format!("%{id}?");
     };
     let literal = |i: usize| match inst.operands.get(i) {
@@ -154,19 +130,13 @@ fn spell_type(module: &dr::Module, id: Word) -> String {
         Op::TypeInt => format!("u{}", literal(0)),
         Op::TypeVector => format!("vec{}<{}>", literal(1), spell_type(module, id_operand(0))),
         Op::TypeArray => {
-            let length = module
-                .types_global_values
-                .iter()
-                .find(|c| c.result_id == Some(id_operand(1)))
-                .and_then(|c| match c.operands.first() {
+            let length = module.types_global_values.iter().find(|c| c.result_id == Some(id_operand(1))).and_then(|c| {
+                match c.operands.first() {
                     Some(&Operand::LiteralBit32(n)) => Some(n),
                     _ => None,
-                });
-            format!(
-                "array<{}, {}>",
-                spell_type(module, id_operand(0)),
-                length.unwrap_or(0)
-            )
+                }
+            });
+            format!("array<{}, {}>", spell_type(module, id_operand(0)), length.unwrap_or(0))
         }
         other => format!("Op{other:?}"),
     }
@@ -174,17 +144,11 @@ fn spell_type(module: &dr::Module, id: Word) -> String {
 
 /// The storage class and pointee type of a global variable.
 fn variable(module: &dr::Module, id: Word) -> Option<(StorageClass, Word)> {
-    let inst = module
-        .types_global_values
-        .iter()
-        .find(|inst| inst.result_id == Some(id))?;
+    let inst = module.types_global_values.iter().find(|inst| inst.result_id == Some(id))?;
     let Some(&Operand::StorageClass(class)) = inst.operands.first() else {
         return None;
     };
-    let pointer = module
-        .types_global_values
-        .iter()
-        .find(|p| p.result_id == inst.result_type)?;
+    let pointer = module.types_global_values.iter().find(|p| p.result_id == inst.result_type)?;
     match pointer.operands.get(1) {
         Some(&Operand::IdRef(pointee)) => Some((class, pointee)),
         _ => None,
@@ -205,11 +169,7 @@ fn spell_decoration(inst: &dr::Instruction) -> String {
             other => format!("{other:?}"),
         })
         .collect();
-    if arguments.is_empty() {
-        name
-    } else {
-        format!("{name}({})", arguments.join(", "))
-    }
+    if arguments.is_empty() { name } else { format!("{name}({})", arguments.join(", ")) }
 }
 
 struct EntryPoint {
@@ -231,12 +191,7 @@ fn entry_points(module: &dr::Module) -> Vec<EntryPoint> {
                 Some(&Operand::IdRef(function)) => function,
                 _ => 0,
             },
-            interface: inst
-                .operands
-                .iter()
-                .skip(3)
-                .filter_map(Operand::id_ref_any)
-                .collect(),
+            interface: inst.operands.iter().skip(3).filter_map(Operand::id_ref_any).collect(),
         })
         .collect()
 }
@@ -247,28 +202,21 @@ fn interface_lines(module: &dr::Module) -> BTreeMap<String, BTreeSet<String>> {
     for entry in entry_points(module) {
         let set: &mut BTreeSet<String> = lines.entry(entry.name.clone()).or_default();
         for &id in &entry.interface {
-            let Some((class @ (StorageClass::Input | StorageClass::Output), pointee)) =
-                variable(module, id)
-            else {
+            let Some((class @ (StorageClass::Input | StorageClass::Output), pointee)) = variable(module, id) else {
                 continue;
             };
             let is_slot = |inst: &dr::Instruction| {
                 matches!(
                     inst.operands.get(1),
                     Some(Operand::Decoration(
-                        spirv::Decoration::BuiltIn
-                            | spirv::Decoration::Location
-                            | spirv::Decoration::Index
+                        spirv::Decoration::BuiltIn | spirv::Decoration::Location | spirv::Decoration::Index
                     ))
                 )
             };
             let (slot, others): (Vec<&dr::Instruction>, Vec<&dr::Instruction>) = module
                 .annotations
                 .iter()
-                .filter(|inst| {
-                    inst.class.opcode == Op::Decorate
-                        && inst.operands.first() == Some(&Operand::IdRef(id))
-                })
+                .filter(|inst| inst.class.opcode == Op::Decorate && inst.operands.first() == Some(&Operand::IdRef(id)))
                 .partition(|inst| is_slot(inst));
             let slot = slot.into_iter().map(spell_decoration);
             let mut others: Vec<String> = others.into_iter().map(spell_decoration).collect();
@@ -294,15 +242,9 @@ fn unwritten_outputs(module: &dr::Module) -> Vec<String> {
             .interface
             .iter()
             .copied()
-            .filter(|&id| {
-                variable(module, id).is_some_and(|(class, _)| class == StorageClass::Output)
-            })
+            .filter(|&id| variable(module, id).is_some_and(|(class, _)| class == StorageClass::Output))
             .collect();
-        let Some(function) = module
-            .functions
-            .iter()
-            .find(|f| f.def_id() == Some(entry.function))
-        else {
+        let Some(function) = module.functions.iter().find(|f| f.def_id() == Some(entry.function)) else {
             problems.push(format!("{}: no function %{}", entry.name, entry.function));
             continue;
         };
@@ -325,10 +267,7 @@ fn unwritten_outputs(module: &dr::Module) -> Vec<String> {
             for output in &outputs {
                 if !stored.contains(output) {
                     let label = block.label_id().unwrap_or_default();
-                    problems.push(format!(
-                        "{}: block %{label} returns without writing %{output}",
-                        entry.name
-                    ));
+                    problems.push(format!("{}: block %{label} returns without writing %{output}", entry.name));
                 }
             }
         }
@@ -345,22 +284,21 @@ fn wgsl_interfaces(module: &naga::Module) -> BTreeMap<String, Vec<String>> {
     let mut interfaces = BTreeMap::new();
     for entry in &module.entry_points {
         let mut values = Vec::new();
-        let mut add =
-            |binding: Option<&naga::Binding>, ty: naga::Handle<naga::Type>, direction: &str| {
-                let mut pending = vec![(binding.cloned(), ty)];
-                if binding.is_none()
-                    && let naga::TypeInner::Struct { members, .. } = &module.types[ty].inner
-                {
-                    pending = members.iter().map(|m| (m.binding.clone(), m.ty)).collect();
-                }
-                for (binding, ty) in pending {
-                    values.push(format!(
-                        "{direction} {} {}",
-                        spell_binding(binding, entry.stage, direction == "in"),
-                        spell_naga_type(module, ty)
-                    ));
-                }
-            };
+        let mut add = |binding: Option<&naga::Binding>, ty: naga::Handle<naga::Type>, direction: &str| {
+            let mut pending = vec![(binding.cloned(), ty)];
+            if binding.is_none()
+                && let naga::TypeInner::Struct { members, .. } = &module.types[ty].inner
+            {
+                pending = members.iter().map(|m| (m.binding.clone(), m.ty)).collect();
+            }
+            for (binding, ty) in pending {
+                values.push(format!(
+                    "{direction} {} {}",
+                    spell_binding(binding, entry.stage, direction == "in"),
+                    spell_naga_type(module, ty)
+                ));
+            }
+        };
         for argument in &entry.function.arguments {
             add(argument.binding.as_ref(), argument.ty, "in");
         }
@@ -384,13 +322,7 @@ fn spell_binding(binding: Option<naga::Binding>, stage: naga::ShaderStage, input
         _ => false,
     };
     match binding {
-        Some(naga::Binding::Location {
-            location,
-            interpolation,
-            sampling,
-            blend_src,
-            ..
-        }) => {
+        Some(naga::Binding::Location { location, interpolation, sampling, blend_src, .. }) => {
             let (interpolation, sampling) = match interpolation {
                 _ if !interpolated => (None, None),
                 Some(naga::Interpolation::Flat) => (interpolation, None),
@@ -437,15 +369,10 @@ fn round_trip(fixture: &Fixture, compiled: &reverse::Compiled) -> Result<(), Str
     let after = module.map(|m| wgsl_interfaces(&m)).unwrap_or_default();
     if fixture.round_trip_loses_invariant {
         if before == after {
-            return Err(
-                "the round trip now keeps @invariant: remove the `round-trip-loses` line".into(),
-            );
+            return Err("the round trip now keeps @invariant: remove the `round-trip-loses` line".into());
         }
         for value in before.values_mut().flatten() {
-            *value = value.replace(
-                "Position { invariant: true }",
-                "Position { invariant: false }",
-            );
+            *value = value.replace("Position { invariant: true }", "Position { invariant: false }");
         }
     }
     if before != after {
@@ -465,10 +392,7 @@ fn every_wgsl_fixture_lowers_to_valid_vulkan_spirv_with_the_stated_interface() {
     let mut failures = Failures::new();
     let mut cases = 0;
     for fixture in &fixtures {
-        for &(version, environment) in ENVIRONMENTS
-            .iter()
-            .filter(|(v, _)| *v >= fixture.min_version)
-        {
+        for &(version, environment) in ENVIRONMENTS.iter().filter(|(v, _)| *v >= fixture.min_version) {
             cases += 1;
             let case = format!("{} (SPIR-V {}.{})", fixture.name, version.0, version.1);
             let compiled = match compile(&fixture.source, version) {
@@ -479,18 +403,11 @@ fn every_wgsl_fixture_lowers_to_valid_vulkan_spirv_with_the_stated_interface() {
                 }
             };
             let words = compiled.words();
-            if compile(&fixture.source, version)
-                .map(|again| again.words())
-                .ok()
-                != Some(words.clone())
-            {
+            if compile(&fixture.source, version).map(|again| again.words()).ok() != Some(words.clone()) {
                 failures.add(&case, "compiling twice gives different words");
             }
             if let Err(problem) = spirv_val(&words, environment, &case) {
-                failures.add(
-                    &case,
-                    format!("{problem}\n--- SPIR-V:\n{}", compiled.disassemble()),
-                );
+                failures.add(&case, format!("{problem}\n--- SPIR-V:\n{}", compiled.disassemble()));
             }
             let module = dr::load_words(&words).expect("rspirv reads the module back");
             if module.header.as_ref().map(|h| h.version()) != Some(version) {
@@ -498,13 +415,7 @@ fn every_wgsl_fixture_lowers_to_valid_vulkan_spirv_with_the_stated_interface() {
             }
             let actual = interface_lines(&module);
             if actual != fixture.interface {
-                failures.add(
-                    &case,
-                    format!(
-                        "interface\n  expected: {:#?}\n  actual: {actual:#?}",
-                        fixture.interface
-                    ),
-                );
+                failures.add(&case, format!("interface\n  expected: {:#?}\n  actual: {actual:#?}", fixture.interface));
             }
             for problem in unwritten_outputs(&module) {
                 failures.add(&case, problem);
@@ -538,49 +449,25 @@ fn module_of(fixture: &str, options: &Options) -> dr::Module {
     dr::load_words(compiled.words()).expect("rspirv reads the module back")
 }
 
-fn interface_of<'a>(
-    module: &dr::Module,
-    entries: &'a [EntryPoint],
-    name: &str,
-) -> (&'a EntryPoint, Vec<StorageClass>) {
-    let entry = entries
-        .iter()
-        .find(|e| e.name == name)
-        .unwrap_or_else(|| panic!("no entry point {name}"));
-    let classes = entry
-        .interface
-        .iter()
-        .map(|&id| variable(module, id).expect("a global variable").0)
-        .collect();
+fn interface_of<'a>(module: &dr::Module, entries: &'a [EntryPoint], name: &str) -> (&'a EntryPoint, Vec<StorageClass>) {
+    let entry = entries.iter().find(|e| e.name == name).unwrap_or_else(|| panic!("no entry point {name}"));
+    let classes = entry.interface.iter().map(|&id| variable(module, id).expect("a global variable").0).collect();
     (entry, classes)
 }
 
 #[test]
 fn from_spirv_1_4_the_interface_lists_every_used_global() {
     let buffer_users = |version| {
-        let module = module_of(
-            "wgsl/multiple_entry_points.wgsl",
-            &Options {
-                spirv_version: version,
-                ..Options::default()
-            },
-        );
+        let module =
+            module_of("wgsl/multiple_entry_points.wgsl", &Options { spirv_version: version, ..Options::default() });
         let entries = entry_points(&module);
         ["vs_main", "fs_main", "cs_main"].map(|name| {
             let (_, classes) = interface_of(&module, &entries, name);
             classes.contains(&StorageClass::StorageBuffer)
         })
     };
-    assert_eq!(
-        buffer_users((1, 3)),
-        [false; 3],
-        "before 1.4 only Input and Output variables are listed"
-    );
-    assert_eq!(
-        buffer_users((1, 4)),
-        [false, false, true],
-        "from 1.4 the compute shader lists its buffer"
-    );
+    assert_eq!(buffer_users((1, 3)), [false; 3], "before 1.4 only Input and Output variables are listed");
+    assert_eq!(buffer_users((1, 4)), [false, false, true], "from 1.4 the compute shader lists its buffer");
 }
 
 #[test]
@@ -602,9 +489,7 @@ fn the_sample_mask_is_read_and_written_through_element_zero() {
     assert_eq!(masks.len(), 2, "one sample mask in, one out");
     let zero = |id: Word| {
         module.types_global_values.iter().any(|c| {
-            c.result_id == Some(id)
-                && c.class.opcode == Op::Constant
-                && c.operands == [Operand::LiteralBit32(0)]
+            c.result_id == Some(id) && c.class.opcode == Op::Constant && c.operands == [Operand::LiteralBit32(0)]
         })
     };
     let mut accesses = 0;
@@ -615,38 +500,22 @@ fn the_sample_mask_is_read_and_written_through_element_zero() {
         if !masks.contains(&base) {
             continue;
         }
-        assert_eq!(
-            inst.class.opcode,
-            Op::AccessChain,
-            "the mask is only reached through an access chain"
-        );
-        let index = inst
-            .operands
-            .get(1)
-            .and_then(Operand::id_ref_any)
-            .expect("an index");
-        assert!(
-            zero(index) && inst.operands.len() == 2,
-            "the access chain picks element 0"
-        );
+        assert_eq!(inst.class.opcode, Op::AccessChain, "the mask is only reached through an access chain");
+        let index = inst.operands.get(1).and_then(Operand::id_ref_any).expect("an index");
+        assert!(zero(index) && inst.operands.len() == 2, "the access chain picks element 0");
         accesses += 1;
     }
-    assert_eq!(
-        accesses, 2,
-        "one read of the input, one write of the output"
-    );
+    assert_eq!(accesses, 2, "one read of the input, one write of the output");
 }
 
 #[test]
 fn writing_frag_depth_sets_depth_replacing() {
     let depth_replacing = |fixture| {
         let module = module_of(fixture, &Options::default());
-        module.execution_modes.iter().any(|inst| {
-            inst.operands.get(1)
-                == Some(&Operand::ExecutionMode(
-                    spirv::ExecutionMode::DepthReplacing,
-                ))
-        })
+        module
+            .execution_modes
+            .iter()
+            .any(|inst| inst.operands.get(1) == Some(&Operand::ExecutionMode(spirv::ExecutionMode::DepthReplacing)))
     };
     assert!(depth_replacing("wgsl/frag_depth.wgsl"));
     assert!(!depth_replacing("wgsl/sample_mask.wgsl"));
@@ -655,29 +524,16 @@ fn writing_frag_depth_sets_depth_replacing() {
 #[test]
 fn debug_names_can_be_left_out() {
     let names = |debug_names| {
-        let module = module_of(
-            "wgsl/fragment_struct_io.wgsl",
-            &Options {
-                debug_names,
-                ..Options::default()
-            },
-        );
+        let module = module_of("wgsl/fragment_struct_io.wgsl", &Options { debug_names, ..Options::default() });
         module.debug_names.len()
     };
     assert!(names(true) > 0, "names are written by default");
-    assert_eq!(
-        names(false),
-        0,
-        "no OpName or OpMemberName without debug names"
-    );
+    assert_eq!(names(false), 0, "no OpName or OpMemberName without debug names");
 }
 
 #[test]
 fn entry_point_option_keeps_one_entry_point() {
-    let options = Options {
-        entry_point: Some("fs_main".into()),
-        ..Options::default()
-    };
+    let options = Options { entry_point: Some("fs_main".into()), ..Options::default() };
     let module = module_of("wgsl/multiple_entry_points.wgsl", &options);
     let names: Vec<String> = entry_points(&module).into_iter().map(|e| e.name).collect();
     assert_eq!(names, ["fs_main"]);
@@ -690,14 +546,9 @@ fn nested_io_structs_are_a_wgsl_error_with_a_span() {
     let source = "struct Inner { @location(0) a: vec4f }\n\
                   struct Outer { inner: Inner, @builtin(position) p: vec4f }\n\
                   @vertex fn main() -> Outer { var o: Outer; return o; }\n";
-    let error =
-        reverse::compile(source, &Options::default()).expect_err("WGSL forbids nested I/O structs");
+    let error = reverse::compile(source, &Options::default()).expect_err("WGSL forbids nested I/O structs");
     assert_eq!(error.exit_code(), 1);
-    let reverse::Error::Wgsl {
-        line_column: Some((2, _)),
-        ..
-    } = error
-    else {
+    let reverse::Error::Wgsl { line_column: Some((2, _)), .. } = error else {
         panic!("expected a WGSL error on line 2, got {error:?}");
     };
 }

@@ -13,13 +13,8 @@ use std::collections::HashMap;
 use spirv::Op;
 
 /// The shapes in the order they are generated.
-const SHAPES: [Shape; 5] = [
-    Shape::Straight(1000),
-    Shape::Nested(10),
-    Shape::Switch(48),
-    Shape::Nested(4),
-    Shape::Loop(20),
-];
+const SHAPES: [Shape; 5] =
+    [Shape::Straight(1000), Shape::Nested(10), Shape::Switch(48), Shape::Nested(4), Shape::Loop(20)];
 
 /// A module of at least `bytes` bytes (a few kilobytes more at most): an entry point calling a
 /// chain of functions, each of one shape.
@@ -155,20 +150,10 @@ fn string(text: &str) -> Vec<u32> {
     let mut bytes = text.as_bytes().to_vec();
     bytes.push(0);
     bytes.resize(bytes.len().div_ceil(4) * 4, 0);
-    bytes
-        .chunks_exact(4)
-        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-        .collect()
+    bytes.chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect()
 }
 
-const BINARY_OPS: [Op; 6] = [
-    Op::IAdd,
-    Op::ISub,
-    Op::IMul,
-    Op::BitwiseXor,
-    Op::BitwiseOr,
-    Op::BitwiseAnd,
-];
+const BINARY_OPS: [Op; 6] = [Op::IAdd, Op::ISub, Op::IMul, Op::BitwiseXor, Op::BitwiseOr, Op::BitwiseAnd];
 
 impl Generator {
     fn new() -> Generator {
@@ -195,23 +180,11 @@ impl Generator {
         push(&mut globals, Op::TypeBool, &[c.bool]);
         push(&mut globals, Op::TypeRuntimeArray, &[c.array, c.uint]);
         push(&mut globals, Op::TypeStruct, &[c.block, c.array]);
-        push(
-            &mut globals,
-            Op::TypePointer,
-            &[c.ptr_block, storage, c.block],
-        );
-        push(
-            &mut globals,
-            Op::TypePointer,
-            &[c.ptr_uint, storage, c.uint],
-        );
+        push(&mut globals, Op::TypePointer, &[c.ptr_block, storage, c.block]);
+        push(&mut globals, Op::TypePointer, &[c.ptr_uint, storage, c.uint]);
         push(&mut globals, Op::TypeFunction, &[c.fn_void, c.void]);
         push(&mut globals, Op::TypeFunction, &[c.fn_uint, c.uint, c.uint]);
-        push(
-            &mut globals,
-            Op::Variable,
-            &[c.ptr_block, c.buffer, storage],
-        );
+        push(&mut globals, Op::Variable, &[c.ptr_block, c.buffer, storage]);
         Generator {
             next_id: ids.len() as u32 + 1,
             c,
@@ -325,11 +298,7 @@ impl Generator {
                 0..=5 => {
                     let op = BINARY_OPS[self.random(BINARY_OPS.len() as u32) as usize];
                     let literal = self.random(1000) + 1;
-                    let b = if self.random(3) == 0 {
-                        self.uint(literal)
-                    } else {
-                        b
-                    };
+                    let b = if self.random(3) == 0 { self.uint(literal) } else { b };
                     written += 1;
                     self.value(op, uint, &[a, b])
                 }
@@ -378,9 +347,7 @@ impl Generator {
     fn nested(&mut self, start: u32, depth: u32) -> u32 {
         match depth {
             0 => self.straight(start, 6),
-            _ if depth.is_multiple_of(2) => {
-                self.counted_loop(start, |g, acc| g.nested(acc, depth - 1))
-            }
+            _ if depth.is_multiple_of(2) => self.counted_loop(start, |g, acc| g.nested(acc, depth - 1)),
             _ => {
                 let (uint, bool) = (self.c.uint, self.c.bool);
                 let (zero, bit) = (self.uint(0), self.uint(1 << (depth % 32)));
@@ -388,11 +355,7 @@ impl Generator {
                 let condition = self.value(Op::INotEqual, bool, &[masked, zero]);
                 let (accept, reject, merge) = (self.id(), self.id(), self.id());
                 push(&mut self.code, Op::SelectionMerge, &[merge, 0]);
-                push(
-                    &mut self.code,
-                    Op::BranchConditional,
-                    &[condition, accept, reject],
-                );
+                push(&mut self.code, Op::BranchConditional, &[condition, accept, reject]);
                 self.label(accept);
                 let accepted = self.nested(start, depth - 1);
                 let accept_end = self.block;
@@ -410,31 +373,17 @@ impl Generator {
     /// `body` computes the next value from the current one.
     fn counted_loop(&mut self, start: u32, body: impl FnOnce(&mut Self, u32) -> u32) -> u32 {
         let (uint, bool) = (self.c.uint, self.c.bool);
-        let (zero, one, three, bound) =
-            (self.uint(0), self.uint(1), self.uint(3), self.uint(1 << 30));
-        let (header, body_label, rest, continue_label, merge) =
-            (self.id(), self.id(), self.id(), self.id(), self.id());
+        let (zero, one, three, bound) = (self.uint(0), self.uint(1), self.uint(3), self.uint(1 << 30));
+        let (header, body_label, rest, continue_label, merge) = (self.id(), self.id(), self.id(), self.id(), self.id());
         let (counter, acc, next_counter, next_acc) = (self.id(), self.id(), self.id(), self.id());
         let before = self.block;
         self.branch(header);
         self.label(header);
-        push(
-            &mut self.code,
-            Op::Phi,
-            &[uint, counter, zero, before, next_counter, continue_label],
-        );
-        push(
-            &mut self.code,
-            Op::Phi,
-            &[uint, acc, start, before, next_acc, continue_label],
-        );
+        push(&mut self.code, Op::Phi, &[uint, counter, zero, before, next_counter, continue_label]);
+        push(&mut self.code, Op::Phi, &[uint, acc, start, before, next_acc, continue_label]);
         let more = self.value(Op::ULessThan, bool, &[counter, three]);
         push(&mut self.code, Op::LoopMerge, &[merge, continue_label, 0]);
-        push(
-            &mut self.code,
-            Op::BranchConditional,
-            &[more, body_label, merge],
-        );
+        push(&mut self.code, Op::BranchConditional, &[more, body_label, merge]);
         self.label(body_label);
         let big = self.value(Op::UGreaterThan, bool, &[acc, bound]);
         push(&mut self.code, Op::BranchConditional, &[big, merge, rest]);
@@ -443,11 +392,7 @@ impl Generator {
         push(&mut self.code, Op::IAdd, &[uint, next_acc, value, counter]);
         self.branch(continue_label);
         self.label(continue_label);
-        push(
-            &mut self.code,
-            Op::IAdd,
-            &[uint, next_counter, counter, one],
-        );
+        push(&mut self.code, Op::IAdd, &[uint, next_counter, counter, one]);
         self.branch(header);
         self.label(merge);
         acc
@@ -524,16 +469,8 @@ impl Generator {
     fn module(self, entry_points: &[(u32, String)], interface: &[u32]) -> Vec<u32> {
         let c = &self.c;
         let mut words = vec![0x0723_0203, 0x0001_0300, 0, self.next_id, 0];
-        push(
-            &mut words,
-            Op::Capability,
-            &[spirv::Capability::Shader as u32],
-        );
-        push(
-            &mut words,
-            Op::MemoryModel,
-            &[0, spirv::MemoryModel::GLSL450 as u32],
-        );
+        push(&mut words, Op::Capability, &[spirv::Capability::Shader as u32]);
+        push(&mut words, Op::MemoryModel, &[0, spirv::MemoryModel::GLSL450 as u32]);
         for (id, name) in entry_points {
             let mut entry_point = vec![spirv::ExecutionModel::GLCompute as u32, *id];
             entry_point.extend(string(name));
@@ -545,22 +482,10 @@ impl Generator {
             push(&mut words, Op::ExecutionMode, &[*id, local_size, 64, 1, 1]);
         }
         use spirv::Decoration as D;
-        push(
-            &mut words,
-            Op::Decorate,
-            &[c.array, D::ArrayStride as u32, 4],
-        );
+        push(&mut words, Op::Decorate, &[c.array, D::ArrayStride as u32, 4]);
         push(&mut words, Op::Decorate, &[c.block, D::Block as u32]);
-        push(
-            &mut words,
-            Op::MemberDecorate,
-            &[c.block, 0, D::Offset as u32, 0],
-        );
-        push(
-            &mut words,
-            Op::Decorate,
-            &[c.buffer, D::DescriptorSet as u32, 0],
-        );
+        push(&mut words, Op::MemberDecorate, &[c.block, 0, D::Offset as u32, 0]);
+        push(&mut words, Op::Decorate, &[c.buffer, D::DescriptorSet as u32, 0]);
         push(&mut words, Op::Decorate, &[c.buffer, D::Binding as u32, 0]);
         words.extend(&self.decorations);
         words.extend(&self.globals);

@@ -75,10 +75,7 @@ struct Settings {
 }
 
 fn main() {
-    let args: Vec<String> = std::env::args()
-        .skip(1)
-        .filter(|a| a != "--bench")
-        .collect();
+    let args: Vec<String> = std::env::args().skip(1).filter(|a| a != "--bench").collect();
     if args.first().map(String::as_str) == Some("--child") {
         measure::child(&args[1..]);
     }
@@ -107,11 +104,7 @@ fn run(args: &[String]) -> Result<(), String> {
     let mut args = args.iter();
     let mut write = None;
     while let Some(arg) = args.next() {
-        let mut value = || {
-            args.next()
-                .cloned()
-                .ok_or_else(|| format!("{arg} needs a value"))
-        };
+        let mut value = || args.next().cloned().ok_or_else(|| format!("{arg} needs a value"));
         match arg.as_str() {
             "--quick" => settings.quick = true,
             "--wall" => measure::use_wall_clock(),
@@ -129,21 +122,14 @@ fn run(args: &[String]) -> Result<(), String> {
                     .collect::<Result<_, _>>()?
             }
             "--sizes" => settings.sizes = numbers(&value()?)?,
-            "--one-block" => {
-                settings.one_block = numbers(&value()?)?
-                    .into_iter()
-                    .map(|n| n as usize)
-                    .collect()
-            }
+            "--one-block" => settings.one_block = numbers(&value()?)?.into_iter().map(|n| n as usize).collect(),
             "--one-function" => settings.one_function = numbers(&value()?)?,
             "--entry-points" => settings.entry_points = numbers(&value()?)?,
             "--resources" => settings.resources = numbers(&value()?)?,
             "--corpus" => settings.corpus = PathBuf::from(value()?),
             "--write" => write = Some(PathBuf::from(value()?)),
             other => {
-                return Err(format!(
-                    "unknown argument {other} (see benches/throughput/main.rs)"
-                ));
+                return Err(format!("unknown argument {other} (see benches/throughput/main.rs)"));
             }
         }
     }
@@ -163,14 +149,11 @@ fn run(args: &[String]) -> Result<(), String> {
 }
 
 fn numbers(list: &str) -> Result<Vec<f64>, String> {
-    list.split(',')
-        .map(|n| n.trim().parse().map_err(|_| format!("not a number: {n}")))
-        .collect()
+    list.split(',').map(|n| n.trim().parse().map_err(|_| format!("not a number: {n}"))).collect()
 }
 
 fn on_path(program: &str) -> bool {
-    std::env::var_os("PATH")
-        .is_some_and(|path| std::env::split_paths(&path).any(|dir| dir.join(program).is_file()))
+    std::env::var_os("PATH").is_some_and(|path| std::env::split_paths(&path).any(|dir| dir.join(program).is_file()))
 }
 
 /// Every input of the selected groups, as binary files (assembly text assembled into `dir`).
@@ -185,21 +168,13 @@ fn collect_inputs(settings: &Settings, root: &Path, dir: &Path) -> Result<Vec<In
                 }
             }
             Group::Corpus if settings.corpus.is_dir() => {
-                inputs.extend(shader_files(
-                    group,
-                    &settings.corpus,
-                    &settings.corpus,
-                    dir,
-                )?);
+                inputs.extend(shader_files(group, &settings.corpus, &settings.corpus, dir)?);
             }
             Group::Corpus => eprintln!("no corpus at {}: skipped", settings.corpus.display()),
             Group::Generated => {
                 let mut modules = Vec::new();
                 for &size in &settings.sizes {
-                    modules.push((
-                        format!("generated/mixed {size} MB"),
-                        generate::mixed((size * MB) as usize),
-                    ));
+                    modules.push((format!("generated/mixed {size} MB"), generate::mixed((size * MB) as usize)));
                 }
                 for &size in &settings.one_function {
                     let words = generate::one_function((size * MB) as usize);
@@ -214,22 +189,13 @@ fn collect_inputs(settings: &Settings, root: &Path, dir: &Path) -> Result<Vec<In
                     modules.push((format!("generated/resources {size} MB"), words));
                 }
                 for &count in &settings.one_block {
-                    modules.push((
-                        format!("generated/one block of {count}"),
-                        generate::one_block(count),
-                    ));
+                    modules.push((format!("generated/one block of {count}"), generate::one_block(count)));
                 }
                 for (name, words) in modules {
                     let path = dir.join(format!("{}.spv", name.replace(['/', ' '], "_")));
                     let bytes = generate::to_bytes(&words);
-                    std::fs::write(&path, &bytes)
-                        .map_err(|e| format!("{}: {e}", path.display()))?;
-                    inputs.push(Input {
-                        group,
-                        name,
-                        path,
-                        bytes: bytes.len(),
-                    });
+                    std::fs::write(&path, &bytes).map_err(|e| format!("{}: {e}", path.display()))?;
+                    inputs.push(Input { group, name, path, bytes: bytes.len() });
                 }
             }
         }
@@ -246,10 +212,7 @@ fn shader_files(group: Group, base: &Path, start: &Path, dir: &Path) -> Result<V
             let path = entry.map_err(|e| e.to_string())?.path();
             if path.is_dir() {
                 pending.push(path);
-            } else if path
-                .extension()
-                .is_some_and(|e| e == "spv" || e == "spvasm")
-            {
+            } else if path.extension().is_some_and(|e| e == "spv" || e == "spvasm") {
                 files.push(path);
             }
         }
@@ -257,32 +220,21 @@ fn shader_files(group: Group, base: &Path, start: &Path, dir: &Path) -> Result<V
     files.sort();
     let mut inputs = Vec::new();
     for path in files {
-        let name = path
-            .strip_prefix(base)
-            .unwrap_or(&path)
-            .to_string_lossy()
-            .into_owned();
+        let name = path.strip_prefix(base).unwrap_or(&path).to_string_lossy().into_owned();
         let path = if path.extension().is_some_and(|e| e == "spvasm") {
-            let text =
-                std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+            let text = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
             let Ok(assembly) = spv2wgsl::spirv::assemble::assemble(&text) else {
                 eprintln!("{name}: does not assemble, skipped");
                 continue;
             };
             let out = dir.join(format!("{}-{}.spv", group.name(), name.replace('/', "_")));
-            std::fs::write(&out, generate::to_bytes(&assembly.words))
-                .map_err(|e| format!("{}: {e}", out.display()))?;
+            std::fs::write(&out, generate::to_bytes(&assembly.words)).map_err(|e| format!("{}: {e}", out.display()))?;
             out
         } else {
             path
         };
         let bytes = std::fs::metadata(&path).map_err(|e| e.to_string())?.len() as usize;
-        inputs.push(Input {
-            group,
-            name,
-            path,
-            bytes,
-        });
+        inputs.push(Input { group, name, path, bytes });
     }
     Ok(inputs)
 }
@@ -292,27 +244,14 @@ type Row = [Option<Result<Cost, String>>; TOOLS.len()];
 
 fn bench(settings: &Settings, inputs: &[Input], scratch: &Path) -> Result<(), String> {
     let idle = measure::idle_peak()?;
-    println!(
-        "machine: {}; {} cores",
-        cpu_model(),
-        std::thread::available_parallelism().map_or(1, |n| n.get())
-    );
-    let clock = if measure::wall_clock() {
-        "wall-clock"
-    } else {
-        "CPU (user + system)"
-    };
+    println!("machine: {}; {} cores", cpu_model(), std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let clock = if measure::wall_clock() { "wall-clock" } else { "CPU (user + system)" };
     println!(
         "times: {clock}; library tools time the translation alone (median of runs lasting 20+ ms), CLI tools the whole process"
     );
-    println!(
-        "peak: resident set of the process; the benchmark binary alone is {:.1} MB",
-        idle as f64 / MB
-    );
+    println!("peak: resident set of the process; the benchmark binary alone is {:.1} MB", idle as f64 / MB);
     for &group in &settings.groups {
-        let members: Vec<usize> = (0..inputs.len())
-            .filter(|&i| inputs[i].group == group)
-            .collect();
+        let members: Vec<usize> = (0..inputs.len()).filter(|&i| inputs[i].group == group).collect();
         if members.is_empty() {
             continue;
         }
@@ -347,8 +286,7 @@ fn cpu_model() -> String {
     let info = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
     info.lines()
         .find_map(|line| {
-            line.strip_prefix("model name")
-                .map(|rest| rest.trim_start_matches([' ', '\t', ':']).to_string())
+            line.strip_prefix("model name").map(|rest| rest.trim_start_matches([' ', '\t', ':']).to_string())
         })
         .unwrap_or_else(|| "unknown CPU".into())
 }
@@ -405,12 +343,7 @@ fn cells(bytes: usize, result: &Option<Result<Cost, String>>) -> String {
     match result {
         None => format!("{:>8} {:>6} {:>6}", "-", "", ""),
         Some(Err(_)) => format!("{:>8} {:>6} {:>6}", "fail", "", ""),
-        Some(Ok(cost)) => format!(
-            "{:>8} {:>6} {:>6.1}",
-            ms(cost.time),
-            rate(bytes, cost.time),
-            cost.peak as f64 / MB
-        ),
+        Some(Ok(cost)) => format!("{:>8} {:>6} {:>6.1}", ms(cost.time), rate(bytes, cost.time), cost.peak as f64 / MB),
     }
 }
 
@@ -438,9 +371,7 @@ fn time_cell(row: &Row, tool: Tool) -> String {
 fn print_row(name: &str, bytes: usize, row: &Row) {
     let chars: Vec<char> = name.chars().collect();
     let name: String = if chars.len() > 44 {
-        std::iter::once('…')
-            .chain(chars[chars.len() - 43..].iter().copied())
-            .collect()
+        std::iter::once('…').chain(chars[chars.len() - 43..].iter().copied()).collect()
     } else {
         name.into()
     };
@@ -463,17 +394,12 @@ fn print_row(name: &str, bytes: usize, row: &Row) {
 
 /// Sums over the inputs every tool that ran translated, and how many each tool failed.
 fn totals(group: Group, inputs: &[Input], rows: &[(usize, Row)]) {
-    let complete: Vec<&(usize, Row)> = rows
-        .iter()
-        .filter(|(_, row)| row.iter().all(|r| !matches!(r, Some(Err(_)))))
-        .collect();
+    let complete: Vec<&(usize, Row)> =
+        rows.iter().filter(|(_, row)| row.iter().all(|r| !matches!(r, Some(Err(_))))).collect();
     let bytes: usize = complete.iter().map(|(i, _)| inputs[*i].bytes).sum();
     let mut total: Row = std::array::from_fn(|_| None);
     for (t, slot) in total.iter_mut().enumerate() {
-        let costs: Vec<Cost> = complete
-            .iter()
-            .filter_map(|(_, row)| row[t].as_ref()?.as_ref().ok().copied())
-            .collect();
+        let costs: Vec<Cost> = complete.iter().filter_map(|(_, row)| row[t].as_ref()?.as_ref().ok().copied()).collect();
         // A tool skipped on some of the inputs (`--quick`) has no comparable total.
         if !costs.is_empty() && costs.len() == complete.len() {
             let time = costs.iter().map(|c| c.time).sum();
@@ -482,22 +408,11 @@ fn totals(group: Group, inputs: &[Input], rows: &[(usize, Row)]) {
         }
     }
     println!("{}", "-".repeat(180));
-    print_row(
-        &format!("total: {} of {} inputs", complete.len(), rows.len()),
-        bytes,
-        &total,
-    );
+    print_row(&format!("total: {} of {} inputs", complete.len(), rows.len()), bytes, &total);
     let failed: Vec<String> = TOOLS
         .iter()
         .enumerate()
-        .map(|(t, tool)| {
-            (
-                tool,
-                rows.iter()
-                    .filter(|(_, row)| matches!(row[t], Some(Err(_))))
-                    .count(),
-            )
-        })
+        .map(|(t, tool)| (tool, rows.iter().filter(|(_, row)| matches!(row[t], Some(Err(_)))).count()))
         .filter(|(_, n)| *n > 0)
         .map(|(tool, n)| format!("{} {n}", tool.name()))
         .collect();
@@ -523,10 +438,7 @@ fn failures(inputs: &[Input], rows: &[(usize, Row)]) {
 /// Per generated module: milliseconds per MB (the cost is linear when this stays flat), memory
 /// above the idle process per input byte, and the two ratios the targets are stated in.
 fn linearity(inputs: &[Input], rows: &[(usize, Row)], idle: u64) {
-    println!(
-        "\n{:<44} {:>9} | {:^29} | {:^13} | {:^15}",
-        "", "", "ms per MB", "(peak-idle)÷size", "ratios"
-    );
+    println!("\n{:<44} {:>9} | {:^29} | {:^13} | {:^15}", "", "", "ms per MB", "(peak-idle)÷size", "ratios");
     println!(
         "{:<44} {:>9} | {:>6} {:>7} {:>6} {:>6} | {:>6} {:>6} | {:>7} {:>7}",
         "input", "KB", "ours", "no-val", "naga", "rspirv", "ours", "no-val", "naga÷nv", "nv÷load"
@@ -534,16 +446,9 @@ fn linearity(inputs: &[Input], rows: &[(usize, Row)], idle: u64) {
     for (i, row) in rows {
         let input = &inputs[*i];
         let size = input.bytes as f64 / MB;
-        let per_mb = |tool| {
-            time_of(row, tool).map_or("-".into(), |t| {
-                format!("{:.1}", t.as_secs_f64() * 1e3 / size)
-            })
-        };
+        let per_mb = |tool| time_of(row, tool).map_or("-".into(), |t| format!("{:.1}", t.as_secs_f64() * 1e3 / size));
         let memory = |t: usize| match &row[t] {
-            Some(Ok(cost)) => format!(
-                "{:.1}",
-                cost.peak.saturating_sub(idle) as f64 / input.bytes as f64
-            ),
+            Some(Ok(cost)) => format!("{:.1}", cost.peak.saturating_sub(idle) as f64 / input.bytes as f64),
             _ => "-".into(),
         };
         println!(
@@ -557,29 +462,19 @@ fn linearity(inputs: &[Input], rows: &[(usize, Row)], idle: u64) {
             memory(0),
             memory(1),
             ratio(time_of(row, Tool::Naga), time_of(row, Tool::OursNoValidate)),
-            ratio(
-                time_of(row, Tool::OursNoValidate),
-                time_of(row, Tool::Rspirv)
-            ),
+            ratio(time_of(row, Tool::OursNoValidate), time_of(row, Tool::Rspirv)),
         );
     }
     // Linear cost: the largest mixed module costs per MB what the 1 MB one does (within 2x).
-    let mixed: Vec<&(usize, Row)> = rows
-        .iter()
-        .filter(|(i, _)| inputs[*i].name.contains("mixed") && inputs[*i].bytes >= 1_000_000)
-        .collect();
-    if let (Some((small, small_row)), Some((large, large_row))) = (
-        mixed.iter().min_by_key(|(i, _)| inputs[*i].bytes),
-        mixed.iter().max_by_key(|(i, _)| inputs[*i].bytes),
-    ) && small != large
+    let mixed: Vec<&(usize, Row)> =
+        rows.iter().filter(|(i, _)| inputs[*i].name.contains("mixed") && inputs[*i].bytes >= 1_000_000).collect();
+    if let (Some((small, small_row)), Some((large, large_row))) =
+        (mixed.iter().min_by_key(|(i, _)| inputs[*i].bytes), mixed.iter().max_by_key(|(i, _)| inputs[*i].bytes))
+        && small != large
     {
-        let per_mb = |row: &Row, i: usize, tool| {
-            time_of(row, tool).map(|t| t.as_secs_f64() / (inputs[i].bytes as f64 / MB))
-        };
-        let growth = |tool| match (
-            per_mb(large_row, *large, tool),
-            per_mb(small_row, *small, tool),
-        ) {
+        let per_mb =
+            |row: &Row, i: usize, tool| time_of(row, tool).map(|t| t.as_secs_f64() / (inputs[i].bytes as f64 / MB));
+        let growth = |tool| match (per_mb(large_row, *large, tool), per_mb(small_row, *small, tool)) {
             (Some(large), Some(small)) => format!("{:.2}", large / small),
             _ => "-".into(),
         };

@@ -35,14 +35,7 @@ pub enum Tool {
     NagaCli,
 }
 
-pub const TOOLS: [Tool; 6] = [
-    Tool::Ours,
-    Tool::OursNoValidate,
-    Tool::Naga,
-    Tool::Rspirv,
-    Tool::OursCli,
-    Tool::NagaCli,
-];
+pub const TOOLS: [Tool; 6] = [Tool::Ours, Tool::OursNoValidate, Tool::Naga, Tool::Rspirv, Tool::OursCli, Tool::NagaCli];
 
 impl Tool {
     pub fn name(self) -> &'static str {
@@ -61,43 +54,23 @@ impl Tool {
     fn run(self, bytes: &[u8], input: &str, scratch: &Path) -> Result<Cost, String> {
         match self {
             Tool::Ours | Tool::OursNoValidate => {
-                let options = spv2wgsl::Options {
-                    validate: self == Tool::Ours,
-                    ..Default::default()
-                };
-                timed(|| {
-                    spv2wgsl::translate(bytes, &options)
-                        .map(drop)
-                        .map_err(|e| e.to_string())
-                })
+                let options = spv2wgsl::Options { validate: self == Tool::Ours, ..Default::default() };
+                timed(|| spv2wgsl::translate(bytes, &options).map(drop).map_err(|e| e.to_string()))
             }
             // As the naga CLI does for SPIR-V in and WGSL out.
             Tool::Naga => timed(|| {
-                let module = naga::front::spv::parse_u8_slice(bytes, &Default::default())
-                    .map_err(|e| e.to_string())?;
+                let module = naga::front::spv::parse_u8_slice(bytes, &Default::default()).map_err(|e| e.to_string())?;
                 let flags = naga::valid::ValidationFlags::all();
                 let info = naga::valid::Validator::new(flags, naga::valid::Capabilities::all())
                     .validate(&module)
                     .map_err(|e| format!("{:?}", e.into_inner()))?;
-                naga::back::wgsl::write_string(
-                    &module,
-                    &info,
-                    naga::back::wgsl::WriterFlags::empty(),
-                )
-                .map(drop)
-                .map_err(|e| e.to_string())
-            }),
-            Tool::Rspirv => timed(|| {
-                rspirv::dr::load_bytes(bytes)
+                naga::back::wgsl::write_string(&module, &info, naga::back::wgsl::WriterFlags::empty())
                     .map(drop)
                     .map_err(|e| e.to_string())
             }),
+            Tool::Rspirv => timed(|| rspirv::dr::load_bytes(bytes).map(drop).map_err(|e| e.to_string())),
             Tool::OursCli | Tool::NagaCli => {
-                let program = if self == Tool::OursCli {
-                    env!("CARGO_BIN_EXE_spv2wgsl")
-                } else {
-                    "naga"
-                };
+                let program = if self == Tool::OursCli { env!("CARGO_BIN_EXE_spv2wgsl") } else { "naga" };
                 let mut command = Command::new(program);
                 command.arg(input);
                 if self == Tool::OursCli {
@@ -131,10 +104,7 @@ pub fn wall_clock() -> bool {
 
 /// CPU time this process has used so far.
 fn cpu_time() -> Duration {
-    let mut now = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
+    let mut now = libc::timespec { tv_sec: 0, tv_nsec: 0 };
     // SAFETY: `clock_gettime` only writes the timespec it is given.
     unsafe { libc::clock_gettime(libc::CLOCK_PROCESS_CPUTIME_ID, &mut now) };
     Duration::new(now.tv_sec as u64, now.tv_nsec as u32)
@@ -144,15 +114,8 @@ fn cpu_time() -> Duration {
 fn timed(work: impl FnOnce() -> Result<(), String>) -> Result<Cost, String> {
     let (wall, cpu) = (Instant::now(), cpu_time());
     work()?;
-    let time = if wall_clock() {
-        wall.elapsed()
-    } else {
-        cpu_time().saturating_sub(cpu)
-    };
-    Ok(Cost {
-        time,
-        peak: own_peak(),
-    })
+    let time = if wall_clock() { wall.elapsed() } else { cpu_time().saturating_sub(cpu) };
+    Ok(Cost { time, peak: own_peak() })
 }
 
 /// This process's peak resident set so far (`VmHWM`).
@@ -161,13 +124,7 @@ fn own_peak() -> u64 {
     let kilobytes = status
         .lines()
         .find_map(|line| line.strip_prefix("VmHWM:"))
-        .and_then(|rest| {
-            rest.trim()
-                .trim_end_matches("kB")
-                .trim()
-                .parse::<u64>()
-                .ok()
-        });
+        .and_then(|rest| rest.trim().trim_end_matches("kB").trim().parse::<u64>().ok());
     kilobytes.unwrap_or(0) * 1024
 }
 
@@ -189,18 +146,12 @@ pub fn child(args: &[String]) -> ! {
         if let [idle] = args
             && idle == "idle"
         {
-            return Ok(Cost {
-                time: Duration::ZERO,
-                peak: own_peak(),
-            });
+            return Ok(Cost { time: Duration::ZERO, peak: own_peak() });
         }
         let [tool, input, scratch] = args else {
             return Err("usage: --child [--wall] TOOL FILE SCRATCH".into());
         };
-        let tool = TOOLS
-            .into_iter()
-            .find(|t| t.name() == tool)
-            .ok_or_else(|| format!("unknown tool {tool}"))?;
+        let tool = TOOLS.into_iter().find(|t| t.name() == tool).ok_or_else(|| format!("unknown tool {tool}"))?;
         // A command-line tool reads the file itself; held here, it would count in its peak.
         let bytes = match tool {
             Tool::OursCli | Tool::NagaCli => Vec::new(),
@@ -213,10 +164,7 @@ pub fn child(args: &[String]) -> ! {
         }
         runs.sort_by_key(|run| run.time);
         let peak = runs.iter().map(|run| run.peak).max().unwrap_or(0);
-        Ok(Cost {
-            time: runs[runs.len() / 2].time,
-            peak,
-        })
+        Ok(Cost { time: runs[runs.len() / 2].time, peak })
     })();
     match outcome {
         Ok(cost) => {
@@ -255,32 +203,20 @@ fn child_command() -> Command {
 }
 
 fn parse_cost(mut command: Command) -> Result<Cost, String> {
-    let output = command
-        .stdin(Stdio::null())
-        .output()
-        .map_err(|e| format!("cannot run the child: {e}"))?;
+    let output = command.stdin(Stdio::null()).output().map_err(|e| format!("cannot run the child: {e}"))?;
     if !output.status.success() {
         return Err(first_line(&String::from_utf8_lossy(&output.stderr)));
     }
     let stdout = String::from_utf8_lossy(&output.stdout);
-    let numbers: Vec<u64> = stdout
-        .split_whitespace()
-        .filter_map(|n| n.parse().ok())
-        .collect();
+    let numbers: Vec<u64> = stdout.split_whitespace().filter_map(|n| n.parse().ok()).collect();
     match numbers[..] {
-        [nanos, peak] => Ok(Cost {
-            time: Duration::from_nanos(nanos),
-            peak,
-        }),
+        [nanos, peak] => Ok(Cost { time: Duration::from_nanos(nanos), peak }),
         _ => Err(format!("the child printed {stdout:?}")),
     }
 }
 
 fn first_line(text: &str) -> String {
-    let line = text
-        .lines()
-        .find(|l| !l.trim().is_empty())
-        .unwrap_or("(no message)");
+    let line = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("(no message)");
     line.chars().take(100).collect()
 }
 
@@ -288,19 +224,10 @@ fn first_line(text: &str) -> String {
 /// and peak resident set come from `wait4`.
 fn run_process(mut command: Command, scratch: &Path) -> Result<Cost, String> {
     let stderr_path = scratch.join("stderr");
-    let file = |path: &Path| {
-        File::create(path)
-            .map(Stdio::from)
-            .map_err(|e| e.to_string())
-    };
-    command
-        .stdin(Stdio::null())
-        .stdout(file(&scratch.join("stdout"))?)
-        .stderr(file(&stderr_path)?);
+    let file = |path: &Path| File::create(path).map(Stdio::from).map_err(|e| e.to_string());
+    command.stdin(Stdio::null()).stdout(file(&scratch.join("stdout"))?).stderr(file(&stderr_path)?);
     let start = Instant::now();
-    let child = command
-        .spawn()
-        .map_err(|e| format!("cannot run {:?}: {e}", command.get_program()))?;
+    let child = command.spawn().map_err(|e| format!("cannot run {:?}: {e}", command.get_program()))?;
     let mut status = 0;
     // SAFETY: `rusage` is plain data that `wait4` fills in; the pid is our own child's, which
     // std has not waited for.
@@ -311,23 +238,12 @@ fn run_process(mut command: Command, scratch: &Path) -> Result<Cost, String> {
         return Err(format!("wait4: {}", std::io::Error::last_os_error()));
     }
     if !libc::WIFEXITED(status) || libc::WEXITSTATUS(status) != 0 {
-        let how = if libc::WIFSIGNALED(status) {
-            "crashed"
-        } else {
-            "failed"
-        };
+        let how = if libc::WIFSIGNALED(status) { "crashed" } else { "failed" };
         let stderr = std::fs::read_to_string(&stderr_path).unwrap_or_default();
         return Err(format!("{how}: {}", first_line(&stderr)));
     }
     let seconds = |t: libc::timeval| Duration::new(t.tv_sec as u64, t.tv_usec as u32 * 1000);
-    let time = if wall_clock() {
-        wall
-    } else {
-        seconds(usage.ru_utime) + seconds(usage.ru_stime)
-    };
+    let time = if wall_clock() { wall } else { seconds(usage.ru_utime) + seconds(usage.ru_stime) };
     // Linux reports ru_maxrss in kilobytes.
-    Ok(Cost {
-        time,
-        peak: usage.ru_maxrss as u64 * 1024,
-    })
+    Ok(Cost { time, peak: usage.ru_maxrss as u64 * 1024 })
 }

@@ -98,7 +98,8 @@ fn pass_variables(module: &mut Module, f: usize) {
         }
         let block = place[call].0;
         let same_block = [first, load_out, store_out].iter().all(|&i| place[i].0 == block);
-        let ordered = place[first] <= place[call] && place[call] < place[load_out] && place[load_out] < place[store_out];
+        let ordered =
+            place[first] <= place[call] && place[call] < place[load_out] && place[load_out] < place[store_out];
         // Nothing else touches the argument variable in between: its uses from the copy in to
         // the copy out are those two. Each copy is judged on the uses before any is rewritten,
         // so the order they are looked at does not matter.
@@ -109,7 +110,9 @@ fn pass_variables(module: &mut Module, f: usize) {
         if !same_block || !ordered || !quiet {
             continue;
         }
-        let Some(operand) = function.insts[call].operands.iter().position(|o| *o == Operand::IdRef(copy)) else { continue };
+        let Some(operand) = function.insts[call].operands.iter().position(|o| *o == Operand::IdRef(copy)) else {
+            continue;
+        };
         passed.push((call, operand, argument));
         dropped.extend(copy_in.into_iter().chain([load_out, store_out, variable]));
     }

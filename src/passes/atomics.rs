@@ -80,18 +80,18 @@ pub fn run(module: &mut Module, _options: &Options) -> Result<(), Error> {
                     location,
                 ));
             }
-            let (variable, path) = place(module, inst.id(0).unwrap_or(0))
-                .ok_or_else(|| Error::unsupported("an atomic instruction on memory not reached from a variable through access chains", location.clone()))?;
+            let (variable, path) = place(module, inst.id(0).unwrap_or(0)).ok_or_else(|| {
+                Error::unsupported(
+                    "an atomic instruction on memory not reached from a variable through access chains",
+                    location.clone(),
+                )
+            })?;
             let need = match inst.op {
                 Op::AtomicSMin | Op::AtomicSMax => Need::Signed,
                 Op::AtomicUMin | Op::AtomicUMax => Need::Unsigned,
                 _ => Need::Any,
             };
-            let slot = places
-                .entry(variable)
-                .or_default()
-                .entry(path)
-                .or_insert(need);
+            let slot = places.entry(variable).or_default().entry(path).or_insert(need);
             *slot = match (*slot, need) {
                 (a, Need::Any) => a,
                 (Need::Any, b) => b,
@@ -114,10 +114,7 @@ pub fn run(module: &mut Module, _options: &Options) -> Result<(), Error> {
         let retyped = rebuild(module, pointee, &leaves, variable)?;
         let class = module.globals[g].class;
         module.globals[g].pointee = retyped;
-        module.globals[g].ty = module.intern_type(Type::Pointer {
-            class,
-            pointee: retyped,
-        });
+        module.globals[g].ty = module.intern_type(Type::Pointer { class, pointee: retyped });
     }
     for &f in &functions {
         retype_access_chains(module, f)?;
@@ -160,9 +157,7 @@ fn place(module: &Module, pointer: Id) -> Option<(Id, Vec<Step>)> {
                 let i = module.const_u32(index)?;
                 (Step::Member(i), *members.get(i as usize)?)
             }
-            Type::Array { element, .. } | Type::RuntimeArray { element } => {
-                (Step::Element, *element)
-            }
+            Type::Array { element, .. } | Type::RuntimeArray { element } => (Step::Element, *element),
             _ => return None,
         };
         path.push(step);
@@ -172,17 +167,8 @@ fn place(module: &Module, pointer: Id) -> Option<(Id, Vec<Step>)> {
 }
 
 /// `ty` with an atomic at every leaf path; composites on the way become new types.
-fn rebuild(
-    module: &mut Module,
-    ty: Id,
-    leaves: &[(Vec<Step>, Need)],
-    variable: Id,
-) -> Result<Id, Error> {
-    let at = || Location {
-        result_id: Some(variable),
-        opcode: Some(Op::Variable),
-        ..Location::default()
-    };
+fn rebuild(module: &mut Module, ty: Id, leaves: &[(Vec<Step>, Need)], variable: Id) -> Result<Id, Error> {
+    let at = || Location { result_id: Some(variable), opcode: Some(Op::Variable), ..Location::default() };
     if let Some((_, need)) = leaves.iter().find(|(path, _)| path.is_empty()) {
         let signed = match (module.ty(ty)?, need) {
             (Type::Int { width: 32, .. }, Need::Signed) => true,
@@ -215,21 +201,16 @@ fn rebuild(
                     new_members[i] = rebuild(module, *member, &sub, variable)?;
                 }
             }
-            Type::Struct {
-                members: new_members,
-            }
+            Type::Struct { members: new_members }
         }
-        Type::Array { element, length } => Type::Array {
-            element: rebuild(module, element, &below(Step::Element), variable)?,
-            length,
-        },
-        Type::RuntimeArray { element } => Type::RuntimeArray {
-            element: rebuild(module, element, &below(Step::Element), variable)?,
-        },
+        Type::Array { element, length } => {
+            Type::Array { element: rebuild(module, element, &below(Step::Element), variable)?, length }
+        }
+        Type::RuntimeArray { element } => {
+            Type::RuntimeArray { element: rebuild(module, element, &below(Step::Element), variable)? }
+        }
         _ => {
-            return Err(Error::internal(
-                "an atomic's path steps into a non-composite",
-            ));
+            return Err(Error::internal("an atomic's path steps into a non-composite"));
         }
     };
     // A new id even for arrays: decorations (ArrayStride, Offset) belong to the id.
@@ -280,9 +261,7 @@ fn contains_atomic(module: &Module, ty: Id) -> bool {
     match module.type_def(ty) {
         Some(Type::Atomic { .. }) => true,
         Some(Type::Struct { members }) => members.iter().any(|&m| contains_atomic(module, m)),
-        Some(Type::Array { element, .. } | Type::RuntimeArray { element }) => {
-            contains_atomic(module, *element)
-        }
+        Some(Type::Array { element, .. } | Type::RuntimeArray { element }) => contains_atomic(module, *element),
         _ => false,
     }
 }
@@ -314,15 +293,9 @@ fn retype_access_chains(module: &mut Module, f: usize) -> Result<(), Error> {
                 .skip(1)
                 .any(|arg| pointee(module, arg).is_some_and(|(_, p)| contains_atomic(module, p)))
         {
-            return Err(Error::unsupported(
-                "passing a pointer to atomics to a function (not supported yet)",
-                location,
-            ));
+            return Err(Error::unsupported("passing a pointer to atomics to a function (not supported yet)", location));
         }
-        if !matches!(
-            inst.op,
-            Op::AccessChain | Op::InBoundsAccessChain | Op::CopyObject
-        ) {
+        if !matches!(inst.op, Op::AccessChain | Op::InBoundsAccessChain | Op::CopyObject) {
             continue;
         }
         let Some((class, base_pointee)) = pointee(module, base) else {
@@ -332,18 +305,12 @@ fn retype_access_chains(module: &mut Module, f: usize) -> Result<(), Error> {
             Some(Type::Pointer { pointee, .. }) => Some(*pointee),
             _ => None,
         });
-        let walked = inst
-            .id_operands()
-            .skip(1)
-            .try_fold(base_pointee, |ty, step| part_type(module, ty, step));
+        let walked = inst.id_operands().skip(1).try_fold(base_pointee, |ty, step| part_type(module, ty, step));
         let (Some(walked), Some(result)) = (walked, inst.result) else {
             continue;
         };
         if declared != Some(walked) {
-            let new = module.intern_type(Type::Pointer {
-                class,
-                pointee: walked,
-            });
+            let new = module.intern_type(Type::Pointer { class, pointee: walked });
             module.functions[f].insts[index].ty = Some(new);
             module.defs[result as usize] = Def::value(f, index, new);
         }

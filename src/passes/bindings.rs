@@ -29,10 +29,7 @@ pub fn run(module: &mut Module, options: &Options) -> Result<(), Error> {
         .iter()
         .filter_map(|g| {
             let d = module.decorations(g.id);
-            Some(ResourceBinding {
-                group: d.set?,
-                binding: d.binding?,
-            })
+            Some(ResourceBinding { group: d.set?, binding: d.binding? })
         })
         .collect();
     let mut overridden = BTreeSet::new();
@@ -46,26 +43,16 @@ pub fn run(module: &mut Module, options: &Options) -> Result<(), Error> {
         };
         if !taken.insert(chosen) {
             return Err(Error::unsupported(
-                format!(
-                    "{} was asked to go at {chosen}, which another resource already uses",
-                    describe(module, &new)
-                ),
+                format!("{} was asked to go at {chosen}, which another resource already uses", describe(module, &new)),
                 Location::default(),
             ));
         }
         let decorations = module.decorations.entry(new.variable).or_default();
         decorations.set = Some(chosen.group);
         decorations.binding = Some(chosen.binding);
-        module.warnings.push(format!(
-            "{} is bound at {chosen} (see --binding-map)",
-            describe(module, &new)
-        ));
+        module.warnings.push(format!("{} is bound at {chosen} (see --binding-map)", describe(module, &new)));
     }
-    if let Some((source, _)) = options
-        .sampler_bindings
-        .iter()
-        .find(|(source, _)| !overridden.contains(source))
-    {
+    if let Some((source, _)) = options.sampler_bindings.iter().find(|(source, _)| !overridden.contains(source)) {
         return Err(Error::unsupported(
             format!(
                 "--sampler-binding names set {} binding {}, but no combined image sampler or sampler used with and \
@@ -90,16 +77,9 @@ fn push_constants_to_uniforms(module: &mut Module) {
         }
         let pointee = module.globals[g].pointee;
         module.globals[g].class = StorageClass::Uniform;
-        module.globals[g].ty = module.intern_type(Type::Pointer {
-            class: StorageClass::Uniform,
-            pointee,
-        });
+        module.globals[g].ty = module.intern_type(Type::Pointer { class: StorageClass::Uniform, pointee });
         let id = module.globals[g].id;
-        module.new_bindings.push(NewBinding {
-            variable: id,
-            source: id,
-            origin: BindingOrigin::PushConstant,
-        });
+        module.new_bindings.push(NewBinding { variable: id, source: id, origin: BindingOrigin::PushConstant });
     }
 }
 
@@ -209,27 +189,16 @@ fn separate_shared_bindings(module: &mut Module) -> Result<(), Error> {
 /// The SPIR-V binding of the variable a new resource was made from.
 fn source_binding(module: &Module, new: &NewBinding) -> Option<ResourceBinding> {
     let d = module.decorations(new.source);
-    Some(ResourceBinding {
-        group: d.set?,
-        binding: d.binding?,
-    })
+    Some(ResourceBinding { group: d.set?, binding: d.binding? })
 }
 
 /// The binding the options ask for, with the option's key.
-fn chosen_binding(
-    module: &Module,
-    options: &Options,
-    new: &NewBinding,
-) -> Option<(ResourceBinding, ResourceBinding)> {
+fn chosen_binding(module: &Module, options: &Options, new: &NewBinding) -> Option<(ResourceBinding, ResourceBinding)> {
     if new.origin == BindingOrigin::PushConstant {
         return options.push_constant_binding.map(|b| (b, b));
     }
     let source = source_binding(module, new)?;
-    options
-        .sampler_bindings
-        .iter()
-        .find(|(key, _)| *key == source)
-        .copied()
+    options.sampler_bindings.iter().find(|(key, _)| *key == source).copied()
 }
 
 fn default_group(module: &Module, new: &NewBinding) -> u32 {
@@ -248,31 +217,19 @@ fn next_free(taken: &BTreeSet<ResourceBinding>, group: u32) -> ResourceBinding {
 }
 
 fn describe(module: &Module, new: &NewBinding) -> String {
-    let name = |id: Id| {
-        module
-            .name(id)
-            .map(|n| format!("`{n}`"))
-            .unwrap_or_else(|| format!("%{id}"))
-    };
-    let at = source_binding(module, new)
-        .map(|b| format!(" (set {}, binding {})", b.group, b.binding))
-        .unwrap_or_default();
+    let name = |id: Id| module.name(id).map(|n| format!("`{n}`")).unwrap_or_else(|| format!("%{id}"));
+    let at =
+        source_binding(module, new).map(|b| format!(" (set {}, binding {})", b.group, b.binding)).unwrap_or_default();
     match new.origin {
-        BindingOrigin::CombinedImageSampler => format!(
-            "the sampler of combined image sampler {}{at}",
-            name(new.source)
-        ),
+        BindingOrigin::CombinedImageSampler => {
+            format!("the sampler of combined image sampler {}{at}", name(new.source))
+        }
         BindingOrigin::ComparisonSampler => {
             format!("the comparison twin of sampler {}{at}", name(new.source))
         }
-        BindingOrigin::PushConstant => format!(
-            "push-constant block {} (now a uniform buffer)",
-            name(new.source)
-        ),
-        BindingOrigin::SharedWithImage => format!(
-            "sampler {}, which shared image {}'s binding{at},",
-            name(new.variable),
-            name(new.source)
-        ),
+        BindingOrigin::PushConstant => format!("push-constant block {} (now a uniform buffer)", name(new.source)),
+        BindingOrigin::SharedWithImage => {
+            format!("sampler {}, which shared image {}'s binding{at},", name(new.variable), name(new.source))
+        }
     }
 }

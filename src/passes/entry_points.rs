@@ -7,9 +7,9 @@
 
 use spirv::ExecutionModel;
 
+use crate::Options;
 use crate::error::{Error, Location};
 use crate::spirv::Module;
-use crate::Options;
 
 pub fn run(module: &mut Module, options: &Options) -> Result<(), Error> {
     if let Some(wanted) = &options.entry_point {

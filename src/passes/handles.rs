@@ -73,11 +73,7 @@ fn check_variables(module: &Module, functions: &[usize], used: &[bool]) -> Resul
         }
     }
     for &f in functions {
-        for inst in module.functions[f]
-            .insts
-            .iter()
-            .filter(|i| i.op == Op::Variable)
-        {
+        for inst in module.functions[f].insts.iter().filter(|i| i.op == Op::Variable) {
             let pointee = match inst.ty.and_then(|ty| module.type_def(ty)) {
                 Some(Type::Pointer { pointee, .. }) => *pointee,
                 _ => continue,
@@ -126,21 +122,11 @@ fn name_companion(module: &mut Module, of: Id, companion: Id, suffix: &str) {
 
 /// A new UniformConstant variable of type `pointee`, declared like `like`.
 fn add_global(module: &mut Module, like: usize, pointee: Id) -> Id {
-    let ty = module.intern_type(Type::Pointer {
-        class: StorageClass::UniformConstant,
-        pointee,
-    });
+    let ty = module.intern_type(Type::Pointer { class: StorageClass::UniformConstant, pointee });
     let index = module.globals.len();
     let id = module.add_def(Def::Global(index));
     let offset = module.globals[like].offset;
-    module.globals.push(Global {
-        id,
-        ty,
-        class: StorageClass::UniformConstant,
-        pointee,
-        initializer: None,
-        offset,
-    });
+    module.globals.push(Global { id, ty, class: StorageClass::UniformConstant, pointee, initializer: None, offset });
     module.declarations.push(id);
     id
 }
@@ -156,10 +142,8 @@ fn split_combined_globals(module: &mut Module, used: &[bool]) {
             continue;
         }
         module.globals[g].pointee = image;
-        module.globals[g].ty = module.intern_type(Type::Pointer {
-            class: StorageClass::UniformConstant,
-            pointee: image,
-        });
+        module.globals[g].ty =
+            module.intern_type(Type::Pointer { class: StorageClass::UniformConstant, pointee: image });
         let companion = add_sampler(module, g, id, false);
         module.companion_samplers.insert(id, companion);
     }
@@ -171,10 +155,9 @@ fn params_by_value(module: &mut Module, f: usize) {
     let mut params = Vec::with_capacity(old.len());
     for param in old {
         let handle = match module.type_def(param.ty) {
-            Some(Type::Pointer {
-                class: StorageClass::UniformConstant,
-                pointee,
-            }) if module.is_handle(*pointee) => *pointee,
+            Some(Type::Pointer { class: StorageClass::UniformConstant, pointee }) if module.is_handle(*pointee) => {
+                *pointee
+            }
             _ if module.is_handle(param.ty) => param.ty,
             _ => {
                 params.push(param);
@@ -189,10 +172,7 @@ fn params_by_value(module: &mut Module, f: usize) {
             let companion = module.add_def(Def::param(f, sampler));
             name_companion(module, param.id, companion, "sampler");
             module.companion_samplers.insert(param.id, companion);
-            params.push(Param {
-                id: companion,
-                ty: sampler,
-            });
+            params.push(Param { id: companion, ty: sampler });
         }
     }
     module.functions[f].params = params;
@@ -207,31 +187,19 @@ struct Groups {
 
 impl Groups {
     fn build(module: &Module, functions: &[usize]) -> Result<Groups, Error> {
-        let mut groups = Groups {
-            index: HashMap::new(),
-            ids: Vec::new(),
-            parent: Vec::new(),
-        };
+        let mut groups = Groups { index: HashMap::new(), ids: Vec::new(), parent: Vec::new() };
         for global in &module.globals {
             if global.class == StorageClass::UniformConstant && module.is_handle(global.pointee) {
                 groups.add(global.id);
             }
         }
         for &f in functions {
-            for param in module.functions[f]
-                .params
-                .iter()
-                .filter(|p| module.is_handle(p.ty))
-            {
+            for param in module.functions[f].params.iter().filter(|p| module.is_handle(p.ty)) {
                 groups.add(param.id);
             }
         }
         for &f in functions {
-            for inst in module.functions[f]
-                .insts
-                .iter()
-                .filter(|i| i.op == Op::FunctionCall)
-            {
+            for inst in module.functions[f].insts.iter().filter(|i| i.op == Op::FunctionCall) {
                 groups.join_call(module, f, inst)?;
             }
         }
@@ -278,9 +246,7 @@ impl Groups {
                 continue;
             }
             let arg = inst.id(position).unwrap_or(0);
-            let roots = module
-                .handle_roots(arg)
-                .ok_or_else(|| untraceable(module, f, inst))?;
+            let roots = module.handle_roots(arg).ok_or_else(|| untraceable(module, f, inst))?;
             self.union(param.id, roots.image);
             if let Some(companion) = companion {
                 let sampler = roots.sampler.ok_or_else(|| untraceable(module, f, inst))?;
@@ -300,10 +266,7 @@ impl Groups {
             }
             by_root[root].push(id);
         }
-        by_root
-            .into_iter()
-            .filter(|members| !members.is_empty())
-            .collect()
+        by_root.into_iter().filter(|members| !members.is_empty()).collect()
     }
 }
 
@@ -392,18 +355,12 @@ fn unsupported_image_op(op: Op) -> Option<&'static str> {
         | Op::ImageSparseGather
         | Op::ImageSparseDrefGather
         | Op::ImageSparseRead
-        | Op::ImageSparseTexelsResident => {
-            "sparse image access (residency codes): WGSL has no sparse textures"
-        }
+        | Op::ImageSparseTexelsResident => "sparse image access (residency codes): WGSL has no sparse textures",
         _ => return None,
     })
 }
 
-fn record_uses(
-    module: &Module,
-    functions: &[usize],
-    groups: &Groups,
-) -> Result<HashMap<usize, Uses>, Error> {
+fn record_uses(module: &Module, functions: &[usize], groups: &Groups) -> Result<HashMap<usize, Uses>, Error> {
     let mut uses: HashMap<usize, Uses> = HashMap::new();
     for &f in functions {
         for inst in &module.functions[f].insts {
@@ -414,19 +371,12 @@ fn record_uses(
                 continue;
             };
             let location = module.location_of(f, inst);
-            let roots = inst
-                .id(0)
-                .and_then(|id| module.handle_roots(id))
-                .ok_or_else(|| untraceable(module, f, inst))?;
-            let image = groups
-                .find(roots.image)
-                .ok_or_else(|| untraceable(module, f, inst))?;
+            let roots =
+                inst.id(0).and_then(|id| module.handle_roots(id)).ok_or_else(|| untraceable(module, f, inst))?;
+            let image = groups.find(roots.image).ok_or_else(|| untraceable(module, f, inst))?;
             uses.entry(image).or_default().note(kind, &location);
             if matches!(kind, Use::DepthReference | Use::Plain) {
-                let sampler = roots
-                    .sampler
-                    .and_then(|s| groups.find(s))
-                    .ok_or_else(|| untraceable(module, f, inst))?;
+                let sampler = roots.sampler.and_then(|s| groups.find(s)).ok_or_else(|| untraceable(module, f, inst))?;
                 uses.entry(sampler).or_default().note(kind, &location);
             }
         }
@@ -435,10 +385,7 @@ fn record_uses(
 }
 
 fn describe(module: &Module, id: Id) -> String {
-    module
-        .name(id)
-        .map(|name| format!("`{name}`"))
-        .unwrap_or_else(|| format!("%{id}"))
+    module.name(id).map(|name| format!("`{name}`")).unwrap_or_else(|| format!("%{id}"))
 }
 
 /// "sampled with a depth reference (at word 0x.., %5 = OpImageSampleDrefImplicitLod)".
@@ -454,35 +401,28 @@ fn retype(module: &mut Module, groups: &Groups, uses: &HashMap<usize, Uses>) -> 
     let mut unused_companions = IdSet::default();
     for members in groups.members() {
         let first = members[0];
-        let group_uses = groups
-            .find(first)
-            .and_then(|g| uses.get(&g))
-            .unwrap_or(&none);
+        let group_uses = groups.find(first).and_then(|g| uses.get(&g)).unwrap_or(&none);
         let declared = handle_type(module, first);
         let ty = match module.type_def(declared).cloned() {
             Some(Type::Image(image)) => {
                 let image = texture_type(module, &members, image, group_uses)?;
                 module.intern_type(Type::Image(image))
             }
-            Some(Type::Sampler { .. })
-                if group_uses.depth_reference.is_none() && group_uses.plain.is_none() =>
-            {
+            Some(Type::Sampler { .. }) if group_uses.depth_reference.is_none() && group_uses.plain.is_none() => {
                 // Dropped together at the end: one pass over the companions, not one per group.
                 if members.iter().all(|&id| module.global_index(id).is_some()) {
                     unused_companions.extend(members.iter().copied());
                 }
                 sampler_type(module, false)
             }
-            Some(Type::Sampler { .. }) => {
-                match (&group_uses.depth_reference, &group_uses.plain) {
-                    (Some(_), None) => sampler_type(module, true),
-                    (Some(compare), Some(plain)) => {
-                        add_comparison_twins(module, &members, (plain, compare))?;
-                        sampler_type(module, false)
-                    }
-                    _ => sampler_type(module, false),
+            Some(Type::Sampler { .. }) => match (&group_uses.depth_reference, &group_uses.plain) {
+                (Some(_), None) => sampler_type(module, true),
+                (Some(compare), Some(plain)) => {
+                    add_comparison_twins(module, &members, (plain, compare))?;
+                    sampler_type(module, false)
                 }
-            }
+                _ => sampler_type(module, false),
+            },
             _ => continue,
         };
         for &id in &members {
@@ -496,12 +436,8 @@ fn retype(module: &mut Module, groups: &Groups, uses: &HashMap<usize, Uses>) -> 
 /// The sampler split from a combined image sampler that is only fetched from or queried is not
 /// needed (unless a helper function takes it): it gets no variable and no binding.
 fn drop_unused_companions(module: &mut Module, unused: &IdSet<Id>) {
-    module
-        .companion_samplers
-        .retain(|_, companion| !unused.contains(companion));
-    module
-        .new_bindings
-        .retain(|new| !unused.contains(&new.variable));
+    module.companion_samplers.retain(|_, companion| !unused.contains(companion));
+    module.new_bindings.retain(|new| !unused.contains(&new.variable));
 }
 
 /// The handle type of a variable (its store type) or parameter.
@@ -517,18 +453,12 @@ fn set_handle_type(module: &mut Module, id: Id, ty: Id) {
     match module.def(id).clone() {
         Def::Global(g) => {
             module.globals[g].pointee = ty;
-            module.globals[g].ty = module.intern_type(Type::Pointer {
-                class: StorageClass::UniformConstant,
-                pointee: ty,
-            });
+            module.globals[g].ty =
+                module.intern_type(Type::Pointer { class: StorageClass::UniformConstant, pointee: ty });
         }
         Def::Param { function, .. } => {
             module.defs[id as usize] = Def::Param { function, ty };
-            for param in module.functions[function as usize]
-                .params
-                .iter_mut()
-                .filter(|p| p.id == id)
-            {
+            for param in module.functions[function as usize].params.iter_mut().filter(|p| p.id == id) {
                 param.ty = ty;
             }
         }
@@ -537,19 +467,10 @@ fn set_handle_type(module: &mut Module, id: Id, ty: Id) {
 }
 
 /// The image type that states the group's WGSL texture type.
-fn texture_type(
-    module: &Module,
-    members: &[Id],
-    declared: ImageType,
-    uses: &Uses,
-) -> Result<ImageType, Error> {
+fn texture_type(module: &Module, members: &[Id], declared: ImageType, uses: &Uses) -> Result<ImageType, Error> {
     let name = describe(module, members[0]);
     let storage_use = uses.read.as_ref().or(uses.write.as_ref());
-    let sampled_use = uses
-        .plain
-        .as_ref()
-        .or(uses.depth_reference.as_ref())
-        .or(uses.fetch.as_ref());
+    let sampled_use = uses.plain.as_ref().or(uses.depth_reference.as_ref()).or(uses.fetch.as_ref());
     let storage = declared.sampled == 2 || storage_use.is_some();
     if let (Some(storage_at), Some(sampled_at)) = (storage_use, sampled_use) {
         let message = both_uses(
@@ -557,32 +478,20 @@ fn texture_type(
             ("read or written as a storage image", storage_at),
             ("sampled or fetched", sampled_at),
         );
-        return Err(Error::unsupported(
-            message,
-            module.variable_location(members[0]),
-        ));
+        return Err(Error::unsupported(message, module.variable_location(members[0])));
     }
     let mut image = declared;
     image.sampled = if storage { 2 } else { 1 };
     image.depth = u32::from(uses.depth_reference.is_some() && !storage);
-    if image.depth == 1
-        && !matches!(
-            module.type_def(image.sampled_type),
-            Some(Type::Float { .. })
-        )
-    {
+    if image.depth == 1 && !matches!(module.type_def(image.sampled_type), Some(Type::Float { .. })) {
         return Err(Error::unsupported(
-            format!(
-                "image {name} has an integer sampled type but is sampled with a depth reference"
-            ),
+            format!("image {name} has an integer sampled type but is sampled with a depth reference"),
             module.variable_location(members[0]),
         ));
     }
     if storage && image.access.is_none() {
         let decorated = |check: fn(&crate::spirv::Decorations) -> bool| {
-            members
-                .iter()
-                .any(|&id| module.global_index(id).is_some() && check(module.decorations(id)))
+            members.iter().any(|&id| module.global_index(id).is_some() && check(module.decorations(id)))
         };
         image.access = Some(if decorated(|d| d.non_readable) {
             AccessQualifier::WriteOnly
@@ -611,15 +520,8 @@ fn add_comparison_twins(
             "sampler {} (which is passed to a function parameter, so it cannot be split in two)",
             describe(module, members[0])
         );
-        let message = both_uses(
-            &what,
-            ("used without a depth reference", plain),
-            ("used with one", compare),
-        );
-        return Err(Error::unsupported(
-            message,
-            module.variable_location(members[0]),
-        ));
+        let message = both_uses(&what, ("used without a depth reference", plain), ("used with one", compare));
+        return Err(Error::unsupported(message, module.variable_location(members[0])));
     }
     let id = members[0];
     let g = module.global_index(id).unwrap_or_default();

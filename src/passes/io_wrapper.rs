@@ -87,7 +87,9 @@ pub fn run(module: &mut Module, options: &Options) -> Result<(), Error> {
 /// chains can be long); a call cycle, which valid SPIR-V forbids, is cut where it closes.
 fn io_globals_reached(module: &Module) -> Vec<Vec<Id>> {
     let is_io = |id: Id| {
-        module.global_index(id).is_some_and(|g| matches!(module.globals[g].class, StorageClass::Input | StorageClass::Output))
+        module
+            .global_index(id)
+            .is_some_and(|g| matches!(module.globals[g].class, StorageClass::Input | StorageClass::Output))
     };
     let calls: Vec<Vec<usize>> = module
         .functions
@@ -119,7 +121,8 @@ fn io_globals_reached(module: &Module) -> Vec<Vec<Id>> {
             stack.pop();
             on_stack[f] = false;
             let own = module.functions[f].insts.iter().flat_map(Inst::id_operands).filter(|&id| is_io(id));
-            let mut ids: Vec<Id> = own.chain(calls[f].iter().flat_map(|&c| reached[c].iter().flatten().copied())).collect();
+            let mut ids: Vec<Id> =
+                own.chain(calls[f].iter().flat_map(|&c| reached[c].iter().flatten().copied())).collect();
             ids.sort_unstable();
             ids.dedup();
             reached[f] = Some(ids);
@@ -233,7 +236,12 @@ impl Part {
 }
 
 impl<'a> Planner<'a> {
-    fn new(module: &'a Module, entry: &'a EntryPoint, options: &'a Options, io_reached: &'a [Vec<Id>]) -> Result<Self, Error> {
+    fn new(
+        module: &'a Module,
+        entry: &'a EntryPoint,
+        options: &'a Options,
+        io_reached: &'a [Vec<Id>],
+    ) -> Result<Self, Error> {
         let root = module.function_index(entry.function).ok_or_else(|| {
             Error::invalid(
                 format!("entry point `{}` names %{} which is not a function", entry.name, entry.function),
@@ -732,11 +740,10 @@ fn workgroup_size(
         return Ok(None);
     }
     let location = Location { word_offset: Some(entry.offset), opcode: Some(Op::EntryPoint), ..Location::default() };
-    let decorated = decorated
-        .and_then(|id| match module.constant(id).map(|c| &c.value) {
-            Some(ConstValue::Composite(parts)) => Some(parts.clone()),
-            _ => None,
-        });
+    let decorated = decorated.and_then(|id| match module.constant(id).map(|c| &c.value) {
+        Some(ConstValue::Composite(parts)) => Some(parts.clone()),
+        _ => None,
+    });
     let from_modes = || {
         entry.modes.iter().find_map(|(mode, args)| match (mode, args.as_slice()) {
             (ExecutionMode::LocalSize, [x, y, z]) => Some(Err([*x, *y, *z])),

@@ -206,7 +206,8 @@ fn point_size_writes_are_followed_through_copies_and_whole_block_stores() {
     let text = shader("Vertex", "%per_vertex", "", PER_VERTEX_DECORATIONS, PER_VERTEX, through_copy);
     assert!(error(&text).contains("gl_PointSize"), "{}", error(&text));
     let whole = |size: &str| {
-        let variables = format!("{PER_VERTEX}\n%ones = OpConstantComposite %v4float %float_1 %float_1 %float_1 %float_1");
+        let variables =
+            format!("{PER_VERTEX}\n%ones = OpConstantComposite %v4float %float_1 %float_1 %float_1 %float_1");
         let body = format!("%block = OpCompositeConstruct %PerVertex %ones {size}\nOpStore %per_vertex %block");
         shader("Vertex", "%per_vertex", "", PER_VERTEX_DECORATIONS, &variables, &body)
     };
@@ -219,10 +220,12 @@ fn point_size_writes_are_followed_through_copies_and_whole_block_stores() {
 fn the_workgroup_size_comes_from_local_size_id_or_the_decorated_constant() {
     let compute = |modes: &str, decorations: &str, variables: &str| {
         let text = shader("GLCompute", "", modes, decorations, variables, "");
-        plan(&planned(&text)).workgroup_size.map(|size| size.map(|d| match d {
-            WorkgroupDimension::Literal(d) => d,
-            WorkgroupDimension::Constant(id) => panic!("%{id} is no specialization constant"),
-        }))
+        plan(&planned(&text)).workgroup_size.map(|size| {
+            size.map(|d| match d {
+                WorkgroupDimension::Literal(d) => d,
+                WorkgroupDimension::Constant(id) => panic!("%{id} is no specialization constant"),
+            })
+        })
     };
     let by_id = compute("OpExecutionModeId %main LocalSizeId %uint_2 %uint_1 %uint_2", "", "");
     assert_eq!(by_id, Some([2, 1, 2]));

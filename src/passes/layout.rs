@@ -45,13 +45,7 @@ pub fn size_and_align(module: &Module, ty: Id) -> Result<(u32, u32), Error> {
         }
         Type::Array { element, length } => {
             let (size, align) = size_and_align(module, *element)?;
-            (
-                module
-                    .const_u32(*length)
-                    .unwrap_or(0)
-                    .saturating_mul(round_up(size, align)),
-                align,
-            )
+            (module.const_u32(*length).unwrap_or(0).saturating_mul(round_up(size, align)), align)
         }
         Type::RuntimeArray { element } => (0, size_and_align(module, *element)?.1),
         Type::Atomic { inner } => size_and_align(module, *inner)?,
@@ -60,15 +54,11 @@ pub fn size_and_align(module: &Module, ty: Id) -> Result<(u32, u32), Error> {
             let mut max_align = 1;
             for (i, &member) in members.iter().enumerate() {
                 let (size, align) = size_and_align(module, member)?;
-                let offset = module
-                    .member_decorations(ty, i as u32)
-                    .offset
-                    .unwrap_or(round_up(end, align));
+                let offset = module.member_decorations(ty, i as u32).offset.unwrap_or(round_up(end, align));
                 end = offset.saturating_add(size);
                 max_align = max_align.max(align);
             }
-            let size =
-                round_up(end, max_align).max(module.padded_sizes.get(&ty).copied().unwrap_or(0));
+            let size = round_up(end, max_align).max(module.padded_sizes.get(&ty).copied().unwrap_or(0));
             (size, max_align)
         }
         _ => (0, 1),
@@ -112,10 +102,7 @@ pub fn run(module: &mut Module, _options: &Options) -> Result<(), Error> {
     let mut adapted = HashMap::new();
     for g in 0..layouts.module.globals.len() {
         let global = &layouts.module.globals[g];
-        if !matches!(
-            global.class,
-            StorageClass::Uniform | StorageClass::StorageBuffer
-        ) {
+        if !matches!(global.class, StorageClass::Uniform | StorageClass::StorageBuffer) {
             continue;
         }
         let (id, class, value) = (global.id, global.class, global.pointee);
@@ -127,32 +114,18 @@ pub fn run(module: &mut Module, _options: &Options) -> Result<(), Error> {
         };
         let storage = layouts.storage_type(value, None, &at)?;
         // Uniform BufferBlock variables are storage buffers (SPIR-V 1.0 style).
-        let uniform_buffer =
-            class == StorageClass::Uniform && !layouts.module.decorations(value).buffer_block;
+        let uniform_buffer = class == StorageClass::Uniform && !layouts.module.decorations(value).buffer_block;
         if uniform_buffer && let Err(reason) = uniform_rules(layouts.module, storage) {
-            let push_constant = layouts
-                .module
-                .new_bindings
-                .iter()
-                .any(|n| n.variable == id && n.origin == BindingOrigin::PushConstant);
+            let push_constant =
+                layouts.module.new_bindings.iter().any(|n| n.variable == id && n.origin == BindingOrigin::PushConstant);
             if !push_constant {
-                return Err(Error::unsupported(
-                    format!("uniform buffer layout: {reason}"),
-                    at,
-                ));
+                return Err(Error::unsupported(format!("uniform buffer layout: {reason}"), at));
             }
             // A read-only storage buffer has none of the uniform buffer's 16-byte rules.
             layouts.module.globals[g].class = StorageClass::StorageBuffer;
-            layouts.module.globals[g].ty = layouts.module.intern_type(Type::Pointer {
-                class: StorageClass::StorageBuffer,
-                pointee: storage,
-            });
-            layouts
-                .module
-                .decorations
-                .entry(storage)
-                .or_default()
-                .non_writable = true;
+            layouts.module.globals[g].ty =
+                layouts.module.intern_type(Type::Pointer { class: StorageClass::StorageBuffer, pointee: storage });
+            layouts.module.decorations.entry(storage).or_default().non_writable = true;
             layouts.module.warnings.push(format!(
                 "push-constant block {} is a read-only storage buffer: its layout breaks WGSL's uniform-buffer rules ({reason})",
                 layouts.module.name(id).map_or(format!("%{id}"), |n| format!("`{n}`"))
@@ -161,10 +134,7 @@ pub fn run(module: &mut Module, _options: &Options) -> Result<(), Error> {
         if storage != value {
             let class = layouts.module.globals[g].class;
             layouts.module.globals[g].pointee = storage;
-            layouts.module.globals[g].ty = layouts.module.intern_type(Type::Pointer {
-                class,
-                pointee: storage,
-            });
+            layouts.module.globals[g].ty = layouts.module.intern_type(Type::Pointer { class, pointee: storage });
             adapted.insert(id, value);
         }
     }
@@ -192,10 +162,7 @@ fn uniform_rules(module: &Module, ty: Id) -> Result<(), String> {
         }
         Type::Struct { members } => {
             for (i, &member) in members.iter().enumerate() {
-                let composite = matches!(
-                    module.type_def(member),
-                    Some(Type::Struct { .. } | Type::Array { .. })
-                );
+                let composite = matches!(module.type_def(member), Some(Type::Struct { .. } | Type::Array { .. }));
                 let offset = module.member_decorations(ty, i as u32).offset.unwrap_or(0);
                 if composite && !offset.is_multiple_of(16) {
                     return Err(format!(
@@ -254,10 +221,7 @@ impl Layouts<'_> {
         if let Some(&id) = self.constants.get(&value) {
             return id;
         }
-        let ty = self.module.intern_type(Type::Int {
-            width: 32,
-            signed: false,
-        });
+        let ty = self.module.intern_type(Type::Int { width: 32, signed: false });
         let id = self.module.add_def(Def::Constant(Box::new(Constant {
             ty,
             value: ConstValue::Scalar(u64::from(value)),
@@ -273,15 +237,9 @@ impl Layouts<'_> {
         if let Some(&id) = self.wrappers.get(&(ty, stride)) {
             return id;
         }
-        let id = self
-            .module
-            .add_def(Def::of_type(Type::Struct { members: vec![ty] }));
+        let id = self.module.add_def(Def::of_type(Type::Struct { members: vec![ty] }));
         self.module.declarations.push(id);
-        self.module
-            .member_decorations
-            .entry((id, 0))
-            .or_default()
-            .offset = Some(0);
+        self.module.member_decorations.entry((id, 0)).or_default().offset = Some(0);
         self.module.member_names.insert((id, 0), "value".into());
         self.module.names.insert(id, format!("Stride{stride}"));
         self.module.padded_sizes.insert(id, stride);
@@ -302,24 +260,15 @@ impl Layouts<'_> {
 
     /// The storage type for a value of type `ty` laid out as its decorations say; `ty` itself
     /// when WGSL's layout of it is the same.
-    fn storage_type(
-        &mut self,
-        ty: Id,
-        matrix: Option<MatrixLayout>,
-        at: &Location,
-    ) -> Result<Id, Error> {
+    fn storage_type(&mut self, ty: Id, matrix: Option<MatrixLayout>, at: &Location) -> Result<Id, Error> {
         if let Some(&done) = self.memo.get(&(ty, matrix)) {
             return Ok(done);
         }
         let storage = match self.module.ty(ty)?.clone() {
             Type::Struct { members } => self.struct_storage(ty, &members, at)?,
-            Type::Array { element, length } => {
-                self.array_storage(ty, element, Some(length), matrix, at)?
-            }
+            Type::Array { element, length } => self.array_storage(ty, element, Some(length), matrix, at)?,
             Type::RuntimeArray { element } => self.array_storage(ty, element, None, matrix, at)?,
-            Type::Matrix { column, columns } => {
-                self.matrix_storage(ty, column, columns, matrix, at)?
-            }
+            Type::Matrix { column, columns } => self.matrix_storage(ty, column, columns, matrix, at)?,
             _ => ty,
         };
         self.memo.insert((ty, matrix), storage);
@@ -330,22 +279,13 @@ impl Layouts<'_> {
         let mut storage = Vec::with_capacity(members.len());
         for (i, &member) in members.iter().enumerate() {
             let d = self.module.member_decorations(ty, i as u32);
-            let matrix = MatrixLayout {
-                stride: d.matrix_stride,
-                row_major: d.row_major,
-            };
+            let matrix = MatrixLayout { stride: d.matrix_stride, row_major: d.row_major };
             storage.push(self.storage_type(member, Some(matrix), at)?);
         }
         if storage == members {
             return Ok(ty);
         }
-        let id = self.new_type(
-            Type::Struct {
-                members: storage.clone(),
-            },
-            ty,
-            Kind::Struct,
-        );
+        let id = self.new_type(Type::Struct { members: storage.clone() }, ty, Kind::Struct);
         if let Some(d) = self.module.decorations.get(&ty).cloned() {
             self.module.decorations.insert(id, d);
         }
@@ -379,13 +319,7 @@ impl Layouts<'_> {
             return Ok(ty);
         }
         if stride == natural {
-            return Ok(self.array(
-                element_storage,
-                length,
-                stride,
-                ty,
-                Kind::Array { wrapped: false },
-            ));
+            return Ok(self.array(element_storage, length, stride, ty, Kind::Array { wrapped: false }));
         }
         if stride < natural || !stride.is_multiple_of(align) {
             return Err(Error::unsupported(
@@ -416,13 +350,7 @@ impl Layouts<'_> {
             .ok_or_else(|| Error::invalid("a matrix column that is not a vector", at.clone()))?;
         // The vectors laid out one after another: columns, or rows when row-major.
         let (line, lines) = if row_major {
-            (
-                self.module.intern_type(Type::Vector {
-                    component: scalar,
-                    count: columns,
-                }),
-                rows,
-            )
+            (self.module.intern_type(Type::Vector { component: scalar, count: columns }), rows)
         } else {
             (column, columns)
         };
@@ -432,14 +360,7 @@ impl Layouts<'_> {
             if !row_major {
                 return Ok(ty);
             }
-            return Ok(self.new_type(
-                Type::Matrix {
-                    column: line,
-                    columns: lines,
-                },
-                ty,
-                Kind::Transposed,
-            ));
+            return Ok(self.new_type(Type::Matrix { column: line, columns: lines }, ty, Kind::Transposed));
         }
         let (size, align) = size_and_align(self.module, line)?;
         if stride < size || !stride.is_multiple_of(align) {
@@ -472,10 +393,7 @@ impl Layouts<'_> {
         let function = &self.module.functions[f];
         for block in &function.blocks {
             let inst = &function.insts[block.terminator];
-            if inst
-                .id_operands()
-                .any(|id| places.contains_key(&id) || adapted.contains_key(&id))
-            {
+            if inst.id_operands().any(|id| places.contains_key(&id) || adapted.contains_key(&id)) {
                 return Err(self.unsupported_use(f, inst));
             }
         }
@@ -490,12 +408,7 @@ impl Layouts<'_> {
     }
 
     /// The place a pointer operand designates, if it is in an adapted buffer.
-    fn place_of(
-        &self,
-        id: Id,
-        adapted: &HashMap<Id, Id>,
-        places: &HashMap<Id, Place>,
-    ) -> Option<Place> {
+    fn place_of(&self, id: Id, adapted: &HashMap<Id, Id>, places: &HashMap<Id, Place>) -> Option<Place> {
         if let Some(place) = places.get(&id) {
             return Some(place.clone());
         }
@@ -542,10 +455,7 @@ impl Layouts<'_> {
                 self.store(f, out, &place, value)
             }
             _ => {
-                if inst
-                    .id_operands()
-                    .any(|id| places.contains_key(&id) || adapted.contains_key(&id))
-                {
+                if inst.id_operands().any(|id| places.contains_key(&id) || adapted.contains_key(&id)) {
                     if inst.op == Op::Phi {
                         return Err(self.unsupported_use(f, &inst));
                     }
@@ -559,19 +469,10 @@ impl Layouts<'_> {
                         let Some(place) = self.place_of(*id, adapted, places) else {
                             continue;
                         };
-                        if place.column.is_some()
-                            || (place.storage != place.value && !keeps_pointer)
-                        {
+                        if place.column.is_some() || (place.storage != place.value && !keeps_pointer) {
                             return Err(self.unsupported_use(f, &inst));
                         }
-                        *id = self.access_chain(
-                            f,
-                            out,
-                            &place.variable,
-                            place.class,
-                            &place.path,
-                            place.storage,
-                        );
+                        *id = self.access_chain(f, out, &place.variable, place.class, &place.path, place.storage);
                     }
                     self.module.functions[f].insts[index].operands = operands;
                 }
@@ -605,9 +506,8 @@ impl Layouts<'_> {
             next.storage = next.value;
             return Ok(next);
         }
-        let value = self
-            .part(place.value, index)
-            .ok_or_else(|| Error::invalid("access chain into a scalar", at.clone()))?;
+        let value =
+            self.part(place.value, index).ok_or_else(|| Error::invalid("access chain into a scalar", at.clone()))?;
         next.value = value;
         match self.kinds.get(&place.storage).copied() {
             None => {
@@ -695,10 +595,7 @@ impl Layouts<'_> {
         if path.is_empty() {
             return *variable;
         }
-        let ty = self.module.intern_type(Type::Pointer {
-            class,
-            pointee: storage,
-        });
+        let ty = self.module.intern_type(Type::Pointer { class, pointee: storage });
         let mut operands = vec![*variable];
         operands.extend_from_slice(path);
         self.push(f, out, Op::AccessChain, Some(ty), operands, None)
@@ -729,111 +626,45 @@ impl Layouts<'_> {
     fn parts_of(&self, ty: Id) -> Result<u32, Error> {
         match self.module.ty(ty)? {
             Type::Struct { members } => Ok(members.len() as u32),
-            Type::Array { length, .. } => self.module.const_u32(*length).ok_or_else(|| {
-                Error::unsupported(
-                    "a specialization-sized array in a buffer",
-                    Location::default(),
-                )
-            }),
+            Type::Array { length, .. } => self
+                .module
+                .const_u32(*length)
+                .ok_or_else(|| Error::unsupported("a specialization-sized array in a buffer", Location::default())),
             Type::Matrix { columns, .. } => Ok(*columns),
             Type::Vector { count, .. } => Ok(*count),
-            _ => Err(Error::unsupported(
-                "copying a whole runtime array",
-                Location::default(),
-            )),
+            _ => Err(Error::unsupported("copying a whole runtime array", Location::default())),
         }
     }
 
     /// Loads the value at `place`, defining `result` (or a fresh id) as it.
-    fn load(
-        &mut self,
-        f: usize,
-        out: &mut Vec<usize>,
-        place: &Place,
-        result: Option<Id>,
-    ) -> Result<Id, Error> {
+    fn load(&mut self, f: usize, out: &mut Vec<usize>, place: &Place, result: Option<Id>) -> Result<Id, Error> {
         if place.column.is_none() && place.storage == place.value {
-            let pointer = self.access_chain(
-                f,
-                out,
-                &place.variable,
-                place.class,
-                &place.path,
-                place.storage,
-            );
+            let pointer = self.access_chain(f, out, &place.variable, place.class, &place.path, place.storage);
             return Ok(self.push(f, out, Op::Load, Some(place.value), vec![pointer], result));
         }
         if place.column.is_none() && self.kinds.get(&place.storage) == Some(&Kind::Transposed) {
-            let pointer = self.access_chain(
-                f,
-                out,
-                &place.variable,
-                place.class,
-                &place.path,
-                place.storage,
-            );
+            let pointer = self.access_chain(f, out, &place.variable, place.class, &place.path, place.storage);
             let transposed = self.push(f, out, Op::Load, Some(place.storage), vec![pointer], None);
-            return Ok(self.push(
-                f,
-                out,
-                Op::Transpose,
-                Some(place.value),
-                vec![transposed],
-                result,
-            ));
+            return Ok(self.push(f, out, Op::Transpose, Some(place.value), vec![transposed], result));
         }
         let mut parts = Vec::new();
         for i in 0..self.part_count(place.value)? {
             let part = self.with_index(place, i)?;
             parts.push(self.load(f, out, &part, None)?);
         }
-        Ok(self.push(
-            f,
-            out,
-            Op::CompositeConstruct,
-            Some(place.value),
-            parts,
-            result,
-        ))
+        Ok(self.push(f, out, Op::CompositeConstruct, Some(place.value), parts, result))
     }
 
     /// Stores `value` (of the place's value type) to `place`.
-    fn store(
-        &mut self,
-        f: usize,
-        out: &mut Vec<usize>,
-        place: &Place,
-        value: Id,
-    ) -> Result<(), Error> {
+    fn store(&mut self, f: usize, out: &mut Vec<usize>, place: &Place, value: Id) -> Result<(), Error> {
         if place.column.is_none() && place.storage == place.value {
-            let pointer = self.access_chain(
-                f,
-                out,
-                &place.variable,
-                place.class,
-                &place.path,
-                place.storage,
-            );
+            let pointer = self.access_chain(f, out, &place.variable, place.class, &place.path, place.storage);
             self.push(f, out, Op::Store, None, vec![pointer, value], None);
             return Ok(());
         }
         if place.column.is_none() && self.kinds.get(&place.storage) == Some(&Kind::Transposed) {
-            let pointer = self.access_chain(
-                f,
-                out,
-                &place.variable,
-                place.class,
-                &place.path,
-                place.storage,
-            );
-            let transposed = self.push(
-                f,
-                out,
-                Op::Transpose,
-                Some(place.storage),
-                vec![value],
-                None,
-            );
+            let pointer = self.access_chain(f, out, &place.variable, place.class, &place.path, place.storage);
+            let transposed = self.push(f, out, Op::Transpose, Some(place.storage), vec![value], None);
             self.push(f, out, Op::Store, None, vec![pointer, transposed], None);
             return Ok(());
         }
@@ -846,14 +677,7 @@ impl Layouts<'_> {
     }
 
     fn extract(&mut self, f: usize, out: &mut Vec<usize>, ty: Id, composite: Id, index: u32) -> Id {
-        let id = self.push(
-            f,
-            out,
-            Op::CompositeExtract,
-            Some(ty),
-            vec![composite],
-            None,
-        );
+        let id = self.push(f, out, Op::CompositeExtract, Some(ty), vec![composite], None);
         let at = *out.last().unwrap_or(&0);
         self.module.functions[f].insts[at].operands =
             Box::new([Operand::IdRef(composite), Operand::LiteralBit32(index)]);

@@ -261,8 +261,11 @@ impl Rectifier<'_> {
                 if count == 1 {
                     zero
                 } else {
-                    let part =
-                        self.module.add_def(Def::Constant(Box::new(Constant { ty: component, value: zero, spec_id: None })));
+                    let part = self.module.add_def(Def::Constant(Box::new(Constant {
+                        ty: component,
+                        value: zero,
+                        spec_id: None,
+                    })));
                     ConstValue::Composite(vec![part; count as usize])
                 }
             }

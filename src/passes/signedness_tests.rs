@@ -397,4 +397,3 @@ fn image_queries_compute_unsigned_and_are_bitcast_to_the_declared_type() {
     let back = order[query + 1];
     assert_eq!((back.op, back.id(0)), (Op::Bitcast, order[query].result), "then bitcast back to vec2<i32>");
 }
-

@@ -14,7 +14,6 @@
 //! was assigned. Compilers' argument copies (glslang's `param`, DXC's `param.var.NAME`) lend no
 //! name; nor is a named variable holding a constant forwarded, as the name would be lost.
 
-
 use crate::Options;
 use crate::error::Error;
 use crate::id_hash::{IdMap, IdSet};

@@ -9,9 +9,9 @@ use std::collections::HashMap;
 
 use spirv::Op;
 
+use crate::Options;
 use crate::error::Error;
 use crate::spirv::{Id, Module, Operand};
-use crate::Options;
 
 pub fn run(module: &mut Module, _options: &Options) -> Result<(), Error> {
     for function in &mut module.functions {

@@ -24,36 +24,21 @@ pub fn run(module: &mut Module, options: &Options) -> Result<(), Error> {
             continue;
         };
         if let Some(spec_id) = constant.spec_id
-            && let Some((_, text)) = options
-                .overrides
-                .iter()
-                .rev()
-                .find(|(wanted, _)| *wanted == spec_id)
+            && let Some((_, text)) = options.overrides.iter().rev().find(|(wanted, _)| *wanted == spec_id)
         {
             unused.remove(&spec_id);
             let value = parse_value(module, constant.ty, text).map_err(|reason| {
                 Error::unsupported(
                     format!("--override {spec_id}={text}: {reason}"),
-                    Location {
-                        result_id: Some(id),
-                        ..Location::default()
-                    },
+                    Location { result_id: Some(id), ..Location::default() },
                 )
             })?;
-            module.defs[id as usize] = Def::Constant(Box::new(Constant {
-                ty: constant.ty,
-                value,
-                spec_id: None,
-            }));
+            module.defs[id as usize] = Def::Constant(Box::new(Constant { ty: constant.ty, value, spec_id: None }));
         }
         if let ConstValue::Op { op, operands } = &constant.value
             && let Some(value) = fold(module, constant.ty, *op, operands)
         {
-            module.defs[id as usize] = Def::Constant(Box::new(Constant {
-                ty: constant.ty,
-                value,
-                spec_id: None,
-            }));
+            module.defs[id as usize] = Def::Constant(Box::new(Constant { ty: constant.ty, value, spec_id: None }));
         }
     }
     if let Some(spec_id) = unused.first() {
@@ -74,27 +59,18 @@ fn parse_value(module: &Module, ty: Id, text: &str) -> Result<ConstValue, String
             "false" | "0" => Ok(ConstValue::Bool(false)),
             _ => Err("a boolean specialization constant takes true or false".into()),
         },
-        Type::Int {
-            width: 32,
-            signed: true,
-        } => text
+        Type::Int { width: 32, signed: true } => text
             .parse::<i32>()
             .map(|v| ConstValue::Scalar(u64::from(v as u32)))
             .map_err(|_| "not a 32-bit signed integer".into()),
-        Type::Int {
-            width: 32,
-            signed: false,
-        } => text
+        Type::Int { width: 32, signed: false } => text
             .parse::<u32>()
             .map(|v| ConstValue::Scalar(u64::from(v)))
             .map_err(|_| "not a 32-bit unsigned integer".into()),
-        Type::Float { width: 32 } => text
-            .parse::<f32>()
-            .map(|v| ConstValue::Scalar(u64::from(v.to_bits())))
-            .map_err(|_| "not a number".into()),
-        other => Err(format!(
-            "specialization constants of type {other:?} cannot be overridden"
-        )),
+        Type::Float { width: 32 } => {
+            text.parse::<f32>().map(|v| ConstValue::Scalar(u64::from(v.to_bits()))).map_err(|_| "not a number".into())
+        }
+        other => Err(format!("specialization constants of type {other:?} cannot be overridden")),
     }
 }
 
@@ -128,26 +104,10 @@ fn lanes(module: &Module, id: Id) -> Option<Lanes> {
             }
             match all.first()? {
                 Lanes::Ints(_) => Some(Lanes::Ints(
-                    all.iter()
-                        .flat_map(|l| {
-                            if let Lanes::Ints(v) = l {
-                                v.clone()
-                            } else {
-                                vec![]
-                            }
-                        })
-                        .collect(),
+                    all.iter().flat_map(|l| if let Lanes::Ints(v) = l { v.clone() } else { vec![] }).collect(),
                 )),
                 Lanes::Bools(_) => Some(Lanes::Bools(
-                    all.iter()
-                        .flat_map(|l| {
-                            if let Lanes::Bools(v) = l {
-                                v.clone()
-                            } else {
-                                vec![]
-                            }
-                        })
-                        .collect(),
+                    all.iter().flat_map(|l| if let Lanes::Bools(v) = l { v.clone() } else { vec![] }).collect(),
                 )),
             }
         }
@@ -174,11 +134,8 @@ fn value_of(module: &mut Module, ty: Id, lanes: Lanes) -> Option<ConstValue> {
     }
     let parts = (0..len)
         .map(|i| {
-            let part = module.add_def(Def::Constant(Box::new(Constant {
-                ty: scalar,
-                value: one(&lanes, i),
-                spec_id: None,
-            })));
+            let part =
+                module.add_def(Def::Constant(Box::new(Constant { ty: scalar, value: one(&lanes, i), spec_id: None })));
             module.declarations.push(part);
             part
         })
@@ -199,34 +156,21 @@ fn fold(module: &mut Module, ty: Id, op: Op, operands: &[Operand]) -> Option<Con
     if op == Op::CompositeExtract {
         return fold_extract(module, operands);
     }
-    let args: Vec<Lanes> = (0..operands.len())
-        .map(|i| lanes(module, id_at(operands, i)?))
-        .collect::<Option<_>>()?;
+    let args: Vec<Lanes> = (0..operands.len()).map(|i| lanes(module, id_at(operands, i)?)).collect::<Option<_>>()?;
     let result = match (op, args.as_slice()) {
         (Op::Select, [Lanes::Bools(c), a, b]) => select(c, a, b)?,
         (Op::LogicalNot, [Lanes::Bools(a)]) => Lanes::Bools(a.iter().map(|x| !x).collect()),
-        (_, [Lanes::Bools(a), Lanes::Bools(b)]) => Lanes::Bools(
-            zip(a, b)
-                .map(|(x, y)| logical(op, x, y))
-                .collect::<Option<_>>()?,
-        ),
-        (Op::SNegate, [Lanes::Ints(a)]) => {
-            Lanes::Ints(a.iter().map(|x| x.wrapping_neg()).collect())
+        (_, [Lanes::Bools(a), Lanes::Bools(b)]) => {
+            Lanes::Bools(zip(a, b).map(|(x, y)| logical(op, x, y)).collect::<Option<_>>()?)
         }
+        (Op::SNegate, [Lanes::Ints(a)]) => Lanes::Ints(a.iter().map(|x| x.wrapping_neg()).collect()),
         (Op::Not, [Lanes::Ints(a)]) => Lanes::Ints(a.iter().map(|x| !x).collect()),
         (Op::UConvert | Op::SConvert | Op::Bitcast, [Lanes::Ints(a)]) => Lanes::Ints(a.clone()),
         (_, [Lanes::Ints(a), Lanes::Ints(b)]) => {
-            if let Some(lanes) = zip(a, b)
-                .map(|(x, y)| integer(op, x, y))
-                .collect::<Option<Vec<_>>>()
-            {
+            if let Some(lanes) = zip(a, b).map(|(x, y)| integer(op, x, y)).collect::<Option<Vec<_>>>() {
                 Lanes::Ints(lanes)
             } else {
-                Lanes::Bools(
-                    zip(a, b)
-                        .map(|(x, y)| compare(op, x, y))
-                        .collect::<Option<_>>()?,
-                )
+                Lanes::Bools(zip(a, b).map(|(x, y)| compare(op, x, y)).collect::<Option<_>>()?)
             }
         }
         _ => return None,
@@ -240,40 +184,15 @@ fn zip<'a, T: Copy>(a: &'a [T], b: &'a [T]) -> impl Iterator<Item = (T, T)> + 'a
 
 fn select(condition: &[bool], a: &Lanes, b: &Lanes) -> Option<Lanes> {
     let pick = |i: usize| {
-        if condition
-            .get(i)
-            .or(condition.first())
-            .copied()
-            .unwrap_or(false)
-        {
-            a
-        } else {
-            b
-        }
+        if condition.get(i).or(condition.first()).copied().unwrap_or(false) { a } else { b }
     };
     Some(match (a, b) {
-        (Lanes::Ints(x), Lanes::Ints(_)) => Lanes::Ints(
-            (0..x.len())
-                .map(|i| {
-                    if let Lanes::Ints(v) = pick(i) {
-                        v[i]
-                    } else {
-                        0
-                    }
-                })
-                .collect(),
-        ),
-        (Lanes::Bools(x), Lanes::Bools(_)) => Lanes::Bools(
-            (0..x.len())
-                .map(|i| {
-                    if let Lanes::Bools(v) = pick(i) {
-                        v[i]
-                    } else {
-                        false
-                    }
-                })
-                .collect(),
-        ),
+        (Lanes::Ints(x), Lanes::Ints(_)) => {
+            Lanes::Ints((0..x.len()).map(|i| if let Lanes::Ints(v) = pick(i) { v[i] } else { 0 }).collect())
+        }
+        (Lanes::Bools(x), Lanes::Bools(_)) => {
+            Lanes::Bools((0..x.len()).map(|i| if let Lanes::Bools(v) = pick(i) { v[i] } else { false }).collect())
+        }
         _ => return None,
     })
 }
@@ -340,17 +259,13 @@ fn fold_extract(module: &Module, operands: &[Operand]) -> Option<ConstValue> {
         };
         let constant = module.constant(id)?;
         match &constant.value {
-            ConstValue::Composite(parts) if constant.spec_id.is_none() => {
-                id = *parts.get(*index as usize)?
-            }
+            ConstValue::Composite(parts) if constant.spec_id.is_none() => id = *parts.get(*index as usize)?,
             _ => return None,
         }
     }
     let constant = module.constant(id)?;
     match constant.value {
-        ConstValue::Scalar(_) | ConstValue::Bool(_) if constant.spec_id.is_none() => {
-            Some(constant.value.clone())
-        }
+        ConstValue::Scalar(_) | ConstValue::Bool(_) if constant.spec_id.is_none() => Some(constant.value.clone()),
         _ => None,
     }
 }

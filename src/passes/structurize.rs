@@ -23,11 +23,11 @@ use std::collections::BTreeMap;
 
 use spirv::Op;
 
+use crate::Options;
 use crate::error::{Error, Location};
 use crate::spirv::cfg::Cfg;
 use crate::spirv::structured::{Case, Guard, Node};
 use crate::spirv::{Function, Inst, Module, Operand};
-use crate::Options;
 
 /// The merge of a loop that never exits.
 const NO_BLOCK: usize = usize::MAX;
@@ -58,11 +58,24 @@ enum Header {
 enum Construct {
     /// An `if` arm; `merge` is `None` for a conditional whose arms end where the enclosing
     /// sequence ends.
-    If { merge: Option<usize> },
+    If {
+        merge: Option<usize>,
+    },
     /// `cases` (sorted) are the case targets that start a case body, not exits.
-    Switch { merge: usize, cases: Vec<usize>, exits: Vec<(Guard, usize)> },
-    Loop { merge: usize, continue_target: usize, exits: Vec<(Guard, usize)> },
-    Continuing { header: usize, merge: usize },
+    Switch {
+        merge: usize,
+        cases: Vec<usize>,
+        exits: Vec<(Guard, usize)>,
+    },
+    Loop {
+        merge: usize,
+        continue_target: usize,
+        exits: Vec<(Guard, usize)>,
+    },
+    Continuing {
+        header: usize,
+        merge: usize,
+    },
 }
 
 /// Where a branch goes, seen from the current sequence.
@@ -126,7 +139,9 @@ impl<'m> Structurizer<'m> {
             let (from_label, to_label) = (self.function.blocks[from].label, self.function.blocks[to].label);
             self.unstructured(
                 from,
-                &format!("irreducible, the cycle through %{from_label} and %{to_label} is entered at more than one block"),
+                &format!(
+                    "irreducible, the cycle through %{from_label} and %{to_label} is entered at more than one block"
+                ),
             )
         })?;
         let mut loops: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
@@ -150,7 +165,11 @@ impl<'m> Structurizer<'m> {
                     match exits.len() {
                         0 => NO_BLOCK,
                         1 => exits.into_iter().next().unwrap_or(NO_BLOCK),
-                        _ => return Err(self.unstructured(header, "a loop without OpLoopMerge that exits to several blocks")),
+                        _ => {
+                            return Err(
+                                self.unstructured(header, "a loop without OpLoopMerge that exits to several blocks")
+                            );
+                        }
                     }
                 }
             };
@@ -577,7 +596,12 @@ fn without_breaks(mut nodes: Vec<Node>) -> Result<Vec<Node>, Vec<Node>> {
         // Whatever follows a plain break is never reached.
         Some(Node::Break) => Ok(nodes),
         Some(Node::If { condition, accept, reject }) => {
-            let exits = |arm: &[Node]| matches!(arm.last(), Some(Node::Break | Node::Continue | Node::Return(_) | Node::Kill | Node::Unreachable));
+            let exits = |arm: &[Node]| {
+                matches!(
+                    arm.last(),
+                    Some(Node::Break | Node::Continue | Node::Return(_) | Node::Kill | Node::Unreachable)
+                )
+            };
             let (accept, reject) = if exits(&accept) {
                 (accept, [reject, rest].concat())
             } else if exits(&reject) {

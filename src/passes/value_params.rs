@@ -124,7 +124,8 @@ fn load_arguments(module: &mut Module, f: usize, params: &IdMap<Id, (usize, usiz
                     .collect()
             });
             for (operand, pointer) in loaded {
-                let Ok(Some(Type::Pointer { pointee, .. })) = module.type_of(pointer).map(|ty| module.type_def(ty)) else {
+                let Ok(Some(Type::Pointer { pointee, .. })) = module.type_of(pointer).map(|ty| module.type_def(ty))
+                else {
                     continue;
                 };
                 let pointee = *pointee;

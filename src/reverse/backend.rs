@@ -19,11 +19,8 @@ pub fn write(
     options: &Options,
     only: Option<usize>,
 ) -> Result<Vec<u32>, Error> {
-    let flags = if options.debug_names {
-        WriterFlags::DEBUG | WriterFlags::LABEL_VARYINGS
-    } else {
-        WriterFlags::empty()
-    };
+    let flags =
+        if options.debug_names { WriterFlags::DEBUG | WriterFlags::LABEL_VARYINGS } else { WriterFlags::empty() };
     let spv_options = spv::Options {
         lang_version: options.spirv_version,
         flags,
@@ -32,12 +29,8 @@ pub fn write(
     };
     let pipeline = only.map(|index| {
         let entry = &module.entry_points[index];
-        spv::PipelineOptions {
-            shader_stage: entry.stage,
-            entry_point: entry.name.clone(),
-        }
+        spv::PipelineOptions { shader_stage: entry.stage, entry_point: entry.name.clone() }
     });
-    spv::write_vec(module, info, &spv_options, pipeline.as_ref()).map_err(|error| {
-        Error::unsupported(format!("naga's SPIR-V backend refused the module: {error}"))
-    })
+    spv::write_vec(module, info, &spv_options, pipeline.as_ref())
+        .map_err(|error| Error::unsupported(format!("naga's SPIR-V backend refused the module: {error}")))
 }

@@ -16,13 +16,8 @@ use super::module_edit::{self, decorate, decorated, decoration};
 use super::plan::{EntryPlan, Slot};
 
 /// The decorations the plan owns; any other decoration naga wrote is left alone.
-const QUALIFIERS: &[Decoration] = &[
-    Decoration::Flat,
-    Decoration::NoPerspective,
-    Decoration::Centroid,
-    Decoration::Sample,
-    Decoration::Invariant,
-];
+const QUALIFIERS: &[Decoration] =
+    &[Decoration::Flat, Decoration::NoPerspective, Decoration::Centroid, Decoration::Sample, Decoration::Invariant];
 
 pub fn run(module: &mut Module, plans: &[EntryPlan]) -> Result<Vec<Word>, Error> {
     let mut arrays_of_one = Vec::new();
@@ -34,9 +29,10 @@ pub fn run(module: &mut Module, plans: &[EntryPlan]) -> Result<Vec<Word>, Error>
                 arrays_of_one.push(variable);
             }
         }
-        let writes_depth = plan.varyings.iter().any(|v| {
-            v.class == StorageClass::Output && v.slot == Slot::BuiltIn(BuiltIn::FragDepth)
-        });
+        let writes_depth = plan
+            .varyings
+            .iter()
+            .any(|v| v.class == StorageClass::Output && v.slot == Slot::BuiltIn(BuiltIn::FragDepth));
         if writes_depth {
             require_execution_mode(module, function, ExecutionMode::DepthReplacing);
         }
@@ -57,21 +53,13 @@ fn match_variables(module: &Module, plan: &EntryPlan) -> Result<(Word, Vec<Word>
     let function = module_edit::entry_point_target(entry).map_or(0, |(function, _)| function);
     let mut matched: Vec<Option<Word>> = vec![None; plan.varyings.len()];
     for id in module_edit::entry_point_interface(entry) {
-        let Some(class @ (StorageClass::Input | StorageClass::Output)) =
-            module_edit::global_class(module, id)
-        else {
+        let Some(class @ (StorageClass::Input | StorageClass::Output)) = module_edit::global_class(module, id) else {
             continue;
         };
         let slot = slot_of(module, id).ok_or_else(|| {
-            Error::internal(format!(
-                "entry point `{}`: %{id} has neither a builtin nor a location",
-                plan.name
-            ))
+            Error::internal(format!("entry point `{}`: %{id} has neither a builtin nor a location", plan.name))
         })?;
-        let position = plan
-            .varyings
-            .iter()
-            .position(|v| v.class == class && v.slot == slot);
+        let position = plan.varyings.iter().position(|v| v.class == class && v.slot == slot);
         match position.map(|i| (i, matched[i])) {
             Some((i, None)) => matched[i] = Some(id),
             Some((_, Some(_))) => {
@@ -88,17 +76,14 @@ fn match_variables(module: &Module, plan: &EntryPlan) -> Result<(Word, Vec<Word>
             }
         }
     }
-    let variables = matched
-        .iter()
-        .zip(&plan.varyings)
-        .map(|(variable, varying)| {
-            variable.ok_or_else(|| {
-                Error::internal(format!(
-                    "entry point `{}`: no {:?} variable for {}",
-                    plan.name, varying.class, varying.origin
-                ))
-            })
-        });
+    let variables = matched.iter().zip(&plan.varyings).map(|(variable, varying)| {
+        variable.ok_or_else(|| {
+            Error::internal(format!(
+                "entry point `{}`: no {:?} variable for {}",
+                plan.name, varying.class, varying.origin
+            ))
+        })
+    });
     Ok((function, variables.collect::<Result<_, _>>()?))
 }
 
@@ -125,18 +110,12 @@ fn slot_of(module: &Module, variable: Word) -> Option<Slot> {
 /// Replaces `variable`'s qualifier decorations with `qualifiers`, placed after its other
 /// decorations.
 fn set_qualifiers(module: &mut Module, variable: Word, qualifiers: &[Decoration]) {
-    module.annotations.retain(|inst| {
-        decorated(inst) != Some(variable)
-            || !decoration(inst).is_some_and(|d| QUALIFIERS.contains(&d))
-    });
-    let after = module
+    module
         .annotations
-        .iter()
-        .rposition(|inst| decorated(inst) == Some(variable));
+        .retain(|inst| decorated(inst) != Some(variable) || !decoration(inst).is_some_and(|d| QUALIFIERS.contains(&d)));
+    let after = module.annotations.iter().rposition(|inst| decorated(inst) == Some(variable));
     let at = after.map_or(module.annotations.len(), |i| i + 1);
-    let new = qualifiers
-        .iter()
-        .map(|&qualifier| decorate(variable, qualifier));
+    let new = qualifiers.iter().map(|&qualifier| decorate(variable, qualifier));
     module.annotations.splice(at..at, new);
 }
 
@@ -147,9 +126,7 @@ fn require_execution_mode(module: &mut Module, function: Word, mode: ExecutionMo
     });
     if !present {
         let operands = vec![Operand::IdRef(function), Operand::ExecutionMode(mode)];
-        module
-            .execution_modes
-            .push(Instruction::new(Op::ExecutionMode, None, None, operands));
+        module.execution_modes.push(Instruction::new(Op::ExecutionMode, None, None, operands));
     }
 }
 
@@ -163,9 +140,10 @@ mod tests {
                          }\n";
 
     fn depth_replacing(module: &Module) -> bool {
-        module.execution_modes.iter().any(|inst| {
-            inst.operands.get(1) == Some(&Operand::ExecutionMode(ExecutionMode::DepthReplacing))
-        })
+        module
+            .execution_modes
+            .iter()
+            .any(|inst| inst.operands.get(1) == Some(&Operand::ExecutionMode(ExecutionMode::DepthReplacing)))
     }
 
     #[test]
@@ -174,8 +152,7 @@ mod tests {
         let (_, variables) = match_variables(&module, &plans[0]).expect("matched");
         // naga decorates the boolean front_facing Flat; the plan does not.
         let flat = |module: &Module| {
-            decorations_of(module, variables[0])
-                .any(|inst| decoration(inst) == Some(Decoration::Flat))
+            decorations_of(module, variables[0]).any(|inst| decoration(inst) == Some(Decoration::Flat))
         };
         assert!(flat(&module));
         run(&mut module, &plans).expect("conforms");
@@ -185,9 +162,9 @@ mod tests {
     #[test]
     fn a_missing_depth_replacing_mode_is_added() {
         let (mut module, plans) = super::super::tests::naga_output(DEPTH, (1, 3));
-        module.execution_modes.retain(|inst| {
-            inst.operands.get(1) != Some(&Operand::ExecutionMode(ExecutionMode::DepthReplacing))
-        });
+        module
+            .execution_modes
+            .retain(|inst| inst.operands.get(1) != Some(&Operand::ExecutionMode(ExecutionMode::DepthReplacing)));
         run(&mut module, &plans).expect("conforms");
         assert!(depth_replacing(&module));
     }
@@ -204,10 +181,7 @@ mod tests {
     fn a_planned_variable_naga_lacks_is_an_internal_error() {
         let (mut module, mut plans) = super::super::tests::naga_output(DEPTH, (1, 3));
         let mut extra = plans[0].varyings[0].clone();
-        extra.slot = Slot::Location {
-            location: 7,
-            index: None,
-        };
+        extra.slot = Slot::Location { location: 7, index: None };
         plans[0].varyings.push(extra);
         let error = run(&mut module, &plans).expect_err("location 7 is not there");
         assert!(error.to_string().contains("parameter `front`"), "{error}");

@@ -71,26 +71,17 @@ impl Error {
 
     /// An [`Error::Unsupported`].
     pub fn unsupported(message: impl Into<String>) -> Self {
-        Error::Unsupported {
-            message: message.into(),
-        }
+        Error::Unsupported { message: message.into() }
     }
 
     /// An [`Error::Internal`].
     pub fn internal(message: impl Into<String>) -> Self {
-        Error::Internal {
-            message: message.into(),
-        }
+        Error::Internal { message: message.into() }
     }
 }
 
 /// Writes `error` about the WGSL file named `path` with contents `source`.
-pub fn render(
-    error: &Error,
-    path: &str,
-    source: &str,
-    out: &mut dyn WriteColor,
-) -> std::io::Result<()> {
+pub fn render(error: &Error, path: &str, source: &str, out: &mut dyn WriteColor) -> std::io::Result<()> {
     let file = SimpleFile::new(path, source);
     let mut diagnostic = Diagnostic::error().with_message(error.to_string());
     match error {
@@ -101,24 +92,16 @@ pub fn render(
                     && source.is_char_boundary(label.span.end)
             });
             let labels = in_bounds.enumerate().map(|(i, label)| {
-                let style = if i == 0 {
-                    Label::primary
-                } else {
-                    Label::secondary
-                };
+                let style = if i == 0 { Label::primary } else { Label::secondary };
                 style((), label.span.clone()).with_message(label.message.clone())
             });
-            diagnostic = diagnostic
-                .with_labels(labels.collect())
-                .with_notes(notes.clone());
+            diagnostic = diagnostic.with_labels(labels.collect()).with_notes(notes.clone());
         }
         Error::Internal { .. } => {
-            diagnostic = diagnostic.with_notes(vec![
-                "this is a bug in spv2wgsl: please report it with the input file".into(),
-            ]);
+            diagnostic =
+                diagnostic.with_notes(vec!["this is a bug in spv2wgsl: please report it with the input file".into()]);
         }
         _ => {}
     }
-    term::emit_to_write_style(out, &term::Config::default(), &file, &diagnostic)
-        .map_err(std::io::Error::other)
+    term::emit_to_write_style(out, &term::Config::default(), &file, &diagnostic).map_err(std::io::Error::other)
 }

@@ -23,21 +23,15 @@ pub fn run(module: &mut Module) {
         .entry_points
         .iter()
         .map(|entry| {
-            let function =
-                module_edit::entry_point_target(entry).map_or(0, |(function, _)| function);
+            let function = module_edit::entry_point_target(entry).map_or(0, |(function, _)| function);
             let listed = module_edit::entry_point_interface(entry);
             let used = used_ids(module, function);
             let belongs = |&(id, class): &(Word, StorageClass)| {
                 listed.contains(&id)
                     || (used.contains(&id)
-                        && (version >= ALL_GLOBALS_FROM
-                            || matches!(class, StorageClass::Input | StorageClass::Output)))
+                        && (version >= ALL_GLOBALS_FROM || matches!(class, StorageClass::Input | StorageClass::Output)))
             };
-            globals
-                .iter()
-                .filter(|global| belongs(global))
-                .map(|&(id, _)| id)
-                .collect()
+            globals.iter().filter(|global| belongs(global)).map(|&(id, _)| id).collect()
         })
         .collect();
     for (entry, list) in module.entry_points.iter_mut().zip(lists) {
@@ -55,11 +49,7 @@ fn used_ids(module: &Module, root: Word) -> BTreeSet<Word> {
         if !visited.insert(function_id) {
             continue;
         }
-        let Some(function) = module
-            .functions
-            .iter()
-            .find(|f| f.def_id() == Some(function_id))
-        else {
+        let Some(function) = module.functions.iter().find(|f| f.def_id() == Some(function_id)) else {
             continue;
         };
         for inst in function.all_inst_iter() {
@@ -95,27 +85,18 @@ mod tests {
         module.entry_points[0].operands.truncate(3);
         run(&mut module);
         let listed = module_edit::entry_point_interface(&module.entry_points[0]);
-        listed
-            .iter()
-            .filter_map(|&id| module_edit::global_class(&module, id))
-            .collect()
+        listed.iter().filter_map(|&id| module_edit::global_class(&module, id)).collect()
     }
 
     #[test]
     fn before_1_4_the_list_is_the_inputs_and_outputs_used() {
         let classes = rebuilt_classes((1, 3));
         assert_eq!(
-            classes
-                .iter()
-                .filter(|&&c| c == StorageClass::Input)
-                .count(),
+            classes.iter().filter(|&&c| c == StorageClass::Input).count(),
             2,
             "the id and naga's zero-init index"
         );
-        assert!(
-            classes.iter().all(|&c| c == StorageClass::Input),
-            "{classes:?}"
-        );
+        assert!(classes.iter().all(|&c| c == StorageClass::Input), "{classes:?}");
     }
 
     #[test]
@@ -123,13 +104,6 @@ mod tests {
         let mut classes = rebuilt_classes((1, 4));
         classes.sort_by_key(|&c| c as u32);
         classes.dedup();
-        assert_eq!(
-            classes,
-            [
-                StorageClass::Input,
-                StorageClass::Workgroup,
-                StorageClass::StorageBuffer
-            ]
-        );
+        assert_eq!(classes, [StorageClass::Input, StorageClass::Workgroup, StorageClass::StorageBuffer]);
     }
 }

@@ -53,11 +53,7 @@ pub struct Options {
 
 impl Default for Options {
     fn default() -> Self {
-        Options {
-            spirv_version: (1, 3),
-            debug_names: true,
-            entry_point: None,
-        }
+        Options { spirv_version: (1, 3), debug_names: true, entry_point: None }
     }
 }
 
@@ -79,10 +75,7 @@ impl Compiled {
 
     /// The binary module, little-endian.
     pub fn to_bytes(&self) -> Vec<u8> {
-        self.words()
-            .iter()
-            .flat_map(|word| word.to_le_bytes())
-            .collect()
+        self.words().iter().flat_map(|word| word.to_le_bytes()).collect()
     }
 
     /// SPIR-V assembly text.
@@ -95,9 +88,7 @@ impl Compiled {
 pub fn compile(source: &str, options: &Options) -> Result<Compiled, Error> {
     if !SPIRV_VERSIONS.contains(&options.spirv_version) {
         let (major, minor) = options.spirv_version;
-        return Err(Error::unsupported(format!(
-            "SPIR-V {major}.{minor}: the versions written are 1.0 to 1.6"
-        )));
+        return Err(Error::unsupported(format!("SPIR-V {major}.{minor}: the versions written are 1.0 to 1.6")));
     }
     let (module, info) = parse::parse(source)?;
     let only = match &options.entry_point {
@@ -115,21 +106,10 @@ pub fn compile(source: &str, options: &Options) -> Result<Compiled, Error> {
 }
 
 fn entry_point_index(module: &naga::Module, name: &str) -> Result<usize, Error> {
-    module
-        .entry_points
-        .iter()
-        .position(|entry| entry.name == name)
-        .ok_or_else(|| {
-            let names: Vec<&str> = module
-                .entry_points
-                .iter()
-                .map(|entry| entry.name.as_str())
-                .collect();
-            Error::NoSuchEntryPoint {
-                name: name.to_string(),
-                available: names.join(", "),
-            }
-        })
+    module.entry_points.iter().position(|entry| entry.name == name).ok_or_else(|| {
+        let names: Vec<&str> = module.entry_points.iter().map(|entry| entry.name.as_str()).collect();
+        Error::NoSuchEntryPoint { name: name.to_string(), available: names.join(", ") }
+    })
 }
 
 /// Whether `input` is WGSL source rather than a SPIR-V binary or SPIR-V assembly text: text (a
@@ -151,28 +131,17 @@ mod tests {
     use super::*;
 
     /// naga's module for `source`, read back before any fix-up, and the plan for it.
-    pub(super) fn naga_output(
-        source: &str,
-        spirv_version: (u8, u8),
-    ) -> (rspirv::dr::Module, Vec<plan::EntryPlan>) {
-        let options = Options {
-            spirv_version,
-            ..Options::default()
-        };
+    pub(super) fn naga_output(source: &str, spirv_version: (u8, u8)) -> (rspirv::dr::Module, Vec<plan::EntryPlan>) {
+        let options = Options { spirv_version, ..Options::default() };
         let (module, info) = parse::parse(source).expect("valid WGSL");
         let plans = plan::plan(&module, &info, None).expect("a plan");
         let words = backend::write(&module, &info, &options, None).expect("naga writes it");
-        (
-            rspirv::dr::load_words(words).expect("rspirv reads it"),
-            plans,
-        )
+        (rspirv::dr::load_words(words).expect("rspirv reads it"), plans)
     }
 
     #[test]
     fn wgsl_is_told_apart_from_spirv_binary_and_assembly() {
-        assert!(is_wgsl(
-            b"// a shader\n@compute @workgroup_size(1) fn main() {}"
-        ));
+        assert!(is_wgsl(b"// a shader\n@compute @workgroup_size(1) fn main() {}"));
         assert!(is_wgsl(b"\n  struct S { a: f32 }"));
         assert!(!is_wgsl(b"; SPIR-V\n; Version: 1.3\nOpCapability Shader"));
         assert!(!is_wgsl(b"OpCapability Shader"));
@@ -183,25 +152,16 @@ mod tests {
 
     #[test]
     fn a_version_outside_1_0_to_1_6_is_refused() {
-        let options = Options {
-            spirv_version: (1, 7),
-            ..Options::default()
-        };
+        let options = Options { spirv_version: (1, 7), ..Options::default() };
         let error = compile("@compute @workgroup_size(1) fn main() {}", &options).unwrap_err();
         assert!(matches!(error, Error::Unsupported { .. }), "{error}");
     }
 
     #[test]
     fn an_unknown_entry_point_names_the_ones_there_are() {
-        let options = Options {
-            entry_point: Some("nope".into()),
-            ..Options::default()
-        };
+        let options = Options { entry_point: Some("nope".into()), ..Options::default() };
         let source = "@compute @workgroup_size(1) fn a() {}\n@compute @workgroup_size(1) fn b() {}";
         let error = compile(source, &options).unwrap_err();
-        assert_eq!(
-            error.to_string(),
-            "no entry point named `nope` (the module has: a, b)"
-        );
+        assert_eq!(error.to_string(), "no entry point named `nope` (the module has: a, b)");
     }
 }

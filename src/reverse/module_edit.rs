@@ -7,10 +7,7 @@ use super::error::Error;
 
 /// A fresh result id (the header's bound grows by one).
 pub fn fresh_id(module: &mut Module) -> Result<Word, Error> {
-    let header = module
-        .header
-        .as_mut()
-        .ok_or_else(|| Error::internal("the SPIR-V has no header"))?;
+    let header = module.header.as_mut().ok_or_else(|| Error::internal("the SPIR-V has no header"))?;
     Ok(next_id(header))
 }
 
@@ -33,17 +30,12 @@ pub fn global_variables(module: &Module) -> impl Iterator<Item = (Word, StorageC
 
 /// The storage class of the global `OpVariable` with result `id`, if it is one.
 pub fn global_class(module: &Module, id: Word) -> Option<StorageClass> {
-    global_variables(module)
-        .find(|&(variable, _)| variable == id)
-        .map(|(_, class)| class)
+    global_variables(module).find(|&(variable, _)| variable == id).map(|(_, class)| class)
 }
 
 /// The `OpDecorate` instructions on `target`.
 pub fn decorations_of(module: &Module, target: Word) -> impl Iterator<Item = &Instruction> {
-    module
-        .annotations
-        .iter()
-        .filter(move |inst| decorated(inst) == Some(target))
+    module.annotations.iter().filter(move |inst| decorated(inst) == Some(target))
 }
 
 /// The target of an `OpDecorate`.
@@ -64,29 +56,18 @@ pub fn decoration(inst: &Instruction) -> Option<Decoration> {
 
 /// `OpDecorate target decoration`, without literals.
 pub fn decorate(target: Word, decoration: Decoration) -> Instruction {
-    Instruction::new(
-        Op::Decorate,
-        None,
-        None,
-        vec![Operand::IdRef(target), Operand::Decoration(decoration)],
-    )
+    Instruction::new(Op::Decorate, None, None, vec![Operand::IdRef(target), Operand::Decoration(decoration)])
 }
 
 /// The function an `OpEntryPoint` names, and its name.
 pub fn entry_point_target(inst: &Instruction) -> Option<(Word, &str)> {
     match (inst.operands.get(1), inst.operands.get(2)) {
-        (Some(&Operand::IdRef(function)), Some(Operand::LiteralString(name))) => {
-            Some((function, name))
-        }
+        (Some(&Operand::IdRef(function)), Some(Operand::LiteralString(name))) => Some((function, name)),
         _ => None,
     }
 }
 
 /// The interface ids an `OpEntryPoint` lists.
 pub fn entry_point_interface(inst: &Instruction) -> Vec<Word> {
-    inst.operands
-        .iter()
-        .skip(3)
-        .filter_map(|operand| operand.id_ref_any())
-        .collect()
+    inst.operands.iter().skip(3).filter_map(|operand| operand.id_ref_any()).collect()
 }

@@ -1,8 +1,6 @@
 //! WGSL text to a validated naga module. Parse and validation errors keep their source spans.
 
-use naga::valid::{
-    Capabilities, ModuleInfo, ShaderStages, SubgroupOperationSet, ValidationFlags, Validator,
-};
+use naga::valid::{Capabilities, ModuleInfo, ShaderStages, SubgroupOperationSet, ValidationFlags, Validator};
 
 use super::error::{Error, SpanLabel};
 
@@ -10,24 +8,15 @@ use super::error::{Error, SpanLabel};
 /// directives still gate the extensions.
 pub fn parse(source: &str) -> Result<(naga::Module, ModuleInfo), Error> {
     let module = naga::front::wgsl::parse_str(source).map_err(|error| {
-        let labels = error
-            .labels()
-            .filter_map(|(span, message)| label(span, message));
-        wgsl_error(
-            source,
-            error.message().to_string(),
-            labels.collect(),
-            error.notes().map(str::to_string).collect(),
-        )
+        let labels = error.labels().filter_map(|(span, message)| label(span, message));
+        wgsl_error(source, error.message().to_string(), labels.collect(), error.notes().map(str::to_string).collect())
     })?;
     let info = Validator::new(ValidationFlags::all(), Capabilities::all())
         .subgroup_stages(ShaderStages::all())
         .subgroup_operations(SubgroupOperationSet::all())
         .validate(&module)
         .map_err(|error| {
-            let labels = error
-                .spans()
-                .filter_map(|(span, message)| label(*span, message));
+            let labels = error.spans().filter_map(|(span, message)| label(*span, message));
             // The inner error's causes say what is actually wrong ("missing a binding").
             let mut notes = Vec::new();
             let mut cause = std::error::Error::source(error.as_inner());
@@ -35,22 +24,14 @@ pub fn parse(source: &str) -> Result<(naga::Module, ModuleInfo), Error> {
                 notes.push(next.to_string());
                 cause = next.source();
             }
-            wgsl_error(
-                source,
-                error.as_inner().to_string(),
-                labels.collect(),
-                notes,
-            )
+            wgsl_error(source, error.as_inner().to_string(), labels.collect(), notes)
         })?;
     Ok((module, info))
 }
 
 fn label(span: naga::Span, message: &str) -> Option<SpanLabel> {
     let span = span.to_range()?;
-    Some(SpanLabel {
-        span,
-        message: message.to_string(),
-    })
+    Some(SpanLabel { span, message: message.to_string() })
 }
 
 fn wgsl_error(source: &str, message: String, labels: Vec<SpanLabel>, notes: Vec<String>) -> Error {
@@ -61,12 +42,7 @@ fn wgsl_error(source: &str, message: String, labels: Vec<SpanLabel>, notes: Vec<
         let column = start - prefix.rfind('\n').map_or(0, |newline| newline + 1) + 1;
         Some((line as u32, column as u32))
     });
-    Error::Wgsl {
-        message,
-        line_column,
-        labels,
-        notes,
-    }
+    Error::Wgsl { message, line_column, labels, notes }
 }
 
 #[cfg(test)]
@@ -76,12 +52,7 @@ mod tests {
     #[test]
     fn a_syntax_error_points_at_its_line_and_column() {
         let source = "@fragment\nfn main() -> @location(0) vec4f {\n  return vec4f(1.0) +;\n}\n";
-        let Err(Error::Wgsl {
-            line_column,
-            labels,
-            ..
-        }) = parse(source)
-        else {
+        let Err(Error::Wgsl { line_column, labels, .. }) = parse(source) else {
             panic!("expected a WGSL error");
         };
         assert_eq!(line_column, Some((3, 22)));
@@ -93,16 +64,10 @@ mod tests {
         let source = "struct Inner { @location(0) a: vec4f }\n\
                       struct Outer { inner: Inner, @builtin(position) p: vec4f }\n\
                       @vertex fn main() -> Outer { var o: Outer; return o; }\n";
-        let Err(Error::Wgsl {
-            line_column, notes, ..
-        }) = parse(source)
-        else {
+        let Err(Error::Wgsl { line_column, notes, .. }) = parse(source) else {
             panic!("expected a WGSL error");
         };
         assert_eq!(line_column.map(|(line, _)| line), Some(2));
-        assert!(
-            notes.iter().any(|note| note.contains("missing a binding")),
-            "{notes:?}"
-        );
+        assert!(notes.iter().any(|note| note.contains("missing a binding")), "{notes:?}");
     }
 }

@@ -60,12 +60,7 @@ struct BuiltinRow {
 }
 
 const fn row(wgsl: naga::BuiltIn, vulkan: BuiltIn) -> BuiltinRow {
-    BuiltinRow {
-        wgsl,
-        input: vulkan,
-        output: vulkan,
-        array_of_one: false,
-    }
+    BuiltinRow { wgsl, input: vulkan, output: vulkan, array_of_one: false }
 }
 
 /// `position` is looked up with `invariant: false`; invariance is a qualifier.
@@ -90,21 +85,12 @@ const BUILTINS: &[BuiltinRow] = &[
         array_of_one: true,
     },
     row(naga::BuiltIn::LocalInvocationId, BuiltIn::LocalInvocationId),
-    row(
-        naga::BuiltIn::LocalInvocationIndex,
-        BuiltIn::LocalInvocationIndex,
-    ),
-    row(
-        naga::BuiltIn::GlobalInvocationId,
-        BuiltIn::GlobalInvocationId,
-    ),
+    row(naga::BuiltIn::LocalInvocationIndex, BuiltIn::LocalInvocationIndex),
+    row(naga::BuiltIn::GlobalInvocationId, BuiltIn::GlobalInvocationId),
     row(naga::BuiltIn::WorkGroupId, BuiltIn::WorkgroupId),
     row(naga::BuiltIn::NumWorkGroups, BuiltIn::NumWorkgroups),
     row(naga::BuiltIn::SubgroupSize, BuiltIn::SubgroupSize),
-    row(
-        naga::BuiltIn::SubgroupInvocationId,
-        BuiltIn::SubgroupLocalInvocationId,
-    ),
+    row(naga::BuiltIn::SubgroupInvocationId, BuiltIn::SubgroupLocalInvocationId),
 ];
 
 /// The plan of every entry point of `module` (only `only`'s, when given: an index into
@@ -120,8 +106,7 @@ pub fn plan(
             continue;
         }
         let uses_workgroup_memory = module.global_variables.iter().any(|(handle, global)| {
-            global.space == naga::AddressSpace::WorkGroup
-                && !info.get_entry_point(index)[handle].is_empty()
+            global.space == naga::AddressSpace::WorkGroup && !info.get_entry_point(index)[handle].is_empty()
         });
         plans.push(plan_entry(module, entry, uses_workgroup_memory)?);
     }
@@ -149,27 +134,13 @@ fn plan_entry(
     for (i, argument) in entry.function.arguments.iter().enumerate() {
         let name = argument.name.clone().unwrap_or_else(|| i.to_string());
         let origin = format!("parameter `{name}`");
-        planner.flatten(
-            StorageClass::Input,
-            argument.binding.as_ref(),
-            argument.ty,
-            &origin,
-            &mut varyings,
-        )?;
+        planner.flatten(StorageClass::Input, argument.binding.as_ref(), argument.ty, &origin, &mut varyings)?;
     }
     if let Some(result) = &entry.function.result {
-        planner.flatten(
-            StorageClass::Output,
-            result.binding.as_ref(),
-            result.ty,
-            "result",
-            &mut varyings,
-        )?;
+        planner.flatten(StorageClass::Output, result.binding.as_ref(), result.ty, "result", &mut varyings)?;
     }
     let zero_init_index = Slot::BuiltIn(BuiltIn::LocalInvocationIndex);
-    let reads_index = varyings
-        .iter()
-        .any(|v| v.class == StorageClass::Input && v.slot == zero_init_index);
+    let reads_index = varyings.iter().any(|v| v.class == StorageClass::Input && v.slot == zero_init_index);
     if entry.stage == ShaderStage::Compute && uses_workgroup_memory && !reads_index {
         varyings.push(Varying {
             class: StorageClass::Input,
@@ -179,11 +150,7 @@ fn plan_entry(
             origin: "the zero-initialisation of workgroup memory".into(),
         });
     }
-    Ok(EntryPlan {
-        name: entry.name.clone(),
-        model,
-        varyings,
-    })
+    Ok(EntryPlan { name: entry.name.clone(), model, varyings })
 }
 
 struct Planner<'a> {
@@ -212,9 +179,7 @@ impl Planner<'_> {
             let name = member.name.as_deref().unwrap_or("?");
             let origin = format!("{origin} member `{name}`");
             let Some(binding) = &member.binding else {
-                return Err(
-                    self.unsupported(format!("{origin} has neither a builtin nor a location"))
-                );
+                return Err(self.unsupported(format!("{origin} has neither a builtin nor a location")));
             };
             varyings.push(self.varying(class, binding, member.ty, origin)?);
         }
@@ -247,54 +212,25 @@ impl Planner<'_> {
                 }
                 (Slot::BuiltIn(vulkan), array_of_one)
             }
-            Binding::Location {
-                location,
-                interpolation,
-                sampling,
-                blend_src,
-                ..
-            } => {
+            Binding::Location { location, interpolation, sampling, blend_src, .. } => {
                 if interpolated {
                     qualifiers = interpolation_decorations(integer, interpolation, sampling);
                 }
-                (
-                    Slot::Location {
-                        location,
-                        index: blend_src,
-                    },
-                    false,
-                )
+                (Slot::Location { location, index: blend_src }, false)
             }
         };
-        Ok(Varying {
-            class,
-            slot,
-            qualifiers,
-            array_of_one,
-            origin,
-        })
+        Ok(Varying { class, slot, qualifiers, array_of_one, origin })
     }
 
-    fn builtin(
-        &self,
-        class: StorageClass,
-        builtin: naga::BuiltIn,
-        origin: &str,
-    ) -> Result<(BuiltIn, bool), Error> {
+    fn builtin(&self, class: StorageClass, builtin: naga::BuiltIn, origin: &str) -> Result<(BuiltIn, bool), Error> {
         let key = match builtin {
             naga::BuiltIn::Position { .. } => naga::BuiltIn::Position { invariant: false },
             other => other,
         };
         let row = BUILTINS.iter().find(|row| row.wgsl == key).ok_or_else(|| {
-            self.unsupported(format!(
-                "{origin}: the builtin {builtin:?} is not translated to SPIR-V yet"
-            ))
+            self.unsupported(format!("{origin}: the builtin {builtin:?} is not translated to SPIR-V yet"))
         })?;
-        let vulkan = if class == StorageClass::Input {
-            row.input
-        } else {
-            row.output
-        };
+        let vulkan = if class == StorageClass::Input { row.input } else { row.output };
         Ok((vulkan, row.array_of_one))
     }
 
@@ -345,10 +281,7 @@ mod tests {
     }
 
     fn slots(plan: &EntryPlan) -> Vec<(StorageClass, Slot, Vec<Decoration>, bool)> {
-        plan.varyings
-            .iter()
-            .map(|v| (v.class, v.slot, v.qualifiers.clone(), v.array_of_one))
-            .collect()
+        plan.varyings.iter().map(|v| (v.class, v.slot, v.qualifiers.clone(), v.array_of_one)).collect()
     }
 
     #[test]
@@ -360,39 +293,16 @@ mod tests {
                return Out(vec4f(input.uv, 0.0, 1.0), mask);\n\
              }\n",
         );
-        let location = |location| Slot::Location {
-            location,
-            index: None,
-        };
+        let location = |location| Slot::Location { location, index: None };
         assert_eq!(
             slots(&plans[0]),
             vec![
                 (StorageClass::Input, location(0), vec![], false),
-                (
-                    StorageClass::Input,
-                    location(1),
-                    vec![Decoration::Flat],
-                    false
-                ),
-                (
-                    StorageClass::Input,
-                    Slot::BuiltIn(BuiltIn::FrontFacing),
-                    vec![],
-                    false
-                ),
-                (
-                    StorageClass::Input,
-                    Slot::BuiltIn(BuiltIn::SampleMask),
-                    vec![Decoration::Flat],
-                    true
-                ),
+                (StorageClass::Input, location(1), vec![Decoration::Flat], false),
+                (StorageClass::Input, Slot::BuiltIn(BuiltIn::FrontFacing), vec![], false),
+                (StorageClass::Input, Slot::BuiltIn(BuiltIn::SampleMask), vec![Decoration::Flat], true),
                 (StorageClass::Output, location(0), vec![], false),
-                (
-                    StorageClass::Output,
-                    Slot::BuiltIn(BuiltIn::SampleMask),
-                    vec![],
-                    true
-                ),
+                (StorageClass::Output, Slot::BuiltIn(BuiltIn::SampleMask), vec![], true),
             ]
         );
         assert_eq!(plans[0].varyings[5].origin, "result member `mask`");
@@ -411,37 +321,15 @@ mod tests {
         );
         let vs = slots(&plans[0]);
         assert_eq!(vs[0].2, vec![], "vertex inputs are not interpolated");
-        assert_eq!(
-            vs[1],
-            (
-                StorageClass::Output,
-                Slot::BuiltIn(BuiltIn::Position),
-                vec![Decoration::Invariant],
-                false
-            )
-        );
-        assert_eq!(
-            vs[2].2,
-            vec![Decoration::NoPerspective, Decoration::Centroid]
-        );
+        assert_eq!(vs[1], (StorageClass::Output, Slot::BuiltIn(BuiltIn::Position), vec![Decoration::Invariant], false));
+        assert_eq!(vs[2].2, vec![Decoration::NoPerspective, Decoration::Centroid]);
         assert_eq!(vs[3].2, vec![Decoration::Sample]);
         assert_eq!(vs[4].2, vec![Decoration::Flat]);
         assert_eq!(vs[5].2, vec![Decoration::Flat]);
         let fs = slots(&plans[1]);
         assert_eq!(fs[0].1, Slot::BuiltIn(BuiltIn::FragCoord));
         assert_eq!(fs[0].2, vec![], "invariance belongs to the output");
-        assert_eq!(
-            fs[5],
-            (
-                StorageClass::Output,
-                Slot::Location {
-                    location: 0,
-                    index: None
-                },
-                vec![],
-                false
-            )
-        );
+        assert_eq!(fs[5], (StorageClass::Output, Slot::Location { location: 0, index: None }, vec![], false));
     }
 
     #[test]

@@ -32,9 +32,7 @@ fn wrap_in_array(module: &mut Module, variable: Word) -> Result<(Word, Word), Er
         .iter()
         .find(|inst| inst.result_id == Some(pointer))
         .and_then(|inst| match (inst.class.opcode, inst.operands.as_slice()) {
-            (Op::TypePointer, &[Operand::StorageClass(class), Operand::IdRef(element)]) => {
-                Some((class, element))
-            }
+            (Op::TypePointer, &[Operand::StorageClass(class), Operand::IdRef(element)]) => Some((class, element)),
             _ => None,
         })
         .ok_or_else(|| Error::internal(format!("%{variable} has no pointer type")))?;
@@ -44,9 +42,7 @@ fn wrap_in_array(module: &mut Module, variable: Word) -> Result<(Word, Word), Er
             && inst.operands.first() == Some(&Operand::LiteralBit32(32))
     });
     if !is_int32 {
-        return Err(Error::internal(format!(
-            "%{variable} should hold a 32-bit integer"
-        )));
+        return Err(Error::internal(format!("%{variable} should hold a 32-bit integer")));
     }
 
     let mut declarations = Vec::new();
@@ -85,20 +81,12 @@ fn constant(
             && inst.result_type == Some(ty)
             && inst.operands == [Operand::LiteralBit32(value)]
     };
-    let existing = module.types_global_values[..before]
-        .iter()
-        .chain(declarations.iter())
-        .find(|inst| is_it(inst));
+    let existing = module.types_global_values[..before].iter().chain(declarations.iter()).find(|inst| is_it(inst));
     if let Some(id) = existing.and_then(|inst| inst.result_id) {
         return Ok(id);
     }
     let id = fresh_id(module)?;
-    declarations.push(Instruction::new(
-        Op::Constant,
-        Some(ty),
-        Some(id),
-        vec![Operand::LiteralBit32(value)],
-    ));
+    declarations.push(Instruction::new(Op::Constant, Some(ty), Some(id), vec![Operand::LiteralBit32(value)]));
     Ok(id)
 }
 
@@ -108,21 +96,11 @@ fn reach_through_element_zero(
     variable: Word,
     (element_pointer, zero): (Word, Word),
 ) -> Result<(), Error> {
-    let header = module
-        .header
-        .as_mut()
-        .ok_or_else(|| Error::internal("the SPIR-V has no header"))?;
-    for block in module
-        .functions
-        .iter_mut()
-        .flat_map(|function| &mut function.blocks)
-    {
+    let header = module.header.as_mut().ok_or_else(|| Error::internal("the SPIR-V has no header"))?;
+    for block in module.functions.iter_mut().flat_map(|function| &mut function.blocks) {
         let mut rewritten = Vec::with_capacity(block.instructions.len());
         for mut inst in block.instructions.drain(..) {
-            let uses = inst
-                .operands
-                .iter()
-                .any(|operand| operand.id_ref_any() == Some(variable));
+            let uses = inst.operands.iter().any(|operand| operand.id_ref_any() == Some(variable));
             let whole_access = matches!(inst.class.opcode, Op::Load | Op::Store)
                 && inst.operands.first() == Some(&Operand::IdRef(variable));
             if uses && !whole_access {
@@ -134,12 +112,7 @@ fn reach_through_element_zero(
             if whole_access {
                 let element = next_id(header);
                 let operands = vec![Operand::IdRef(variable), Operand::IdRef(zero)];
-                rewritten.push(Instruction::new(
-                    Op::AccessChain,
-                    Some(element_pointer),
-                    Some(element),
-                    operands,
-                ));
+                rewritten.push(Instruction::new(Op::AccessChain, Some(element_pointer), Some(element), operands));
                 inst.operands[0] = Operand::IdRef(element);
             }
             rewritten.push(inst);
@@ -171,18 +144,9 @@ mod tests {
         run(&mut module, &variables).expect("rewritten");
         for variable in variables {
             let globals = &module.types_global_values;
-            let pointer = globals
-                .iter()
-                .find(|i| i.result_id == Some(variable))
-                .and_then(|i| i.result_type);
-            let pointee = globals
-                .iter()
-                .find(|i| i.result_id == pointer)
-                .and_then(|i| i.operands[1].id_ref_any());
-            let array = globals
-                .iter()
-                .find(|i| i.result_id == pointee)
-                .expect("the pointee");
+            let pointer = globals.iter().find(|i| i.result_id == Some(variable)).and_then(|i| i.result_type);
+            let pointee = globals.iter().find(|i| i.result_id == pointer).and_then(|i| i.operands[1].id_ref_any());
+            let array = globals.iter().find(|i| i.result_id == pointee).expect("the pointee");
             assert_eq!(array.class.opcode, Op::TypeArray);
         }
     }
@@ -190,11 +154,8 @@ mod tests {
     #[test]
     fn a_use_other_than_load_or_store_is_an_internal_error() {
         let (mut module, variables) = conformed();
-        let pointer = module
-            .types_global_values
-            .iter()
-            .find(|i| i.result_id == Some(variables[0]))
-            .and_then(|i| i.result_type);
+        let pointer =
+            module.types_global_values.iter().find(|i| i.result_id == Some(variables[0])).and_then(|i| i.result_type);
         let copy = Instruction::new(
             Op::CopyObject,
             pointer,

@@ -6,9 +6,7 @@ use std::str::FromStr;
 use std::sync::OnceLock;
 
 use rspirv::dr::Operand;
-use rspirv::grammar::{
-    ExtInstOp, Instruction, InstructionTable, LogicalOperand, OperandKind, OperandQuantifier,
-};
+use rspirv::grammar::{ExtInstOp, Instruction, InstructionTable, LogicalOperand, OperandKind, OperandQuantifier};
 
 /// An assembled module.
 pub struct Assembly {
@@ -75,10 +73,7 @@ pub fn assemble(text: &str) -> Result<Assembly, AssembleError> {
     }
     asm.words[1] = version.unwrap_or(1 << 16);
     asm.words[3] = asm.ids.len() as u32;
-    Ok(Assembly {
-        words: asm.words,
-        lines: asm.lines,
-    })
+    Ok(Assembly { words: asm.words, lines: asm.lines })
 }
 
 /// A word or a quoted string of the source, with its position.
@@ -99,11 +94,7 @@ impl Token<'_> {
 }
 
 fn at((line, column): (u32, u32), message: impl Into<String>) -> AssembleError {
-    AssembleError {
-        line,
-        column,
-        message: message.into(),
-    }
+    AssembleError { line, column, message: message.into() }
 }
 
 /// Walks the source bytes, keeping the (line, character column).
@@ -138,11 +129,7 @@ fn ends_word(b: u8) -> bool {
 
 /// Splits the source into tokens, and reads the version from the header comments.
 fn lex(text: &str) -> Result<(Vec<Token<'_>>, Option<u32>), AssembleError> {
-    let mut cur = Cursor {
-        bytes: text.as_bytes(),
-        i: 0,
-        pos: (1, 1),
-    };
+    let mut cur = Cursor { bytes: text.as_bytes(), i: 0, pos: (1, 1) };
     let mut tokens = Vec::new();
     let mut version = None;
     while let Some(b) = cur.peek() {
@@ -155,8 +142,7 @@ fn lex(text: &str) -> Result<(Vec<Token<'_>>, Option<u32>), AssembleError> {
             while cur.peek().is_some_and(|b| b != b'\n') {
                 cur.bump();
             }
-            if let Some(v) = version_comment(&text[start + 1..cur.i]).filter(|_| tokens.is_empty())
-            {
+            if let Some(v) = version_comment(&text[start + 1..cur.i]).filter(|_| tokens.is_empty()) {
                 version = Some(v.map_err(|m| at(pos, m))?);
             }
             continue;
@@ -179,11 +165,7 @@ fn lex(text: &str) -> Result<(Vec<Token<'_>>, Option<u32>), AssembleError> {
                 cur.bump();
             }
         }
-        tokens.push(Token {
-            text: &text[start..cur.i],
-            pos,
-            end: cur.pos,
-        });
+        tokens.push(Token { text: &text[start..cur.i], pos, end: cur.pos });
     }
     Ok((tokens, version))
 }
@@ -191,15 +173,11 @@ fn lex(text: &str) -> Result<(Vec<Token<'_>>, Option<u32>), AssembleError> {
 /// Reads the version word from a `; Version: 1.3` comment, if the comment is one.
 fn version_comment(comment: &str) -> Option<Result<u32, String>> {
     let rest = comment.trim().strip_prefix("Version:")?.trim();
-    let parsed = rest
-        .split_once('.')
-        .and_then(|(major, minor)| Some((major.parse::<u8>().ok()?, minor.parse::<u8>().ok()?)));
+    let parsed =
+        rest.split_once('.').and_then(|(major, minor)| Some((major.parse::<u8>().ok()?, minor.parse::<u8>().ok()?)));
     Some(match parsed {
         Some((1, minor)) if minor <= spirv::MINOR_VERSION => Ok(1 << 16 | u32::from(minor) << 8),
-        _ => Err(format!(
-            "unsupported SPIR-V version `{rest}` (expected 1.0 to 1.{})",
-            spirv::MINOR_VERSION
-        )),
+        _ => Err(format!("unsupported SPIR-V version `{rest}` (expected 1.0 to 1.{})", spirv::MINOR_VERSION)),
     })
 }
 
@@ -244,11 +222,7 @@ fn pending<'g, 'a>(
     operands: impl DoubleEndedIterator<Item = &'g LogicalOperand>,
     owner: &'a str,
 ) -> impl Iterator<Item = Pending<'a>> {
-    operands.rev().map(move |o| Pending {
-        kind: o.kind,
-        quant: o.quantifier,
-        owner,
-    })
+    operands.rev().map(move |o| Pending { kind: o.kind, quant: o.quantifier, owner })
 }
 
 struct Assembler<'t, 'a> {
@@ -270,10 +244,7 @@ impl<'a> Assembler<'_, 'a> {
         let starts = self.starts_instruction(first_pos) || first.text.starts_with('!');
         let previous = first_pos.checked_sub(1).and_then(|i| self.toks.get(i));
         if !starts && previous.is_some_and(|p| p.end.0 == first.pos.0) {
-            let message = format!(
-                "too many operands: `{}` follows a complete instruction",
-                first.text
-            );
+            let message = format!("too many operands: `{}` follows a complete instruction", first.text);
             return Err(at(first.pos, message));
         }
         let (result, op) = if first.text.starts_with('%') {
@@ -285,10 +256,7 @@ impl<'a> Assembler<'_, 'a> {
             let eq_end = self.toks.get(self.pos).map_or(first.end, |eq| eq.end);
             self.pos += 1;
             if std::mem::replace(&mut self.ids[id as usize].defined, true) {
-                return Err(at(
-                    first.pos,
-                    format!("`{}` is defined more than once", first.text),
-                ));
+                return Err(at(first.pos, format!("`{}` is defined more than once", first.text)));
             }
             let Some(op) = self.next_token() else {
                 return Err(at(eq_end, "expected an opcode after `=`"));
@@ -307,15 +275,9 @@ impl<'a> Assembler<'_, 'a> {
             return self.raw_operands();
         }
         let inst = opcode(&op)?;
-        let has_result = inst
-            .operands
-            .iter()
-            .any(|o| o.kind == OperandKind::IdResult);
+        let has_result = inst.operands.iter().any(|o| o.kind == OperandKind::IdResult);
         if result.is_some() && !has_result {
-            return Err(at(
-                first.pos,
-                format!("{} does not produce a result id", op.text),
-            ));
+            return Err(at(first.pos, format!("{} does not produce a result id", op.text)));
         }
         if result.is_none() && has_result {
             let message = format!("{0} needs a result id: `%name = {0} ...`", op.text);
@@ -351,12 +313,8 @@ impl<'a> Assembler<'_, 'a> {
         let Some(tok) = self.toks.get(pos) else {
             return false;
         };
-        let opcode = tok
-            .text
-            .strip_prefix("Op")
-            .is_some_and(|r| r.starts_with(|c: char| c.is_ascii_uppercase()));
-        let result =
-            tok.text.starts_with('%') && self.toks.get(pos + 1).is_some_and(|t| t.text == "=");
+        let opcode = tok.text.strip_prefix("Op").is_some_and(|r| r.starts_with(|c: char| c.is_ascii_uppercase()));
+        let result = tok.text.starts_with('%') && self.toks.get(pos + 1).is_some_and(|t| t.text == "=");
         opcode || result
     }
 
@@ -375,10 +333,7 @@ impl<'a> Assembler<'_, 'a> {
             }
             // `OpSpecConstantOp` takes `IAdd`, as spirv-dis writes it, and also `OpIAdd`.
             let opcode_operand = p.kind == OperandKind::LiteralSpecConstantOpInteger
-                && self
-                    .toks
-                    .get(self.pos)
-                    .is_some_and(|t| t.text.starts_with("Op"));
+                && self.toks.get(self.pos).is_some_and(|t| t.text.starts_with("Op"));
             let tok = match self.toks.get(self.pos) {
                 Some(tok) if opcode_operand || !self.at_instruction_start() => *tok,
                 _ if p.quant == OperandQuantifier::One => return Err(self.missing(&p)),
@@ -468,13 +423,11 @@ impl<'a> Assembler<'_, 'a> {
             K::LiteralExtInstInteger => self.ext_inst(tok, stack)?,
             K::LiteralSpecConstantOpInteger => {
                 let name = tok.text.strip_prefix("Op").unwrap_or(tok.text);
-                let inst = opcode_named(name)
-                    .ok_or_else(|| at(tok.pos, format!("unknown opcode `{}`", tok.text)))?;
+                let inst = opcode_named(name).ok_or_else(|| at(tok.pos, format!("unknown opcode `{}`", tok.text)))?;
                 self.words.push(inst.opcode as u32);
                 stack.clear();
                 let operands = inst.operands.iter();
-                let operands =
-                    operands.filter(|o| !matches!(o.kind, K::IdResultType | K::IdResult));
+                let operands = operands.filter(|o| !matches!(o.kind, K::IdResultType | K::IdResult));
                 stack.extend(pending(operands, tok.text));
             }
             kind => match enumerant(kind, tok.text) {
@@ -508,10 +461,7 @@ impl<'a> Assembler<'_, 'a> {
             return Err(at(tok.pos, format!("expected an id, found `{}`", tok.text)));
         };
         if name.is_empty() || !name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_') {
-            let message = format!(
-                "invalid id `{}`: ids are `%` followed by letters, digits and `_`",
-                tok.text
-            );
+            let message = format!("invalid id `{}`: ids are `%` followed by letters, digits and `_`", tok.text);
             return Err(at(tok.pos, message));
         }
         if let Some(&id) = self.names.get(tok.text) {
@@ -519,30 +469,20 @@ impl<'a> Assembler<'_, 'a> {
         }
         let id = self.ids.len() as u32;
         self.names.insert(tok.text, id);
-        self.ids.push(IdInfo {
-            first: *tok,
-            ..IdInfo::default()
-        });
+        self.ids.push(IdInfo { first: *tok, ..IdInfo::default() });
         Ok(id)
     }
 
     /// A string literal: UTF-8, nul-terminated, packed little-endian into words.
     fn string(&mut self, tok: &Token) -> Result<(), AssembleError> {
         let Some(body) = tok.text.strip_prefix('"').and_then(|s| s.strip_suffix('"')) else {
-            return Err(at(
-                tok.pos,
-                format!("expected a string in double quotes, found `{}`", tok.text),
-            ));
+            return Err(at(tok.pos, format!("expected a string in double quotes, found `{}`", tok.text)));
         };
         let mut bytes = Vec::with_capacity(body.len() + 4);
         let mut iter = body.bytes();
         while let Some(b) = iter.next() {
             // A backslash takes the next byte as it is: `\"` and `\\`.
-            bytes.push(if b == b'\\' {
-                iter.next().unwrap_or(b)
-            } else {
-                b
-            });
+            bytes.push(if b == b'\\' { iter.next().unwrap_or(b) } else { b });
         }
         bytes.push(0);
         for chunk in bytes.chunks(4) {
@@ -568,16 +508,11 @@ impl<'a> Assembler<'_, 'a> {
     }
 
     /// The instruction name of OpExtInst, looked up in the set named by the previous operand.
-    fn ext_inst(
-        &mut self,
-        tok: &Token<'a>,
-        stack: &mut Vec<Pending<'a>>,
-    ) -> Result<(), AssembleError> {
+    fn ext_inst(&mut self, tok: &Token<'a>, stack: &mut Vec<Pending<'a>>) -> Result<(), AssembleError> {
         let set = self.info(self.words.last().copied());
         let Some(ext) = set.and_then(|set| set.ext) else {
             let name = set.map_or("", |set| set.first.text);
-            let message =
-                format!("`{name}` is not an instruction set imported earlier with OpExtInstImport");
+            let message = format!("`{name}` is not an instruction set imported earlier with OpExtInstImport");
             return Err(at(tok.pos, message));
         };
         let table = match ext {
@@ -587,29 +522,18 @@ impl<'a> Assembler<'_, 'a> {
         let (number, operands) = match table.and_then(|t| t.iter().find(|i| i.opname == tok.text)) {
             Some(inst) => (inst.opcode.into(), Some(inst.operands)),
             None => {
-                let number = literal_u32(tok).map_err(|_| {
-                    at(
-                        tok.pos,
-                        format!("unknown extended instruction `{}`", tok.text),
-                    )
-                })?;
-                (
-                    number,
-                    table
-                        .and_then(|t| t.lookup_opcode(number))
-                        .map(|i| i.operands),
-                )
+                let number = literal_u32(tok)
+                    .map_err(|_| at(tok.pos, format!("unknown extended instruction `{}`", tok.text)))?;
+                (number, table.and_then(|t| t.lookup_opcode(number)).map(|i| i.operands))
             }
         };
         self.words.push(number);
         stack.clear();
         match operands {
             Some(operands) => stack.extend(pending(operands.iter(), tok.text)),
-            None => stack.push(Pending {
-                kind: OperandKind::IdRef,
-                quant: OperandQuantifier::ZeroOrMore,
-                owner: tok.text,
-            }),
+            None => {
+                stack.push(Pending { kind: OperandKind::IdRef, quant: OperandQuantifier::ZeroOrMore, owner: tok.text })
+            }
         }
         Ok(())
     }
@@ -625,7 +549,8 @@ impl<'a> Assembler<'_, 'a> {
                 Some(raw) => raw_word(&tok, raw)?,
                 None if tok.text.starts_with('%') => self.id(&tok)?,
                 None => literal_u32(&tok).map_err(|_| {
-                    let message = format!("expected a `!<word>`, an integer or an id after a raw `!` word, found `{}`", tok.text);
+                    let message =
+                        format!("expected a `!<word>`, an integer or an id after a raw `!` word, found `{}`", tok.text);
                     at(tok.pos, message)
                 })?,
             };
@@ -638,11 +563,7 @@ impl<'a> Assembler<'_, 'a> {
     fn describe_result(&mut self, inst: &Instruction, start: usize, id: u32) {
         let words = &self.words[start..];
         let info = &mut self.ids[id as usize];
-        if inst
-            .operands
-            .first()
-            .is_some_and(|o| o.kind == OperandKind::IdResultType)
-        {
+        if inst.operands.first().is_some_and(|o| o.kind == OperandKind::IdResultType) {
             info.ty = words.get(1).copied();
         }
         match (inst.opcode, words.get(2).copied()) {
@@ -651,18 +572,12 @@ impl<'a> Assembler<'_, 'a> {
                 info.num = Some(Num::Int { width, signed });
             }
             // A float with an explicit encoding (such as bfloat16) is not an IEEE float.
-            (spirv::Op::TypeFloat, Some(width)) if words.len() == 3 => {
-                info.num = Some(Num::Float { width })
-            }
+            (spirv::Op::TypeFloat, Some(width)) if words.len() == 3 => info.num = Some(Num::Float { width }),
             (spirv::Op::ExtInstImport, _) => {
-                let bytes: Vec<u8> = (words.iter().skip(2))
-                    .flat_map(|w| w.to_le_bytes())
-                    .take_while(|&b| b != 0)
-                    .collect();
+                let bytes: Vec<u8> =
+                    (words.iter().skip(2)).flat_map(|w| w.to_le_bytes()).take_while(|&b| b != 0).collect();
                 let name = String::from_utf8_lossy(&bytes);
-                info.ext = Some(
-                    rspirv::grammar::ext_inst_table(&name).map_or(ExtSet::Unknown, ExtSet::Known),
-                );
+                info.ext = Some(rspirv::grammar::ext_inst_table(&name).map_or(ExtSet::Unknown, ExtSet::Known));
             }
             _ => {}
         }
@@ -672,27 +587,19 @@ impl<'a> Assembler<'_, 'a> {
 /// The grammar of the opcode named by `tok` (`OpIAdd`).
 fn opcode(tok: &Token) -> Result<&'static Instruction<'static>, AssembleError> {
     match tok.text.strip_prefix("Op").filter(|_| !tok.is_string()) {
-        Some(name) => {
-            opcode_named(name).ok_or_else(|| at(tok.pos, format!("unknown opcode `{}`", tok.text)))
-        }
-        None => Err(at(
-            tok.pos,
-            format!("expected an instruction, found `{}`", tok.text),
-        )),
+        Some(name) => opcode_named(name).ok_or_else(|| at(tok.pos, format!("unknown opcode `{}`", tok.text))),
+        None => Err(at(tok.pos, format!("expected an instruction, found `{}`", tok.text))),
     }
 }
 
 /// The grammar of an opcode by its name without `Op` (`IAdd`).
 fn opcode_named(name: &str) -> Option<&'static Instruction<'static>> {
-    static OPCODES: OnceLock<HashMap<&'static str, &'static Instruction<'static>>> =
-        OnceLock::new();
-    let table = OPCODES.get_or_init(|| {
-        rspirv::grammar::INSTRUCTION_TABLE
-            .iter()
-            .map(|i| (i.opname, i))
-            .collect()
-    });
-    table.get(name).or_else(|| OPCODE_ALIASES.iter().find(|(alias, _)| *alias == name).and_then(|(_, core)| table.get(core))).copied()
+    static OPCODES: OnceLock<HashMap<&'static str, &'static Instruction<'static>>> = OnceLock::new();
+    let table = OPCODES.get_or_init(|| rspirv::grammar::INSTRUCTION_TABLE.iter().map(|i| (i.opname, i)).collect());
+    table
+        .get(name)
+        .or_else(|| OPCODE_ALIASES.iter().find(|(alias, _)| *alias == name).and_then(|(_, core)| table.get(core)))
+        .copied()
 }
 
 /// Older names spirv-as still accepts for opcodes the grammar tables list under their core name.
@@ -708,9 +615,7 @@ const OPCODE_ALIASES: &[(&str, &str)] = &[
 fn describe(kind: OperandKind) -> String {
     use OperandKind as K;
     match kind {
-        K::IdResultType | K::IdRef | K::IdScope | K::IdMemorySemantics | K::IdResult => {
-            "an id".into()
-        }
+        K::IdResultType | K::IdRef | K::IdScope | K::IdMemorySemantics | K::IdResult => "an id".into(),
         K::LiteralString => "a string".into(),
         K::LiteralFloat => "a float".into(),
         K::LiteralContextDependentNumber => "a number".into(),
@@ -725,21 +630,14 @@ fn describe(kind: OperandKind) -> String {
 }
 
 fn literal_u32(tok: &Token) -> Result<u32, AssembleError> {
-    int_bits(tok.text, 32, false)
-        .map(|bits| bits as u32)
-        .map_err(|m| at(tok.pos, m))
+    int_bits(tok.text, 32, false).map(|bits| bits as u32).map_err(|m| at(tok.pos, m))
 }
 
 /// The word of a raw `!<word>` token, `raw` being the text after the `!`.
 fn raw_word(tok: &Token, raw: &str) -> Result<u32, AssembleError> {
     int_bits(raw, 32, false)
         .map(|bits| bits as u32)
-        .map_err(|_| {
-            at(
-                tok.pos,
-                format!("expected a 32-bit word after `!`, found `{}`", tok.text),
-            )
-        })
+        .map_err(|_| at(tok.pos, format!("expected a 32-bit word after `!`, found `{}`", tok.text)))
 }
 
 /// Declares the enumerant lookup for the operand kinds named by the `spirv` crate's types.
@@ -797,19 +695,13 @@ fn mask(
     bits.sort_by_key(|(value, _)| *value);
     bits.dedup_by_key(|(value, _)| *value);
     let value = bits.iter().fold(0, |acc, (value, _)| acc | value);
-    Ok((
-        value,
-        bits.into_iter().flat_map(|(_, params)| params).collect(),
-    ))
+    Ok((value, bits.into_iter().flat_map(|(_, params)| params).collect()))
 }
 
 /// Whether a bitflags constant (`NOT_NAN`) is the grammar name (`NotNaN`).
 fn same_name(constant: &str, name: &str) -> bool {
     let a = constant.bytes().filter(|&b| b != b'_');
-    let b = name
-        .bytes()
-        .filter(|&b| b != b'_')
-        .map(|b| b.to_ascii_uppercase());
+    let b = name.bytes().filter(|&b| b != b'_').map(|b| b.to_ascii_uppercase());
     a.eq(b)
 }
 
@@ -850,9 +742,7 @@ fn int_bits(text: &str, width: u32, signed: bool) -> Result<u64, String> {
         None => (10, body),
     };
     if digits.is_empty() || !digits.chars().all(|c| c.is_digit(radix)) {
-        return Err(format!(
-            "expected a {width}-bit {sign} integer, found `{text}`"
-        ));
+        return Err(format!("expected a {width}-bit {sign} integer, found `{text}`"));
     }
     let too_big = || format!("`{text}` does not fit in a {width}-bit {sign} integer");
     let magnitude = u64::from_str_radix(digits, radix).map_err(|_| too_big())?;
@@ -861,11 +751,7 @@ fn int_bits(text: &str, width: u32, signed: bool) -> Result<u64, String> {
         if negative {
             return Err(format!("`{text}` is negative but the literal is unsigned"));
         }
-        return if magnitude <= max {
-            Ok(magnitude)
-        } else {
-            Err(too_big())
-        };
+        return if magnitude <= max { Ok(magnitude) } else { Err(too_big()) };
     }
     let half = 1u64 << (width - 1);
     let value = if negative {
@@ -906,19 +792,13 @@ fn float_bits(text: &str, width: u32) -> Result<u64, String> {
         let (mantissa, exp) = hex_float(hex).ok_or_else(invalid)?;
         return Ok(pack_float(negative, mantissa, exp, frac_bits, exp_bits));
     }
-    let decimal = body
-        .bytes()
-        .all(|b| b.is_ascii_digit() || matches!(b, b'.' | b'e' | b'E' | b'+' | b'-'));
+    let decimal = body.bytes().all(|b| b.is_ascii_digit() || matches!(b, b'.' | b'e' | b'E' | b'+' | b'-'));
     if !decimal || !body.bytes().any(|b| b.is_ascii_digit()) {
         return Err(invalid());
     }
     if width == 64 {
         let value: f64 = text.parse().map_err(|_| invalid())?;
-        return if value.is_finite() {
-            Ok(value.to_bits())
-        } else {
-            Err(out_of_range())
-        };
+        return if value.is_finite() { Ok(value.to_bits()) } else { Err(out_of_range()) };
     }
     let value: f32 = text.parse().map_err(|_| invalid())?;
     if !value.is_finite() {
@@ -933,13 +813,7 @@ fn float_bits(text: &str, width: u32) -> Result<u64, String> {
         0 => (frac, -149),
         _ => (frac | 1 << 23, i64::from(exp_field) - 150),
     };
-    let half = pack_float(
-        value.is_sign_negative(),
-        u64::from(mantissa),
-        exp,
-        frac_bits,
-        exp_bits,
-    );
+    let half = pack_float(value.is_sign_negative(), u64::from(mantissa), exp, frac_bits, exp_bits);
     if (half >> frac_bits) & 0x1F == 0x1F {
         return Err(out_of_range());
     }
@@ -1013,16 +887,9 @@ mod tests {
 
     /// The words of the instruction that starts on `line`.
     fn inst(asm: &Assembly, line: u32) -> &[u32] {
-        let k = asm
-            .lines
-            .iter()
-            .position(|&(_, l)| l == line)
-            .expect("no instruction on that line");
+        let k = asm.lines.iter().position(|&(_, l)| l == line).expect("no instruction on that line");
         let start = asm.lines[k].0 as usize;
-        let end = asm
-            .lines
-            .get(k + 1)
-            .map_or(asm.words.len(), |&(w, _)| w as usize);
+        let end = asm.lines.get(k + 1).map_or(asm.words.len(), |&(w, _)| w as usize);
         &asm.words[start..end]
     }
 
@@ -1071,27 +938,17 @@ OpEntryPoint GLCompute %main \"main\"\nOpExecutionMode %main LocalSize 1 1 1
     #[test]
     fn version_comment_or_default() {
         assert_eq!(assemble("OpNop").unwrap().words[1], 0x0001_0000);
-        assert_eq!(
-            assemble("; Version: 1.5\nOpNop").unwrap().words[1],
-            0x0001_0500
-        );
+        assert_eq!(assemble("; Version: 1.5\nOpNop").unwrap().words[1], 0x0001_0500);
         // Only header comments count.
-        assert_eq!(
-            assemble("OpNop\n; Version: 1.5").unwrap().words[1],
-            0x0001_0000
-        );
+        assert_eq!(assemble("OpNop\n; Version: 1.5").unwrap().words[1], 0x0001_0000);
         let (line, col, message) = error("  ; Version: 2.0\nOpNop");
         assert_eq!((line, col), (1, 3));
-        assert!(
-            message.contains("unsupported SPIR-V version `2.0`"),
-            "{message}"
-        );
+        assert!(message.contains("unsupported SPIR-V version `2.0`"), "{message}");
     }
 
     #[test]
     fn forward_references_number_in_order_of_appearance() {
-        let asm =
-            assemble("OpName %b \"b\"\n%a = OpTypeVoid\n%b = OpTypePointer Function %a").unwrap();
+        let asm = assemble("OpName %b \"b\"\n%a = OpTypeVoid\n%b = OpTypePointer Function %a").unwrap();
         assert_eq!(inst(&asm, 1)[1], 1);
         assert_eq!(inst(&asm, 2), [0x0002_0013, 2]);
         assert_eq!(inst(&asm, 3), [0x0004_0020, 1, 7, 2]);
@@ -1128,17 +985,9 @@ OpEntryPoint GLCompute %main \"main\"\nOpExecutionMode %main LocalSize 1 1 1
         assert_eq!(last(8), 0x7f80_0000, "infinity");
         assert_eq!(last(9), 0xffc0_0000, "NaN keeps its fraction bits");
         assert_eq!(last(10), 1, "smallest subnormal");
-        assert_eq!(
-            last(11),
-            0x3f80_0000,
-            "hex floats truncate, as spirv-as does"
-        );
+        assert_eq!(last(11), 0x3f80_0000, "hex floats truncate, as spirv-as does");
         assert_eq!(inst(&asm, 12)[3..], [0, 0x3ff8_0000], "low word first");
-        assert_eq!(
-            last(13),
-            0xffff_fffe,
-            "signed narrow ints are sign-extended"
-        );
+        assert_eq!(last(13), 0xffff_fffe, "signed narrow ints are sign-extended");
         assert_eq!(last(14), 0xffff_ffff, "hex gives the bit pattern");
         assert_eq!(inst(&asm, 15), [0x0005_0032, 5, 15, 2, 1]);
         // 2051 is halfway between the halves 2050 and 2052: spirv-as truncates to 2050.
@@ -1150,26 +999,11 @@ OpEntryPoint GLCompute %main \"main\"\nOpExecutionMode %main LocalSize 1 1 1
     #[test]
     fn literal_range_errors() {
         let cases = [
-            (
-                "%x = OpConstant %i16 32768",
-                "`32768` does not fit in a 16-bit signed integer",
-            ),
-            (
-                "%x = OpConstant %u64 -1",
-                "`-1` is negative but the literal is unsigned",
-            ),
-            (
-                "%x = OpConstant %f32 1e39",
-                "`1e39` is out of range for a 32-bit float",
-            ),
-            (
-                "%x = OpConstant %f32 inf",
-                "expected a 32-bit float, found `inf`",
-            ),
-            (
-                "%x = OpConstant %f16 65536",
-                "`65536` is out of range for a 16-bit float",
-            ),
+            ("%x = OpConstant %i16 32768", "`32768` does not fit in a 16-bit signed integer"),
+            ("%x = OpConstant %u64 -1", "`-1` is negative but the literal is unsigned"),
+            ("%x = OpConstant %f32 1e39", "`1e39` is out of range for a 32-bit float"),
+            ("%x = OpConstant %f32 inf", "expected a 32-bit float, found `inf`"),
+            ("%x = OpConstant %f16 65536", "`65536` is out of range for a 16-bit float"),
         ];
         for (line, expected) in cases {
             let (l, c, message) = error(&format!("{TYPES}{line}"));
@@ -1179,18 +1013,14 @@ OpEntryPoint GLCompute %main \"main\"\nOpExecutionMode %main LocalSize 1 1 1
 
     #[test]
     fn switch_literals_follow_the_selector_type() {
-        let text = format!(
-            "{TYPES}%s = OpConstant %u64 1\nOpSwitch %s %d 0x100000000 %l 7 %l\n%d = OpLabel\n%l = OpLabel"
-        );
+        let text =
+            format!("{TYPES}%s = OpConstant %u64 1\nOpSwitch %s %d 0x100000000 %l 7 %l\n%d = OpLabel\n%l = OpLabel");
         let asm = assemble(&text).unwrap();
         // %s is 7, %d 8, %l 9; each 64-bit case literal takes two words, low first.
         assert_eq!(inst(&asm, 8), [0x0009_00fb, 7, 8, 0, 1, 9, 7, 0, 9]);
         let (line, col, message) = error(&format!("{TYPES}OpSwitch %f32 %d 1 %d\n%d = OpLabel"));
         assert_eq!((line, col), (7, 18));
-        assert!(
-            message.contains("the selector `%f32` does not have an integer type"),
-            "{message}"
-        );
+        assert!(message.contains("the selector `%f32` does not have an integer type"), "{message}");
     }
 
     #[test]
@@ -1234,18 +1064,12 @@ OpSelectionMerge %x None
         assert_eq!(inst(&asm, 13), [0x0007_000c, 2, 13, 12, 7, 8, 8]);
         assert_eq!(inst(&asm, 14), [0x0006_0034, 7, 14, 128, 8, 8]);
         let (line, col, message) = error(&format!("{text}\n%y = OpExtInst %f32 %glsl Foo %x"));
-        assert_eq!(
-            (line, col, message.as_str()),
-            (15, 27, "unknown extended instruction `Foo`")
-        );
+        assert_eq!((line, col, message.as_str()), (15, 27, "unknown extended instruction `Foo`"));
     }
 
     #[test]
     fn strings_escapes_and_layout() {
-        let asm = assemble(
-            "OpName %x \"a\\\"b\\\\\"\nOpName %x \"abc\"\nOpName %x \"é\"\n%x = OpTypeVoid",
-        )
-        .unwrap();
+        let asm = assemble("OpName %x \"a\\\"b\\\\\"\nOpName %x \"abc\"\nOpName %x \"é\"\n%x = OpTypeVoid").unwrap();
         assert_eq!(inst(&asm, 1), [0x0004_0005, 1, 0x5c62_2261, 0]);
         assert_eq!(inst(&asm, 2), [0x0003_0005, 1, 0x0063_6261]);
         assert_eq!(inst(&asm, 3), [0x0003_0005, 1, 0x0000_a9c3]);
@@ -1253,8 +1077,7 @@ OpSelectionMerge %x None
 
     #[test]
     fn raw_words() {
-        let text =
-            "%x = OpTypeVoid\nOpDecorate %x Location !7 %x 9\n!0x00020011 !1\nOpNop\n!0x00020011 2";
+        let text = "%x = OpTypeVoid\nOpDecorate %x Location !7 %x 9\n!0x00020011 !1\nOpNop\n!0x00020011 2";
         let asm = assemble(text).unwrap();
         // After a raw word, words run on to the next opcode; the word count is still computed.
         assert_eq!(inst(&asm, 2), [0x0008_0047, 1, 30, 7, 1, 9, 0x0002_0011, 1]);
@@ -1271,64 +1094,25 @@ OpSelectionMerge %x None
 
     #[test]
     fn phi_pairs() {
-        let asm = assemble("%l = OpLabel\n%t = OpTypeBool\n%v = OpUndef %t\n%p = OpPhi %t %v %l %v %m\n%m = OpLabel").unwrap();
+        let asm = assemble("%l = OpLabel\n%t = OpTypeBool\n%v = OpUndef %t\n%p = OpPhi %t %v %l %v %m\n%m = OpLabel")
+            .unwrap();
         assert_eq!(inst(&asm, 4), [0x0007_00f5, 2, 4, 3, 1, 3, 5]);
     }
 
     #[test]
     fn errors_point_at_the_offending_token() {
         let cases: [(&str, (u32, u32), &str); 12] = [
-            (
-                "OpCapability Shader\n  OpFoo %x",
-                (2, 3),
-                "unknown opcode `OpFoo`",
-            ),
-            (
-                "%t = OpTypeInt 32 0\n%x = OpIAdd %t 3 %t",
-                (2, 16),
-                "expected an id, found `3`",
-            ),
-            (
-                "%t = OpTypeInt 32 0\n%x = OpIAdd %t %x %y",
-                (2, 19),
-                "`%y` is used but never defined",
-            ),
-            (
-                "%t = OpTypeInt 32 0\n%x = OpIAdd %t %x\n",
-                (2, 18),
-                "missing operand: OpIAdd expects an id",
-            ),
-            (
-                "%t = OpTypeInt 32 0 %t",
-                (1, 21),
-                "too many operands: `%t` follows a complete instruction",
-            ),
-            (
-                "%t = OpTypeVoid\n%t = OpTypeBool",
-                (2, 1),
-                "`%t` is defined more than once",
-            ),
-            (
-                "OpName %t \"abc\n%t = OpTypeVoid",
-                (1, 11),
-                "unterminated string",
-            ),
+            ("OpCapability Shader\n  OpFoo %x", (2, 3), "unknown opcode `OpFoo`"),
+            ("%t = OpTypeInt 32 0\n%x = OpIAdd %t 3 %t", (2, 16), "expected an id, found `3`"),
+            ("%t = OpTypeInt 32 0\n%x = OpIAdd %t %x %y", (2, 19), "`%y` is used but never defined"),
+            ("%t = OpTypeInt 32 0\n%x = OpIAdd %t %x\n", (2, 18), "missing operand: OpIAdd expects an id"),
+            ("%t = OpTypeInt 32 0 %t", (1, 21), "too many operands: `%t` follows a complete instruction"),
+            ("%t = OpTypeVoid\n%t = OpTypeBool", (2, 1), "`%t` is defined more than once"),
+            ("OpName %t \"abc\n%t = OpTypeVoid", (1, 11), "unterminated string"),
             ("OpCapability Shadr", (1, 14), "unknown Capability `Shadr`"),
-            (
-                "%l = OpLoad %l %l Aligned",
-                (1, 26),
-                "missing operand: Aligned expects a literal integer",
-            ),
-            (
-                "OpTypeVoid",
-                (1, 1),
-                "OpTypeVoid needs a result id: `%name = OpTypeVoid ...`",
-            ),
-            (
-                "%x = OpReturn",
-                (1, 1),
-                "OpReturn does not produce a result id",
-            ),
+            ("%l = OpLoad %l %l Aligned", (1, 26), "missing operand: Aligned expects a literal integer"),
+            ("OpTypeVoid", (1, 1), "OpTypeVoid needs a result id: `%name = OpTypeVoid ...`"),
+            ("%x = OpReturn", (1, 1), "OpReturn does not produce a result id"),
             ("%x OpTypeVoid", (1, 4), "expected `=` after `%x`"),
         ];
         for (text, at, message) in cases {
@@ -1340,10 +1124,10 @@ OpSelectionMerge %x None
     fn display_is_line_colon_column() {
         let e = assemble("OpCapability Shader\n  OpFoo").err().unwrap();
         assert_eq!(e.to_string(), "2:3: unknown opcode `OpFoo`");
-    assert_eq!(
-        opcode_named("DemoteToHelperInvocationEXT").map(|i| i.opcode),
-        Some(spirv::Op::DemoteToHelperInvocation)
-    );
+        assert_eq!(
+            opcode_named("DemoteToHelperInvocationEXT").map(|i| i.opcode),
+            Some(spirv::Op::DemoteToHelperInvocation)
+        );
     }
 
     #[test]

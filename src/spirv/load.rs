@@ -20,10 +20,7 @@ const HEADER_WORDS: usize = 5;
 pub fn words_from_bytes(bytes: &[u8]) -> Result<Vec<u32>, Error> {
     let malformed = |message: String| Error::Malformed { message, location: Location::default() };
     if bytes.len() < HEADER_WORDS * 4 {
-        return Err(malformed(format!(
-            "{} bytes is too short for a SPIR-V header (20 bytes)",
-            bytes.len()
-        )));
+        return Err(malformed(format!("{} bytes is too short for a SPIR-V header (20 bytes)", bytes.len())));
     }
     if !bytes.len().is_multiple_of(4) {
         return Err(malformed(format!(
@@ -53,10 +50,7 @@ pub fn load(words: &[u32]) -> Result<Module, Error> {
     let limit = 16 * words.len() as u64 + 1024;
     if u64::from(bound) > limit {
         return Err(Error::Malformed {
-            message: format!(
-                "id bound {bound} is implausibly large for a module of {} words",
-                words.len()
-            ),
+            message: format!("id bound {bound} is implausibly large for a module of {} words", words.len()),
             location: Location::default(),
         });
     }
@@ -83,10 +77,7 @@ pub fn load(words: &[u32]) -> Result<Module, Error> {
         return Err(error);
     }
     if let Err(state) = result {
-        let location = Location {
-            word_offset: offsets.get(builder.index).map(|&o| o as u32),
-            ..Location::default()
-        };
+        let location = Location { word_offset: offsets.get(builder.index).map(|&o| o as u32), ..Location::default() };
         return Err(Error::Malformed { message: state.to_string(), location });
     }
     if builder.function.is_some() {
@@ -142,16 +133,65 @@ pub fn instruction_offsets(words: &[u32]) -> (Vec<usize>, Option<Error>) {
 
 /// The operations OpSpecConstantOp may perform (SPIR-V 1.6, section 3.3.7, Shader and Kernel).
 const SPEC_CONSTANT_OPS: &[Op] = &[
-    Op::SConvert, Op::UConvert, Op::FConvert, Op::SNegate, Op::Not, Op::IAdd, Op::ISub, Op::IMul,
-    Op::UDiv, Op::SDiv, Op::UMod, Op::SRem, Op::SMod, Op::ShiftRightLogical, Op::ShiftRightArithmetic,
-    Op::ShiftLeftLogical, Op::BitwiseOr, Op::BitwiseXor, Op::BitwiseAnd, Op::VectorShuffle,
-    Op::CompositeExtract, Op::CompositeInsert, Op::LogicalOr, Op::LogicalAnd, Op::LogicalNot,
-    Op::LogicalEqual, Op::LogicalNotEqual, Op::Select, Op::IEqual, Op::INotEqual, Op::ULessThan,
-    Op::SLessThan, Op::UGreaterThan, Op::SGreaterThan, Op::ULessThanEqual, Op::SLessThanEqual,
-    Op::UGreaterThanEqual, Op::SGreaterThanEqual, Op::QuantizeToF16, Op::ConvertFToS, Op::ConvertSToF,
-    Op::ConvertFToU, Op::ConvertUToF, Op::ConvertPtrToU, Op::ConvertUToPtr, Op::GenericCastToPtr,
-    Op::PtrCastToGeneric, Op::Bitcast, Op::FNegate, Op::FAdd, Op::FSub, Op::FMul, Op::FDiv, Op::FRem,
-    Op::FMod, Op::AccessChain, Op::InBoundsAccessChain, Op::PtrAccessChain, Op::InBoundsPtrAccessChain,
+    Op::SConvert,
+    Op::UConvert,
+    Op::FConvert,
+    Op::SNegate,
+    Op::Not,
+    Op::IAdd,
+    Op::ISub,
+    Op::IMul,
+    Op::UDiv,
+    Op::SDiv,
+    Op::UMod,
+    Op::SRem,
+    Op::SMod,
+    Op::ShiftRightLogical,
+    Op::ShiftRightArithmetic,
+    Op::ShiftLeftLogical,
+    Op::BitwiseOr,
+    Op::BitwiseXor,
+    Op::BitwiseAnd,
+    Op::VectorShuffle,
+    Op::CompositeExtract,
+    Op::CompositeInsert,
+    Op::LogicalOr,
+    Op::LogicalAnd,
+    Op::LogicalNot,
+    Op::LogicalEqual,
+    Op::LogicalNotEqual,
+    Op::Select,
+    Op::IEqual,
+    Op::INotEqual,
+    Op::ULessThan,
+    Op::SLessThan,
+    Op::UGreaterThan,
+    Op::SGreaterThan,
+    Op::ULessThanEqual,
+    Op::SLessThanEqual,
+    Op::UGreaterThanEqual,
+    Op::SGreaterThanEqual,
+    Op::QuantizeToF16,
+    Op::ConvertFToS,
+    Op::ConvertSToF,
+    Op::ConvertFToU,
+    Op::ConvertUToF,
+    Op::ConvertPtrToU,
+    Op::ConvertUToPtr,
+    Op::GenericCastToPtr,
+    Op::PtrCastToGeneric,
+    Op::Bitcast,
+    Op::FNegate,
+    Op::FAdd,
+    Op::FSub,
+    Op::FMul,
+    Op::FDiv,
+    Op::FRem,
+    Op::FMod,
+    Op::AccessChain,
+    Op::InBoundsAccessChain,
+    Op::PtrAccessChain,
+    Op::InBoundsPtrAccessChain,
 ];
 
 /// Deeper type nesting is refused (see `Builder::type_depth`).
@@ -317,8 +357,12 @@ impl Builder<'_> {
                 // Module-level extended instructions are debug information; only the files of
                 // DebugSource are kept.
                 let operands = (inst.operands.first(), inst.operands.get(1), inst.operands.get(2), inst.result_id);
-                if let (Some(Operand::IdRef(set)), Some(&Operand::LiteralExtInstInteger(DEBUG_SOURCE)), Some(Operand::IdRef(file)), Some(id)) =
-                    operands
+                if let (
+                    Some(Operand::IdRef(set)),
+                    Some(&Operand::LiteralExtInstInteger(DEBUG_SOURCE)),
+                    Some(Operand::IdRef(file)),
+                    Some(id),
+                ) = operands
                     && self.debug_info_sets.contains(set)
                 {
                     self.debug_sources.insert(id, *file);
@@ -420,7 +464,10 @@ impl Builder<'_> {
                 // WGSL has 2 to 4 components and columns (SPIR-V's 8 and 16 need Vector16).
                 if !(2..=4).contains(&count) {
                     return Err(Error::unsupported(
-                        format!("{count} {}: WGSL has 2 to 4", if inst.class.opcode == Op::TypeVector { "vector components" } else { "matrix columns" }),
+                        format!(
+                            "{count} {}: WGSL has 2 to 4",
+                            if inst.class.opcode == Op::TypeVector { "vector components" } else { "matrix columns" }
+                        ),
                         location,
                     ));
                 }
@@ -429,7 +476,12 @@ impl Builder<'_> {
                         Type::Vector { component: part, count }
                     }
                     (Op::TypeMatrix, Some(Type::Vector { .. })) => Type::Matrix { column: part, columns: count },
-                    _ => return Err(Error::invalid(format!("%{part} cannot be a vector component or matrix column"), location)),
+                    _ => {
+                        return Err(Error::invalid(
+                            format!("%{part} cannot be a vector component or matrix column"),
+                            location,
+                        ));
+                    }
                 }
             }
             Op::TypeArray => Type::Array { element: self.type_id(ops.id(0)?, &location)?, length: ops.id(1)? },
@@ -482,7 +534,8 @@ impl Builder<'_> {
         };
         // Every pass walks types recursively: a hostile chain of nested types must not reach
         // them. WGSL itself allows composite types nested 15 deep.
-        let depth = 1 + type_children(&ty).iter().map(|c| self.type_depth.get(c).copied().unwrap_or(1)).max().unwrap_or(0);
+        let depth =
+            1 + type_children(&ty).iter().map(|c| self.type_depth.get(c).copied().unwrap_or(1)).max().unwrap_or(0);
         if depth > MAX_TYPE_DEPTH {
             return Err(Error::unsupported(format!("types nested more than {MAX_TYPE_DEPTH} deep"), location));
         }
@@ -576,7 +629,8 @@ impl Builder<'_> {
         // its OpFunctionEnd (only a hint: one inside a block does not end the function).
         let (end, label) = (Op::FunctionEnd as u32, Op::Label as u32);
         let opcodes = self.offsets[self.index..].iter().map(|&at| self.words[at] & 0xffff).take_while(|&op| op != end);
-        let (count, labels) = opcodes.fold((0, 0), |(count, labels), op| (count + 1, labels + usize::from(op == label)));
+        let (count, labels) =
+            opcodes.fold((0, 0), |(count, labels), op| (count + 1, labels + usize::from(op == label)));
         self.module.functions.push(Function {
             id,
             result_type: inst.result_type.ok_or_else(|| ops.missing(0, "a result type"))?,
@@ -608,9 +662,16 @@ impl Builder<'_> {
                 let source = inst.operands.get(2)?.id_ref_any()?;
                 let file = *self.debug_sources.get(&source)?;
                 let line = self.module.const_u32(inst.operands.get(3)?.id_ref_any()?)?;
-                Some(dr::Instruction::new(Op::Line, None, None, vec![Operand::IdRef(file), Operand::LiteralBit32(line), Operand::LiteralBit32(0)]))
+                Some(dr::Instruction::new(
+                    Op::Line,
+                    None,
+                    None,
+                    vec![Operand::IdRef(file), Operand::LiteralBit32(line), Operand::LiteralBit32(0)],
+                ))
             }
-            Some(Operand::LiteralExtInstInteger(DEBUG_NO_LINE)) => Some(dr::Instruction::new(Op::NoLine, None, None, Vec::new())),
+            Some(Operand::LiteralExtInstInteger(DEBUG_NO_LINE)) => {
+                Some(dr::Instruction::new(Op::NoLine, None, None, Vec::new()))
+            }
             _ => None,
         }
     }
@@ -763,10 +824,7 @@ fn is_constant(op: Op) -> bool {
 }
 
 fn is_spec_constant(op: Op) -> bool {
-    matches!(
-        op,
-        Op::SpecConstantTrue | Op::SpecConstantFalse | Op::SpecConstant | Op::SpecConstantComposite
-    )
+    matches!(op, Op::SpecConstantTrue | Op::SpecConstantFalse | Op::SpecConstant | Op::SpecConstantComposite)
 }
 
 pub fn is_terminator(op: Op) -> bool {
@@ -792,9 +850,13 @@ pub fn is_terminator(op: Op) -> bool {
 fn check_operands(module: &Module) -> Result<(), Error> {
     // Decorations and names may precede their target, so they are checked once all is read; the
     // smallest offending id is named, for a deterministic message.
-    let targets = module.decorations.keys().chain(module.names.keys()).chain(module.member_decorations.keys().map(|(id, _)| id));
+    let targets =
+        module.decorations.keys().chain(module.names.keys()).chain(module.member_decorations.keys().map(|(id, _)| id));
     if let Some(id) = targets.filter(|&&id| matches!(module.def(id), Def::None)).min() {
-        return Err(Error::invalid(format!("a decoration or name targets %{id}, which is never defined"), Location::default()));
+        return Err(Error::invalid(
+            format!("a decoration or name targets %{id}, which is never defined"),
+            Location::default(),
+        ));
     }
     for (f, function) in module.functions.iter().enumerate() {
         for (b, block) in function.blocks.iter().enumerate() {

@@ -19,22 +19,52 @@ pub type Id = u32;
 pub enum Type {
     Void,
     Bool,
-    Int { width: u32, signed: bool },
-    Float { width: u32 },
-    Vector { component: Id, count: u32 },
-    Matrix { column: Id, columns: u32 },
+    Int {
+        width: u32,
+        signed: bool,
+    },
+    Float {
+        width: u32,
+    },
+    Vector {
+        component: Id,
+        count: u32,
+    },
+    Matrix {
+        column: Id,
+        columns: u32,
+    },
     /// `length` is the id of a constant.
-    Array { element: Id, length: Id },
-    RuntimeArray { element: Id },
-    Struct { members: Vec<Id> },
-    Pointer { class: StorageClass, pointee: Id },
-    Function { result: Id, params: Vec<Id> },
+    Array {
+        element: Id,
+        length: Id,
+    },
+    RuntimeArray {
+        element: Id,
+    },
+    Struct {
+        members: Vec<Id>,
+    },
+    Pointer {
+        class: StorageClass,
+        pointee: Id,
+    },
+    Function {
+        result: Id,
+        params: Vec<Id>,
+    },
     Image(ImageType),
     /// `comparison` is set by the `handles` pass for samplers used with a depth reference.
-    Sampler { comparison: bool },
-    SampledImage { image: Id },
+    Sampler {
+        comparison: bool,
+    },
+    SampledImage {
+        image: Id,
+    },
     /// WGSL's `atomic<T>`: an integer that atomic instructions touch (made by the `atomics` pass).
-    Atomic { inner: Id },
+    Atomic {
+        inner: Id,
+    },
     /// A type WGSL has no counterpart for (events, ray queries, ...): an error only if used.
     Unsupported(Op),
 }
@@ -93,7 +123,10 @@ pub enum ConstValue {
     Composite(Vec<Id>),
     /// OpSpecConstantOp: the operation and its operands (ids and literals), evaluated when the
     /// pipeline is created.
-    Op { op: Op, operands: Box<[Operand]> },
+    Op {
+        op: Op,
+        operands: Box<[Operand]>,
+    },
     Null,
     Undef,
 }
@@ -144,10 +177,20 @@ pub enum Def {
     /// Index into `Module::functions`.
     Function(usize),
     /// Indices are `u32`, like ids, to keep a definition at 16 bytes.
-    Param { function: u32, ty: Id },
+    Param {
+        function: u32,
+        ty: Id,
+    },
     /// An instruction result: the function, the instruction's arena index, its type.
-    Value { function: u32, inst: u32, ty: Id },
-    Label { function: u32, block: u32 },
+    Value {
+        function: u32,
+        inst: u32,
+        ty: Id,
+    },
+    Label {
+        function: u32,
+        block: u32,
+    },
     ExtInstSet(ExtSet),
     String(Box<String>),
 }
@@ -373,8 +416,16 @@ pub enum IoSource {
 #[derive(Debug, Clone, PartialEq)]
 pub enum IoBinding {
     /// A WGSL builtin, the `enable` directive it needs, and whether it is `@invariant`.
-    BuiltIn { name: &'static str, enable: Option<&'static str>, invariant: bool },
-    Location { location: u32, interpolation: Option<String>, blend_src: Option<u32> },
+    BuiltIn {
+        name: &'static str,
+        enable: Option<&'static str>,
+        invariant: bool,
+    },
+    Location {
+        location: u32,
+        interpolation: Option<String>,
+        blend_src: Option<u32>,
+    },
 }
 
 /// One dimension of a compute shader's workgroup size.
@@ -845,7 +896,10 @@ impl Module {
     /// Whether `inst` declares a function's local variable (`OpVariable` of class `Function`).
     pub fn is_local_variable(&self, inst: &Inst) -> bool {
         inst.op == Op::Variable
-            && matches!(inst.ty.and_then(|ty| self.type_def(ty)), Some(Type::Pointer { class: StorageClass::Function, .. }))
+            && matches!(
+                inst.ty.and_then(|ty| self.type_def(ty)),
+                Some(Type::Pointer { class: StorageClass::Function, .. })
+            )
     }
 
     /// The block of function `f` that label `id` names, if it names one.

@@ -11,12 +11,25 @@ pub enum Node {
     /// The instructions of a block (index into `Function::blocks`), without merge and terminator,
     /// followed by the phi copies for the block's successors.
     Block(usize),
-    If { condition: Id, accept: Vec<Node>, reject: Vec<Node> },
-    Loop { body: Vec<Node>, continuing: Vec<Node> },
+    If {
+        condition: Id,
+        accept: Vec<Node>,
+        reject: Vec<Node>,
+    },
+    Loop {
+        body: Vec<Node>,
+        continuing: Vec<Node>,
+    },
     /// Only as the last node of a loop's `continuing`: leave the loop when `condition` holds
     /// (when it does not, if `negate`).
-    BreakIf { condition: Id, negate: bool },
-    Switch { selector: Id, cases: Vec<Case> },
+    BreakIf {
+        condition: Id,
+        negate: bool,
+    },
+    Switch {
+        selector: Id,
+        cases: Vec<Case>,
+    },
     Break,
     Continue,
     Return(Option<Id>),
@@ -28,7 +41,10 @@ pub enum Node {
     /// `guard = true;`, followed by a `Break` out of the innermost loop or switch.
     SetGuard(Guard),
     /// After the construct: `if guard { body }`, where `body` continues the exit outwards.
-    IfGuard { guard: Guard, body: Vec<Node> },
+    IfGuard {
+        guard: Guard,
+        body: Vec<Node>,
+    },
 }
 
 /// A guard variable, numbered per function.

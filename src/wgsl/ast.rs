@@ -77,7 +77,9 @@ pub enum Attribute {
 #[derive(Debug)]
 pub enum GlobalKind {
     /// `var<space>`; `space` is e.g. `private`, `uniform`, `storage, read`, or empty for handles.
-    Var { space: String },
+    Var {
+        space: String,
+    },
     Const,
     Override,
 }
@@ -260,20 +262,45 @@ impl Expr {
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum Stmt {
-    Let { name: Name, ty: Option<Type>, value: Expr },
-    Var { name: Name, ty: Type, value: Option<Expr> },
-    Assign { target: Expr, value: Expr },
+    Let {
+        name: Name,
+        ty: Option<Type>,
+        value: Expr,
+    },
+    Var {
+        name: Name,
+        ty: Type,
+        value: Option<Expr>,
+    },
+    Assign {
+        target: Expr,
+        value: Expr,
+    },
     /// A call whose result, if any, is not used.
     Call(Expr),
-    If { condition: Expr, accept: Vec<Stmt>, reject: Vec<Stmt> },
-    Loop { body: Vec<Stmt>, continuing: Vec<Stmt>, break_if: Option<Expr> },
-    Switch { selector: Expr, cases: Vec<SwitchCase> },
+    If {
+        condition: Expr,
+        accept: Vec<Stmt>,
+        reject: Vec<Stmt>,
+    },
+    Loop {
+        body: Vec<Stmt>,
+        continuing: Vec<Stmt>,
+        break_if: Option<Expr>,
+    },
+    Switch {
+        selector: Expr,
+        cases: Vec<SwitchCase>,
+    },
     Break,
     Continue,
     Return(Option<Expr>),
     Discard,
     /// A statement with a trailing comment naming where it came from (`--annotate`).
-    Noted { stmt: Box<Stmt>, note: String },
+    Noted {
+        stmt: Box<Stmt>,
+        note: String,
+    },
 }
 
 impl Expr {
@@ -344,10 +371,16 @@ impl Stmt {
             Stmt::Break => by_break,
             Stmt::Continue => by_continue,
             Stmt::Return(_) => by_return,
-            Stmt::If { accept, reject, .. } => accept.iter().chain(reject).any(|s| s.may_leave(by_break, by_continue, by_return)),
+            Stmt::If { accept, reject, .. } => {
+                accept.iter().chain(reject).any(|s| s.may_leave(by_break, by_continue, by_return))
+            }
             // A switch's own breaks end it; a loop's breaks and continues stay inside it.
-            Stmt::Switch { cases, .. } => cases.iter().flat_map(|c| &c.body).any(|s| s.may_leave(false, by_continue, by_return)),
-            Stmt::Loop { body, continuing, .. } => body.iter().chain(continuing).any(|s| s.may_leave(false, false, by_return)),
+            Stmt::Switch { cases, .. } => {
+                cases.iter().flat_map(|c| &c.body).any(|s| s.may_leave(false, by_continue, by_return))
+            }
+            Stmt::Loop { body, continuing, .. } => {
+                body.iter().chain(continuing).any(|s| s.may_leave(false, false, by_return))
+            }
             Stmt::Noted { stmt, .. } => stmt.may_leave(by_break, by_continue, by_return),
             _ => false,
         }

@@ -48,24 +48,16 @@ impl Lower<'_> {
     fn as_inner(&mut self, e: &mut Emitter, value: Id, inner: Id) -> Result<Expr, Error> {
         let ty = self.module.type_of(value)?;
         let expr = self.take(e, value)?;
-        Ok(
-            if int_signedness(self.module, ty) == int_signedness(self.module, inner) {
-                expr
-            } else {
-                e.bitcast(inner, expr)?
-            },
-        )
+        Ok(if int_signedness(self.module, ty) == int_signedness(self.module, inner) {
+            expr
+        } else {
+            e.bitcast(inner, expr)?
+        })
     }
 
     /// Records the result of an atomic call, converted to the instruction's type; or, unused,
     /// emits the call as a statement. Either way it happens here, in order.
-    fn atomic_result(
-        &mut self,
-        e: &mut Emitter,
-        inst: &Inst,
-        call: Expr,
-        inner: Id,
-    ) -> Result<(), Error> {
+    fn atomic_result(&mut self, e: &mut Emitter, inst: &Inst, call: Expr, inner: Id) -> Result<(), Error> {
         self.flush(e, true);
         match inst.result {
             Some(id) if self.is_used(inst) => {
@@ -156,34 +148,23 @@ impl Lower<'_> {
 
     pub(super) fn atomic(&mut self, e: &mut Emitter, inst: &Inst) -> Result<(), Error> {
         let pointer = self.operand(inst, 0)?;
-        let inner = self.atomic_inner(pointer).ok_or_else(|| {
-            Error::internal("an atomic instruction's pointer was not retyped by the atomics pass")
-        })?;
+        let inner = self
+            .atomic_inner(pointer)
+            .ok_or_else(|| Error::internal("an atomic instruction's pointer was not retyped by the atomics pass"))?;
         let target = self.atomic_pointer(e, pointer)?;
-        if matches!(
-            inst.op,
-            Op::AtomicCompareExchange | Op::AtomicCompareExchangeWeak
-        ) {
+        if matches!(inst.op, Op::AtomicCompareExchange | Op::AtomicCompareExchangeWeak) {
             let value = self.as_inner(e, self.operand(inst, 4)?, inner)?;
             let comparator = self.as_inner(e, self.operand(inst, 5)?, inner)?;
             return self.compare_exchange(e, inst, [target, value, comparator], inner);
         }
-        let (name, value) = builtin(inst.op).ok_or_else(|| {
-            Error::unsupported(
-                format!("Op{:?} is not supported", inst.op),
-                self.location(inst),
-            )
-        })?;
+        let (name, value) = builtin(inst.op)
+            .ok_or_else(|| Error::unsupported(format!("Op{:?} is not supported", inst.op), self.location(inst)))?;
         let mut args = vec![target];
         match value {
             Some(position) => args.push(self.as_inner(e, self.operand(inst, position)?, inner)?),
             None if inst.op != Op::AtomicLoad => {
                 let signed = int_signedness(self.module, inner) == Some(true);
-                args.push(Expr::Literal(if signed {
-                    Literal::I32(1)
-                } else {
-                    Literal::U32(1)
-                }));
+                args.push(Expr::Literal(if signed { Literal::I32(1) } else { Literal::U32(1) }));
             }
             None => {}
         }
@@ -196,29 +177,16 @@ impl Lower<'_> {
     }
 
     /// A plain OpLoad of an atomic: `atomicLoad`.
-    pub(super) fn load_atomic(
-        &mut self,
-        e: &mut Emitter,
-        inst: &Inst,
-        inner: Id,
-    ) -> Result<(), Error> {
+    pub(super) fn load_atomic(&mut self, e: &mut Emitter, inst: &Inst, inner: Id) -> Result<(), Error> {
         let target = self.atomic_pointer(e, self.operand(inst, 0)?)?;
         self.atomic_result(e, inst, Expr::call("atomicLoad", vec![target]), inner)
     }
 
     /// A plain OpStore to an atomic: `atomicStore`.
-    pub(super) fn store_atomic(
-        &mut self,
-        e: &mut Emitter,
-        inst: &Inst,
-        inner: Id,
-    ) -> Result<(), Error> {
+    pub(super) fn store_atomic(&mut self, e: &mut Emitter, inst: &Inst, inner: Id) -> Result<(), Error> {
         let target = self.atomic_pointer(e, self.operand(inst, 0)?)?;
         let value = self.as_inner(e, self.operand(inst, 1)?, inner)?;
-        self.side_effect(
-            e,
-            Stmt::Call(Expr::call("atomicStore", vec![target, value])),
-        );
+        self.side_effect(e, Stmt::Call(Expr::call("atomicStore", vec![target, value])));
         Ok(())
     }
 }

@@ -28,11 +28,8 @@ pub(super) fn defer(function: &Function, globals: &[Global], functions: &HashSet
     let rewriter = Rewriter { flag: flag_name(function), private: private_names(function, globals), functions };
     let body = returns_for_trailing_ifs(function.body.clone());
     let (mut body, _) = rewriter.list(&body, Place { top: true, breakable: false }, false)?;
-    let declaration = Stmt::Var {
-        name: rewriter.flag.clone(),
-        ty: "bool".into(),
-        value: Some(Expr::Literal(Literal::Bool(false))),
-    };
+    let declaration =
+        Stmt::Var { name: rewriter.flag.clone(), ty: "bool".into(), value: Some(Expr::Literal(Literal::Bool(false))) };
     body.insert(0, declaration);
     Some(body)
 }
@@ -45,7 +42,8 @@ fn private_names(function: &Function, globals: &[Global]) -> HashSet<String> {
         .filter(|g| matches!(&g.kind, GlobalKind::Var { space } if space == "private"))
         .map(|g| g.name.clone())
         .collect();
-    let pointers = function.params.iter().filter(|p| p.ty.starts_with("ptr<function") || p.ty.starts_with("ptr<private"));
+    let pointers =
+        function.params.iter().filter(|p| p.ty.starts_with("ptr<function") || p.ty.starts_with("ptr<private"));
     private.extend(pointers.map(|p| p.name.clone()));
     for stmt in &function.body {
         stmt.for_each_stmt(&mut |s| {
@@ -138,7 +136,10 @@ impl Rewriter<'_> {
                 }
                 Stmt::Return(None) => {
                     self.flush(&mut held, &mut out);
-                    out.push(Stmt::Assign { target: Expr::Ident(self.flag.clone()), value: Expr::Literal(Literal::Bool(true)) });
+                    out.push(Stmt::Assign {
+                        target: Expr::Ident(self.flag.clone()),
+                        value: Expr::Literal(Literal::Bool(true)),
+                    });
                     if place.breakable {
                         out.push(Stmt::Break);
                     } else {
@@ -147,7 +148,10 @@ impl Rewriter<'_> {
                     sets_flag = true;
                 }
                 Stmt::If { .. } | Stmt::Loop { .. } | Stmt::Switch { .. } => {
-                    if deferred && !inner.any(&|s| has_barrier(s) || matches!(s, Stmt::Return(_))) && !inner.may_leave(true, true, false) {
+                    if deferred
+                        && !inner.any(&|s| has_barrier(s) || matches!(s, Stmt::Return(_)))
+                        && !inner.may_leave(true, true, false)
+                    {
                         // Whole under the flag: its own declarations stay inside it.
                         held.push(stmt.clone());
                         continue;
@@ -161,7 +165,11 @@ impl Rewriter<'_> {
                             deferred = true;
                         } else if !matches!(inner, Stmt::If { .. }) {
                             // A `break` in a nested loop or switch left only that: leave this one too.
-                            let exit = Stmt::If { condition: Expr::Ident(self.flag.clone()), accept: vec![Stmt::Break], reject: vec![] };
+                            let exit = Stmt::If {
+                                condition: Expr::Ident(self.flag.clone()),
+                                accept: vec![Stmt::Break],
+                                reject: vec![],
+                            };
                             out.push(exit);
                         }
                     }
@@ -466,7 +474,10 @@ mod tests {
 
     #[test]
     fn the_flag_takes_a_name_the_function_does_not_use() {
-        let body = vec![Stmt::Let { name: "returned".into(), ty: None, value: ident("id") }, when_high(vec![Stmt::Return(None)])];
+        let body = vec![
+            Stmt::Let { name: "returned".into(), ty: None, value: ident("id") },
+            when_high(vec![Stmt::Return(None)]),
+        ];
         assert!(deferred(body).unwrap().contains("var returned_1: bool = false;"));
     }
 }

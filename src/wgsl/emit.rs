@@ -9,10 +9,11 @@ use spirv::{ExecutionModel, StorageClass};
 use super::ast::{self, Attribute, Expr, Literal, Stmt};
 use super::deferred_returns;
 use super::function;
-use super::names::Namer;
 use super::image;
+use super::names::Namer;
 use super::print;
 use super::uniformity;
+use crate::Options;
 use crate::binding_map::{Binding, ResourceBinding};
 use crate::error::{Error, Location};
 use crate::id_hash::{IdMap, IdSet};
@@ -21,7 +22,6 @@ use crate::spirv::{
     BindingOrigin, ConstValue, EntryPoint, Id, IoBinding, IoSource, IoValue, Module, NewBinding, Type,
     WorkgroupDimension,
 };
-use crate::Options;
 
 /// Module-scope state shared by the function lowering: names and type spellings.
 pub struct Emitter<'m> {
@@ -62,10 +62,7 @@ pub struct Emitter<'m> {
 
 /// The WGSL syntax tree (its functions already printed), the binding map of its resources, and
 /// what the uniformity analysis found.
-pub fn emit(
-    module: &Module,
-    options: &Options,
-) -> Result<(ast::Module, Vec<Binding>, uniformity::Verdict), Error> {
+pub fn emit(module: &Module, options: &Options) -> Result<(ast::Module, Vec<Binding>, uniformity::Verdict), Error> {
     let mut e = Emitter {
         module,
         out: ast::Module::default(),
@@ -182,7 +179,11 @@ fn unmangled_names<'m>(module: &'m Module, functions: &[usize]) -> HashMap<usize
     for &(_, base, _) in &bases {
         *count.entry(base).or_default() += 1;
     }
-    bases.into_iter().filter(|&(_, base, mangled)| mangled && !base.is_empty() && count[base] == 1).map(|(f, base, _)| (f, base)).collect()
+    bases
+        .into_iter()
+        .filter(|&(_, base, mangled)| mangled && !base.is_empty() && count[base] == 1)
+        .map(|(f, base, _)| (f, base))
+        .collect()
 }
 
 /// Globals the emitted functions refer to, in declaration order.
@@ -309,7 +310,10 @@ impl<'m> Emitter<'m> {
                 continue;
             };
             let Some(proxy) = self.names.get(global).cloned() else { continue };
-            if path.is_empty() && value.ty == value.wgsl_ty && read.contains(&proxy) && !addressed.contains(&proxy.as_str())
+            if path.is_empty()
+                && value.ty == value.wgsl_ty
+                && read.contains(&proxy)
+                && !addressed.contains(&proxy.as_str())
                 && let Ok(ty) = self.ty(value.ty)
             {
                 params.push(ast::Param { attributes: vec![], name: proxy, ty });
@@ -398,19 +402,29 @@ impl<'m> Emitter<'m> {
             (Dim::DimCube, true, false) => "cube_array",
             (Dim::Dim2D, false, true) => "multisampled_2d",
             (Dim::DimBuffer, ..) => {
-                return Err(self.unsupported(id, "texel buffers (samplerBuffer, imageBuffer, HLSL Buffer<T>) have no WGSL counterpart".into()));
+                return Err(self.unsupported(
+                    id,
+                    "texel buffers (samplerBuffer, imageBuffer, HLSL Buffer<T>) have no WGSL counterpart".into(),
+                ));
             }
             (Dim::DimSubpassData, ..) => {
                 return Err(self.unsupported(id, "input attachments (subpassInput) have no WGSL counterpart".into()));
             }
             (dim, arrayed, multisampled) => {
-                let what = format!("{dim:?}{}{}", if arrayed { " arrayed" } else { "" }, if multisampled { " multisampled" } else { "" });
+                let what = format!(
+                    "{dim:?}{}{}",
+                    if arrayed { " arrayed" } else { "" },
+                    if multisampled { " multisampled" } else { "" }
+                );
                 return Err(self.unsupported(id, format!("{what} images have no WGSL texture type")));
             }
         };
         if image.sampled == 2 {
             let (format, _) = image::storage_format(image.format).ok_or_else(|| {
-                self.unsupported(id, format!("storage image format {:?} has no WGSL storage texel format", image.format))
+                self.unsupported(
+                    id,
+                    format!("storage image format {:?} has no WGSL storage texel format", image.format),
+                )
             })?;
             if image.multisampled || image.dim == Dim::DimCube {
                 return Err(self.unsupported(id, "WGSL storage textures cannot be multisampled or cube maps".into()));
@@ -427,7 +441,11 @@ impl<'m> Emitter<'m> {
         }
         let sampled = match self.module.ty(image.sampled_type)? {
             Type::Float { width: 32 } | Type::Int { width: 32, .. } => self.ty(image.sampled_type)?,
-            _ => return Err(self.unsupported(id, "textures of other than 32-bit floats or integers have no WGSL type".into())),
+            _ => {
+                return Err(
+                    self.unsupported(id, "textures of other than 32-bit floats or integers have no WGSL type".into())
+                );
+            }
         };
         Ok(format!("texture_{dim}<{sampled}>"))
     }
@@ -519,18 +537,23 @@ impl<'m> Emitter<'m> {
             }
             _ => self.ty(global.pointee)?,
         };
-        let mut space = address_space(module, global.class, global.pointee)
-            .map_err(|_| self.unsupported(global.id, format!("{:?} variables have no WGSL counterpart", global.class)))?;
+        let mut space = address_space(module, global.class, global.pointee).map_err(|_| {
+            self.unsupported(global.id, format!("{:?} variables have no WGSL counterpart", global.class))
+        })?;
         if space == "storage, read_write" && self.vertex_globals.get_or_init(|| vertex_globals(module))[g] {
             // WebGPU vertex shaders cannot have writable storage buffers.
             if self.written_globals.get_or_init(|| written_globals(module)).contains(&global.id) {
-                return Err(self.unsupported(global.id, "a vertex shader writes a storage buffer, which WebGPU does not allow".into()));
+                return Err(self.unsupported(
+                    global.id,
+                    "a vertex shader writes a storage buffer, which WebGPU does not allow".into(),
+                ));
             }
             space = "storage, read".into();
         }
         let mut attributes = Vec::new();
         if matches!(global.class, StorageClass::Uniform | StorageClass::StorageBuffer | StorageClass::UniformConstant) {
-            let binding = ResourceBinding { group: decorations.set.unwrap_or(0), binding: decorations.binding.unwrap_or(0) };
+            let binding =
+                ResourceBinding { group: decorations.set.unwrap_or(0), binding: decorations.binding.unwrap_or(0) };
             attributes.push(Attribute::Group(binding.group));
             attributes.push(Attribute::Binding(binding.binding));
             let entry = self.binding_entry(global.id, binding, &name, &ty, &space);
@@ -659,7 +682,13 @@ impl<'m> Emitter<'m> {
             body.push(Stmt::Assign { target, value: arg });
             params.push(ast::Param { attributes: self.io_attributes(value), name: param_name, ty: wgsl_ty });
         }
-        let args = self.inner_args.get(&inner).into_iter().flatten().filter_map(|proxy| whole.get(proxy)).map(|p| Expr::ident(p.as_str()));
+        let args = self
+            .inner_args
+            .get(&inner)
+            .into_iter()
+            .flatten()
+            .filter_map(|proxy| whole.get(proxy))
+            .map(|p| Expr::ident(p.as_str()));
         body.push(Stmt::Call(Expr::call(inner.as_str(), args.collect())));
         let mut members = Vec::new();
         let mut results = Vec::new();
@@ -671,7 +700,11 @@ impl<'m> Emitter<'m> {
                 None => Expr::call(wgsl_ty.clone(), vec![]),
             };
             results.push(result);
-            members.push(ast::Member { attributes: self.io_attributes(value), name: member_namer.fresh(&value.name, None), ty: wgsl_ty });
+            members.push(ast::Member {
+                attributes: self.io_attributes(value),
+                name: member_namer.fresh(&value.name, None),
+                ty: wgsl_ty,
+            });
         }
         let result = match members.len() {
             0 => None,
@@ -808,11 +841,7 @@ fn override_hint(module: &Module, length: Id) -> String {
             None => format!("--override {spec_id}=VALUE"),
         })
         .collect();
-    if flags.is_empty() {
-        String::new()
-    } else {
-        format!("; {} fixes the size", flags.join(" "))
-    }
+    if flags.is_empty() { String::new() } else { format!("; {} fixes the size", flags.join(" ")) }
 }
 
 /// The WGSL address space (with access mode) for a SPIR-V storage class.
@@ -825,7 +854,11 @@ pub fn address_space(module: &Module, class: StorageClass, pointee: Id) -> Resul
         StorageClass::UniformConstant => String::new(),
         StorageClass::Uniform if !module.decorations(pointee).buffer_block => "uniform".into(),
         StorageClass::Uniform | StorageClass::StorageBuffer => {
-            if read_only(module, pointee) { "storage, read".into() } else { "storage, read_write".into() }
+            if read_only(module, pointee) {
+                "storage, read".into()
+            } else {
+                "storage, read_write".into()
+            }
         }
         other => {
             return Err(Error::unsupported(format!("storage class {other:?} is not supported"), Location::default()));
@@ -867,7 +900,12 @@ fn written_globals(module: &Module) -> IdSet<Id> {
     let root = |mut id: Id| {
         for _ in 0..64 {
             match module.value_inst(id) {
-                Some(inst) if matches!(inst.op, spirv::Op::AccessChain | spirv::Op::InBoundsAccessChain | spirv::Op::CopyObject) => {
+                Some(inst)
+                    if matches!(
+                        inst.op,
+                        spirv::Op::AccessChain | spirv::Op::InBoundsAccessChain | spirv::Op::CopyObject
+                    ) =>
+                {
                     id = inst.id(0).unwrap_or(0);
                 }
                 _ => return id,

@@ -191,7 +191,10 @@ impl<'m> Lower<'m> {
     /// square of a long run of chains.
     pub(super) fn next_inst(&self) -> Option<&'m Inst> {
         let function = self.function;
-        self.rest.iter().map(|&next| &function.insts[next]).find(|next| !matches!(next.op, Op::AccessChain | Op::InBoundsAccessChain))
+        self.rest
+            .iter()
+            .map(|&next| &function.insts[next])
+            .find(|next| !matches!(next.op, Op::AccessChain | Op::InBoundsAccessChain))
     }
 
     pub(super) fn location(&self, inst: &Inst) -> Location {
@@ -323,11 +326,8 @@ impl<'m> Lower<'m> {
                 self.flush(e, false);
                 let mut out = Vec::with_capacity(cases.len());
                 for case in cases {
-                    let selectors = case
-                        .values
-                        .iter()
-                        .map(|&v| e.constant_bits(selector_ty, v))
-                        .collect::<Result<_, _>>()?;
+                    let selectors =
+                        case.values.iter().map(|&v| e.constant_bits(selector_ty, v)).collect::<Result<_, _>>()?;
                     let body = self.nodes(e, &case.body)?;
                     out.push(ast::SwitchCase { selectors, default: case.default, body });
                 }
@@ -378,8 +378,10 @@ impl<'m> Lower<'m> {
     /// holds (`otherwise` is its negation). It becomes `v = a || b;` (or `a && b`), which
     /// evaluates `b` only when the `if` would have. Returns whether it did.
     fn short_circuit(&mut self, arm: &Stmt, guard: Expr, otherwise: Expr) -> bool {
-        let (Stmt::Assign { target: Expr::Ident(var), value: rhs }, Some(Stmt::Assign { target: Expr::Ident(before), value: init })) =
-            (arm, self.stmts.last())
+        let (
+            Stmt::Assign { target: Expr::Ident(var), value: rhs },
+            Some(Stmt::Assign { target: Expr::Ident(before), value: init }),
+        ) = (arm, self.stmts.last())
         else {
             return false;
         };
@@ -505,7 +507,8 @@ impl<'m> Lower<'m> {
                     _ => break,
                 }
                 let incoming = phi.phi_incoming().find_map(|(value, parent)| (parent == label).then_some(value));
-                let (Some(value), Some(var)) = (incoming, phi.result.and_then(|id| self.phi_vars.get(&id).cloned())) else {
+                let (Some(value), Some(var)) = (incoming, phi.result.and_then(|id| self.phi_vars.get(&id).cloned()))
+                else {
                     continue;
                 };
                 let value = self.take(e, value)?;
@@ -579,7 +582,8 @@ impl<'m> Lower<'m> {
         let name = self.local_name(e, id);
         let stmt = Stmt::Let { name: name.clone(), ty: None, value: expr };
         // A value bound late (a flushed inline candidate) still names its own origin.
-        let stmt = if self.annotate { Stmt::Noted { stmt: Box::new(stmt), note: self.note(&format!("%{id}")) } } else { stmt };
+        let stmt =
+            if self.annotate { Stmt::Noted { stmt: Box::new(stmt), note: self.note(&format!("%{id}")) } } else { stmt };
         self.stmts.push(stmt);
         self.values.insert(id, Value::Ident(name));
     }
@@ -733,7 +737,8 @@ fn initialize_at_first_assignment(stmts: &mut Vec<Stmt>, declared: usize) {
     let mut moved = vec![false; declared];
     for (at, first) in first.into_iter().enumerate() {
         let (Some((index, false)), Stmt::Var { name, .. }) = (first, &stmts[at]) else { continue };
-        if matches!(stmts[index].unnoted(), Stmt::Assign { target: Expr::Ident(t), value } if t == name && !value.mentions(name)) {
+        if matches!(stmts[index].unnoted(), Stmt::Assign { target: Expr::Ident(t), value } if t == name && !value.mentions(name))
+        {
             initializes.push((index, at));
             moved[at] = true;
         }

@@ -35,16 +35,10 @@ impl Emitter<'_> {
         if let Some(name) = self.helpers.get(&ty) {
             return name.clone();
         }
-        let name = self
-            .namer
-            .fresh(&format!("inverse{size}x{size}_{scalar}"), Some(local));
+        let name = self.namer.fresh(&format!("inverse{size}x{size}_{scalar}"), Some(local));
         self.helpers.insert(ty.clone(), name.clone());
         let m = Expr::ident("m");
-        let one = Expr::Literal(if scalar == "f16" {
-            Literal::F16(0x3c00)
-        } else {
-            Literal::F32(1.0f32.to_bits())
-        });
+        let one = Expr::Literal(if scalar == "f16" { Literal::F16(0x3c00) } else { Literal::F32(1.0f32.to_bits()) });
         let body = match size {
             2 => inverse2(&ty, m, one),
             3 => inverse3(&ty, m, one),
@@ -53,11 +47,7 @@ impl Emitter<'_> {
         self.finish_function(ast::Function {
             attributes: vec![],
             name: name.clone(),
-            params: vec![ast::Param {
-                attributes: vec![],
-                name: "m".into(),
-                ty: ty.as_str().into(),
-            }],
+            params: vec![ast::Param { attributes: vec![], name: "m".into(), ty: ty.as_str().into() }],
             result: Some((vec![], ty.into())),
             body,
         });
@@ -69,28 +59,16 @@ impl Emitter<'_> {
 fn inverse2(ty: &str, m: Expr, one: Expr) -> Vec<Stmt> {
     let a = |c: usize, r: usize| index(index(m.clone(), c), r);
     let adjugate = Expr::call(ty, vec![a(1, 1), neg(a(0, 1)), neg(a(1, 0)), a(0, 0)]);
-    let scale = Expr::binary(
-        BinaryOp::Divide,
-        one,
-        Expr::call("determinant", vec![m.clone()]),
-    );
+    let scale = Expr::binary(BinaryOp::Divide, one, Expr::call("determinant", vec![m.clone()]));
     vec![Stmt::Return(Some(mul(adjugate, scale)))]
 }
 
 /// The rows of the inverse of a matrix with columns a, b, c are b×c, c×a and a×b over its
 /// determinant.
 fn inverse3(ty: &str, m: Expr, one: Expr) -> Vec<Stmt> {
-    let cross =
-        |x: usize, y: usize| Expr::call("cross", vec![index(m.clone(), x), index(m.clone(), y)]);
-    let rows = Expr::call(
-        "transpose",
-        vec![Expr::call(ty, vec![cross(1, 2), cross(2, 0), cross(0, 1)])],
-    );
-    let scale = Expr::binary(
-        BinaryOp::Divide,
-        one,
-        Expr::call("determinant", vec![m.clone()]),
-    );
+    let cross = |x: usize, y: usize| Expr::call("cross", vec![index(m.clone(), x), index(m.clone(), y)]);
+    let rows = Expr::call("transpose", vec![Expr::call(ty, vec![cross(1, 2), cross(2, 0), cross(0, 1)])]);
+    let scale = Expr::binary(BinaryOp::Divide, one, Expr::call("determinant", vec![m.clone()]));
     vec![Stmt::Return(Some(mul(rows, scale)))]
 }
 
@@ -99,40 +77,21 @@ fn inverse3(ty: &str, m: Expr, one: Expr) -> Vec<Stmt> {
 /// inverse.
 fn inverse4(ty: &str, scalar: &str, m: Expr, one: Expr) -> Vec<Stmt> {
     let a = |i: usize, j: usize| index(index(m.clone(), i), j);
-    let minor =
-        |r: usize, i: usize, j: usize| sub(mul(a(r, i), a(r + 1, j)), mul(a(r + 1, i), a(r, j)));
+    let minor = |r: usize, i: usize, j: usize| sub(mul(a(r, i), a(r + 1, j)), mul(a(r + 1, i), a(r, j)));
     let pairs = [(0, 1), (0, 2), (0, 3), (1, 2), (1, 3), (2, 3)];
     let mut body = Vec::new();
     for (k, (i, j)) in pairs.into_iter().enumerate() {
-        body.push(Stmt::Let {
-            name: format!("s{k}").into(),
-            ty: None,
-            value: minor(0, i, j),
-        });
-        body.push(Stmt::Let {
-            name: format!("c{k}").into(),
-            ty: None,
-            value: minor(2, i, j),
-        });
+        body.push(Stmt::Let { name: format!("s{k}").into(), ty: None, value: minor(0, i, j) });
+        body.push(Stmt::Let { name: format!("c{k}").into(), ty: None, value: minor(2, i, j) });
     }
     let s = |k: usize| Expr::ident(format!("s{k}"));
     let c = |k: usize| Expr::ident(format!("c{k}"));
     // c_k pairs columns (i, j) of rows 2 and 3; the expansion pairs s_k with c_{5-k}.
     let det = add(
-        sub(
-            add(
-                add(sub(mul(s(0), c(5)), mul(s(1), c(4))), mul(s(2), c(3))),
-                mul(s(3), c(2)),
-            ),
-            mul(s(4), c(1)),
-        ),
+        sub(add(add(sub(mul(s(0), c(5)), mul(s(1), c(4))), mul(s(2), c(3))), mul(s(3), c(2))), mul(s(4), c(1))),
         mul(s(5), c(0)),
     );
-    body.push(Stmt::Let {
-        name: "det".into(),
-        ty: None,
-        value: det,
-    });
+    body.push(Stmt::Let { name: "det".into(), ty: None, value: det });
     // Each entry: three products, signs alternating from `first`.
     let entry = |first: bool, terms: [(Expr, Expr); 3]| {
         let [t0, t1, t2] = terms.map(|(x, y)| mul(x, y));

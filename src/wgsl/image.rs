@@ -129,10 +129,7 @@ fn components(value: Expr, have: u32, start: u32, len: u32) -> Expr {
     if have == 1 || (start == 0 && len == have) {
         return value;
     }
-    Expr::member(
-        value,
-        COMPONENTS[start as usize..(start + len) as usize].concat(),
-    )
+    Expr::member(value, COMPONENTS[start as usize..(start + len) as usize].concat())
 }
 
 impl Lower<'_> {
@@ -147,13 +144,8 @@ impl Lower<'_> {
             Op::ImageQuerySize | Op::ImageQuerySizeLod => self.query_size(e, inst),
             Op::ImageQueryLevels | Op::ImageQuerySamples => {
                 let texture = self.texture(e, inst, false)?;
-                let name = if inst.op == Op::ImageQueryLevels {
-                    "textureNumLevels"
-                } else {
-                    "textureNumSamples"
-                };
-                let expr =
-                    self.reshape(e, inst, Expr::call(name, vec![texture.texture]), "u32", 1)?;
+                let name = if inst.op == Op::ImageQueryLevels { "textureNumLevels" } else { "textureNumSamples" };
+                let expr = self.reshape(e, inst, Expr::call(name, vec![texture.texture]), "u32", 1)?;
                 self.define(e, inst, expr, false)
             }
             _ => Err(Error::unsupported(
@@ -164,25 +156,16 @@ impl Lower<'_> {
     }
 
     fn not_in_wgsl(&self, inst: &Inst, what: &str) -> Error {
-        Error::unsupported(
-            format!("{what}: WGSL has no counterpart"),
-            self.location(inst),
-        )
+        Error::unsupported(format!("{what}: WGSL has no counterpart"), self.location(inst))
     }
 
     /// The texture (and sampler) operand 0 comes from. `comparison` picks a sampler's
     /// comparison twin when it has one.
     fn texture(&mut self, e: &Emitter, inst: &Inst, comparison: bool) -> Result<Texture, Error> {
         let module = self.module;
-        let roots = inst
-            .id(0)
-            .and_then(|id| module.handle_roots(id))
-            .ok_or_else(|| {
-                Error::unsupported(
-                    "cannot trace the image operand to its variable or parameter",
-                    self.location(inst),
-                )
-            })?;
+        let roots = inst.id(0).and_then(|id| module.handle_roots(id)).ok_or_else(|| {
+            Error::unsupported("cannot trace the image operand to its variable or parameter", self.location(inst))
+        })?;
         let ty = match module.def(roots.image) {
             Def::Global(g) => module.globals[*g].pointee,
             Def::Param { ty, .. } => *ty,
@@ -191,25 +174,14 @@ impl Lower<'_> {
         let image = match module.type_def(ty) {
             Some(Type::Image(image)) => image.clone(),
             _ => {
-                return Err(Error::internal(format!(
-                    "%{} is not an image after the handles pass",
-                    roots.image
-                )));
+                return Err(Error::internal(format!("%{} is not an image after the handles pass", roots.image)));
             }
         };
-        let sampler = roots.sampler.map(|s| {
-            if comparison {
-                module.comparison_samplers.get(&s).copied().unwrap_or(s)
-            } else {
-                s
-            }
-        });
+        let sampler = roots
+            .sampler
+            .map(|s| if comparison { module.comparison_samplers.get(&s).copied().unwrap_or(s) } else { s });
         let sampler = sampler.map(|s| self.handle_expr(e, s)).transpose()?;
-        Ok(Texture {
-            texture: self.handle_expr(e, roots.image)?,
-            sampler,
-            image,
-        })
+        Ok(Texture { texture: self.handle_expr(e, roots.image)?, sampler, image })
     }
 
     /// A handle variable's or parameter's name.
@@ -221,9 +193,7 @@ impl Lower<'_> {
                 .get(&id)
                 .map(|name| Expr::ident(name.as_str()))
                 .ok_or_else(|| Error::internal(format!("global %{id} has no name"))),
-            _ => Err(Error::internal(format!(
-                "handle %{id} is neither a variable nor a parameter"
-            ))),
+            _ => Err(Error::internal(format!("handle %{id} is neither a variable nor a parameter"))),
         }
     }
 
@@ -236,8 +206,7 @@ impl Lower<'_> {
         let mut next = position + 1;
         let mut id = || {
             next += 1;
-            inst.id(next - 1)
-                .ok_or_else(|| Error::invalid("missing image operand", self.location(inst)))
+            inst.id(next - 1).ok_or_else(|| Error::invalid("missing image operand", self.location(inst)))
         };
         // Operands follow the mask in the order of its bits.
         if mask.contains(Mask::BIAS) {
@@ -284,10 +253,7 @@ impl Lower<'_> {
         sampled: bool,
     ) -> Result<(Expr, Option<Expr>, Option<Expr>), Error> {
         let id = self.operand(inst, 1)?;
-        let have = self
-            .module
-            .scalar_of(self.module.type_of(id)?)
-            .map_or(1, |(_, n)| n);
+        let have = self.module.scalar_of(self.module.type_of(id)?).map_or(1, |(_, n)| n);
         let count = image.coordinate_count();
         let projective = is_projective(inst.op);
         let needed = count + u32::from(image.arrayed) + u32::from(projective);
@@ -297,20 +263,12 @@ impl Lower<'_> {
                 self.location(inst),
             ));
         }
-        let value = if needed > count {
-            self.take_shared(e, id)?
-        } else {
-            self.take(e, id)?
-        };
+        let value = if needed > count { self.take_shared(e, id)? } else { self.take(e, id)? };
         let mut coords = components(value.clone(), have, 0, count);
         let layer = image.arrayed.then(|| {
             let layer = components(value.clone(), have, count, 1);
             // Vulkan rounds a sampling layer to the nearest integer, ties to even, as WGSL's round.
-            if sampled {
-                Expr::call("i32", vec![Expr::call("round", vec![layer])])
-            } else {
-                layer
-            }
+            if sampled { Expr::call("i32", vec![Expr::call("round", vec![layer])]) } else { layer }
         });
         let q = projective.then(|| components(value, have, count, 1));
         if let Some(q) = &q {
@@ -320,13 +278,7 @@ impl Lower<'_> {
     }
 
     /// A constant offset as the `vecN<i32>` WGSL wants.
-    fn offset(
-        &mut self,
-        e: &mut Emitter,
-        inst: &Inst,
-        image: &ImageType,
-        offset: Id,
-    ) -> Result<Expr, Error> {
+    fn offset(&mut self, e: &mut Emitter, inst: &Inst, image: &ImageType, offset: Id) -> Result<Expr, Error> {
         if matches!(image.dim, Dim::Dim1D | Dim::DimCube) {
             return Err(self.not_in_wgsl(inst, "a texel offset on a 1D or cube texture"));
         }
@@ -339,12 +291,7 @@ impl Lower<'_> {
         let ty = self.module.type_of(offset)?;
         let expr = e.constant(offset)?;
         Ok(match self.module.scalar_of(ty) {
-            Some((scalar, count))
-                if matches!(
-                    self.module.type_def(scalar),
-                    Some(Type::Int { signed: false, .. })
-                ) =>
-            {
+            Some((scalar, count)) if matches!(self.module.type_def(scalar), Some(Type::Int { signed: false, .. })) => {
                 Expr::call(format!("vec{count}<i32>"), vec![expr])
             }
             _ => expr,
@@ -355,11 +302,11 @@ impl Lower<'_> {
         let depth_reference = has_depth_reference(inst.op);
         let texture = self.texture(e, inst, depth_reference)?;
         let image = texture.image.clone();
-        if !matches!(
-            self.module.type_def(image.sampled_type),
-            Some(Type::Float { .. })
-        ) {
-            return Err(self.not_in_wgsl(inst, "sampling an integer texture (WGSL filters only float textures; texelFetch reads one)"));
+        if !matches!(self.module.type_def(image.sampled_type), Some(Type::Float { .. })) {
+            return Err(self.not_in_wgsl(
+                inst,
+                "sampling an integer texture (WGSL filters only float textures; texelFetch reads one)",
+            ));
         }
         let (coords, layer, q) = self.coordinates(e, inst, &image, true)?;
         let extra = self.extra(inst, if depth_reference { 3 } else { 2 })?;
@@ -370,64 +317,49 @@ impl Lower<'_> {
                 | Op::ImageSampleProjExplicitLod
                 | Op::ImageSampleProjDrefExplicitLod
         );
-        let mut args = vec![
-            texture.texture,
-            texture.sampler.ok_or_else(|| self.missing_sampler(inst))?,
-            coords,
-        ];
+        let mut args = vec![texture.texture, texture.sampler.ok_or_else(|| self.missing_sampler(inst))?, coords];
         args.extend(layer);
-        let name =
-            if depth_reference {
-                let mut reference = self.take(e, self.operand(inst, 2)?)?;
-                if let Some(q) = q {
-                    reference = Expr::binary(BinaryOp::Divide, reference, q);
+        let name = if depth_reference {
+            let mut reference = self.take(e, self.operand(inst, 2)?)?;
+            if let Some(q) = q {
+                reference = Expr::binary(BinaryOp::Divide, reference, q);
+            }
+            args.push(reference);
+            match (explicit, extra.lod) {
+                (false, _) if extra.bias.is_none() => "textureSampleCompare",
+                (true, Some(lod))
+                    if self.module.constant(lod).is_some_and(|_| self.module.const_u32(lod) == Some(0)) =>
+                {
+                    "textureSampleCompareLevel"
                 }
-                args.push(reference);
-                match (explicit, extra.lod) {
-                    (false, _) if extra.bias.is_none() => "textureSampleCompare",
-                    (true, Some(lod))
-                        if self
-                            .module
-                            .constant(lod)
-                            .is_some_and(|_| self.module.const_u32(lod) == Some(0)) =>
-                    {
-                        "textureSampleCompareLevel"
-                    }
-                    _ => return Err(self.not_in_wgsl(
-                        inst,
-                        "a depth comparison at a level other than 0, or with a bias or gradient",
-                    )),
+                _ => {
+                    return Err(self
+                        .not_in_wgsl(inst, "a depth comparison at a level other than 0, or with a bias or gradient"));
                 }
-            } else if let Some(bias) = extra.bias {
-                if image.depth == 1 {
-                    return Err(self.not_in_wgsl(inst, "sampling a depth texture with a bias"));
-                }
-                args.push(self.take(e, bias)?);
-                "textureSampleBias"
-            } else if let Some(lod) = extra.lod {
-                let lod = self.take(e, lod)?;
-                // A depth texture's level is an integer in WGSL.
-                args.push(if image.depth == 1 {
-                    Expr::call("i32", vec![lod])
-                } else {
-                    lod
-                });
-                "textureSampleLevel"
-            } else if let Some((dx, dy)) = extra.grad {
-                if image.depth == 1 {
-                    return Err(self.not_in_wgsl(inst, "sampling a depth texture with gradients"));
-                }
-                args.push(self.take(e, dx)?);
-                args.push(self.take(e, dy)?);
-                "textureSampleGrad"
-            } else if explicit {
-                return Err(Error::invalid(
-                    "an explicit-lod sample without Lod or Grad",
-                    self.location(inst),
-                ));
-            } else {
-                "textureSample"
-            };
+            }
+        } else if let Some(bias) = extra.bias {
+            if image.depth == 1 {
+                return Err(self.not_in_wgsl(inst, "sampling a depth texture with a bias"));
+            }
+            args.push(self.take(e, bias)?);
+            "textureSampleBias"
+        } else if let Some(lod) = extra.lod {
+            let lod = self.take(e, lod)?;
+            // A depth texture's level is an integer in WGSL.
+            args.push(if image.depth == 1 { Expr::call("i32", vec![lod]) } else { lod });
+            "textureSampleLevel"
+        } else if let Some((dx, dy)) = extra.grad {
+            if image.depth == 1 {
+                return Err(self.not_in_wgsl(inst, "sampling a depth texture with gradients"));
+            }
+            args.push(self.take(e, dx)?);
+            args.push(self.take(e, dy)?);
+            "textureSampleGrad"
+        } else if explicit {
+            return Err(Error::invalid("an explicit-lod sample without Lod or Grad", self.location(inst)));
+        } else {
+            "textureSample"
+        };
         if let Some(offset) = extra.offset {
             args.push(self.offset(e, inst, &image, offset)?);
         }
@@ -447,18 +379,11 @@ impl Lower<'_> {
         if !depth_reference && image.depth == 0 {
             let component = self.operand(inst, 2)?;
             if self.module.constant(component).is_none() {
-                return Err(Error::invalid(
-                    "the gathered component is not a constant",
-                    self.location(inst),
-                ));
+                return Err(Error::invalid("the gathered component is not a constant", self.location(inst)));
             }
             args.push(e.constant(component)?);
         }
-        args.extend([
-            texture.texture,
-            texture.sampler.ok_or_else(|| self.missing_sampler(inst))?,
-            coords,
-        ]);
+        args.extend([texture.texture, texture.sampler.ok_or_else(|| self.missing_sampler(inst))?, coords]);
         args.extend(layer);
         if depth_reference {
             args.push(self.take(e, self.operand(inst, 2)?)?);
@@ -466,11 +391,7 @@ impl Lower<'_> {
         if let Some(offset) = extra.offset {
             args.push(self.offset(e, inst, &image, offset)?);
         }
-        let name = if depth_reference {
-            "textureGatherCompare"
-        } else {
-            "textureGather"
-        };
+        let name = if depth_reference { "textureGatherCompare" } else { "textureGather" };
         let (scalar, _) = self.texel(e, &image)?;
         let expr = self.reshape(e, inst, Expr::call(name, args), &scalar, 4)?;
         self.define(e, inst, expr, false)
@@ -493,10 +414,7 @@ impl Lower<'_> {
             args.push(match (image.multisampled, extra.sample, extra.lod) {
                 (true, Some(sample), _) => self.take(e, sample)?,
                 (true, None, _) => {
-                    return Err(Error::invalid(
-                        "a multisampled fetch without a Sample operand",
-                        self.location(inst),
-                    ));
+                    return Err(Error::invalid("a multisampled fetch without a Sample operand", self.location(inst)));
                 }
                 (false, _, Some(lod)) => self.take(e, lod)?,
                 (false, _, None) => Expr::Literal(Literal::I32(0)),
@@ -521,12 +439,7 @@ impl Lower<'_> {
         let coordinate = self.module.type_of(self.operand(inst, 1)?)?;
         let count = image.coordinate_count();
         let offset = match self.module.scalar_of(coordinate) {
-            Some((scalar, _))
-                if matches!(
-                    self.module.type_def(scalar),
-                    Some(Type::Int { signed: false, .. })
-                ) =>
-            {
+            Some((scalar, _)) if matches!(self.module.type_def(scalar), Some(Type::Int { signed: false, .. })) => {
                 Expr::call(format!("vec{count}<u32>"), vec![offset])
             }
             _ => offset,
@@ -542,9 +455,7 @@ impl Lower<'_> {
         let (scalar_id, count) = self
             .module
             .scalar_of(self.module.type_of(texel_id)?)
-            .ok_or_else(|| {
-                Error::invalid("the texel is not a scalar or vector", self.location(inst))
-            })?;
+            .ok_or_else(|| Error::invalid("the texel is not a scalar or vector", self.location(inst)))?;
         let scalar = e.ty(scalar_id)?;
         let mut texel = self.take(e, texel_id)?;
         if count < 4 {
@@ -572,11 +483,7 @@ impl Lower<'_> {
         }
         let mut size = Expr::call("textureDimensions", args);
         // WGSL reports cube faces as 2D; SPIR-V appends the layer count of an arrayed image.
-        let count = if image.dim == Dim::DimCube {
-            2
-        } else {
-            image.coordinate_count()
-        };
+        let count = if image.dim == Dim::DimCube { 2 } else { image.coordinate_count() };
         if image.arrayed {
             let layers = Expr::call("textureNumLayers", vec![texture.texture]);
             size = Expr::call(format!("vec{}<u32>", count + 1), vec![size, layers]);
@@ -599,31 +506,19 @@ impl Lower<'_> {
 
     /// A WGSL builtin's result (`scalar`, `count` components) as the instruction's result type:
     /// fewer components, a depth value widened to a texel, or the other signedness.
-    fn reshape(
-        &mut self,
-        e: &mut Emitter,
-        inst: &Inst,
-        value: Expr,
-        scalar: &str,
-        count: u32,
-    ) -> Result<Expr, Error> {
+    fn reshape(&mut self, e: &mut Emitter, inst: &Inst, value: Expr, scalar: &str, count: u32) -> Result<Expr, Error> {
         let result = self.result_type(inst)?;
-        let (result_scalar, result_count) = self.module.scalar_of(result).ok_or_else(|| {
-            Error::invalid(
-                "an image result that is not a scalar or vector",
-                self.location(inst),
-            )
-        })?;
+        let (result_scalar, result_count) = self
+            .module
+            .scalar_of(result)
+            .ok_or_else(|| Error::invalid("an image result that is not a scalar or vector", self.location(inst)))?;
         let result_scalar = e.ty(result_scalar)?;
         let mut value = value;
         if count > result_count {
             value = components(value, count, 0, result_count);
         } else if count == 1 && result_count == 4 {
             // A depth value read as a texel is (D, 0, 0, 1), as Vulkan converts depth to RGBA.
-            value = Expr::call(
-                "vec4<f32>",
-                vec![value, f32_literal(0.0), f32_literal(0.0), f32_literal(1.0)],
-            );
+            value = Expr::call("vec4<f32>", vec![value, f32_literal(0.0), f32_literal(0.0), f32_literal(1.0)]);
         } else if count != result_count {
             return Err(Error::invalid(
                 format!("an image result of {result_count} components where {count} are read"),
@@ -643,9 +538,6 @@ impl Lower<'_> {
     }
 
     fn missing_sampler(&self, inst: &Inst) -> Error {
-        Error::invalid(
-            "the image operand of a sampling instruction has no sampler",
-            self.location(inst),
-        )
+        Error::invalid("the image operand of a sampling instruction has no sampler", self.location(inst))
     }
 }

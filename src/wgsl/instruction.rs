@@ -5,14 +5,13 @@ use spirv::Op;
 
 use super::ast::{BinaryOp, Call, Expr, Literal, Name, Stmt, UnaryOp};
 use super::emit::Emitter;
-use super::function::{Lower, Pointer, Step, Value, COMPONENTS};
+use super::function::{COMPONENTS, Lower, Pointer, Step, Value};
 use super::uses::vector_component;
 use super::{image, subgroup};
 use crate::error::Error;
 use crate::ops::{self, Spelling};
 use crate::passes::atomics;
 use crate::spirv::{Def, ExtSet, Id, Inst, Operand, Type};
-
 
 /// The most elements `OpCopyLogical` writes out one by one.
 const MAX_COPIED_ELEMENTS: u64 = 4096;
@@ -54,7 +53,9 @@ impl Lower<'_> {
                 let size = self.flattened_size(from)?;
                 if size > MAX_COPIED_ELEMENTS {
                     return Err(Error::unsupported(
-                        format!("OpCopyLogical of a value with {size} elements (at most {MAX_COPIED_ELEMENTS} are written out)"),
+                        format!(
+                            "OpCopyLogical of a value with {size} elements (at most {MAX_COPIED_ELEMENTS} are written out)"
+                        ),
                         self.location(inst),
                     ));
                 }
@@ -161,16 +162,19 @@ impl Lower<'_> {
                     let expr = self.spell(e, inst, row.spelling, operands)?;
                     self.define(e, inst, expr, false)
                 }
-                None => Err(Error::unsupported(
-                    format!("Op{:?} is not supported yet", inst.op),
-                    self.location(inst),
-                )),
+                None => Err(Error::unsupported(format!("Op{:?} is not supported yet", inst.op), self.location(inst))),
             },
         }
     }
 
     /// The expression for an operator, builtin or conversion applied to `operands`.
-    fn spell(&mut self, e: &mut Emitter, inst: &Inst, spelling: Spelling, mut operands: Vec<Expr>) -> Result<Expr, Error> {
+    fn spell(
+        &mut self,
+        e: &mut Emitter,
+        inst: &Inst,
+        spelling: Spelling,
+        mut operands: Vec<Expr>,
+    ) -> Result<Expr, Error> {
         let result_ty = self.result_type(inst)?;
         let vector_result = matches!(self.module.ty(result_ty)?, Type::Vector { .. });
         Ok(match spelling {
@@ -273,8 +277,12 @@ impl Lower<'_> {
                 (Type::Array { length, .. }, Some(i)) if self.module.const_u32(*length).is_some_and(|n| i >= n) => {
                     return Err(Error::invalid(format!("constant index {i} is out of bounds"), self.location(inst)));
                 }
-                (Type::Array { element, .. } | Type::RuntimeArray { element }, Some(i)) => (Step::Constant(i), *element),
-                (Type::Array { element, .. } | Type::RuntimeArray { element }, None) => (Step::Dynamic(index), *element),
+                (Type::Array { element, .. } | Type::RuntimeArray { element }, Some(i)) => {
+                    (Step::Constant(i), *element)
+                }
+                (Type::Array { element, .. } | Type::RuntimeArray { element }, None) => {
+                    (Step::Dynamic(index), *element)
+                }
                 (Type::Matrix { column, .. }, Some(i)) => (Step::Constant(i), *column),
                 (Type::Matrix { column, .. }, None) => (Step::Dynamic(index), *column),
                 _ => return Err(Error::invalid("access chain index into a non-composite", self.location(inst))),
@@ -306,7 +314,10 @@ impl Lower<'_> {
             if self.module.is_handle(pointee.unwrap_or(ty)) {
                 // A texture and the sampler split from it are passed by value, side by side.
                 let roots = self.module.handle_roots(arg).ok_or_else(|| {
-                    Error::unsupported("cannot trace a texture or sampler argument to its variable or parameter", self.location(inst))
+                    Error::unsupported(
+                        "cannot trace a texture or sampler argument to its variable or parameter",
+                        self.location(inst),
+                    )
                 })?;
                 args.push(self.handle_expr(e, roots.image)?);
                 if let Some(sampler) = roots.sampler {
@@ -337,7 +348,9 @@ impl Lower<'_> {
         // (`n = f();`): nothing can happen between the call and the store.
         let stored_at_once = inst.result.is_some_and(|id| {
             self.uses.get(&id).is_some_and(|u| u.count == 1)
-                && self.next_inst().is_some_and(|next| next.op == Op::Store && next.operands.get(1) == Some(&Operand::IdRef(id)))
+                && self
+                    .next_inst()
+                    .is_some_and(|next| next.op == Op::Store && next.operands.get(1) == Some(&Operand::IdRef(id)))
         });
         match inst.result {
             Some(_) if stored_at_once => return self.define(e, inst, call, true),
@@ -353,7 +366,9 @@ impl Lower<'_> {
         match self.module.def(set) {
             Def::ExtInstSet(ExtSet::NonSemantic) => return Ok(()),
             Def::ExtInstSet(ExtSet::GlslStd450) => {}
-            _ => return Err(Error::unsupported("extended instruction set other than GLSL.std.450", self.location(inst))),
+            _ => {
+                return Err(Error::unsupported("extended instruction set other than GLSL.std.450", self.location(inst)));
+            }
         }
         if number == spirv::GlslStd450Op::Modf as u32 || number == spirv::GlslStd450Op::Frexp as u32 {
             return self.split_with_pointer(e, inst, number == spirv::GlslStd450Op::Modf as u32);
@@ -361,7 +376,9 @@ impl Lower<'_> {
         if number == spirv::GlslStd450Op::MatrixInverse as u32 {
             let ty = self.result_type(inst)?;
             let (size, scalar) = match self.module.ty(ty)? {
-                Type::Matrix { column, columns } if self.module.scalar_of(*column).is_some_and(|(_, rows)| rows == *columns) => {
+                Type::Matrix { column, columns }
+                    if self.module.scalar_of(*column).is_some_and(|(_, rows)| rows == *columns) =>
+                {
                     (*columns, self.module.scalar_of(*column).map_or(0, |(s, _)| s))
                 }
                 _ => return Err(Error::invalid("MatrixInverse of a matrix that is not square", self.location(inst))),
@@ -372,14 +389,23 @@ impl Lower<'_> {
             return self.define(e, inst, Expr::call(helper, vec![value]), false);
         }
         let row = ops::glsl_row(number).ok_or_else(|| {
-            let name = spirv::GlslStd450Op::from_u32(number).map(|op| format!("{op:?}")).unwrap_or_else(|| number.to_string());
-            Error::unsupported(format!("GLSL.std.450 {name} has no WGSL counterpart (not supported yet)"), self.location(inst))
+            let name =
+                spirv::GlslStd450Op::from_u32(number).map(|op| format!("{op:?}")).unwrap_or_else(|| number.to_string());
+            Error::unsupported(
+                format!("GLSL.std.450 {name} has no WGSL counterpart (not supported yet)"),
+                self.location(inst),
+            )
         })?;
         // rspirv reads extended-instruction operands as a plain list: check the count here.
         let expected = rspirv::grammar::GLSL_STD_450_INSTRUCTION_TABLE.lookup_opcode(number).map(|g| g.operands.len());
         if expected != Some(inst.operands.len() - 2) {
             return Err(Error::invalid(
-                format!("GLSL.std.450 {} takes {} operands, not {}", row.name, expected.unwrap_or(0), inst.operands.len() - 2),
+                format!(
+                    "GLSL.std.450 {} takes {} operands, not {}",
+                    row.name,
+                    expected.unwrap_or(0),
+                    inst.operands.len() - 2
+                ),
                 self.location(inst),
             ));
         }
@@ -406,7 +432,10 @@ impl Lower<'_> {
             let ty = e.ty(self.result_type(inst)?)?;
             let name = self.local_name(e, id);
             self.stmts.push(Stmt::Let { name: name.clone(), ty: None, value: call });
-            let rebuilt = Expr::call(ty, vec![Expr::member(Expr::ident(name.clone()), first), Expr::member(Expr::ident(name), second)]);
+            let rebuilt = Expr::call(
+                ty,
+                vec![Expr::member(Expr::ident(name.clone()), first), Expr::member(Expr::ident(name), second)],
+            );
             self.values.insert(id, Value::named(rebuilt));
             return Ok(());
         }
@@ -492,10 +521,8 @@ impl Lower<'_> {
                 rest = after;
                 continue;
             };
-            let run = rest
-                .iter()
-                .take_while(|&&id| self.folded_component(id).is_some_and(|(v, _)| v == vector))
-                .count();
+            let run =
+                rest.iter().take_while(|&&id| self.folded_component(id).is_some_and(|(v, _)| v == vector)).count();
             let swizzle: String = rest[..run]
                 .iter()
                 .filter_map(|&id| self.folded_component(id))
@@ -576,9 +603,7 @@ impl Lower<'_> {
                 return Err(out_of_bounds());
             }
             Type::Matrix { columns, .. } if index >= *columns => return Err(out_of_bounds()),
-            Type::Array { element: inner, .. } | Type::Matrix { column: inner, .. } => {
-                (*inner, Step::Constant(index))
-            }
+            Type::Array { element: inner, .. } | Type::Matrix { column: inner, .. } => (*inner, Step::Constant(index)),
             _ => return Err(Error::invalid("composite index into a non-composite", self.location(inst))),
         })
     }
@@ -626,12 +651,15 @@ impl Lower<'_> {
             _ => return Err(Error::invalid("shuffle of a non-vector", self.location(inst))),
         };
         // 0xFFFFFFFF selects an undefined component: any value will do, take the first.
-        let selectors: Vec<u32> =
-            (2..inst.operands.len()).map(|i| inst.literal(i).map(|c| if c == u32::MAX { 0 } else { c })).collect::<Option<_>>().ok_or_else(|| self.missing(inst))?;
+        let selectors: Vec<u32> = (2..inst.operands.len())
+            .map(|i| inst.literal(i).map(|c| if c == u32::MAX { 0 } else { c }))
+            .collect::<Option<_>>()
+            .ok_or_else(|| self.missing(inst))?;
         // A shuffle of a vector with itself reads both halves from the same value.
         let selectors: Vec<u32> =
             if first == second { selectors.iter().map(|&c| c % first_len).collect() } else { selectors };
-        let swizzle = |offset: u32| -> String { selectors.iter().map(|&c| COMPONENTS[(c - offset) as usize % 4]).collect() };
+        let swizzle =
+            |offset: u32| -> String { selectors.iter().map(|&c| COMPONENTS[(c - offset) as usize % 4]).collect() };
         let expr = if selectors.iter().all(|&c| c < first_len) {
             if second != first {
                 self.discard(second);
@@ -666,7 +694,10 @@ impl Lower<'_> {
                     if components.iter().copied().eq(0..len) {
                         base.clone()
                     } else {
-                        Expr::member(base.clone(), components.iter().map(|&c| COMPONENTS[c as usize % 4]).collect::<String>())
+                        Expr::member(
+                            base.clone(),
+                            components.iter().map(|&c| COMPONENTS[c as usize % 4]).collect::<String>(),
+                        )
                     }
                 })
                 .collect();
@@ -685,7 +716,8 @@ impl Lower<'_> {
         };
         let bits_ty = if count == 1 { "u32".to_string() } else { format!("vec{count}<u32>") };
         let value = self.take(e, operand)?;
-        let magnitude = Expr::binary(BinaryOp::And, Expr::call(format!("bitcast<{bits_ty}>"), vec![value]), u32_of(0x7fff_ffff));
+        let magnitude =
+            Expr::binary(BinaryOp::And, Expr::call(format!("bitcast<{bits_ty}>"), vec![value]), u32_of(0x7fff_ffff));
         let op = if inst.op == Op::IsNan { BinaryOp::Greater } else { BinaryOp::Equal };
         let expr = Expr::binary(op, magnitude, u32_of(0x7f80_0000));
         self.define(e, inst, expr, false)
@@ -708,7 +740,11 @@ impl Lower<'_> {
             Some(name) => self.namer.fresh_name(&format!("{name}_remainder"), Some(&e.namer)),
             None => self.local_name(e, remainder),
         };
-        self.stmts.push(Stmt::Let { name: r_name.clone(), ty: None, value: Expr::binary(BinaryOp::Modulo, x, y.clone()) });
+        self.stmts.push(Stmt::Let {
+            name: r_name.clone(),
+            ty: None,
+            value: Expr::binary(BinaryOp::Modulo, x, y.clone()),
+        });
         let r = Expr::ident(r_name);
         let zero = if &*ty == "i32" { Expr::Literal(Literal::I32(0)) } else { Expr::call(ty.clone(), vec![]) };
         let nonzero = Expr::binary(BinaryOp::NotEqual, r.clone(), zero.clone());

@@ -173,16 +173,13 @@ fn needs_parens(op: BinaryOp, child: &Expr, left: bool) -> bool {
     match binary_level(op) {
         // Left-associative chains: `a * b / c`, `a + b * c - d`.
         Level::Multiplicative => !(left && child_level == Level::Multiplicative),
-        Level::Additive => {
-            !(child_level == Level::Multiplicative || (left && child_level == Level::Additive))
-        }
+        Level::Additive => !(child_level == Level::Multiplicative || (left && child_level == Level::Additive)),
         // Relational operands are shift expressions (which include sums and products).
         Level::Relational => child_level > Level::Shift,
         // `a & b & c` chains only with the same operator; logical operands are relational.
         Level::Bitwise => !(left && matches!(child, Expr::Binary(o, ..) if *o == op)),
         Level::Logical => {
-            child_level > Level::Relational
-                && !(left && matches!(child, Expr::Binary(o, ..) if *o == op))
+            child_level > Level::Relational && !(left && matches!(child, Expr::Binary(o, ..) if *o == op))
         }
         _ => true,
     }
@@ -474,8 +471,8 @@ impl Printer {
                         self.out.push_str(", ");
                     }
                     // `f(a < b, c > d)` would read as `f(a<b, c>d)`.
-                    let template_like = matches!(arg, Expr::Binary(BinaryOp::Less, ..))
-                        && call.args[i + 1..].iter().any(closes_angle);
+                    let template_like =
+                        matches!(arg, Expr::Binary(BinaryOp::Less, ..)) && call.args[i + 1..].iter().any(closes_angle);
                     self.operand(arg, template_like);
                 }
                 self.out.push(')');
@@ -537,10 +534,7 @@ mod tests {
         assert_eq!(expr_to_string(&Expr::binary(Subtract, sum.clone(), id("c"))), "a + b - c");
         // Bitwise operators never mix with others without parentheses.
         assert_eq!(expr_to_string(&Expr::binary(And, sum.clone(), id("c"))), "(a + b) & c");
-        assert_eq!(
-            expr_to_string(&Expr::binary(Or, Expr::binary(And, id("a"), id("b")), id("c"))),
-            "(a & b) | c"
-        );
+        assert_eq!(expr_to_string(&Expr::binary(Or, Expr::binary(And, id("a"), id("b")), id("c"))), "(a & b) | c");
         assert_eq!(expr_to_string(&Expr::binary(Less, sum.clone(), id("c"))), "a + b < c");
         assert_eq!(expr_to_string(&Expr::binary(ShiftLeft, sum, id("c"))), "(a + b) << c");
         let less = Expr::binary(Less, id("a"), id("b"));

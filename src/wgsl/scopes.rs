@@ -149,7 +149,8 @@ pub(super) fn analyse(module: &Module, function: &Function, body: &[Node], uses:
                     Def::Label { block, .. } => Some(*block as usize),
                     _ => None,
                 });
-                let blocks: Vec<usize> = if direct { parents.chain(used_in.iter().copied()).collect() } else { parents.collect() };
+                let blocks: Vec<usize> =
+                    if direct { parents.chain(used_in.iter().copied()).collect() } else { parents.collect() };
                 let scope = walk.enclosing(def_scopes, &blocks);
                 scopes.phis.entry(scope).or_default().push(id);
                 if direct {
@@ -157,7 +158,10 @@ pub(super) fn analyse(module: &Module, function: &Function, body: &[Node], uses:
                     continue;
                 }
             }
-            if matches!(module.ty(ty)?, Type::Pointer { .. } | Type::Image(_) | Type::Sampler { .. } | Type::SampledImage { .. }) {
+            if matches!(
+                module.ty(ty)?,
+                Type::Pointer { .. } | Type::Image(_) | Type::Sampler { .. } | Type::SampledImage { .. }
+            ) {
                 continue;
             }
             // Used only where it is defined: in scope in every copy of the block.

@@ -78,29 +78,19 @@ pub(super) fn named_ops(module: &Module) -> Result<IdSet<Id>, Error> {
 }
 
 fn at(id: Id) -> Location {
-    Location {
-        result_id: Some(id),
-        ..Location::default()
-    }
+    Location { result_id: Some(id), ..Location::default() }
 }
 
 fn id_at(operands: &[Operand], index: usize, id: Id) -> Result<Id, Error> {
     match operands.get(index) {
         Some(Operand::IdRef(operand)) => Ok(*operand),
-        _ => Err(Error::invalid(
-            format!("operand {index} of OpSpecConstantOp should be an id"),
-            at(id),
-        )),
+        _ => Err(Error::invalid(format!("operand {index} of OpSpecConstantOp should be an id"), at(id))),
     }
 }
 
 /// `T` with the other signedness, for a WGSL integer scalar or vector spelling.
 pub(super) fn flip_signedness(spelled: &str, signed: bool) -> String {
-    if signed {
-        spelled.replace("u32", "i32")
-    } else {
-        spelled.replace("i32", "u32")
-    }
+    if signed { spelled.replace("u32", "i32") } else { spelled.replace("i32", "u32") }
 }
 
 impl Emitter<'_> {
@@ -110,25 +100,14 @@ impl Emitter<'_> {
             return Ok(Expr::ident(name.clone()));
         }
         let module = self.module;
-        let constant = module
-            .constant(id)
-            .ok_or_else(|| Error::invalid(format!("%{id} is not a constant"), at(id)))?;
+        let constant = module.constant(id).ok_or_else(|| Error::invalid(format!("%{id} is not a constant"), at(id)))?;
         let spec_id = constant.spec_id.unwrap_or_default();
         if spec_id > 0xffff {
-            return Err(Error::unsupported(
-                format!("SpecId {spec_id} is above 65535, the largest WGSL @id"),
-                at(id),
-            ));
+            return Err(Error::unsupported(format!("SpecId {spec_id} is above 65535, the largest WGSL @id"), at(id)));
         }
         let ty = self.ty(constant.ty)?;
-        if module
-            .scalar_of(constant.ty)
-            .is_none_or(|(_, count)| count != 1)
-        {
-            return Err(Error::unsupported(
-                "a specialization constant that is not a scalar",
-                at(id),
-            ));
+        if module.scalar_of(constant.ty).is_none_or(|(_, count)| count != 1) {
+            return Err(Error::unsupported("a specialization constant that is not a scalar", at(id)));
         }
         let default = match &constant.value {
             ConstValue::Bool(b) => Expr::Literal(Literal::Bool(*b)),
@@ -193,13 +172,7 @@ impl Emitter<'_> {
     }
 
     /// An OpSpecConstantOp that depends on an `override`, as an override expression.
-    pub(super) fn spec_op(
-        &mut self,
-        id: Id,
-        ty: Id,
-        op: Op,
-        operands: &[Operand],
-    ) -> Result<Expr, Error> {
+    pub(super) fn spec_op(&mut self, id: Id, ty: Id, op: Op, operands: &[Operand]) -> Result<Expr, Error> {
         let module = self.module;
         match op {
             Op::CompositeExtract => {
@@ -214,29 +187,16 @@ impl Emitter<'_> {
                             let member = *members
                                 .get(*index as usize)
                                 .ok_or_else(|| Error::invalid("no such member", at(id)))?;
-                            (
-                                Expr::member(expr, self.member_name(base_ty, *index)?),
-                                member,
-                            )
+                            (Expr::member(expr, self.member_name(base_ty, *index)?), member)
                         }
-                        Type::Vector { component, .. } => (
-                            Expr::member(expr, COMPONENTS[*index as usize % 4]),
-                            *component,
-                        ),
+                        Type::Vector { component, .. } => {
+                            (Expr::member(expr, COMPONENTS[*index as usize % 4]), *component)
+                        }
                         Type::Array { element: inner, .. } | Type::Matrix { column: inner, .. } => {
-                            (
-                                Expr::index(
-                                    expr,
-                                    Expr::Literal(Literal::Abstract(i64::from(*index))),
-                                ),
-                                *inner,
-                            )
+                            (Expr::index(expr, Expr::Literal(Literal::Abstract(i64::from(*index)))), *inner)
                         }
                         _ => {
-                            return Err(Error::invalid(
-                                "composite index into a non-composite",
-                                at(id),
-                            ));
+                            return Err(Error::invalid("composite index into a non-composite", at(id)));
                         }
                     };
                 }
@@ -253,11 +213,7 @@ impl Emitter<'_> {
                     };
                     // 0xFFFFFFFF selects an undefined component: any will do.
                     let c = if *c == u32::MAX { 0 } else { *c };
-                    let (source, index) = if c < first_len {
-                        (&a, c)
-                    } else {
-                        (&b, c - first_len)
-                    };
+                    let (source, index) = if c < first_len { (&a, c) } else { (&b, c - first_len) };
                     parts.push(Expr::member(source.clone(), COMPONENTS[index as usize % 4]));
                 }
                 Ok(Expr::call(self.ty(ty)?, parts))
@@ -268,10 +224,7 @@ impl Emitter<'_> {
                 let reject = self.constant(id_at(operands, 2, id)?)?;
                 Ok(Expr::call("select", vec![reject, accept, condition]))
             }
-            Op::QuantizeToF16 => Ok(Expr::call(
-                "quantizeToF16",
-                vec![self.constant(id_at(operands, 0, id)?)?],
-            )),
+            Op::QuantizeToF16 => Ok(Expr::call("quantizeToF16", vec![self.constant(id_at(operands, 0, id)?)?])),
             Op::UConvert | Op::SConvert | Op::FConvert => {
                 let value = self.constant(id_at(operands, 0, id)?)?;
                 Ok(Expr::call(self.ty(ty)?, vec![value]))
@@ -282,28 +235,14 @@ impl Emitter<'_> {
 
     /// An arithmetic, bitwise, logical or comparison operation, with its integer operands read
     /// with the signedness the opcode says.
-    fn spec_operation(
-        &mut self,
-        id: Id,
-        ty: Id,
-        op: Op,
-        operands: &[Operand],
-    ) -> Result<Expr, Error> {
+    fn spec_operation(&mut self, id: Id, ty: Id, op: Op, operands: &[Operand]) -> Result<Expr, Error> {
         let module = self.module;
         let row = ops::core_row(op).ok_or_else(|| {
-            Error::unsupported(
-                format!("OpSpecConstantOp with Op{op:?} has no WGSL override expression"),
-                at(id),
-            )
+            Error::unsupported(format!("OpSpecConstantOp with Op{op:?} has no WGSL override expression"), at(id))
         })?;
         let result_signed = int_signedness(module, ty);
-        let ids = (0..operands.len())
-            .map(|i| id_at(operands, i, id))
-            .collect::<Result<Vec<_>, _>>()?;
-        let first_signed = ids
-            .first()
-            .and_then(|&a| module.type_of(a).ok())
-            .and_then(|t| int_signedness(module, t));
+        let ids = (0..operands.len()).map(|i| id_at(operands, i, id)).collect::<Result<Vec<_>, _>>()?;
+        let first_signed = ids.first().and_then(|&a| module.type_of(a).ok()).and_then(|t| int_signedness(module, t));
         let mut args = Vec::with_capacity(ids.len());
         for (position, &arg) in ids.iter().enumerate() {
             let arg_ty = module.type_of(arg)?;
@@ -311,10 +250,7 @@ impl Emitter<'_> {
             if let Some(have) = int_signedness(module, arg_ty) {
                 let want = wanted(row.int.operand(position), have, result_signed, first_signed);
                 if want != have {
-                    expr = Expr::call(
-                        format!("bitcast<{}>", flip_signedness(&self.ty(arg_ty)?, want)),
-                        vec![expr],
-                    );
+                    expr = Expr::call(format!("bitcast<{}>", flip_signedness(&self.ty(arg_ty)?, want)), vec![expr]);
                 }
             }
             args.push(expr);
@@ -357,9 +293,7 @@ impl Emitter<'_> {
                 c.spec_id.is_some()
                     || match &c.value {
                         ConstValue::Op { .. } => true,
-                        ConstValue::Composite(parts) => {
-                            parts.iter().any(|&p| self.is_override_expression(p))
-                        }
+                        ConstValue::Composite(parts) => parts.iter().any(|&p| self.is_override_expression(p)),
                         _ => false,
                     }
             }

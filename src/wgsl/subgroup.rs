@@ -24,16 +24,8 @@ const fn r(op: Op, names: [&'static str; 3], signed: Option<bool>) -> Reduction 
     Reduction { op, names, signed }
 }
 
-const ADD: [&str; 3] = [
-    "subgroupAdd",
-    "subgroupInclusiveAdd",
-    "subgroupExclusiveAdd",
-];
-const MUL: [&str; 3] = [
-    "subgroupMul",
-    "subgroupInclusiveMul",
-    "subgroupExclusiveMul",
-];
+const ADD: [&str; 3] = ["subgroupAdd", "subgroupInclusiveAdd", "subgroupExclusiveAdd"];
+const MUL: [&str; 3] = ["subgroupMul", "subgroupInclusiveMul", "subgroupExclusiveMul"];
 
 static REDUCTIONS: &[Reduction] = &[
     r(Op::GroupNonUniformIAdd, ADD, None),
@@ -41,18 +33,10 @@ static REDUCTIONS: &[Reduction] = &[
     r(Op::GroupNonUniformIMul, MUL, None),
     r(Op::GroupNonUniformFMul, MUL, None),
     r(Op::GroupNonUniformSMin, ["subgroupMin", "", ""], Some(true)),
-    r(
-        Op::GroupNonUniformUMin,
-        ["subgroupMin", "", ""],
-        Some(false),
-    ),
+    r(Op::GroupNonUniformUMin, ["subgroupMin", "", ""], Some(false)),
     r(Op::GroupNonUniformFMin, ["subgroupMin", "", ""], None),
     r(Op::GroupNonUniformSMax, ["subgroupMax", "", ""], Some(true)),
-    r(
-        Op::GroupNonUniformUMax,
-        ["subgroupMax", "", ""],
-        Some(false),
-    ),
+    r(Op::GroupNonUniformUMax, ["subgroupMax", "", ""], Some(false)),
     r(Op::GroupNonUniformFMax, ["subgroupMax", "", ""], None),
     r(Op::GroupNonUniformBitwiseAnd, ["subgroupAnd", "", ""], None),
     r(Op::GroupNonUniformBitwiseOr, ["subgroupOr", "", ""], None),
@@ -102,10 +86,7 @@ impl Lower<'_> {
         let scope = self.operand(inst, 0)?;
         if self.module.const_u32(scope) != Some(3) {
             return Err(Error::unsupported(
-                format!(
-                    "Op{:?} at other than subgroup scope: WGSL has subgroup operations only",
-                    inst.op
-                ),
+                format!("Op{:?} at other than subgroup scope: WGSL has subgroup operations only", inst.op),
                 self.location(inst),
             ));
         }
@@ -113,9 +94,8 @@ impl Lower<'_> {
         let expr = if let Some(row) = REDUCTIONS.iter().find(|row| row.op == inst.op) {
             self.reduction(e, inst, row)?
         } else if let Some((_, name)) = DIRECT.iter().find(|(op, _)| *op == inst.op) {
-            let args = (1..inst.operands.len())
-                .map(|i| self.take(e, self.operand(inst, i)?))
-                .collect::<Result<_, _>>()?;
+            let args =
+                (1..inst.operands.len()).map(|i| self.take(e, self.operand(inst, i)?)).collect::<Result<_, _>>()?;
             Expr::call(*name, args)
         } else {
             self.built(e, inst)?
@@ -127,10 +107,7 @@ impl Lower<'_> {
         let operation = match inst.operands.get(1) {
             Some(Operand::GroupOperation(g)) => *g,
             _ => {
-                return Err(Error::invalid(
-                    "missing group operation",
-                    self.location(inst),
-                ));
+                return Err(Error::invalid("missing group operation", self.location(inst)));
             }
         };
         let name = match operation {
@@ -141,10 +118,7 @@ impl Lower<'_> {
         };
         if name.is_empty() {
             return Err(Error::unsupported(
-                format!(
-                    "Op{:?} with {operation:?}: WGSL has no such subgroup operation",
-                    inst.op
-                ),
+                format!("Op{:?} with {operation:?}: WGSL has no such subgroup operation", inst.op),
                 self.location(inst),
             ));
         }
@@ -152,17 +126,11 @@ impl Lower<'_> {
         let value_ty = self.module.type_of(value_id)?;
         let mut value = self.take(e, value_id)?;
         let have = int_signedness(self.module, value_ty);
-        let want = row.signed.or(self
-            .result_type(inst)
-            .ok()
-            .and_then(|t| int_signedness(self.module, t)));
+        let want = row.signed.or(self.result_type(inst).ok().and_then(|t| int_signedness(self.module, t)));
         if let (Some(have), Some(want)) = (have, want)
             && have != want
         {
-            value = Expr::call(
-                format!("bitcast<{}>", flip_signedness(&e.ty(value_ty)?, want)),
-                vec![value],
-            );
+            value = Expr::call(format!("bitcast<{}>", flip_signedness(&e.ty(value_ty)?, want)), vec![value]);
         }
         let mut expr = Expr::call(name, vec![value]);
         let result_ty = self.result_type(inst)?;
@@ -182,35 +150,22 @@ impl Lower<'_> {
         Ok(match inst.op {
             // The active invocation with the lowest id is the one with no active invocation
             // below it (naga lacks `subgroupElect`).
-            Op::GroupNonUniformElect => Expr::binary(
-                BinaryOp::Equal,
-                Expr::call("subgroupExclusiveAdd", vec![u32_literal(1)]),
-                u32_literal(0),
-            ),
+            Op::GroupNonUniformElect => {
+                Expr::binary(BinaryOp::Equal, Expr::call("subgroupExclusiveAdd", vec![u32_literal(1)]), u32_literal(0))
+            }
             Op::GroupNonUniformBroadcast => {
                 // WGSL broadcasts from a constant lane; any other lane is a shuffle.
                 let lane = self.operand(inst, 2)?;
-                let constant =
-                    self.module.constant(lane).is_some() && !e.is_override_expression(lane);
-                let name = if constant {
-                    "subgroupBroadcast"
-                } else {
-                    "subgroupShuffle"
-                };
+                let constant = self.module.constant(lane).is_some() && !e.is_override_expression(lane);
+                let name = if constant { "subgroupBroadcast" } else { "subgroupShuffle" };
                 Expr::call(name, vec![arg(self, e, 1)?, arg(self, e, 2)?])
             }
             Op::GroupNonUniformAllEqual => {
                 let value = self.take_shared(e, self.operand(inst, 1)?)?;
-                let vector = matches!(
-                    self.module
-                        .ty(self.module.type_of(self.operand(inst, 1)?)?)?,
-                    Type::Vector { .. }
-                );
-                let mut same = Expr::binary(
-                    BinaryOp::Equal,
-                    value.clone(),
-                    Expr::call("subgroupBroadcastFirst", vec![value]),
-                );
+                let vector =
+                    matches!(self.module.ty(self.module.type_of(self.operand(inst, 1)?)?)?, Type::Vector { .. });
+                let mut same =
+                    Expr::binary(BinaryOp::Equal, value.clone(), Expr::call("subgroupBroadcastFirst", vec![value]));
                 if vector {
                     same = Expr::call("all", vec![same]);
                 }
@@ -224,15 +179,8 @@ impl Lower<'_> {
                         self.location(inst),
                     ));
                 }
-                let bit = Expr::call(
-                    "select",
-                    vec![u32_literal(0), u32_literal(1), arg(self, e, 2)?],
-                );
-                Expr::binary(
-                    BinaryOp::NotEqual,
-                    Expr::call("subgroupXor", vec![bit]),
-                    u32_literal(0),
-                )
+                let bit = Expr::call("select", vec![u32_literal(0), u32_literal(1), arg(self, e, 2)?]);
+                Expr::binary(BinaryOp::NotEqual, Expr::call("subgroupXor", vec![bit]), u32_literal(0))
             }
             Op::GroupNonUniformQuadSwap => {
                 let direction = self.operand(inst, 2)?;
@@ -241,10 +189,7 @@ impl Lower<'_> {
                     Some(1) => "quadSwapY",
                     Some(2) => "quadSwapDiagonal",
                     _ => {
-                        return Err(Error::invalid(
-                            "a quad swap direction that is not 0, 1 or 2",
-                            self.location(inst),
-                        ));
+                        return Err(Error::invalid("a quad swap direction that is not 0, 1 or 2", self.location(inst)));
                     }
                 };
                 Expr::call(name, vec![arg(self, e, 1)?])
@@ -257,22 +202,15 @@ impl Lower<'_> {
                     ));
                 }
                 let ballot = self.take_shared(e, self.operand(inst, 2)?)?;
-                let counts = COMPONENTS
-                    .iter()
-                    .map(|c| Expr::call("countOneBits", vec![Expr::member(ballot.clone(), *c)]));
-                let sum = counts
-                    .reduce(|a, b| Expr::binary(BinaryOp::Add, a, b))
-                    .unwrap_or(u32_literal(0));
+                let counts =
+                    COMPONENTS.iter().map(|c| Expr::call("countOneBits", vec![Expr::member(ballot.clone(), *c)]));
+                let sum = counts.reduce(|a, b| Expr::binary(BinaryOp::Add, a, b)).unwrap_or(u32_literal(0));
                 self.as_result(e, inst, sum)?
             }
             Op::GroupNonUniformBallotFindLSB | Op::GroupNonUniformBallotFindMSB => {
                 let ballot = self.take_shared(e, self.operand(inst, 1)?)?;
                 let lowest = inst.op == Op::GroupNonUniformBallotFindLSB;
-                let bit = if lowest {
-                    "firstTrailingBit"
-                } else {
-                    "firstLeadingBit"
-                };
+                let bit = if lowest { "firstTrailingBit" } else { "firstLeadingBit" };
                 // The first (or last) word with a bit set decides; check the others first.
                 let mut order: Vec<usize> = (0..4).collect();
                 if lowest {
@@ -285,14 +223,8 @@ impl Lower<'_> {
                     if i > 0 {
                         here = Expr::binary(BinaryOp::Add, u32_literal(32 * i as u32), here);
                     }
-                    found = Expr::call(
-                        "select",
-                        vec![
-                            found,
-                            here,
-                            Expr::binary(BinaryOp::NotEqual, word, u32_literal(0)),
-                        ],
-                    );
+                    found =
+                        Expr::call("select", vec![found, here, Expr::binary(BinaryOp::NotEqual, word, u32_literal(0))]);
                 }
                 self.as_result(e, inst, found)?
             }
@@ -300,27 +232,17 @@ impl Lower<'_> {
                 let ballot = self.take(e, self.operand(inst, 1)?)?;
                 let index = self.take_shared(e, self.operand(inst, 2)?)?;
                 let index = Expr::call("u32", vec![index]);
-                let word = Expr::index(
-                    ballot,
-                    Expr::binary(BinaryOp::Divide, index.clone(), u32_literal(32)),
-                );
+                let word = Expr::index(ballot, Expr::binary(BinaryOp::Divide, index.clone(), u32_literal(32)));
                 let bit = Expr::binary(
                     BinaryOp::ShiftLeft,
                     u32_literal(1),
                     Expr::binary(BinaryOp::Modulo, index, u32_literal(32)),
                 );
-                Expr::binary(
-                    BinaryOp::NotEqual,
-                    Expr::binary(BinaryOp::And, word, bit),
-                    u32_literal(0),
-                )
+                Expr::binary(BinaryOp::NotEqual, Expr::binary(BinaryOp::And, word, bit), u32_literal(0))
             }
             _ => {
                 return Err(Error::unsupported(
-                    format!(
-                        "Op{:?} needs the invocation's index in the subgroup (not supported yet)",
-                        inst.op
-                    ),
+                    format!("Op{:?} needs the invocation's index in the subgroup (not supported yet)", inst.op),
                     self.location(inst),
                 ));
             }
@@ -330,10 +252,6 @@ impl Lower<'_> {
     /// A `u32` value as the instruction's integer result type.
     fn as_result(&mut self, e: &mut Emitter, inst: &Inst, value: Expr) -> Result<Expr, Error> {
         let ty = self.result_type(inst)?;
-        Ok(if int_signedness(self.module, ty) == Some(true) {
-            e.bitcast(ty, value)?
-        } else {
-            value
-        })
+        Ok(if int_signedness(self.module, ty) == Some(true) { e.bitcast(ty, value)? } else { value })
     }
 }

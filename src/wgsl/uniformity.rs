@@ -150,10 +150,7 @@ impl Analysis {
     }
 
     pub fn verdict(&self) -> Verdict {
-        Verdict {
-            breaks_derivatives: self.breaks(NEEDS_UNIFORMITY),
-            breaks_barriers: self.breaks(BARRIERS),
-        }
+        Verdict { breaks_derivatives: self.breaks(NEEDS_UNIFORMITY), breaks_barriers: self.breaks(BARRIERS) }
     }
 
     /// Whether a call of one of `needs` may be in control flow WGSL cannot prove uniform.
@@ -375,11 +372,7 @@ impl<'a> Scope<'a> {
                 }
             }
             Stmt::Call(_) | Stmt::Return(_) | Stmt::Break | Stmt::Continue | Stmt::Discard | Stmt::Noted { .. } => {}
-            Stmt::If {
-                condition,
-                accept,
-                reject,
-            } => {
+            Stmt::If { condition, accept, reject } => {
                 let inner = uniform_flow && self.is_uniform(condition);
                 let after_accept = self.block(accept, inner);
                 let after_reject = self.block(reject, inner);
@@ -399,11 +392,7 @@ impl<'a> Scope<'a> {
                 let exits = cases.iter().flat_map(|c| &c.body).any(|s| s.may_leave(false, true, true));
                 return uniform_flow && (!exits || (inner && after));
             }
-            Stmt::Loop {
-                body,
-                continuing,
-                break_if,
-            } => {
+            Stmt::Loop { body, continuing, break_if } => {
                 // A loop is uniform if every way out of it is decided uniformly; a first walk
                 // finds out, and a second checks the body under that answer.
                 let key: *const Stmt = stmt;
@@ -470,38 +459,22 @@ mod tests {
     }
 
     fn if_then(condition: Expr, accept: Vec<Stmt>) -> Stmt {
-        Stmt::If {
-            condition,
-            accept,
-            reject: vec![],
-        }
+        Stmt::If { condition, accept, reject: vec![] }
     }
 
     fn positive(name: &str) -> Expr {
-        Expr::binary(
-            BinaryOp::Greater,
-            ident(name),
-            Expr::Literal(Literal::F32(0)),
-        )
+        Expr::binary(BinaryOp::Greater, ident(name), Expr::Literal(Literal::F32(0)))
     }
 
     fn function(name: &str, body: Vec<Stmt>) -> Function {
-        Function {
-            attributes: vec![],
-            name: name.into(),
-            params: vec![],
-            result: None,
-            body,
-        }
+        Function { attributes: vec![], name: name.into(), params: vec![], result: None, body }
     }
 
     /// The verdict on the given functions, with a uniform buffer `params` and a private `input`.
     fn verdict(functions: Vec<Function>) -> Verdict {
         let global = |name: &str, space: &str| Global {
             attributes: vec![],
-            kind: GlobalKind::Var {
-                space: space.into(),
-            },
+            kind: GlobalKind::Var { space: space.into() },
             name: name.into(),
             ty: Some("f32".into()),
             init: None,
@@ -563,10 +536,16 @@ mod tests {
                 body: vec![if_then(positive("input"), vec![exit]), sample()],
             }],
         };
-        assert!(!(verdict(vec![function("main", vec![switch_on_input(Stmt::Break), barrier.clone()])])).breaks_barriers);
-        assert!((verdict(vec![function("main", vec![switch_on_input(Stmt::Return(None)), barrier.clone()])])).breaks_barriers);
+        assert!(
+            !(verdict(vec![function("main", vec![switch_on_input(Stmt::Break), barrier.clone()])])).breaks_barriers
+        );
+        assert!(
+            (verdict(vec![function("main", vec![switch_on_input(Stmt::Return(None)), barrier.clone()])]))
+                .breaks_barriers
+        );
         // `--annotate` wraps control statements in notes: a return inside one still counts.
-        let noted_return = Stmt::Noted { stmt: Box::new(if_then(positive("params"), vec![Stmt::Return(None)])), note: "n".into() };
+        let noted_return =
+            Stmt::Noted { stmt: Box::new(if_then(positive("params"), vec![Stmt::Return(None)])), note: "n".into() };
         let body = vec![if_then(positive("input"), vec![noted_return]), barrier];
         assert!((verdict(vec![function("main", body)])).breaks_barriers);
     }
@@ -587,10 +566,7 @@ mod tests {
 
     #[test]
     fn sampling_under_a_private_value_is_non_uniform() {
-        let m = verdict(vec![function(
-            "main",
-            vec![if_then(positive("input"), vec![sample()])],
-        )]);
+        let m = verdict(vec![function("main", vec![if_then(positive("input"), vec![sample()])])]);
         assert!(m.breaks_derivatives);
     }
 
@@ -606,61 +582,33 @@ mod tests {
             if_then(positive("params"), vec![sample()]),
             sample(),
         ];
-        assert!(!(verdict(vec![function(
-            "main", body
-        )])).breaks_derivatives);
+        assert!(!(verdict(vec![function("main", body)])).breaks_derivatives);
     }
 
     #[test]
     fn a_non_uniform_return_makes_the_rest_non_uniform() {
-        let body = vec![
-            if_then(positive("input"), vec![Stmt::Return(None)]),
-            sample(),
-        ];
-        assert!((verdict(vec![function(
-            "main", body
-        )])).breaks_derivatives);
-        let body = vec![
-            if_then(positive("params"), vec![Stmt::Return(None)]),
-            sample(),
-        ];
-        assert!(!(verdict(vec![function(
-            "main", body
-        )])).breaks_derivatives);
+        let body = vec![if_then(positive("input"), vec![Stmt::Return(None)]), sample()];
+        assert!((verdict(vec![function("main", body)])).breaks_derivatives);
+        let body = vec![if_then(positive("params"), vec![Stmt::Return(None)]), sample()];
+        assert!(!(verdict(vec![function("main", body)])).breaks_derivatives);
     }
 
     #[test]
     fn loops_with_non_uniform_exits_are_non_uniform() {
-        let exit_on = |condition: Expr| Stmt::Loop {
-            body: vec![sample()],
-            continuing: vec![],
-            break_if: Some(condition),
-        };
-        assert!((verdict(vec![function(
-            "main",
-            vec![exit_on(positive("input"))]
-        )])).breaks_derivatives);
-        assert!(!(verdict(vec![function(
-            "main",
-            vec![exit_on(positive("params"))]
-        )])).breaks_derivatives);
+        let exit_on =
+            |condition: Expr| Stmt::Loop { body: vec![sample()], continuing: vec![], break_if: Some(condition) };
+        assert!((verdict(vec![function("main", vec![exit_on(positive("input"))])])).breaks_derivatives);
+        assert!(!(verdict(vec![function("main", vec![exit_on(positive("params"))])])).breaks_derivatives);
     }
 
     /// `var i = init; loop { if i >= 5 { break; } sample; continuing { i = i + step; } }`
     fn counted_loop(init: Expr, step: Expr) -> Vec<Stmt> {
         let five = Expr::Literal(Literal::I32(5));
         vec![
-            Stmt::Var {
-                name: "i".into(),
-                ty: "i32".into(),
-                value: Some(init),
-            },
+            Stmt::Var { name: "i".into(), ty: "i32".into(), value: Some(init) },
             Stmt::Loop {
                 body: vec![
-                    if_then(
-                        Expr::binary(BinaryOp::GreaterEqual, ident("i"), five),
-                        vec![Stmt::Break],
-                    ),
+                    if_then(Expr::binary(BinaryOp::GreaterEqual, ident("i"), five), vec![Stmt::Break]),
                     sample(),
                 ],
                 continuing: vec![Stmt::Assign {
@@ -676,42 +624,24 @@ mod tests {
     fn variables_assigned_only_uniform_values_are_uniform() {
         let one = || Expr::Literal(Literal::I32(1));
         let uniform = counted_loop(Expr::Literal(Literal::I32(0)), one());
-        assert!(!(verdict(vec![function(
-            "main", uniform
-        )])).breaks_derivatives);
+        assert!(!(verdict(vec![function("main", uniform)])).breaks_derivatives);
         let from_input = counted_loop(ident("input"), one());
-        assert!((verdict(vec![function(
-            "main", from_input
-        )])).breaks_derivatives);
+        assert!((verdict(vec![function("main", from_input)])).breaks_derivatives);
         let stepped_by_input = counted_loop(Expr::Literal(Literal::I32(0)), ident("input"));
-        assert!((verdict(vec![function(
-            "main",
-            stepped_by_input
-        )])).breaks_derivatives);
+        assert!((verdict(vec![function("main", stepped_by_input)])).breaks_derivatives);
         // A callee given the variable's address may write anything to it.
         let mut passed = counted_loop(Expr::Literal(Literal::I32(0)), one());
-        passed.push(Stmt::Call(Expr::call(
-            "f",
-            vec![Expr::unary(UnaryOp::AddressOf, ident("i"))],
-        )));
-        assert!((verdict(vec![function(
-            "main", passed
-        )])).breaks_derivatives);
+        passed.push(Stmt::Call(Expr::call("f", vec![Expr::unary(UnaryOp::AddressOf, ident("i"))])));
+        assert!((verdict(vec![function("main", passed)])).breaks_derivatives);
     }
 
     #[test]
     fn deeply_nested_loops_are_walked_in_linear_time() {
         let mut body = vec![sample()];
         for _ in 0..200 {
-            body = vec![Stmt::Loop {
-                body,
-                continuing: vec![],
-                break_if: Some(positive("params")),
-            }];
+            body = vec![Stmt::Loop { body, continuing: vec![], break_if: Some(positive("params")) }];
         }
-        assert!(!(verdict(vec![function(
-            "main", body
-        )])).breaks_derivatives);
+        assert!(!(verdict(vec![function("main", body)])).breaks_derivatives);
     }
 
     #[test]
@@ -745,18 +675,10 @@ mod tests {
             target: ident("color"),
             value: Expr::call(
                 "textureSampleLevel",
-                vec![
-                    ident("t"),
-                    ident("s"),
-                    ident("uv"),
-                    Expr::Literal(Literal::F32(0)),
-                ],
+                vec![ident("t"), ident("s"), ident("uv"), Expr::Literal(Literal::F32(0))],
             ),
         };
-        let m = verdict(vec![function(
-            "main",
-            vec![if_then(positive("input"), vec![level])],
-        )]);
+        let m = verdict(vec![function("main", vec![if_then(positive("input"), vec![level])])]);
         assert!(!m.breaks_derivatives);
     }
 }

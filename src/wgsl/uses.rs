@@ -47,7 +47,9 @@ impl<'m> Uses<'m> {
     /// The uses of `id`, if it is used.
     pub(super) fn get(&self, id: &Id) -> Option<&Use> {
         let used = match self.module.def(*id) {
-            Def::Value { function, inst, .. } if *function as usize == self.function => self.results.get(*inst as usize),
+            Def::Value { function, inst, .. } if *function as usize == self.function => {
+                self.results.get(*inst as usize)
+            }
             _ => self.others.get(id),
         };
         used.filter(|u| u.count > 0 || u.block != NO_BLOCK || self.blocks.contains_key(id))
@@ -55,7 +57,9 @@ impl<'m> Uses<'m> {
 
     fn get_mut(&mut self, id: Id) -> &mut Use {
         match self.module.def(id) {
-            Def::Value { function, inst, .. } if *function as usize == self.function && (*inst as usize) < self.results.len() => {
+            Def::Value { function, inst, .. }
+                if *function as usize == self.function && (*inst as usize) < self.results.len() =>
+            {
                 &mut self.results[*inst as usize]
             }
             _ => self.others.entry(id).or_default(),
@@ -143,7 +147,8 @@ pub(super) fn uses<'m>(module: &'m Module, f: usize) -> Result<Uses<'m>, Error> 
                 continue;
             }
             // `vec3(x, x, x)` and a shuffle of a vector with itself read their value once.
-            let shuffled_with_itself = (inst.op == Op::VectorShuffle && inst.id(0) == inst.id(1)).then(|| inst.id(0)).flatten();
+            let shuffled_with_itself =
+                (inst.op == Op::VectorShuffle && inst.id(0) == inst.id(1)).then(|| inst.id(0)).flatten();
             if let Some(id) = inst.splatted(module).or(shuffled_with_itself) {
                 uses.record(id, Some(b));
             } else {
@@ -197,7 +202,8 @@ pub(super) fn vector_component(module: &Module, inst: &Inst) -> Option<(Id, u32)
         (Op::CompositeExtract, [Operand::IdRef(vector), Operand::LiteralBit32(index)]) => {
             let ty = module.type_of(*vector).ok()?;
             // An index out of range is left to the extract's own lowering, which refuses it.
-            matches!(module.type_def(ty), Some(Type::Vector { count, .. }) if index < count).then_some((*vector, *index))
+            matches!(module.type_def(ty), Some(Type::Vector { count, .. }) if index < count)
+                .then_some((*vector, *index))
         }
         _ => None,
     }

@@ -52,24 +52,13 @@ pub fn fixture_files(dirs: &[&str], suffixes: &[&str]) -> Vec<String> {
     let mut found = Vec::new();
     for dir in dirs {
         let start = root.join(dir);
-        assert!(
-            start.is_dir(),
-            "fixture directory {} is missing",
-            start.display()
-        );
+        assert!(start.is_dir(), "fixture directory {} is missing", start.display());
         walk(&start, &mut |path| {
-            let name = path
-                .file_name()
-                .map(|n| n.to_string_lossy().into_owned())
-                .unwrap_or_default();
+            let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
             if suffixes.iter().any(|s| name.ends_with(s)) {
-                let relative = path
-                    .strip_prefix(&root)
-                    .expect("walked path lies under fixtures/");
-                let parts: Vec<String> = relative
-                    .components()
-                    .map(|c| c.as_os_str().to_string_lossy().into_owned())
-                    .collect();
+                let relative = path.strip_prefix(&root).expect("walked path lies under fixtures/");
+                let parts: Vec<String> =
+                    relative.components().map(|c| c.as_os_str().to_string_lossy().into_owned()).collect();
                 found.push(parts.join("/"));
             }
         });
@@ -113,16 +102,11 @@ impl TempDir {
     pub fn new(label: &str) -> TempDir {
         static COUNTER: AtomicUsize = AtomicUsize::new(0);
         let label = file_safe(label);
-        let nanos = SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .map(|d| d.subsec_nanos())
-            .unwrap_or(0);
+        let nanos = SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.subsec_nanos()).unwrap_or(0);
         loop {
             let n = COUNTER.fetch_add(1, Ordering::Relaxed);
-            let path = std::env::temp_dir().join(format!(
-                "spv2wgsl-test-{label}-{}-{n}-{nanos:09}",
-                std::process::id()
-            ));
+            let path =
+                std::env::temp_dir().join(format!("spv2wgsl-test-{label}-{}-{n}-{nanos:09}", std::process::id()));
             match std::fs::create_dir(&path) {
                 Ok(()) => return TempDir { path },
                 Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
@@ -143,13 +127,7 @@ impl TempDir {
     pub fn entries(&self) -> Vec<String> {
         let mut names: Vec<String> = std::fs::read_dir(&self.path)
             .unwrap_or_else(|e| panic!("cannot list {}: {e}", self.path.display()))
-            .map(|entry| {
-                entry
-                    .expect("directory entry")
-                    .file_name()
-                    .to_string_lossy()
-                    .into_owned()
-            })
+            .map(|entry| entry.expect("directory entry").file_name().to_string_lossy().into_owned())
             .collect();
         names.sort();
         names
@@ -198,14 +176,11 @@ pub fn naga_validate(wgsl: &str) -> Result<naga::Module, String> {
     let wgsl = &wgsl.replacen(SUBGROUPS, &" ".repeat(SUBGROUPS.len()), 1);
     let module = naga::front::wgsl::parse_str(wgsl)
         .map_err(|e| format!("naga cannot parse the WGSL:\n{}", e.emit_to_string(wgsl)))?;
-    let mut validator =
-        naga::valid::Validator::new(naga::valid::ValidationFlags::all(), webgpu_capabilities());
+    let mut validator = naga::valid::Validator::new(naga::valid::ValidationFlags::all(), webgpu_capabilities());
     validator
         .subgroup_stages(naga::valid::ShaderStages::all())
         .subgroup_operations(naga::valid::SubgroupOperationSet::all());
-    validator
-        .validate(&module)
-        .map_err(|e| format!("naga rejects the WGSL:\n{}", e.emit_to_string(wgsl)))?;
+    validator.validate(&module).map_err(|e| format!("naga rejects the WGSL:\n{}", e.emit_to_string(wgsl)))?;
     Ok(module)
 }
 
@@ -225,18 +200,14 @@ pub fn tint_path() -> Option<&'static Path> {
 /// The first executable file named `name` in a directory of the PATH.
 pub fn find_on_path(name: &str) -> Option<PathBuf> {
     let path = std::env::var_os("PATH")?;
-    std::env::split_paths(&path)
-        .map(|dir| dir.join(name))
-        .find(|candidate| is_executable(candidate))
+    std::env::split_paths(&path).map(|dir| dir.join(name)).find(|candidate| is_executable(candidate))
 }
 
 fn is_executable(path: &Path) -> bool {
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;
-        std::fs::metadata(path)
-            .map(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
-            .unwrap_or(false)
+        std::fs::metadata(path).map(|m| m.is_file() && m.permissions().mode() & 0o111 != 0).unwrap_or(false)
     }
     #[cfg(not(unix))]
     {
@@ -305,16 +276,8 @@ pub fn validate_wgsl(wgsl: &str, label: &str) -> (Option<naga::Module>, Vec<Stri
 
 /// Runs a command, feeding `stdin` (or nothing) to it and capturing its
 /// output; kills it and fails after `timeout`.
-pub fn run_with_timeout(
-    mut command: Command,
-    stdin: Option<&[u8]>,
-    timeout: Duration,
-) -> io::Result<Output> {
-    command.stdin(if stdin.is_some() {
-        Stdio::piped()
-    } else {
-        Stdio::null()
-    });
+pub fn run_with_timeout(mut command: Command, stdin: Option<&[u8]>, timeout: Duration) -> io::Result<Output> {
+    command.stdin(if stdin.is_some() { Stdio::piped() } else { Stdio::null() });
     command.stdout(Stdio::piped()).stderr(Stdio::piped());
     let mut child = command.spawn()?;
 
@@ -349,10 +312,7 @@ pub fn run_with_timeout(
         if Instant::now() >= deadline {
             let _ = child.kill();
             let _ = child.wait();
-            return Err(io::Error::new(
-                io::ErrorKind::TimedOut,
-                format!("still running after {timeout:?}"),
-            ));
+            return Err(io::Error::new(io::ErrorKind::TimedOut, format!("still running after {timeout:?}")));
         }
         std::thread::sleep(Duration::from_millis(10));
     };
@@ -361,11 +321,7 @@ pub fn run_with_timeout(
     }
     let stdout = stdout_reader.join().unwrap_or_default();
     let stderr = stderr_reader.join().unwrap_or_default();
-    Ok(Output {
-        status,
-        stdout,
-        stderr,
-    })
+    Ok(Output { status, stdout, stderr })
 }
 
 // ---------------------------------------------------------------------------
@@ -452,28 +408,17 @@ impl FactsBuilder {
             .map(|(id, name, stage)| EntryPointFact {
                 name,
                 stage,
-                local_size: self
-                    .local_sizes
-                    .iter()
-                    .find(|(target, _)| *target == id)
-                    .map(|(_, size)| *size),
+                local_size: self.local_sizes.iter().find(|(target, _)| *target == id).map(|(_, size)| *size),
             })
             .collect();
         let bindings = self
             .sets
             .iter()
             .filter_map(|(id, set)| {
-                self.bindings
-                    .iter()
-                    .find(|(target, _)| target == id)
-                    .map(|(_, binding)| (*set, *binding))
+                self.bindings.iter().find(|(target, _)| target == id).map(|(_, binding)| (*set, *binding))
             })
             .collect();
-        SpirvFacts {
-            entry_points,
-            bindings,
-            has_workgroup_size_builtin: self.has_workgroup_size_builtin,
-        }
+        SpirvFacts { entry_points, bindings, has_workgroup_size_builtin: self.has_workgroup_size_builtin }
     }
 }
 
@@ -481,10 +426,7 @@ fn binary_facts(bytes: &[u8], word_of: fn([u8; 4]) -> u32) -> Option<SpirvFacts>
     if !bytes.len().is_multiple_of(4) || bytes.len() < 20 {
         return None;
     }
-    let words: Vec<u32> = bytes
-        .chunks_exact(4)
-        .map(|c| word_of([c[0], c[1], c[2], c[3]]))
-        .collect();
+    let words: Vec<u32> = bytes.chunks_exact(4).map(|c| word_of([c[0], c[1], c[2], c[3]])).collect();
     let mut facts = FactsBuilder::default();
     let mut at = 5;
     while at < words.len() {
@@ -496,25 +438,15 @@ fn binary_facts(bytes: &[u8], word_of: fn([u8; 4]) -> u32) -> Option<SpirvFacts>
         let operands = &words[at + 1..at + count];
         match opcode {
             OP_ENTRY_POINT if operands.len() >= 3 => {
-                facts.entry_points.push((
-                    operands[1],
-                    literal_string(&operands[2..]),
-                    stage_of_model(operands[0]),
-                ));
+                facts.entry_points.push((operands[1], literal_string(&operands[2..]), stage_of_model(operands[0])));
             }
-            OP_EXECUTION_MODE
-                if operands.len() >= 5 && operands[1] == EXECUTION_MODE_LOCAL_SIZE =>
-            {
-                facts
-                    .local_sizes
-                    .push((operands[0], [operands[2], operands[3], operands[4]]));
+            OP_EXECUTION_MODE if operands.len() >= 5 && operands[1] == EXECUTION_MODE_LOCAL_SIZE => {
+                facts.local_sizes.push((operands[0], [operands[2], operands[3], operands[4]]));
             }
             OP_DECORATE if operands.len() >= 3 => match operands[1] {
                 DECORATION_DESCRIPTOR_SET => facts.sets.push((operands[0], operands[2])),
                 DECORATION_BINDING => facts.bindings.push((operands[0], operands[2])),
-                DECORATION_BUILTIN if operands[2] == BUILTIN_WORKGROUP_SIZE => {
-                    facts.has_workgroup_size_builtin = true
-                }
+                DECORATION_BUILTIN if operands[2] == BUILTIN_WORKGROUP_SIZE => facts.has_workgroup_size_builtin = true,
                 _ => {}
             },
             _ => {}
@@ -527,11 +459,7 @@ fn binary_facts(bytes: &[u8], word_of: fn([u8; 4]) -> u32) -> Option<SpirvFacts>
 /// A SPIR-V literal string: bytes packed low-order first into each word,
 /// ending at the first NUL.
 fn literal_string(words: &[u32]) -> String {
-    let bytes: Vec<u8> = words
-        .iter()
-        .flat_map(|w| w.to_le_bytes())
-        .take_while(|&b| b != 0)
-        .collect();
+    let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).take_while(|&b| b != 0).collect();
     String::from_utf8_lossy(&bytes).into_owned()
 }
 
@@ -558,14 +486,10 @@ fn assembly_facts(text: &str) -> SpirvFacts {
         match tokens {
             ["OpEntryPoint", model, id, name, ..] => {
                 let name = name.trim_matches('"').to_string();
-                facts
-                    .entry_points
-                    .push((id_of(id), name, stage_of_model_name(model)));
+                facts.entry_points.push((id_of(id), name, stage_of_model_name(model)));
             }
             ["OpExecutionMode", id, "LocalSize", x, y, z, ..] => {
-                if let (Some(x), Some(y), Some(z)) =
-                    (parse_literal(x), parse_literal(y), parse_literal(z))
-                {
+                if let (Some(x), Some(y), Some(z)) = (parse_literal(x), parse_literal(y), parse_literal(z)) {
                     facts.local_sizes.push((id_of(id), [x, y, z]));
                 }
             }
@@ -579,9 +503,7 @@ fn assembly_facts(text: &str) -> SpirvFacts {
                     facts.bindings.push((id_of(id), value));
                 }
             }
-            ["OpDecorate", _, "BuiltIn", "WorkgroupSize", ..] => {
-                facts.has_workgroup_size_builtin = true
-            }
+            ["OpDecorate", _, "BuiltIn", "WorkgroupSize", ..] => facts.has_workgroup_size_builtin = true,
             _ => {}
         }
     }
@@ -625,10 +547,7 @@ fn assembly_tokens(line: &str) -> Vec<String> {
 }
 
 fn parse_literal(token: &str) -> Option<u32> {
-    match token
-        .strip_prefix("0x")
-        .or_else(|| token.strip_prefix("0X"))
-    {
+    match token.strip_prefix("0x").or_else(|| token.strip_prefix("0X")) {
         Some(hex) => u32::from_str_radix(hex, 16).ok(),
         None => token.parse().ok(),
     }
@@ -639,27 +558,14 @@ fn parse_literal(token: &str) -> Option<u32> {
 /// `(group, binding)` pairs. Returns the differences.
 pub fn compare_interface(facts: &SpirvFacts, module: &naga::Module) -> Vec<String> {
     let mut problems = Vec::new();
-    let expected: Vec<&EntryPointFact> = facts
-        .entry_points
-        .iter()
-        .filter(|e| e.stage.is_some())
-        .collect();
+    let expected: Vec<&EntryPointFact> = facts.entry_points.iter().filter(|e| e.stage.is_some()).collect();
     if expected.len() != module.entry_points.len() {
         problems.push(format!(
             "the SPIR-V has {} entry point(s) ({}), the WGSL has {} ({})",
             expected.len(),
-            expected
-                .iter()
-                .map(|e| e.name.as_str())
-                .collect::<Vec<_>>()
-                .join(", "),
+            expected.iter().map(|e| e.name.as_str()).collect::<Vec<_>>().join(", "),
             module.entry_points.len(),
-            module
-                .entry_points
-                .iter()
-                .map(|e| e.name.as_str())
-                .collect::<Vec<_>>()
-                .join(", ")
+            module.entry_points.iter().map(|e| e.name.as_str()).collect::<Vec<_>>().join(", ")
         ));
     }
     for fact in expected {
@@ -674,12 +580,13 @@ pub fn compare_interface(facts: &SpirvFacts, module: &naga::Module) -> Vec<Strin
             ));
         }
         if let (Some(size), false) = (fact.local_size, facts.has_workgroup_size_builtin)
-            && entry.workgroup_size != size {
-                problems.push(format!(
-                    "entry point `{}` has workgroup size {:?} in the WGSL but {:?} in the SPIR-V",
-                    fact.name, entry.workgroup_size, size
-                ));
-            }
+            && entry.workgroup_size != size
+        {
+            problems.push(format!(
+                "entry point `{}` has workgroup size {:?} in the WGSL but {:?} in the SPIR-V",
+                fact.name, entry.workgroup_size, size
+            ));
+        }
     }
     let wgsl_bindings: BTreeSet<(u32, u32)> = module
         .global_variables
@@ -730,11 +637,7 @@ impl Failures {
                 cases.push(case);
             }
         }
-        let mut report = format!(
-            "{} of {total} cases failed: {}\n",
-            cases.len(),
-            cases.join(", ")
-        );
+        let mut report = format!("{} of {total} cases failed: {}\n", cases.len(), cases.join(", "));
         for case in &cases {
             report.push_str(&format!("\n---- {case}\n"));
             for (_, what) in self.entries.iter().filter(|(c, _)| c == case) {

@@ -140,10 +140,7 @@ pub const FORMATS: &[FormatInfo] = &[
 
 impl TexelFormat {
     pub fn info(self) -> &'static FormatInfo {
-        FORMATS
-            .iter()
-            .find(|info| info.format == self)
-            .expect("every format has a row in FORMATS")
+        FORMATS.iter().find(|info| info.format == self).expect("every format has a row in FORMATS")
     }
 
     fn parse(name: &str) -> Result<TexelFormat, String> {
@@ -167,11 +164,7 @@ const ATTRIBUTE_FORMATS: &[(&str, AttributeFormat)] = {
     use ash::vk::Format as V;
     use wgpu::VertexFormat as W;
     const fn f(components: u32, vulkan: V, webgpu: W) -> AttributeFormat {
-        AttributeFormat {
-            components,
-            vulkan,
-            webgpu,
-        }
+        AttributeFormat { components, vulkan, webgpu }
     }
     &[
         ("f32", f(1, V::R32_SFLOAT, W::Float32)),
@@ -249,12 +242,8 @@ impl Case {
 
     /// The storage buffers, in binding order: what a compute run produces.
     pub fn storage_bindings(&self) -> Vec<u32> {
-        let mut bindings: Vec<u32> = self
-            .resources
-            .iter()
-            .filter(|r| matches!(r.kind, ResourceKind::Storage(_)))
-            .map(|r| r.binding)
-            .collect();
+        let mut bindings: Vec<u32> =
+            self.resources.iter().filter(|r| matches!(r.kind, ResourceKind::Storage(_))).map(|r| r.binding).collect();
         bindings.sort();
         bindings
     }
@@ -290,11 +279,8 @@ impl Source {
             .enumerate()
             .filter_map(|(index, line)| {
                 let line = line.trim_start();
-                let rest = line
-                    .strip_prefix("//")
-                    .or_else(|| line.strip_prefix(';'))?
-                    .trim_start()
-                    .strip_prefix("exec:")?;
+                let rest =
+                    line.strip_prefix("//").or_else(|| line.strip_prefix(';'))?.trim_start().strip_prefix("exec:")?;
                 Some((index + 1, rest.trim().to_string()))
             })
             .collect();
@@ -330,8 +316,7 @@ pub fn build(name: String, modules: Vec<Module>, sources: &[Source]) -> Result<C
     };
     for source in sources {
         for (line, text) in &source.directives {
-            apply(&mut case, text)
-                .map_err(|e| format!("{}:{line}: `exec: {text}`: {e}", source.path))?;
+            apply(&mut case, text).map_err(|e| format!("{}:{line}: `exec: {text}`: {e}", source.path))?;
         }
     }
     check(&case)?;
@@ -371,9 +356,7 @@ fn apply(case: &mut Case, text: &str) -> Result<(), String> {
             .map_err(|_| format!("argument {} of `{keyword}` is not a number", i + 1))
     };
     let contents = |seed: u64| -> Result<Vec<u32>, String> {
-        let tokens = values
-            .as_ref()
-            .ok_or("expected `: VALUES` after the binding")?;
+        let tokens = values.as_ref().ok_or("expected `: VALUES` after the binding")?;
         let words = values::parse_words(tokens, seed)?;
         if words.is_empty() {
             return Err("no values".into());
@@ -386,11 +369,7 @@ fn apply(case: &mut Case, text: &str) -> Result<(), String> {
         "storage" | "uniform" => {
             let binding = number(0)?;
             let words = contents(u64::from(binding))?;
-            let kind = if keyword == "storage" {
-                ResourceKind::Storage(words)
-            } else {
-                ResourceKind::Uniform(words)
-            };
+            let kind = if keyword == "storage" { ResourceKind::Storage(words) } else { ResourceKind::Uniform(words) };
             case.resources.push(Resource { binding, kind });
         }
         "texture" | "combined" => {
@@ -402,12 +381,7 @@ fn apply(case: &mut Case, text: &str) -> Result<(), String> {
                 .ok_or_else(|| format!("`{size}` is not WxH"))?;
             let format = TexelFormat::parse(args.get(2).ok_or("expected a format")?)?;
             let words = contents(u64::from(binding))?;
-            let texture = Texture {
-                width,
-                height,
-                format,
-                words,
-            };
+            let texture = Texture { width, height, format, words };
             let kind = match keyword {
                 "texture" => ResourceKind::Texture(texture),
                 _ => ResourceKind::Combined { texture, linear: filter(args.get(3).copied())? },
@@ -430,13 +404,7 @@ fn apply(case: &mut Case, text: &str) -> Result<(), String> {
             } else {
                 f64::from(bits)
             };
-            case.spec.push((
-                number(0)?,
-                SpecValue {
-                    bits,
-                    number: number_value,
-                },
-            ));
+            case.spec.push((number(0)?, SpecValue { bits, number: number_value }));
         }
         "ulp" => {
             case.ulp.insert(number(0)?, number(1)?);
@@ -454,9 +422,7 @@ fn apply(case: &mut Case, text: &str) -> Result<(), String> {
             }
             render.width = width;
             render.height = height;
-            render
-                .targets
-                .push(TexelFormat::parse(args.get(2).ok_or("expected a format")?)?);
+            render.targets.push(TexelFormat::parse(args.get(2).ok_or("expected a format")?)?);
         }
         "draw" => {
             let render = render.ok_or("`draw` is for render pairs")?;
@@ -479,11 +445,7 @@ fn apply(case: &mut Case, text: &str) -> Result<(), String> {
                 .ok_or_else(|| format!("unknown attribute format `{name}`"))?;
             let words = contents(100 + u64::from(location))?;
             let render = case.render.as_mut().ok_or("`vertex` is for render pairs")?;
-            render.attributes.push(Attribute {
-                location,
-                format,
-                words,
-            });
+            render.attributes.push(Attribute { location, format, words });
         }
         _ => return Err(format!("unknown directive `{keyword}`")),
     }
@@ -518,10 +480,7 @@ fn check(case: &Case) -> Result<(), String> {
     }
     for binding in case.ulp.keys().chain(case.expect.keys()) {
         if case.initial_contents(*binding).is_none() {
-            return Err(format!(
-                "{}: binding {binding} is not a storage buffer",
-                case.name
-            ));
+            return Err(format!("{}: binding {binding} is not a storage buffer", case.name));
         }
     }
     for resource in &case.resources {
@@ -539,15 +498,9 @@ fn check(case: &Case) -> Result<(), String> {
     }
     match &case.render {
         None if !case.storage_bindings().is_empty() => Ok(()),
-        None => Err(format!(
-            "{}: a compute case needs a storage buffer to compare",
-            case.name
-        )),
+        None => Err(format!("{}: a compute case needs a storage buffer to compare", case.name)),
         Some(render) => {
-            let integer = render
-                .targets
-                .iter()
-                .any(|t| t.info().channel == ChannelKind::Integer32);
+            let integer = render.targets.iter().any(|t| t.info().channel == ChannelKind::Integer32);
             if !matches!(render.samples, 1 | 4) || (render.samples > 1 && integer) {
                 return Err(format!(
                     "{}: `samples` must be 1, or 4 with no integer target (those do not resolve)",
@@ -555,10 +508,7 @@ fn check(case: &Case) -> Result<(), String> {
                 ));
             }
             if render.targets.is_empty() || render.vertices == 0 {
-                return Err(format!(
-                    "{}: a render pair needs `target` and `draw` lines",
-                    case.name
-                ));
+                return Err(format!("{}: a render pair needs `target` and `draw` lines", case.name));
             }
             for attribute in &render.attributes {
                 if attribute.words.len() as u32 != attribute.format.components * render.vertices {

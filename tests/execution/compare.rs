@@ -16,31 +16,18 @@ pub struct Outputs {
 }
 
 fn words(bytes: &[u8]) -> Vec<u32> {
-    bytes
-        .chunks_exact(4)
-        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-        .collect()
+    bytes.chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect()
 }
 
 /// A word in every reading a shader might have meant.
 fn show(word: u32) -> String {
-    format!(
-        "0x{word:08x} (i32 {}, u32 {word}, f32 {:e})",
-        word as i32,
-        f32::from_bits(word)
-    )
+    format!("0x{word:08x} (i32 {}, u32 {word}, f32 {:e})", word as i32, f32::from_bits(word))
 }
 
 /// Distance between two f32s in units in the last place (bit patterns
 /// mapped to a monotonic integer line, so -0.0 and 0.0 are 0 apart).
 fn ulp_distance(a: u32, b: u32) -> u64 {
-    let line = |w: u32| -> i64 {
-        if w & 0x8000_0000 != 0 {
-            -i64::from(w & 0x7FFF_FFFF)
-        } else {
-            i64::from(w)
-        }
-    };
+    let line = |w: u32| -> i64 { if w & 0x8000_0000 != 0 { -i64::from(w & 0x7FFF_FFFF) } else { i64::from(w) } };
     line(a).abs_diff(line(b))
 }
 
@@ -57,9 +44,7 @@ pub fn check_reference(case: &Case, reference: &Outputs) -> Result<(), String> {
     }
     for (location, pixels) in reference.targets.iter().enumerate() {
         if pixels.iter().all(|b| *b == 0) {
-            return Err(format!(
-                "the SPIR-V run drew nothing into target {location}"
-            ));
+            return Err(format!("the SPIR-V run drew nothing into target {location}"));
         }
     }
     Ok(())
@@ -71,24 +56,10 @@ pub fn compare(case: &Case, reference: &Outputs, actual: &Outputs) -> Result<(),
             return Err(format!("the WGSL run has no storage buffer {binding}"));
         };
         match case.expect.get(binding) {
-            Some(stated) => compare_words(
-                *binding,
-                "the stated result",
-                stated,
-                "WGSL",
-                &words(got),
-                0,
-            )?,
+            Some(stated) => compare_words(*binding, "the stated result", stated, "WGSL", &words(got), 0)?,
             None => {
                 let ulp = case.ulp.get(binding).copied().unwrap_or(0);
-                compare_words(
-                    *binding,
-                    "SPIR-V",
-                    &words(expected),
-                    "WGSL",
-                    &words(got),
-                    ulp,
-                )?
+                compare_words(*binding, "SPIR-V", &words(expected), "WGSL", &words(got), ulp)?
             }
         }
     }
@@ -96,14 +67,7 @@ pub fn compare(case: &Case, reference: &Outputs, actual: &Outputs) -> Result<(),
     for (location, (expected, got)) in reference.targets.iter().zip(&actual.targets).enumerate() {
         let render = render.expect("only render pairs have targets");
         let format = render.targets[location];
-        compare_pixels(
-            location,
-            format,
-            render.width,
-            expected,
-            got,
-            case.tolerance,
-        )?;
+        compare_pixels(location, format, render.width, expected, got, case.tolerance)?;
     }
     Ok(())
 }
@@ -124,21 +88,13 @@ fn compare_words(
         ));
     }
     let differs = |(a, b): (&u32, &u32)| a != b && ulp_distance(*a, *b) > u64::from(ulp);
-    let count = reference
-        .iter()
-        .zip(actual)
-        .filter(|pair| differs(*pair))
-        .count();
+    let count = reference.iter().zip(actual).filter(|pair| differs(*pair)).count();
     match reference.iter().zip(actual).position(differs) {
         None => Ok(()),
         Some(index) => Err(format!(
             "storage buffer {binding}, element {index} (byte {}) differs{}:\n  {reference_name:>18}: {}\n  {actual_name:>18}: {}\n  ({count} of {} elements differ)",
             index * 4,
-            if ulp > 0 {
-                format!(" by more than {ulp} ULP")
-            } else {
-                String::new()
-            },
+            if ulp > 0 { format!(" by more than {ulp} ULP") } else { String::new() },
             show(reference[index]),
             show(actual[index]),
             reference.len()
@@ -167,12 +123,7 @@ fn compare_pixels(
         ChannelKind::Float32 => ulp_distance(a, b) <= u64::from(tolerance),
         ChannelKind::Integer32 => a == b,
     };
-    let differs = |(a, b): (&[u8], &[u8])| {
-        channels(a)
-            .into_iter()
-            .zip(channels(b))
-            .any(|(x, y)| !close(x, y))
-    };
+    let differs = |(a, b): (&[u8], &[u8])| channels(a).into_iter().zip(channels(b)).any(|(x, y)| !close(x, y));
     let pairs = || reference.chunks(texel).zip(actual.chunks(texel));
     let count = pairs().filter(|p| differs(*p)).count();
     let Some(index) = pairs().position(differs) else {
@@ -201,8 +152,5 @@ fn compare_pixels(
 }
 
 fn is_vertical_flip(reference: &[u8], actual: &[u8], row_bytes: usize) -> bool {
-    reference
-        .chunks(row_bytes)
-        .zip(actual.chunks(row_bytes).rev())
-        .all(|(a, b)| a == b)
+    reference.chunks(row_bytes).zip(actual.chunks(row_bytes).rev()).all(|(a, b)| a == b)
 }

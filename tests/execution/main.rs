@@ -95,10 +95,7 @@ fn discover() -> Vec<Trial> {
     for binary in common::fixture_files(&["exec/render"], &[".spv"]) {
         if !binary.contains(".vert.") {
             if !binary.contains(".frag.") {
-                trials.push(trial(
-                    display_name(&binary),
-                    Err(format!("{binary}: neither .vert nor .frag")),
-                ));
+                trials.push(trial(display_name(&binary), Err(format!("{binary}: neither .vert nor .frag"))));
             }
             continue;
         }
@@ -106,11 +103,7 @@ fn discover() -> Vec<Trial> {
         let name = display_name(&binary.replacen(".vert", "", 1));
         let built = load_module(&binary, Stage::Vertex).and_then(|(vertex, vertex_source)| {
             let (fragment, fragment_source) = load_module(&partner, Stage::Fragment)?;
-            case::build(
-                name.clone(),
-                vec![vertex, fragment],
-                &[vertex_source, fragment_source],
-            )
+            case::build(name.clone(), vec![vertex, fragment], &[vertex_source, fragment_source])
         });
         trials.push(trial(name, built));
     }
@@ -128,13 +121,8 @@ fn load_module(binary: &str, stage: Stage) -> Result<(Module, Source), String> {
     let source = case::source_of(binary).ok_or_else(|| format!("{binary}: not a .spv file"))?;
     let text = std::fs::read_to_string(common::fixture(&source))
         .map_err(|e| format!("{binary}: cannot read its source {source}: {e}"))?;
-    let spirv =
-        std::fs::read(common::fixture(binary)).map_err(|e| format!("cannot read {binary}: {e}"))?;
-    let module = Module {
-        stage,
-        path: binary.to_string(),
-        spirv,
-    };
+    let spirv = std::fs::read(common::fixture(binary)).map_err(|e| format!("cannot read {binary}: {e}"))?;
+    let module = Module { stage, path: binary.to_string(), spirv };
     Ok((module, Source::read(source, &text)))
 }
 
@@ -143,20 +131,15 @@ fn trial(name: String, built: Result<Case, String>) -> Trial {
         let case = built.map_err(Failed::from)?;
         let outcome = run(&case);
         match (&case.known_bug, outcome) {
-            (None, outcome) => {
-                outcome.map_err(|problem| Failed::from(format!("{}: {problem}", case.name)))
-            }
+            (None, outcome) => outcome.map_err(|problem| Failed::from(format!("{}: {problem}", case.name))),
             (Some(bug), Err(problem)) => {
                 let first_line = problem.lines().next().unwrap_or_default().to_string();
-                Ok(Completion::ignored_with(format!(
-                    "known bug: {bug}; {first_line}"
-                )))
+                Ok(Completion::ignored_with(format!("known bug: {bug}; {first_line}")))
             }
             (Some(_), Ok(Completion::Ignored { reason })) => Ok(Completion::Ignored { reason }),
-            (Some(bug), Ok(Completion::Completed)) => Err(Failed::from(format!(
-                "{}: marked `known-bug {bug}` but passes now: remove the line",
-                case.name
-            ))),
+            (Some(bug), Ok(Completion::Completed)) => {
+                Err(Failed::from(format!("{}: marked `known-bug {bug}` but passes now: remove the line", case.name)))
+            }
         }
     })
 }
@@ -165,14 +148,14 @@ fn run(case: &Case) -> Result<Completion, String> {
     let gpu = match gpu() {
         Ok(gpu) => gpu,
         Err(reason) if under_ci() => {
-            return Err(format!(
-                "no usable Vulkan device under CI ({reason}); .ci/run must {INSTALL_HINT}"
-            ));
+            return Err(format!("no usable Vulkan device under CI ({reason}); .ci/run must {INSTALL_HINT}"));
         }
         Err(reason) => {
             static NOTICE: Once = Once::new();
             NOTICE.call_once(|| {
-                eprintln!("note: execution tests skipped: no usable Vulkan device ({reason}); to run them, {INSTALL_HINT}");
+                eprintln!(
+                    "note: execution tests skipped: no usable Vulkan device ({reason}); to run them, {INSTALL_HINT}"
+                );
             });
             return Ok(Completion::ignored_with("no Vulkan device"));
         }
@@ -183,7 +166,11 @@ fn run(case: &Case) -> Result<Completion, String> {
     let reference = match (&case.vulkan_fails, &case.render) {
         // The stated results stand in for the device's.
         (Some(_), _) => compare::Outputs {
-            buffers: case.expect.iter().map(|(b, words)| (*b, words.iter().flat_map(|w| w.to_le_bytes()).collect())).collect(),
+            buffers: case
+                .expect
+                .iter()
+                .map(|(b, words)| (*b, words.iter().flat_map(|w| w.to_le_bytes()).collect()))
+                .collect(),
             targets: Vec::new(),
         },
         (None, None) => gpu.vulkan.run_compute(case)?,
@@ -201,9 +188,7 @@ fn run(case: &Case) -> Result<Completion, String> {
             }
             Err(TranslateError::Unsupported(message)) if case.pending.is_some() => {
                 let area = case.pending.as_deref().unwrap_or_default();
-                return Ok(Completion::ignored_with(format!(
-                    "pending {area}: {message}"
-                )));
+                return Ok(Completion::ignored_with(format!("pending {area}: {message}")));
             }
             Err(TranslateError::Unsupported(message) | TranslateError::Other(message)) => {
                 return Err(format!("{}: {message}", module.path));
@@ -213,11 +198,7 @@ fn run(case: &Case) -> Result<Completion, String> {
     for (module, text) in case.modules.iter().zip(&wgsl) {
         let (_, problems) = common::validate_wgsl(text, &module.path);
         if !problems.is_empty() {
-            return Err(format!(
-                "{}: {}\n--- WGSL:\n{text}",
-                module.path,
-                problems.join("\n")
-            ));
+            return Err(format!("{}: {}\n--- WGSL:\n{text}", module.path, problems.join("\n")));
         }
     }
 
@@ -231,12 +212,8 @@ fn run(case: &Case) -> Result<Completion, String> {
     };
     let outcome = actual.and_then(|actual| compare::compare(case, &reference, &actual));
     outcome.map(|()| Completion::Completed).map_err(|problem| {
-        let listings: Vec<String> = case
-            .modules
-            .iter()
-            .zip(&wgsl)
-            .map(|(m, text)| format!("--- WGSL of {}:\n{text}", m.path))
-            .collect();
+        let listings: Vec<String> =
+            case.modules.iter().zip(&wgsl).map(|(m, text)| format!("--- WGSL of {}:\n{text}", m.path)).collect();
         format!("{problem}\n{}", listings.join("\n"))
     })
 }
@@ -247,20 +224,14 @@ enum TranslateError {
 }
 
 fn translate(module: &Module) -> Result<spv2wgsl::Translation, TranslateError> {
-    let outcome = panic::catch_unwind(AssertUnwindSafe(|| {
-        spv2wgsl::translate(&module.spirv, &spv2wgsl::Options::default())
-    }));
+    let outcome =
+        panic::catch_unwind(AssertUnwindSafe(|| spv2wgsl::translate(&module.spirv, &spv2wgsl::Options::default())));
     match outcome {
         Ok(Ok(translation)) => Ok(translation),
-        Ok(Err(error @ spv2wgsl::Error::Unsupported { .. })) => {
-            Err(TranslateError::Unsupported(error.to_string()))
+        Ok(Err(error @ spv2wgsl::Error::Unsupported { .. })) => Err(TranslateError::Unsupported(error.to_string())),
+        Ok(Err(error)) => Err(TranslateError::Other(format!("translation failed: {error}"))),
+        Err(payload) => {
+            Err(TranslateError::Other(format!("translate panicked: {}", common::panic_message(payload.as_ref()))))
         }
-        Ok(Err(error)) => Err(TranslateError::Other(format!(
-            "translation failed: {error}"
-        ))),
-        Err(payload) => Err(TranslateError::Other(format!(
-            "translate panicked: {}",
-            common::panic_message(payload.as_ref())
-        ))),
     }
 }

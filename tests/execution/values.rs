@@ -43,9 +43,8 @@ pub fn parse_words(tokens: &[&str], seed: u64) -> Result<Vec<u32>, String> {
         let mut random = SplitMix(seed.wrapping_mul(1_000_003).wrapping_add(position as u64));
         let (base, count) = match token.rsplit_once('*') {
             Some((base, count)) => {
-                let count: usize = count
-                    .parse()
-                    .map_err(|_| format!("`{token}`: the count after `*` is not a number"))?;
+                let count: usize =
+                    count.parse().map_err(|_| format!("`{token}`: the count after `*` is not a number"))?;
                 (base, Some(count))
             }
             None => (*token, None),
@@ -75,24 +74,15 @@ pub fn parse_word(token: &str) -> Result<u32, String> {
         None => (false, plain.as_str()),
     };
     if let Some(hex) = digits.strip_prefix("0x") {
-        let value = u32::from_str_radix(hex, 16)
-            .map_err(|_| format!("`{token}` is not a 32-bit hex word"))?;
-        return Ok(if negative {
-            value.wrapping_neg()
-        } else {
-            value
-        });
+        let value = u32::from_str_radix(hex, 16).map_err(|_| format!("`{token}` is not a 32-bit hex word"))?;
+        return Ok(if negative { value.wrapping_neg() } else { value });
     }
     let is_float = digits.contains(['.', 'e', 'E']) || digits == "inf";
     if is_float {
-        let value: f32 = plain
-            .parse()
-            .map_err(|_| format!("`{token}` is not an f32"))?;
+        let value: f32 = plain.parse().map_err(|_| format!("`{token}` is not an f32"))?;
         return Ok(value.to_bits());
     }
-    let value: i64 = plain
-        .parse()
-        .map_err(|_| format!("`{token}` is not a word"))?;
+    let value: i64 = plain.parse().map_err(|_| format!("`{token}` is not a word"))?;
     if !(i64::from(i32::MIN)..=i64::from(u32::MAX)).contains(&value) {
         return Err(format!("`{token}` does not fit in 32 bits"));
     }

@@ -46,19 +46,12 @@ impl Vulkan {
         let entry = unsafe { ash::Entry::load() }
             .map_err(|e| format!("cannot load the Vulkan loader (libvulkan.so.1): {e}"))?;
         let app = vk::ApplicationInfo::default().api_version(vk::API_VERSION_1_3);
-        let instance = unsafe {
-            entry.create_instance(
-                &vk::InstanceCreateInfo::default().application_info(&app),
-                None,
-            )
-        }
-        .map_err(vk_error(
-            "creating an instance (is a Vulkan driver installed?)",
-        ))?;
+        let instance =
+            unsafe { entry.create_instance(&vk::InstanceCreateInfo::default().application_info(&app), None) }
+                .map_err(vk_error("creating an instance (is a Vulkan driver installed?)"))?;
         match Self::open_device(&instance) {
             Ok((physical, device, queue_family, device_name)) => {
-                let memory_types =
-                    unsafe { instance.get_physical_device_memory_properties(physical) };
+                let memory_types = unsafe { instance.get_physical_device_memory_properties(physical) };
                 let queue = unsafe { device.get_device_queue(queue_family, 0) };
                 Ok(Vulkan {
                     _entry: entry,
@@ -77,28 +70,21 @@ impl Vulkan {
         }
     }
 
-    fn open_device(
-        instance: &ash::Instance,
-    ) -> Result<(vk::PhysicalDevice, ash::Device, u32, String), String> {
-        let physicals = unsafe { instance.enumerate_physical_devices() }
-            .map_err(vk_error("listing devices"))?;
+    fn open_device(instance: &ash::Instance) -> Result<(vk::PhysicalDevice, ash::Device, u32, String), String> {
+        let physicals = unsafe { instance.enumerate_physical_devices() }.map_err(vk_error("listing devices"))?;
         let mut candidates = Vec::new();
         for physical in physicals {
             let properties = unsafe { instance.get_physical_device_properties(physical) };
             if properties.api_version < vk::API_VERSION_1_3 {
                 continue;
             }
-            let families =
-                unsafe { instance.get_physical_device_queue_family_properties(physical) };
+            let families = unsafe { instance.get_physical_device_queue_family_properties(physical) };
             let wanted = vk::QueueFlags::COMPUTE | vk::QueueFlags::GRAPHICS;
             let Some(family) = families.iter().position(|f| f.queue_flags.contains(wanted)) else {
                 continue;
             };
             let cpu_first = properties.device_type != vk::PhysicalDeviceType::CPU;
-            let name = properties
-                .device_name_as_c_str()
-                .map(|n| n.to_string_lossy().into_owned())
-                .unwrap_or_default();
+            let name = properties.device_name_as_c_str().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
             candidates.push((cpu_first, physical, family as u32, name));
         }
         candidates.sort_by_key(|c| c.0);
@@ -106,9 +92,7 @@ impl Vulkan {
             return Err("no Vulkan 1.3 device with a graphics and compute queue".into());
         };
         let priorities = [1.0];
-        let queues = [vk::DeviceQueueCreateInfo::default()
-            .queue_family_index(family)
-            .queue_priorities(&priorities)];
+        let queues = [vk::DeviceQueueCreateInfo::default().queue_family_index(family).queue_priorities(&priorities)];
         let mut vulkan13 = vk::PhysicalDeviceVulkan13Features::default().dynamic_rendering(true);
         let features = vk::PhysicalDeviceFeatures::default()
             .fragment_stores_and_atomics(true)
@@ -117,8 +101,8 @@ impl Vulkan {
             .queue_create_infos(&queues)
             .enabled_features(&features)
             .push_next(&mut vulkan13);
-        let device = unsafe { instance.create_device(physical, &info, None) }
-            .map_err(vk_error("creating the device"))?;
+        let device =
+            unsafe { instance.create_device(physical, &info, None) }.map_err(vk_error("creating the device"))?;
         Ok((physical, device, family, name))
     }
 
@@ -130,29 +114,21 @@ impl Vulkan {
         let shader = run.shader(module)?;
         let entry = CString::new(entry_point(module)?).map_err(|e| e.to_string())?;
         let (entries, data) = specialization(case);
-        let spec = vk::SpecializationInfo::default()
-            .map_entries(&entries)
-            .data(&data);
+        let spec = vk::SpecializationInfo::default().map_entries(&entries).data(&data);
         let stage = vk::PipelineShaderStageCreateInfo::default()
             .stage(vk::ShaderStageFlags::COMPUTE)
             .module(shader)
             .name(&entry)
             .specialization_info(&spec);
-        let info = vk::ComputePipelineCreateInfo::default()
-            .stage(stage)
-            .layout(bindings.pipeline_layout);
-        let pipeline = unsafe {
-            self.device
-                .create_compute_pipelines(vk::PipelineCache::null(), &[info], None)
-        }
-        .map_err(|(_, e)| vk_error("creating the compute pipeline")(e))?[0];
+        let info = vk::ComputePipelineCreateInfo::default().stage(stage).layout(bindings.pipeline_layout);
+        let pipeline = unsafe { self.device.create_compute_pipelines(vk::PipelineCache::null(), &[info], None) }
+            .map_err(|(_, e)| vk_error("creating the compute pipeline")(e))?[0];
         run.owned.push(Owned::Pipeline(pipeline));
 
         let commands = run.begin()?;
         run.upload_textures(commands, &bindings);
         unsafe {
-            self.device
-                .cmd_bind_pipeline(commands, vk::PipelineBindPoint::COMPUTE, pipeline);
+            self.device.cmd_bind_pipeline(commands, vk::PipelineBindPoint::COMPUTE, pipeline);
             self.device.cmd_bind_descriptor_sets(
                 commands,
                 vk::PipelineBindPoint::COMPUTE,
@@ -165,10 +141,7 @@ impl Vulkan {
             self.device.cmd_dispatch(commands, x, y, z);
         }
         run.finish(commands)?;
-        Ok(Outputs {
-            buffers: Run::read_storage(&bindings),
-            targets: Vec::new(),
-        })
+        Ok(Outputs { buffers: Run::read_storage(&bindings), targets: Vec::new() })
     }
 
     /// Runs a render pair: every colour attachment's pixels, then every
@@ -178,18 +151,10 @@ impl Vulkan {
         let vertex = case.module(Stage::Vertex).ok_or("no vertex module")?;
         let fragment = case.module(Stage::Fragment).ok_or("no fragment module")?;
         let mut run = Run::new(self);
-        let bindings = run.bind_resources(
-            case,
-            vk::ShaderStageFlags::VERTEX | vk::ShaderStageFlags::FRAGMENT,
-        )?;
+        let bindings = run.bind_resources(case, vk::ShaderStageFlags::VERTEX | vk::ShaderStageFlags::FRAGMENT)?;
         let (entries, data) = specialization(case);
-        let spec = vk::SpecializationInfo::default()
-            .map_entries(&entries)
-            .data(&data);
-        let names = [
-            CString::new(entry_point(vertex)?).unwrap(),
-            CString::new(entry_point(fragment)?).unwrap(),
-        ];
+        let spec = vk::SpecializationInfo::default().map_entries(&entries).data(&data);
+        let names = [CString::new(entry_point(vertex)?).unwrap(), CString::new(entry_point(fragment)?).unwrap()];
         let stages = [
             vk::PipelineShaderStageCreateInfo::default()
                 .stage(vk::ShaderStageFlags::VERTEX)
@@ -220,41 +185,31 @@ impl Vulkan {
                     .binding(index as u32)
                     .format(attribute.format.vulkan),
             );
-            vertex_buffers.push(
-                run.buffer(&attribute.words, vk::BufferUsageFlags::VERTEX_BUFFER)?
-                    .buffer,
-            );
+            vertex_buffers.push(run.buffer(&attribute.words, vk::BufferUsageFlags::VERTEX_BUFFER)?.buffer);
         }
         let vertex_input = vk::PipelineVertexInputStateCreateInfo::default()
             .vertex_binding_descriptions(&vertex_bindings)
             .vertex_attribute_descriptions(&vertex_attributes);
-        let assembly = vk::PipelineInputAssemblyStateCreateInfo::default()
-            .topology(vk::PrimitiveTopology::TRIANGLE_LIST);
-        let viewport_state = vk::PipelineViewportStateCreateInfo::default()
-            .viewport_count(1)
-            .scissor_count(1);
+        let assembly =
+            vk::PipelineInputAssemblyStateCreateInfo::default().topology(vk::PrimitiveTopology::TRIANGLE_LIST);
+        let viewport_state = vk::PipelineViewportStateCreateInfo::default().viewport_count(1).scissor_count(1);
         let raster = vk::PipelineRasterizationStateCreateInfo::default()
             .polygon_mode(vk::PolygonMode::FILL)
             .cull_mode(vk::CullModeFlags::NONE)
             .front_face(vk::FrontFace::COUNTER_CLOCKWISE)
             .line_width(1.0);
         let samples = vk::SampleCountFlags::from_raw(render.samples);
-        let multisample =
-            vk::PipelineMultisampleStateCreateInfo::default().rasterization_samples(samples);
+        let multisample = vk::PipelineMultisampleStateCreateInfo::default().rasterization_samples(samples);
         let blend: Vec<_> = render
             .targets
             .iter()
-            .map(|_| {
-                vk::PipelineColorBlendAttachmentState::default()
-                    .color_write_mask(vk::ColorComponentFlags::RGBA)
-            })
+            .map(|_| vk::PipelineColorBlendAttachmentState::default().color_write_mask(vk::ColorComponentFlags::RGBA))
             .collect();
         let blend_state = vk::PipelineColorBlendStateCreateInfo::default().attachments(&blend);
         let dynamic = [vk::DynamicState::VIEWPORT, vk::DynamicState::SCISSOR];
         let dynamic_state = vk::PipelineDynamicStateCreateInfo::default().dynamic_states(&dynamic);
         let formats: Vec<vk::Format> = render.targets.iter().map(|t| t.info().vulkan).collect();
-        let mut rendering =
-            vk::PipelineRenderingCreateInfo::default().color_attachment_formats(&formats);
+        let mut rendering = vk::PipelineRenderingCreateInfo::default().color_attachment_formats(&formats);
         let info = vk::GraphicsPipelineCreateInfo::default()
             .stages(&stages)
             .vertex_input_state(&vertex_input)
@@ -266,17 +221,11 @@ impl Vulkan {
             .dynamic_state(&dynamic_state)
             .layout(bindings.pipeline_layout)
             .push_next(&mut rendering);
-        let pipeline = unsafe {
-            self.device
-                .create_graphics_pipelines(vk::PipelineCache::null(), &[info], None)
-        }
-        .map_err(|(_, e)| vk_error("creating the graphics pipeline")(e))?[0];
+        let pipeline = unsafe { self.device.create_graphics_pipelines(vk::PipelineCache::null(), &[info], None) }
+            .map_err(|(_, e)| vk_error("creating the graphics pipeline")(e))?[0];
         run.owned.push(Owned::Pipeline(pipeline));
 
-        let extent = vk::Extent2D {
-            width: render.width,
-            height: render.height,
-        };
+        let extent = vk::Extent2D { width: render.width, height: render.height };
         // Each target: the image drawn into, the single-sample image it
         // resolves into when multisampled, and a buffer to read it back.
         let mut targets = Vec::new();
@@ -285,12 +234,7 @@ impl Vulkan {
             let image = run.image(extent, format.info().vulkan, usage, samples)?;
             let resolve = match render.samples {
                 1 => None,
-                _ => Some(run.image(
-                    extent,
-                    format.info().vulkan,
-                    usage,
-                    vk::SampleCountFlags::TYPE_1,
-                )?),
+                _ => Some(run.image(extent, format.info().vulkan, usage, vk::SampleCountFlags::TYPE_1)?),
             };
             let bytes = (render.width * render.height * format.info().bytes_per_texel) as usize;
             let readback = run.buffer(&vec![0; bytes / 4], vk::BufferUsageFlags::TRANSFER_DST)?;
@@ -329,14 +273,9 @@ impl Vulkan {
                     }
                 })
                 .collect();
-            let area = vk::Rect2D {
-                offset: vk::Offset2D::default(),
-                extent,
-            };
-            let rendering = vk::RenderingInfo::default()
-                .render_area(area)
-                .layer_count(1)
-                .color_attachments(&attachments);
+            let area = vk::Rect2D { offset: vk::Offset2D::default(), extent };
+            let rendering =
+                vk::RenderingInfo::default().render_area(area).layer_count(1).color_attachments(&attachments);
             device.cmd_begin_rendering(commands, &rendering);
             device.cmd_bind_pipeline(commands, vk::PipelineBindPoint::GRAPHICS, pipeline);
             device.cmd_bind_descriptor_sets(
@@ -374,9 +313,8 @@ impl Vulkan {
                     vk::ImageLayout::COLOR_ATTACHMENT_OPTIMAL,
                     vk::ImageLayout::TRANSFER_SRC_OPTIMAL,
                 );
-                let region = vk::BufferImageCopy::default()
-                    .image_subresource(color_layers())
-                    .image_extent(extent.into());
+                let region =
+                    vk::BufferImageCopy::default().image_subresource(color_layers()).image_extent(extent.into());
                 device.cmd_copy_image_to_buffer(
                     commands,
                     image.image,
@@ -387,14 +325,8 @@ impl Vulkan {
             }
         }
         run.finish(commands)?;
-        let targets = targets
-            .iter()
-            .map(|(_, _, readback)| readback.read())
-            .collect();
-        Ok(Outputs {
-            buffers: Run::read_storage(&bindings),
-            targets,
-        })
+        let targets = targets.iter().map(|(_, _, readback)| readback.read()).collect();
+        Ok(Outputs { buffers: Run::read_storage(&bindings), targets })
     }
 }
 
@@ -407,16 +339,11 @@ fn entry_point(module: &Module) -> Result<String, String> {
 }
 
 fn color_range() -> vk::ImageSubresourceRange {
-    vk::ImageSubresourceRange::default()
-        .aspect_mask(vk::ImageAspectFlags::COLOR)
-        .level_count(1)
-        .layer_count(1)
+    vk::ImageSubresourceRange::default().aspect_mask(vk::ImageAspectFlags::COLOR).level_count(1).layer_count(1)
 }
 
 fn color_layers() -> vk::ImageSubresourceLayers {
-    vk::ImageSubresourceLayers::default()
-        .aspect_mask(vk::ImageAspectFlags::COLOR)
-        .layer_count(1)
+    vk::ImageSubresourceLayers::default().aspect_mask(vk::ImageAspectFlags::COLOR).layer_count(1)
 }
 
 /// The case's `spec` lines as VkSpecializationInfo's entries and data (4 bytes each).
@@ -425,17 +352,9 @@ fn specialization(case: &Case) -> (Vec<vk::SpecializationMapEntry>, Vec<u8>) {
         .spec
         .iter()
         .enumerate()
-        .map(|(index, (id, _))| vk::SpecializationMapEntry {
-            constant_id: *id,
-            offset: index as u32 * 4,
-            size: 4,
-        })
+        .map(|(index, (id, _))| vk::SpecializationMapEntry { constant_id: *id, offset: index as u32 * 4, size: 4 })
         .collect();
-    let data = case
-        .spec
-        .iter()
-        .flat_map(|(_, value)| value.bits.to_le_bytes())
-        .collect();
+    let data = case.spec.iter().flat_map(|(_, value)| value.bits.to_le_bytes()).collect();
     (entries, data)
 }
 
@@ -514,10 +433,7 @@ impl Drop for Run<'_> {
 
 impl<'a> Run<'a> {
     fn new(vulkan: &'a Vulkan) -> Run<'a> {
-        Run {
-            vulkan,
-            owned: Vec::new(),
-        }
+        Run { vulkan, owned: Vec::new() }
     }
 
     fn device(&self) -> &'a ash::Device {
@@ -533,16 +449,11 @@ impl<'a> Run<'a> {
         let index = (0..types.memory_type_count)
             .find(|&i| {
                 requirements.memory_type_bits & (1 << i) != 0
-                    && types.memory_types[i as usize]
-                        .property_flags
-                        .contains(flags)
+                    && types.memory_types[i as usize].property_flags.contains(flags)
             })
             .ok_or("no suitable memory type")?;
-        let info = vk::MemoryAllocateInfo::default()
-            .allocation_size(requirements.size)
-            .memory_type_index(index);
-        let memory = unsafe { self.device().allocate_memory(&info, None) }
-            .map_err(vk_error("allocating memory"))?;
+        let info = vk::MemoryAllocateInfo::default().allocation_size(requirements.size).memory_type_index(index);
+        let memory = unsafe { self.device().allocate_memory(&info, None) }.map_err(vk_error("allocating memory"))?;
         self.owned.push(Owned::Memory(memory));
         Ok(memory)
     }
@@ -550,19 +461,14 @@ impl<'a> Run<'a> {
     /// A host-visible buffer holding `words`.
     fn buffer(&mut self, words: &[u32], usage: vk::BufferUsageFlags) -> Result<Buffer, String> {
         let size = words.len() * 4;
-        let info = vk::BufferCreateInfo::default()
-            .size(size as u64)
-            .usage(usage);
-        let buffer = unsafe { self.device().create_buffer(&info, None) }
-            .map_err(vk_error("creating a buffer"))?;
+        let info = vk::BufferCreateInfo::default().size(size as u64).usage(usage);
+        let buffer = unsafe { self.device().create_buffer(&info, None) }.map_err(vk_error("creating a buffer"))?;
         self.owned.push(Owned::Buffer(buffer));
         let requirements = unsafe { self.device().get_buffer_memory_requirements(buffer) };
         let host = vk::MemoryPropertyFlags::HOST_VISIBLE | vk::MemoryPropertyFlags::HOST_COHERENT;
         let memory = self.memory(requirements, host)?;
         unsafe {
-            self.device()
-                .bind_buffer_memory(buffer, memory, 0)
-                .map_err(vk_error("binding buffer memory"))?;
+            self.device().bind_buffer_memory(buffer, memory, 0).map_err(vk_error("binding buffer memory"))?;
             let mapped = self
                 .device()
                 .map_memory(memory, 0, vk::WHOLE_SIZE, vk::MemoryMapFlags::empty())
@@ -570,11 +476,7 @@ impl<'a> Run<'a> {
                 .cast::<u8>();
             let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
             std::ptr::copy_nonoverlapping(bytes.as_ptr(), mapped, size);
-            Ok(Buffer {
-                buffer,
-                mapped,
-                size,
-            })
+            Ok(Buffer { buffer, mapped, size })
         }
     }
 
@@ -594,30 +496,24 @@ impl<'a> Run<'a> {
             .samples(samples)
             .tiling(vk::ImageTiling::OPTIMAL)
             .usage(usage);
-        let image = unsafe { self.device().create_image(&info, None) }
-            .map_err(vk_error("creating an image"))?;
+        let image = unsafe { self.device().create_image(&info, None) }.map_err(vk_error("creating an image"))?;
         self.owned.push(Owned::Image(image));
         let requirements = unsafe { self.device().get_image_memory_requirements(image) };
         let memory = self.memory(requirements, vk::MemoryPropertyFlags::empty())?;
-        unsafe { self.device().bind_image_memory(image, memory, 0) }
-            .map_err(vk_error("binding image memory"))?;
+        unsafe { self.device().bind_image_memory(image, memory, 0) }.map_err(vk_error("binding image memory"))?;
         let view_info = vk::ImageViewCreateInfo::default()
             .image(image)
             .view_type(vk::ImageViewType::TYPE_2D)
             .format(format)
             .subresource_range(color_range());
-        let view = unsafe { self.device().create_image_view(&view_info, None) }
-            .map_err(vk_error("creating a view"))?;
+        let view = unsafe { self.device().create_image_view(&view_info, None) }.map_err(vk_error("creating a view"))?;
         self.owned.push(Owned::View(view));
         Ok(Image { image, view })
     }
 
     fn shader(&mut self, module: &Module) -> Result<vk::ShaderModule, String> {
-        let words: Vec<u32> = module
-            .spirv
-            .chunks_exact(4)
-            .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-            .collect();
+        let words: Vec<u32> =
+            module.spirv.chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect();
         let info = vk::ShaderModuleCreateInfo::default().code(&words);
         let shader = unsafe { self.device().create_shader_module(&info, None) }
             .map_err(vk_error("creating the shader module"))?;
@@ -627,11 +523,7 @@ impl<'a> Run<'a> {
 
     /// Creates every resource of the case and a descriptor set binding them
     /// at set 0.
-    fn bind_resources(
-        &mut self,
-        case: &Case,
-        stages: vk::ShaderStageFlags,
-    ) -> Result<Bindings, String> {
+    fn bind_resources(&mut self, case: &Case, stages: vk::ShaderStageFlags) -> Result<Bindings, String> {
         let mut layout_bindings = Vec::new();
         let mut pool_sizes = Vec::new();
         for resource in &case.resources {
@@ -649,10 +541,7 @@ impl<'a> Run<'a> {
                     .descriptor_count(1)
                     .stage_flags(stages),
             );
-            pool_sizes.push(vk::DescriptorPoolSize {
-                ty: kind,
-                descriptor_count: 1,
-            });
+            pool_sizes.push(vk::DescriptorPoolSize { ty: kind, descriptor_count: 1 });
         }
         let device = self.device();
         let info = vk::DescriptorSetLayoutCreateInfo::default().bindings(&layout_bindings);
@@ -661,64 +550,35 @@ impl<'a> Run<'a> {
         self.owned.push(Owned::SetLayout(set_layout));
         let set_layouts = [set_layout];
         let info = vk::PipelineLayoutCreateInfo::default().set_layouts(&set_layouts);
-        let pipeline_layout = unsafe { device.create_pipeline_layout(&info, None) }
-            .map_err(vk_error("creating the pipeline layout"))?;
+        let pipeline_layout =
+            unsafe { device.create_pipeline_layout(&info, None) }.map_err(vk_error("creating the pipeline layout"))?;
         self.owned.push(Owned::PipelineLayout(pipeline_layout));
         if pool_sizes.is_empty() {
             // A pool needs at least one size; an unused one does no harm.
-            pool_sizes.push(vk::DescriptorPoolSize {
-                ty: vk::DescriptorType::STORAGE_BUFFER,
-                descriptor_count: 1,
-            });
+            pool_sizes.push(vk::DescriptorPoolSize { ty: vk::DescriptorType::STORAGE_BUFFER, descriptor_count: 1 });
         }
-        let info = vk::DescriptorPoolCreateInfo::default()
-            .max_sets(1)
-            .pool_sizes(&pool_sizes);
-        let pool = unsafe { device.create_descriptor_pool(&info, None) }
-            .map_err(vk_error("creating a descriptor pool"))?;
+        let info = vk::DescriptorPoolCreateInfo::default().max_sets(1).pool_sizes(&pool_sizes);
+        let pool =
+            unsafe { device.create_descriptor_pool(&info, None) }.map_err(vk_error("creating a descriptor pool"))?;
         self.owned.push(Owned::DescriptorPool(pool));
-        let info = vk::DescriptorSetAllocateInfo::default()
-            .descriptor_pool(pool)
-            .set_layouts(&set_layouts);
-        let set = unsafe { device.allocate_descriptor_sets(&info) }
-            .map_err(vk_error("allocating a descriptor set"))?[0];
+        let info = vk::DescriptorSetAllocateInfo::default().descriptor_pool(pool).set_layouts(&set_layouts);
+        let set =
+            unsafe { device.allocate_descriptor_sets(&info) }.map_err(vk_error("allocating a descriptor set"))?[0];
 
-        let mut bindings = Bindings {
-            set,
-            pipeline_layout,
-            storage: Vec::new(),
-            uploads: Vec::new(),
-        };
+        let mut bindings = Bindings { set, pipeline_layout, storage: Vec::new(), uploads: Vec::new() };
         for resource in &case.resources {
-            let write = vk::WriteDescriptorSet::default()
-                .dst_set(set)
-                .dst_binding(resource.binding);
+            let write = vk::WriteDescriptorSet::default().dst_set(set).dst_binding(resource.binding);
             match &resource.kind {
                 ResourceKind::Storage(words) | ResourceKind::Uniform(words) => {
                     let storage = matches!(resource.kind, ResourceKind::Storage(_));
                     let (usage, kind) = if storage {
-                        (
-                            vk::BufferUsageFlags::STORAGE_BUFFER,
-                            vk::DescriptorType::STORAGE_BUFFER,
-                        )
+                        (vk::BufferUsageFlags::STORAGE_BUFFER, vk::DescriptorType::STORAGE_BUFFER)
                     } else {
-                        (
-                            vk::BufferUsageFlags::UNIFORM_BUFFER,
-                            vk::DescriptorType::UNIFORM_BUFFER,
-                        )
+                        (vk::BufferUsageFlags::UNIFORM_BUFFER, vk::DescriptorType::UNIFORM_BUFFER)
                     };
                     let buffer = self.buffer(words, usage)?;
-                    let info = [vk::DescriptorBufferInfo {
-                        buffer: buffer.buffer,
-                        offset: 0,
-                        range: vk::WHOLE_SIZE,
-                    }];
-                    unsafe {
-                        device.update_descriptor_sets(
-                            &[write.descriptor_type(kind).buffer_info(&info)],
-                            &[],
-                        )
-                    };
+                    let info = [vk::DescriptorBufferInfo { buffer: buffer.buffer, offset: 0, range: vk::WHOLE_SIZE }];
+                    unsafe { device.update_descriptor_sets(&[write.descriptor_type(kind).buffer_info(&info)], &[]) };
                     if storage {
                         bindings.storage.push((resource.binding, buffer));
                     }
@@ -730,19 +590,12 @@ impl<'a> Run<'a> {
                         image_layout: vk::ImageLayout::SHADER_READ_ONLY_OPTIMAL,
                         sampler: vk::Sampler::null(),
                     }];
-                    let write = write
-                        .descriptor_type(vk::DescriptorType::SAMPLED_IMAGE)
-                        .image_info(&info);
+                    let write = write.descriptor_type(vk::DescriptorType::SAMPLED_IMAGE).image_info(&info);
                     unsafe { device.update_descriptor_sets(&[write], &[]) };
                 }
                 ResourceKind::Sampler { linear } => {
-                    let info = [vk::DescriptorImageInfo {
-                        sampler: self.sampler(*linear)?,
-                        ..Default::default()
-                    }];
-                    let write = write
-                        .descriptor_type(vk::DescriptorType::SAMPLER)
-                        .image_info(&info);
+                    let info = [vk::DescriptorImageInfo { sampler: self.sampler(*linear)?, ..Default::default() }];
+                    let write = write.descriptor_type(vk::DescriptorType::SAMPLER).image_info(&info);
                     unsafe { device.update_descriptor_sets(&[write], &[]) };
                 }
                 ResourceKind::Combined { texture, linear } => {
@@ -751,9 +604,7 @@ impl<'a> Run<'a> {
                         image_layout: vk::ImageLayout::SHADER_READ_ONLY_OPTIMAL,
                         sampler: self.sampler(*linear)?,
                     }];
-                    let write = write
-                        .descriptor_type(vk::DescriptorType::COMBINED_IMAGE_SAMPLER)
-                        .image_info(&info);
+                    let write = write.descriptor_type(vk::DescriptorType::COMBINED_IMAGE_SAMPLER).image_info(&info);
                     unsafe { device.update_descriptor_sets(&[write], &[]) };
                 }
             }
@@ -764,33 +615,21 @@ impl<'a> Run<'a> {
 
     /// A sampler clamping to the edge, nearest or linear.
     fn sampler(&mut self, linear: bool) -> Result<vk::Sampler, String> {
-        let filter = if linear {
-            vk::Filter::LINEAR
-        } else {
-            vk::Filter::NEAREST
-        };
+        let filter = if linear { vk::Filter::LINEAR } else { vk::Filter::NEAREST };
         let info = vk::SamplerCreateInfo::default()
             .mag_filter(filter)
             .min_filter(filter)
             .address_mode_u(vk::SamplerAddressMode::CLAMP_TO_EDGE)
             .address_mode_v(vk::SamplerAddressMode::CLAMP_TO_EDGE)
             .address_mode_w(vk::SamplerAddressMode::CLAMP_TO_EDGE);
-        let sampler = unsafe { self.device().create_sampler(&info, None) }
-            .map_err(vk_error("creating a sampler"))?;
+        let sampler = unsafe { self.device().create_sampler(&info, None) }.map_err(vk_error("creating a sampler"))?;
         self.owned.push(Owned::Sampler(sampler));
         Ok(sampler)
     }
 
     /// A sampled image for `texture`, uploaded by `upload_textures`.
-    fn texture(
-        &mut self,
-        texture: &Texture,
-        bindings: &mut Bindings,
-    ) -> Result<vk::ImageView, String> {
-        let extent = vk::Extent2D {
-            width: texture.width,
-            height: texture.height,
-        };
+    fn texture(&mut self, texture: &Texture, bindings: &mut Bindings) -> Result<vk::ImageView, String> {
+        let extent = vk::Extent2D { width: texture.width, height: texture.height };
         let usage = vk::ImageUsageFlags::SAMPLED | vk::ImageUsageFlags::TRANSFER_DST;
         let format = texture.format.info().vulkan;
         let image = self.image(extent, format, usage, vk::SampleCountFlags::TYPE_1)?;
@@ -801,15 +640,8 @@ impl<'a> Run<'a> {
 
     fn upload_textures(&self, commands: vk::CommandBuffer, bindings: &Bindings) {
         for &(image, staging, extent) in &bindings.uploads {
-            self.transition(
-                commands,
-                image,
-                vk::ImageLayout::UNDEFINED,
-                vk::ImageLayout::TRANSFER_DST_OPTIMAL,
-            );
-            let region = vk::BufferImageCopy::default()
-                .image_subresource(color_layers())
-                .image_extent(extent.into());
+            self.transition(commands, image, vk::ImageLayout::UNDEFINED, vk::ImageLayout::TRANSFER_DST_OPTIMAL);
+            let region = vk::BufferImageCopy::default().image_subresource(color_layers()).image_extent(extent.into());
             unsafe {
                 self.device().cmd_copy_buffer_to_image(
                     commands,
@@ -830,13 +662,7 @@ impl<'a> Run<'a> {
 
     /// A layout transition that waits for everything before it: simple, and
     /// runs are too small for finer barriers to matter.
-    fn transition(
-        &self,
-        commands: vk::CommandBuffer,
-        image: vk::Image,
-        from: vk::ImageLayout,
-        to: vk::ImageLayout,
-    ) {
+    fn transition(&self, commands: vk::CommandBuffer, image: vk::Image, from: vk::ImageLayout, to: vk::ImageLayout) {
         let all = vk::AccessFlags::MEMORY_READ | vk::AccessFlags::MEMORY_WRITE;
         let barrier = vk::ImageMemoryBarrier::default()
             .src_access_mask(all)
@@ -863,10 +689,9 @@ impl<'a> Run<'a> {
     /// A command pool of the run's own (pools are not shared across threads)
     /// and a command buffer from it, begun.
     fn begin(&mut self) -> Result<vk::CommandBuffer, String> {
-        let info =
-            vk::CommandPoolCreateInfo::default().queue_family_index(self.vulkan.queue_family);
-        let pool = unsafe { self.device().create_command_pool(&info, None) }
-            .map_err(vk_error("creating a command pool"))?;
+        let info = vk::CommandPoolCreateInfo::default().queue_family_index(self.vulkan.queue_family);
+        let pool =
+            unsafe { self.device().create_command_pool(&info, None) }.map_err(vk_error("creating a command pool"))?;
         self.owned.push(Owned::CommandPool(pool));
         let info = vk::CommandBufferAllocateInfo::default()
             .command_pool(pool)
@@ -874,10 +699,8 @@ impl<'a> Run<'a> {
             .command_buffer_count(1);
         let commands = unsafe { self.device().allocate_command_buffers(&info) }
             .map_err(vk_error("allocating a command buffer"))?[0];
-        let begin = vk::CommandBufferBeginInfo::default()
-            .flags(vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT);
-        unsafe { self.device().begin_command_buffer(commands, &begin) }
-            .map_err(vk_error("beginning commands"))?;
+        let begin = vk::CommandBufferBeginInfo::default().flags(vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT);
+        unsafe { self.device().begin_command_buffer(commands, &begin) }.map_err(vk_error("beginning commands"))?;
         Ok(commands)
     }
 
@@ -897,33 +720,22 @@ impl<'a> Run<'a> {
                 &[],
                 &[],
             );
-            device
-                .end_command_buffer(commands)
-                .map_err(vk_error("ending commands"))?;
-            let fence = device
-                .create_fence(&vk::FenceCreateInfo::default(), None)
-                .map_err(vk_error("creating a fence"))?;
+            device.end_command_buffer(commands).map_err(vk_error("ending commands"))?;
+            let fence =
+                device.create_fence(&vk::FenceCreateInfo::default(), None).map_err(vk_error("creating a fence"))?;
             self.owned.push(Owned::Fence(fence));
             let buffers = [commands];
             let submit = vk::SubmitInfo::default().command_buffers(&buffers);
             {
                 let queue = self.vulkan.queue.lock().unwrap_or_else(|e| e.into_inner());
-                device
-                    .queue_submit(*queue, &[submit], fence)
-                    .map_err(vk_error("submitting"))?;
+                device.queue_submit(*queue, &[submit], fence).map_err(vk_error("submitting"))?;
             }
-            device
-                .wait_for_fences(&[fence], true, 60_000_000_000)
-                .map_err(vk_error("waiting for the run"))?;
+            device.wait_for_fences(&[fence], true, 60_000_000_000).map_err(vk_error("waiting for the run"))?;
         }
         Ok(())
     }
 
     fn read_storage(bindings: &Bindings) -> Vec<(u32, Vec<u8>)> {
-        bindings
-            .storage
-            .iter()
-            .map(|(binding, buffer)| (*binding, buffer.read()))
-            .collect()
+        bindings.storage.iter().map(|(binding, buffer)| (*binding, buffer.read())).collect()
     }
 }

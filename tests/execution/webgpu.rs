@@ -43,17 +43,15 @@ impl WebGpu {
         let adapter = adapters
             .into_iter()
             .find(|a| a.get_info().name == device_name)
-            .ok_or_else(|| {
-                format!("wgpu finds no Vulkan adapter named {device_name:?} (it sees {names:?})")
-            })?;
+            .ok_or_else(|| format!("wgpu finds no Vulkan adapter named {device_name:?} (it sees {names:?})"))?;
         let descriptor = wgpu::DeviceDescriptor {
             label: Some("execution tests"),
             required_features: adapter.features() & wgpu::Features::SHADER_F16,
             required_limits: adapter.limits(),
             ..Default::default()
         };
-        let (device, queue) = block_on(adapter.request_device(&descriptor))
-            .map_err(|e| format!("wgpu cannot open the device: {e}"))?;
+        let (device, queue) =
+            block_on(adapter.request_device(&descriptor)).map_err(|e| format!("wgpu cannot open the device: {e}"))?;
         Ok(WebGpu { device, queue })
     }
 
@@ -62,19 +60,16 @@ impl WebGpu {
             let module = self.shader(wgsl);
             let keys = constant_keys(case);
             let constants = constants(case, &keys, wgsl);
-            let pipeline = self
-                .device
-                .create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-                    label: None,
-                    layout: None,
-                    module: &module,
-                    entry_point: None,
-                    compilation_options: compilation_options(&constants),
-                    cache: None,
-                });
+            let pipeline = self.device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+                label: None,
+                layout: None,
+                module: &module,
+                entry_point: None,
+                compilation_options: compilation_options(&constants),
+                cache: None,
+            });
             let resources = self.resources(case, bindings);
-            let bind_group =
-                self.bind_group(&pipeline.get_bind_group_layout(0), &resources, &[wgsl]);
+            let bind_group = self.bind_group(&pipeline.get_bind_group_layout(0), &resources, &[wgsl]);
             let mut encoder = self.device.create_command_encoder(&Default::default());
             {
                 let mut pass = encoder.begin_compute_pass(&Default::default());
@@ -85,10 +80,7 @@ impl WebGpu {
             }
             let buffers = self.read_storage(&mut encoder, &resources);
             self.queue.submit([encoder.finish()]);
-            Ok(Outputs {
-                buffers: self.finish_reads(buffers)?,
-                targets: Vec::new(),
-            })
+            Ok(Outputs { buffers: self.finish_reads(buffers)?, targets: Vec::new() })
         })
     }
 
@@ -109,13 +101,7 @@ impl WebGpu {
             let attributes: Vec<[wgpu::VertexAttribute; 1]> = render
                 .attributes
                 .iter()
-                .map(|a| {
-                    [wgpu::VertexAttribute {
-                        format: a.format.webgpu,
-                        offset: 0,
-                        shader_location: a.location,
-                    }]
-                })
+                .map(|a| [wgpu::VertexAttribute { format: a.format.webgpu, offset: 0, shader_location: a.location }])
                 .collect();
             let layouts: Vec<wgpu::VertexBufferLayout> = render
                 .attributes
@@ -127,73 +113,50 @@ impl WebGpu {
                     attributes: attribute,
                 })
                 .collect();
-            let targets: Vec<Option<wgpu::ColorTargetState>> = render
-                .targets
-                .iter()
-                .map(|t| Some(t.info().webgpu.into()))
-                .collect();
-            let pipeline = self
-                .device
-                .create_render_pipeline(&wgpu::RenderPipelineDescriptor {
-                    label: None,
-                    layout: None,
-                    vertex: wgpu::VertexState {
-                        module: &vertex,
-                        entry_point: None,
-                        compilation_options: compilation_options(&vertex_constants),
-                        buffers: &layouts.into_iter().map(Some).collect::<Vec<_>>(),
-                    },
-                    primitive: wgpu::PrimitiveState {
-                        topology: wgpu::PrimitiveTopology::TriangleList,
-                        front_face: wgpu::FrontFace::Ccw,
-                        cull_mode: None,
-                        ..Default::default()
-                    },
-                    depth_stencil: None,
-                    multisample: wgpu::MultisampleState {
-                        count: render.samples,
-                        ..Default::default()
-                    },
-                    fragment: Some(wgpu::FragmentState {
-                        module: &fragment,
-                        entry_point: None,
-                        compilation_options: compilation_options(&fragment_constants),
-                        targets: &targets,
-                    }),
-                    multiview_mask: None,
-                    cache: None,
-                });
+            let targets: Vec<Option<wgpu::ColorTargetState>> =
+                render.targets.iter().map(|t| Some(t.info().webgpu.into())).collect();
+            let pipeline = self.device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
+                label: None,
+                layout: None,
+                vertex: wgpu::VertexState {
+                    module: &vertex,
+                    entry_point: None,
+                    compilation_options: compilation_options(&vertex_constants),
+                    buffers: &layouts.into_iter().map(Some).collect::<Vec<_>>(),
+                },
+                primitive: wgpu::PrimitiveState {
+                    topology: wgpu::PrimitiveTopology::TriangleList,
+                    front_face: wgpu::FrontFace::Ccw,
+                    cull_mode: None,
+                    ..Default::default()
+                },
+                depth_stencil: None,
+                multisample: wgpu::MultisampleState { count: render.samples, ..Default::default() },
+                fragment: Some(wgpu::FragmentState {
+                    module: &fragment,
+                    entry_point: None,
+                    compilation_options: compilation_options(&fragment_constants),
+                    targets: &targets,
+                }),
+                multiview_mask: None,
+                cache: None,
+            });
             let resources = self.resources(case, bindings);
-            let bind_group = self.bind_group(
-                &pipeline.get_bind_group_layout(0),
-                &resources,
-                &[vertex_wgsl, fragment_wgsl],
-            );
-            let vertex_buffers: Vec<wgpu::Buffer> = render
-                .attributes
-                .iter()
-                .map(|a| self.buffer_with(&a.words, wgpu::BufferUsages::VERTEX))
-                .collect();
+            let bind_group =
+                self.bind_group(&pipeline.get_bind_group_layout(0), &resources, &[vertex_wgsl, fragment_wgsl]);
+            let vertex_buffers: Vec<wgpu::Buffer> =
+                render.attributes.iter().map(|a| self.buffer_with(&a.words, wgpu::BufferUsages::VERTEX)).collect();
             // What is read back: the target, or the single-sample texture a
             // multisampled target resolves into.
-            let textures: Vec<wgpu::Texture> = render
-                .targets
-                .iter()
-                .map(|t| self.target(render, t.info(), 1))
-                .collect();
-            let views: Vec<wgpu::TextureView> = textures
-                .iter()
-                .map(|t| t.create_view(&Default::default()))
-                .collect();
+            let textures: Vec<wgpu::Texture> =
+                render.targets.iter().map(|t| self.target(render, t.info(), 1)).collect();
+            let views: Vec<wgpu::TextureView> = textures.iter().map(|t| t.create_view(&Default::default())).collect();
             let multisampled: Vec<wgpu::TextureView> = match render.samples {
                 1 => Vec::new(),
                 n => render
                     .targets
                     .iter()
-                    .map(|t| {
-                        self.target(render, t.info(), n)
-                            .create_view(&Default::default())
-                    })
+                    .map(|t| self.target(render, t.info(), n).create_view(&Default::default()))
                     .collect(),
             };
             let mut encoder = self.device.create_command_encoder(&Default::default());
@@ -237,26 +200,14 @@ impl WebGpu {
             let mut targets = Vec::new();
             for (readback, row_bytes, padded) in pixels {
                 let bytes = self.map(&readback)?;
-                targets.push(
-                    bytes
-                        .chunks(padded)
-                        .flat_map(|row| &row[..row_bytes])
-                        .copied()
-                        .collect(),
-                );
+                targets.push(bytes.chunks(padded).flat_map(|row| &row[..row_bytes]).copied().collect());
             }
-            Ok(Outputs {
-                buffers: self.finish_reads(buffers)?,
-                targets,
-            })
+            Ok(Outputs { buffers: self.finish_reads(buffers)?, targets })
         })
     }
 
     /// Runs `work` inside error scopes; `Err` carries the first error.
-    fn capturing_errors(
-        &self,
-        work: impl FnOnce() -> Result<Outputs, String>,
-    ) -> Result<Outputs, String> {
+    fn capturing_errors(&self, work: impl FnOnce() -> Result<Outputs, String>) -> Result<Outputs, String> {
         let internal = self.device.push_error_scope(wgpu::ErrorFilter::Internal);
         let validation = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
         let outputs = work();
@@ -270,11 +221,10 @@ impl WebGpu {
     }
 
     fn shader(&self, wgsl: &str) -> wgpu::ShaderModule {
-        self.device
-            .create_shader_module(wgpu::ShaderModuleDescriptor {
-                label: None,
-                source: wgpu::ShaderSource::Wgsl(wgsl.into()),
-            })
+        self.device.create_shader_module(wgpu::ShaderModuleDescriptor {
+            label: None,
+            source: wgpu::ShaderSource::Wgsl(wgsl.into()),
+        })
     }
 
     fn buffer_with(&self, words: &[u32], usage: wgpu::BufferUsages) -> wgpu::Buffer {
@@ -305,21 +255,16 @@ impl WebGpu {
         let mut resources = Vec::new();
         for r in &case.resources {
             let resource = match &r.kind {
-                ResourceKind::Storage(words) => Resource::Storage(self.buffer_with(
-                    words,
-                    wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
-                )),
-                ResourceKind::Uniform(words) => {
-                    Resource::Uniform(self.buffer_with(words, wgpu::BufferUsages::UNIFORM))
-                }
+                ResourceKind::Storage(words) => Resource::Storage(
+                    self.buffer_with(words, wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC),
+                ),
+                ResourceKind::Uniform(words) => Resource::Uniform(self.buffer_with(words, wgpu::BufferUsages::UNIFORM)),
                 ResourceKind::Texture(texture) => Resource::Texture(self.texture(texture)),
                 ResourceKind::Sampler { linear } => Resource::Sampler(self.sampler(*linear)),
                 ResourceKind::Combined { texture, linear } => {
                     let original = spv2wgsl::ResourceBinding { group: 0, binding: r.binding };
                     // None when the shader only fetches texels: the translation drops the sampler.
-                    let sampler = bindings
-                        .iter()
-                        .find(|b| b.original == Some(original) && b.ty.starts_with("sampler"));
+                    let sampler = bindings.iter().find(|b| b.original == Some(original) && b.ty.starts_with("sampler"));
                     if let Some(sampler) = sampler {
                         resources.push((sampler.binding.binding, Resource::Sampler(self.sampler(*linear))));
                     }
@@ -332,11 +277,7 @@ impl WebGpu {
     }
 
     fn sampler(&self, linear: bool) -> wgpu::Sampler {
-        let filter = if linear {
-            wgpu::FilterMode::Linear
-        } else {
-            wgpu::FilterMode::Nearest
-        };
+        let filter = if linear { wgpu::FilterMode::Linear } else { wgpu::FilterMode::Nearest };
         self.device.create_sampler(&wgpu::SamplerDescriptor {
             mag_filter: filter,
             min_filter: filter,
@@ -346,11 +287,7 @@ impl WebGpu {
 
     fn texture(&self, texture: &Texture) -> wgpu::TextureView {
         let info = texture.format.info();
-        let size = wgpu::Extent3d {
-            width: texture.width,
-            height: texture.height,
-            depth_or_array_layers: 1,
-        };
+        let size = wgpu::Extent3d { width: texture.width, height: texture.height, depth_or_array_layers: 1 };
         let handle = self.device.create_texture(&wgpu::TextureDescriptor {
             label: None,
             size,
@@ -367,24 +304,14 @@ impl WebGpu {
             bytes_per_row: Some(texture.width * info.bytes_per_texel),
             rows_per_image: None,
         };
-        self.queue
-            .write_texture(handle.as_image_copy(), &bytes, layout, size);
+        self.queue.write_texture(handle.as_image_copy(), &bytes, layout, size);
         handle.create_view(&Default::default())
     }
 
-    fn target(
-        &self,
-        render: &Render,
-        info: &crate::case::FormatInfo,
-        samples: u32,
-    ) -> wgpu::Texture {
+    fn target(&self, render: &Render, info: &crate::case::FormatInfo, samples: u32) -> wgpu::Texture {
         self.device.create_texture(&wgpu::TextureDescriptor {
             label: None,
-            size: wgpu::Extent3d {
-                width: render.width,
-                height: render.height,
-                depth_or_array_layers: 1,
-            },
+            size: wgpu::Extent3d { width: render.width, height: render.height, depth_or_array_layers: 1 },
             mip_level_count: 1,
             sample_count: samples,
             dimension: wgpu::TextureDimension::D2,
@@ -409,19 +336,13 @@ impl WebGpu {
             .map(|(binding, resource)| wgpu::BindGroupEntry {
                 binding: *binding,
                 resource: match resource {
-                    Resource::Storage(buffer) | Resource::Uniform(buffer) => {
-                        buffer.as_entire_binding()
-                    }
+                    Resource::Storage(buffer) | Resource::Uniform(buffer) => buffer.as_entire_binding(),
                     Resource::Texture(view) => wgpu::BindingResource::TextureView(view),
                     Resource::Sampler(sampler) => wgpu::BindingResource::Sampler(sampler),
                 },
             })
             .collect();
-        self.device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: None,
-            layout,
-            entries: &entries,
-        })
+        self.device.create_bind_group(&wgpu::BindGroupDescriptor { label: None, layout, entries: &entries })
     }
 
     /// Copies every storage buffer into a mappable one.
@@ -443,10 +364,7 @@ impl WebGpu {
             .collect()
     }
 
-    fn finish_reads(
-        &self,
-        buffers: Vec<(u32, wgpu::Buffer)>,
-    ) -> Result<Vec<(u32, Vec<u8>)>, String> {
+    fn finish_reads(&self, buffers: Vec<(u32, wgpu::Buffer)>) -> Result<Vec<(u32, Vec<u8>)>, String> {
         let mut read = Vec::new();
         for (binding, buffer) in &buffers {
             read.push((*binding, self.map(buffer)?));
@@ -465,18 +383,13 @@ impl WebGpu {
         bytes_per_texel: u32,
     ) -> (wgpu::Buffer, usize, usize) {
         let row = render.width * bytes_per_texel;
-        let padded =
-            row.div_ceil(wgpu::COPY_BYTES_PER_ROW_ALIGNMENT) * wgpu::COPY_BYTES_PER_ROW_ALIGNMENT;
+        let padded = row.div_ceil(wgpu::COPY_BYTES_PER_ROW_ALIGNMENT) * wgpu::COPY_BYTES_PER_ROW_ALIGNMENT;
         let readback = self.readback(u64::from(padded * render.height));
         encoder.copy_texture_to_buffer(
             texture.as_image_copy(),
             wgpu::TexelCopyBufferInfo {
                 buffer: &readback,
-                layout: wgpu::TexelCopyBufferLayout {
-                    offset: 0,
-                    bytes_per_row: Some(padded),
-                    rows_per_image: None,
-                },
+                layout: wgpu::TexelCopyBufferLayout { offset: 0, bytes_per_row: Some(padded), rows_per_image: None },
             },
             texture.size(),
         );
@@ -486,13 +399,8 @@ impl WebGpu {
     fn map(&self, buffer: &wgpu::Buffer) -> Result<Vec<u8>, String> {
         let slice = buffer.slice(..);
         slice.map_async(wgpu::MapMode::Read, |_| {});
-        self.device
-            .poll(wgpu::PollType::wait_indefinitely())
-            .map_err(|e| format!("wgpu: waiting for the run: {e}"))?;
-        let bytes = slice
-            .get_mapped_range()
-            .map_err(|e| format!("wgpu: reading back: {e}"))?
-            .to_vec();
+        self.device.poll(wgpu::PollType::wait_indefinitely()).map_err(|e| format!("wgpu: waiting for the run: {e}"))?;
+        let bytes = slice.get_mapped_range().map_err(|e| format!("wgpu: reading back: {e}"))?.to_vec();
         buffer.unmap();
         Ok(bytes)
     }
@@ -541,11 +449,6 @@ fn constants<'a>(case: &Case, keys: &'a [String], wgsl: &str) -> Vec<(&'a str, f
         .collect()
 }
 
-fn compilation_options<'a>(
-    constants: &'a [(&'a str, f64)],
-) -> wgpu::PipelineCompilationOptions<'a> {
-    wgpu::PipelineCompilationOptions {
-        constants,
-        zero_initialize_workgroup_memory: true,
-    }
+fn compilation_options<'a>(constants: &'a [(&'a str, f64)]) -> wgpu::PipelineCompilationOptions<'a> {
+    wgpu::PipelineCompilationOptions { constants, zero_initialize_workgroup_memory: true }
 }
