@@ -457,8 +457,10 @@ impl<'m> Structurizer<'m> {
             out.push(Case { values, default, body });
         }
         let exits = self.pop_exits();
-        if to_merge.is_some_and(|(_, default)| default) {
-            out.push(Case { values: Vec::new(), default: true, body: Vec::new() });
+        // Labels that go straight to the merge do nothing, but they must be cases: left out, their
+        // values would run the default.
+        if let Some((values, default)) = to_merge {
+            out.push(Case { values, default, body: Vec::new() });
         }
         // `switch (x) { default: { .. } }`, as spirv-opt's inlining leaves behind: just its body,
         // when its breaks can be turned into `else` branches.

@@ -395,10 +395,13 @@ impl Printer {
                                 p.out.push_str(", default");
                             }
                         }
-                        p.out.push_str(": {");
+                        // A case that does nothing reads as such: `case 4u: {}`.
+                        p.out.push_str(if case.body.is_empty() { ": {}" } else { ": {" });
                     });
-                    self.block(&case.body);
-                    self.line("}");
+                    if !case.body.is_empty() {
+                        self.block(&case.body);
+                        self.line("}");
+                    }
                 }
                 self.indent -= 1;
                 self.line("}");
