@@ -204,6 +204,14 @@ impl<'m> Lower<'m> {
     }
 
     fn nodes(&mut self, e: &mut Emitter, nodes: &[Node]) -> Result<Vec<Stmt>, Error> {
+        let (mut stmts, declared) = self.scope_nodes(e, nodes)?;
+        initialize_at_first_assignment(&mut stmts, declared, &[]);
+        Ok(stmts)
+    }
+
+    /// The statements of one scope, starting with its `declared` uninitialized `var`s (see
+    /// `initialize_at_first_assignment`).
+    fn scope_nodes(&mut self, e: &mut Emitter, nodes: &[Node]) -> Result<(Vec<Stmt>, usize), Error> {
         let outer = std::mem::take(&mut self.stmts);
         let scope = self.next_scope;
         self.next_scope += 1;
@@ -238,9 +246,7 @@ impl<'m> Lower<'m> {
             self.node(e, node)?;
         }
         self.flush(e, false);
-        let mut stmts = std::mem::replace(&mut self.stmts, outer);
-        initialize_at_first_assignment(&mut stmts, declared);
-        Ok(stmts)
+        Ok((std::mem::replace(&mut self.stmts, outer), declared))
     }
 
     fn node(&mut self, e: &mut Emitter, node: &Node) -> Result<(), Error> {
@@ -304,8 +310,10 @@ impl<'m> Lower<'m> {
                     _ => 0,
                 };
                 let note = self.label_note(header);
-                let mut body = self.nodes(e, body)?;
+                let (mut body, declared) = self.scope_nodes(e, body)?;
                 let continuing = self.nodes(e, continuing)?;
+                // `continuing` sees the body's declarations: a `var` it assigns is no `let`.
+                initialize_at_first_assignment(&mut body, declared, &continuing);
                 let break_if = self.break_if.take();
                 if break_if.is_none() && !body.iter().chain(&continuing).any(|s| s.may_leave(true, false, true)) {
                     // SPIR-V may loop forever (its merge block unreachable); WGSL rejects a loop
@@ -698,7 +706,8 @@ impl<'m> Lower<'m> {
 /// first mentions the variable when that assigns it: `var x: T = value;`. Not past a `continue`,
 /// which must not skip a declaration its `continuing` may use. One walk over the statements finds
 /// every variable's first mention, so the cost does not grow with variables times statements.
-fn initialize_at_first_assignment(stmts: &mut Vec<Stmt>, declared: usize) {
+/// `continuing` is the loop's when `stmts` is a loop body: it may write the variables too.
+fn initialize_at_first_assignment(stmts: &mut Vec<Stmt>, declared: usize, continuing: &[Stmt]) {
     if declared == 0 {
         return;
     }
@@ -750,7 +759,7 @@ fn initialize_at_first_assignment(stmts: &mut Vec<Stmt>, declared: usize) {
     // `let`: a phi that became `a || b`, say. Only scalars, vectors and matrices: dynamic
     // indexing of an array value is not for every WGSL implementation.
     let mut writes: HashMap<&str, u32> = HashMap::new();
-    for stmt in &stmts[declared..] {
+    for stmt in stmts[declared..].iter().chain(continuing) {
         stmt.for_each_written(&mut |name| {
             if let Some((&name, _)) = vars.get_key_value(name) {
                 *writes.entry(name).or_default() += 1;
