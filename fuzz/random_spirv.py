@@ -112,6 +112,18 @@ class Ctx:
         return targets
 
 
+class Edge:
+    """What holds on an edge into a block not yet started: the threaded values, the u32 and bool
+    values available, and one of each for a choosing phi."""
+
+    def __init__(self, state, avail, bools, pick, bool_pick):
+        self.state = state
+        self.avail = avail
+        self.bools = bools
+        self.pick = pick
+        self.bool_pick = bool_pick
+
+
 class LoopHeader:
     def __init__(self, block, phis, counter):
         self.block = block
@@ -161,9 +173,9 @@ class Program(Module):
 
 class FunctionBuilder:
     """Builds one function's blocks. `cur` is the open block (None once control has left it);
-    `state` maps the threaded values (acc, cursor) to their SSA values; `avail` is the set of u32
-    values whose definitions dominate the open block; `pending` holds, per block not yet started,
-    the edges into it: predecessor -> (state, avail, a value for a choosing phi)."""
+    `state` maps the threaded values (acc, cursor) to their SSA values; `avail` and `bools` are the
+    u32 and bool values whose definitions dominate the open block; `pending` holds, per block not
+    yet started, the edges into it: predecessor -> Edge."""
 
     def __init__(self, program, fn, helpers, budget):
         self.p = program
@@ -174,6 +186,7 @@ class FunctionBuilder:
         self.cur = None
         self.state = {}
         self.avail = frozenset()
+        self.bools = frozenset()
         self.pending = {}
         self.entries = {}  # the edges into the open block, when start() opened it
         self.main = fn.name == "%main"
@@ -188,6 +201,8 @@ class FunctionBuilder:
         self.cur.insts.append((result, op, args))
         if op in U32_OPS or op in BINARY and BINARY[op][1] == "uint":
             self.avail = self.avail | {result}
+        elif op == "not" or op in BINARY and BINARY[op][1] == "bool":
+            self.bools = self.bools | {result}
         return result
 
     def c(self, value):
@@ -197,7 +212,9 @@ class FunctionBuilder:
         edges = self.pending.setdefault(target, {})
         if self.cur.label not in edges:
             pick = self.r.choice(sorted(self.avail)) if self.avail else self.c(7)
-            edges[self.cur.label] = (dict(self.state), self.avail, pick)
+            bools = sorted(self.bools) or [self.p.bool_const(self.r.random() < 0.5)]
+            bool_pick = self.r.choice(bools)
+            edges[self.cur.label] = Edge(dict(self.state), self.avail, self.bools, pick, bool_pick)
 
     def jump(self, target):
         self.edge(target)
@@ -225,24 +242,35 @@ class FunctionBuilder:
             self.cur = None
             return False
         self.cur = block
-        avails = [a for _, a, _ in edges.values()]
-        avail = frozenset.intersection(*avails)
+        avail = frozenset.intersection(*[edge.avail for edge in edges.values()])
+        bools = frozenset.intersection(*[edge.bools for edge in edges.values()])
         state = {}
-        for var in next(iter(edges.values()))[0]:
-            sources = {pred: s[var] for pred, (s, _, _) in edges.items()}
+        for var in next(iter(edges.values())).state:
+            sources = {pred: edge.state[var] for pred, edge in edges.items()}
             if len(set(sources.values())) == 1:
                 state[var] = next(iter(sources.values()))
             else:
                 state[var] = self.phi(block, sources)
                 avail = avail | {state[var]}
-        if len(edges) > 1 and self.r.random() < 0.5:
-            # A phi choosing among values each path had at hand.
-            picks = {pred: pick for pred, (_, _, pick) in edges.items()}
-            if len(set(picks.values())) > 1:
-                avail = avail | {self.phi(block, picks)}
-                self.p.note("phi.choosing")
-        self.state, self.avail = state, avail
+        # Phis choosing among values each path had at hand (a bool one, as `a && b` gives).
+        picks = {pred: edge.pick for pred, edge in edges.items()}
+        if len(set(picks.values())) > 1 and self.r.random() < 0.5:
+            avail = avail | {self.phi(block, picks)}
+            self.p.note("phi.choosing")
+        picks = {pred: edge.bool_pick for pred, edge in edges.items()}
+        if len(set(picks.values())) > 1 and self.r.random() < 0.3:
+            phi = self.phi(block, picks)
+            block.bool_phis.add(phi)
+            bools = bools | {phi}
+            self.p.note("phi.choosing_bool")
+        self.state, self.avail, self.bools = state, avail, bools
         return True
+
+    def make_header(self, block, kind, *targets):
+        """Makes `block` a header; now and then with a hint, which changes nothing."""
+        block.merge = (kind, *targets)
+        hints = ["Flatten", "DontFlatten"] if kind == "selection" else ["Unroll", "DontUnroll"]
+        block.control = self.r.choice(["None"] * 8 + hints)
 
     def phi(self, block, sources):
         result = self.p.fresh("v")
@@ -267,7 +295,7 @@ class FunctionBuilder:
             if value in own_phis:
                 phis[var] = value
             else:
-                phis[var] = self.phi(block, {pred: s[var] for pred, (s, _, _) in self.entries.items()})
+                phis[var] = self.phi(block, {pred: edge.state[var] for pred, edge in self.entries.items()})
         counter = self.phi(block, {pred: self.c(0) for pred in self.entries})
         self.state = dict(phis)
         self.avail = self.avail | set(phis.values()) | {counter}
@@ -303,6 +331,10 @@ class FunctionBuilder:
 
     def condition(self):
         r = self.r
+        if self.bools and r.random() < 0.2:
+            # A condition computed earlier, maybe in another construct or by a phi.
+            self.p.note("condition.reused")
+            return r.choice(sorted(self.bools))
         word = self.read()
         kind = r.randrange(5)
         if kind == 0:
@@ -449,7 +481,7 @@ class FunctionBuilder:
         known = not ctx.in_continue and r.random() < 0.12
         condition = self.known_condition() if known else self.condition()
         merge = self.label()
-        self.cur.merge = ("selection", merge)
+        self.make_header(self.cur, "selection", merge)
         arm_ctx = ctx.derive(if_merge=merge)
         kinds = ["region"] * 5 + ["empty"] * 2 + (["exit"] if ctx.breaks() else [])
         arms = [r.choice(kinds), "unreachable" if known else r.choice(kinds)]
@@ -555,7 +587,7 @@ class FunctionBuilder:
         if len(targets) > len(set(targets.values())):
             self.p.note("switch.shared_block")
         header = self.cur
-        header.merge = ("selection", merge)
+        self.make_header(header, "selection", merge)
         for target in sorted(set(targets.values()) | ({default} if default_kind != "unreachable" else set())):
             self.edge(target)
         self.cur = None
@@ -622,13 +654,13 @@ class FunctionBuilder:
             self.straight(r.randint(0, 3))
             counter_next = self.emit("add", header.counter, self.c(1))
             more = self.emit("ult", counter_next, bound)
-            self.cur.merge = ("loop", merge, header_label)
+            self.make_header(self.cur, "loop", merge, header_label)
             self.latch(header, counter_next, more, merge)
             self.start(merge)
             return
         self.straight(r.randint(0, 1))
         header_block = self.cur
-        header_block.merge = ("loop", merge, continue_target)
+        self.make_header(header_block, "loop", merge, continue_target)
         body = self.label()
         body_ctx = ctx.derive(loop=(merge, continue_target), switch=None)
         # A `while` whose body is empty goes straight to the continue target.
@@ -650,13 +682,13 @@ class FunctionBuilder:
                     self.branch(done, merge, after)
                     self.start(after)
                 else:
-                    self.cur.merge = ("selection", after)
+                    self.make_header(self.cur, "selection", after)
                     self.branch(done, merge, after)
                     self.start(after)
             elif kind == "body_return":
                 done = self.emit("uge", header.counter, bound)
                 leave, after = self.label(), self.label()
-                self.cur.merge = ("selection", after)
+                self.make_header(self.cur, "selection", after)
                 self.branch(done, leave, after)
                 self.start(leave)
                 self.tag()

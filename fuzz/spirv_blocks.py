@@ -36,9 +36,11 @@ class GeneratorBug(Exception):
 class Block:
     def __init__(self, label):
         self.label = label
-        self.phis = []  # [result, {predecessor label: value}], all u32
+        self.phis = []  # [result, {predecessor label: value}]
+        self.bool_phis = set()  # the phis of type bool; the others are u32
         self.insts = []  # (result, op, args)
         self.merge = None  # ("selection", merge) | ("loop", merge, continue target)
+        self.control = "None"  # the merge instruction's hint: Flatten, DontUnroll...
         # ("branch", t) | ("cond", c, t, f) | ("switch", sel, default, [(lit, t)]) | ("return",)
         # | ("return_value", v) | ("unreachable",)
         self.term = ("unreachable",)
@@ -66,6 +68,11 @@ class Module:
         value &= MASK
         name = f"%u_{value}"
         self.consts[name] = ("uint", value)
+        return name
+
+    def bool_const(self, value):
+        name = "%true" if value else "%false"
+        self.consts[name] = ("bool", value)
         return name
 
     def int_const(self, value):
@@ -183,7 +190,11 @@ class Module:
         ]
         self.const(0)
         constants = sorted(self.consts.items(), key=lambda c: c[1])
-        lines += [f"{name} = OpConstant %{ty} {value}" for name, (ty, value) in constants]
+        for name, (ty, value) in constants:
+            if ty == "bool":
+                lines.append(f"{name} = OpConstant{'True' if value else 'False'} %bool")
+            else:
+                lines.append(f"{name} = OpConstant %{ty} {value}")
         for fn in self.functions:
             lines += self.function_assembly(fn)
         return "\n".join(lines) + "\n"
@@ -199,13 +210,13 @@ class Module:
                 lines.append("%trace = OpVariable %ptr_fn_uint Function")
             for result, sources in block.phis:
                 pairs = " ".join(f"{v} {p}" for p, v in sources.items())
-                lines.append(f"{result} = OpPhi %uint {pairs}")
+                lines.append(f"{result} = OpPhi {'%bool' if result in block.bool_phis else '%uint'} {pairs}")
             for result, op, args in block.insts:
                 lines += instruction(result, op, args)
             if block.merge and block.merge[0] == "loop":
-                lines.append(f"OpLoopMerge {block.merge[1]} {block.merge[2]} None")
+                lines.append(f"OpLoopMerge {block.merge[1]} {block.merge[2]} {block.control}")
             elif block.merge:
-                lines.append(f"OpSelectionMerge {block.merge[1]} None")
+                lines.append(f"OpSelectionMerge {block.merge[1]} {block.control}")
             lines.append(terminator(block.term))
         lines.append("OpFunctionEnd")
         return lines
