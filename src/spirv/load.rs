@@ -11,6 +11,7 @@ use spirv::Op;
 
 use super::module::Operand as Compact;
 use super::module::*;
+use super::spec_constant_op;
 use crate::error::{Error, Location};
 
 const MAGIC: u32 = 0x0723_0203;
@@ -71,8 +72,9 @@ pub fn load(words: &[u32]) -> Result<Module, Error> {
         debug_info_sets: HashSet::new(),
         debug_sources: HashMap::new(),
         entry_points_of: HashMap::new(),
+        decoration_groups: HashSet::new(),
     };
-    let result = rspirv::binary::parse_words(words, &mut builder);
+    let result = rspirv::binary::parse_words(&spec_constant_op::parseable(words, &offsets), &mut builder);
     if let Some(error) = builder.error.take() {
         return Err(error);
     }
@@ -86,7 +88,11 @@ pub fn load(words: &[u32]) -> Result<Module, Error> {
             location: Location::default(),
         });
     }
-    let module = builder.module;
+    let mut module = builder.module;
+    for group in &builder.decoration_groups {
+        module.decorations.remove(group);
+        module.names.remove(group);
+    }
     check_operands(&module)?;
     Ok(module)
 }
@@ -113,86 +119,11 @@ pub fn instruction_offsets(words: &[u32]) -> (Vec<usize>, Option<Error>) {
             };
             return (offsets, Some(error));
         }
-        // rspirv's parser panics on an OpSpecConstantOp naming an opcode whose operands it cannot
-        // parse there (OpConstant, OpSwitch, ...): only the operations SPIR-V allows get through.
-        if words[at] & 0xffff == Op::SpecConstantOp as u32
-            && let Some(&embedded) = words.get(at + 3)
-            && !SPEC_CONSTANT_OPS.iter().any(|&op| op as u32 == embedded)
-        {
-            let error = Error::Malformed {
-                message: format!("OpSpecConstantOp with operation {embedded}, which it does not allow"),
-                location,
-            };
-            return (offsets, Some(error));
-        }
         offsets.push(at);
         at += count;
     }
     (offsets, None)
 }
-
-/// The operations OpSpecConstantOp may perform (SPIR-V 1.6, section 3.3.7, Shader and Kernel).
-const SPEC_CONSTANT_OPS: &[Op] = &[
-    Op::SConvert,
-    Op::UConvert,
-    Op::FConvert,
-    Op::SNegate,
-    Op::Not,
-    Op::IAdd,
-    Op::ISub,
-    Op::IMul,
-    Op::UDiv,
-    Op::SDiv,
-    Op::UMod,
-    Op::SRem,
-    Op::SMod,
-    Op::ShiftRightLogical,
-    Op::ShiftRightArithmetic,
-    Op::ShiftLeftLogical,
-    Op::BitwiseOr,
-    Op::BitwiseXor,
-    Op::BitwiseAnd,
-    Op::VectorShuffle,
-    Op::CompositeExtract,
-    Op::CompositeInsert,
-    Op::LogicalOr,
-    Op::LogicalAnd,
-    Op::LogicalNot,
-    Op::LogicalEqual,
-    Op::LogicalNotEqual,
-    Op::Select,
-    Op::IEqual,
-    Op::INotEqual,
-    Op::ULessThan,
-    Op::SLessThan,
-    Op::UGreaterThan,
-    Op::SGreaterThan,
-    Op::ULessThanEqual,
-    Op::SLessThanEqual,
-    Op::UGreaterThanEqual,
-    Op::SGreaterThanEqual,
-    Op::QuantizeToF16,
-    Op::ConvertFToS,
-    Op::ConvertSToF,
-    Op::ConvertFToU,
-    Op::ConvertUToF,
-    Op::ConvertPtrToU,
-    Op::ConvertUToPtr,
-    Op::GenericCastToPtr,
-    Op::PtrCastToGeneric,
-    Op::Bitcast,
-    Op::FNegate,
-    Op::FAdd,
-    Op::FSub,
-    Op::FMul,
-    Op::FDiv,
-    Op::FRem,
-    Op::FMod,
-    Op::AccessChain,
-    Op::InBoundsAccessChain,
-    Op::PtrAccessChain,
-    Op::InBoundsPtrAccessChain,
-];
 
 /// Deeper type nesting is refused (see `Builder::type_depth`).
 const MAX_TYPE_DEPTH: u32 = 64;
@@ -229,6 +160,8 @@ struct Builder<'a> {
     debug_sources: HashMap<Id, Id>,
     /// Entry points by function, so an OpExecutionMode finds its own without a scan.
     entry_points_of: HashMap<Id, Vec<usize>>,
+    /// Results of OpDecorationGroup: their decorations and names go once the module is read.
+    decoration_groups: HashSet<Id>,
 }
 
 /// NonSemantic.Shader.DebugInfo.100 instruction numbers.
@@ -247,7 +180,7 @@ impl Consumer for Builder<'_> {
         Action::Continue
     }
     fn consume_instruction(&mut self, inst: dr::Instruction) -> Action {
-        let result = self.instruction(inst);
+        let result = self.restored(inst).and_then(|inst| self.instruction(inst));
         self.index += 1;
         match result {
             Ok(()) => Action::Continue,
@@ -293,6 +226,57 @@ impl Operands<'_> {
 }
 
 impl Builder<'_> {
+    /// The instruction as the module has it: an OpSpecConstantOp rspirv saw as a stand-in is
+    /// decoded from the words.
+    fn restored(&self, inst: dr::Instruction) -> Result<dr::Instruction, Error> {
+        match self.offsets.get(self.index) {
+            Some(&at) if spec_constant_op::is_at(self.words, at) => {
+                let location = Location { opcode: Some(Op::SpecConstantOp), ..self.location(&inst) };
+                spec_constant_op::decode(self.words, at, &location)
+            }
+            _ => Ok(inst),
+        }
+    }
+
+    /// The parts of a composite constant or construct of type `ty`: its id operands, or for the
+    /// replicated forms (SPV_EXT_replicated_composites) its one operand once per member, column,
+    /// element or component.
+    fn composite_parts(&self, inst: &dr::Instruction, ty: Id, location: &Location) -> Result<Vec<Id>, Error> {
+        let ops = Operands { inst, location: location.clone() };
+        let replicated = matches!(
+            inst.class.opcode,
+            Op::ConstantCompositeReplicateEXT
+                | Op::SpecConstantCompositeReplicateEXT
+                | Op::CompositeConstructReplicateEXT
+        );
+        if !replicated {
+            return ops.ids_from(0);
+        }
+        let count = match self.module.type_def(ty) {
+            Some(Type::Vector { count, .. }) => Some(*count),
+            Some(Type::Matrix { columns, .. }) => Some(*columns),
+            Some(Type::Array { length, .. }) => self.module.const_u32(*length),
+            Some(Type::Struct { members }) => Some(members.len() as u32),
+            _ => None,
+        }
+        .ok_or_else(|| {
+            Error::invalid("a replicated composite of a type with no fixed number of parts", location.clone())
+        })?;
+        // Bounded like any array of constants the module could spell out: by its size.
+        if count as usize > 16 * self.words.len() + 1024 {
+            return Err(Error::unsupported(format!("a replicated composite of {count} parts"), location.clone()));
+        }
+        Ok(vec![ops.id(0)?; count as usize])
+    }
+
+    /// The decorations of a group declared by OpDecorationGroup.
+    fn decoration_group(&self, group: Id, location: &Location) -> Result<Decorations, Error> {
+        if !self.decoration_groups.contains(&group) {
+            return Err(Error::invalid(format!("%{group} is not a decoration group"), location.clone()));
+        }
+        Ok(self.module.decorations(group).clone())
+    }
+
     fn location(&self, inst: &dr::Instruction) -> Location {
         Location {
             word_offset: self.offsets.get(self.index).map(|&o| o as u32),
@@ -436,11 +420,22 @@ impl Builder<'_> {
                     self.module.member_decorations.entry(key).or_default().add(decoration, value, builtin);
                 }
             }
-            Op::DecorationGroup | Op::GroupDecorate | Op::GroupMemberDecorate => {
-                return Err(Error::unsupported(
-                    "decoration groups (deprecated since SPIR-V 1.5) are not supported",
-                    location,
-                ));
+            // A group collects the decorations before it and hands them to the targets after.
+            Op::DecorationGroup => {
+                self.decoration_groups.insert(result(&inst, &location)?);
+            }
+            Op::GroupDecorate => {
+                let group = self.decoration_group(ops.id(0)?, &location)?;
+                for target in ops.ids_from(1)? {
+                    self.module.decorations.entry(target).or_default().merge(&group);
+                }
+            }
+            Op::GroupMemberDecorate => {
+                let group = self.decoration_group(ops.id(0)?, &location)?;
+                for pair in (1..inst.operands.len()).step_by(2) {
+                    let key = (ops.id(pair)?, ops.literal(pair + 1)?);
+                    self.module.member_decorations.entry(key).or_default().merge(&group);
+                }
             }
             Op::Variable => self.global_variable(&inst, &ops, location)?,
             Op::Function => self.begin_function(&inst, &ops, location)?,
@@ -559,8 +554,11 @@ impl Builder<'_> {
                 Some(Operand::LiteralBit64(v)) => ConstValue::Scalar(*v),
                 _ => return Err(ops.missing(0, "a literal value")),
             },
-            Op::ConstantComposite | Op::SpecConstantComposite => {
-                let parts = ops.ids_from(0)?;
+            Op::ConstantComposite
+            | Op::SpecConstantComposite
+            | Op::ConstantCompositeReplicateEXT
+            | Op::SpecConstantCompositeReplicateEXT => {
+                let parts = self.composite_parts(inst, ty, &location)?;
                 // Declared before, so a composite can never contain itself.
                 for &part in &parts {
                     if !matches!(self.module.def(part), Def::Constant(_)) {
@@ -709,17 +707,19 @@ impl Builder<'_> {
             },
             (_, None) => Err(Error::invalid(format!("Op{op:?} outside a block"), location)),
             (_, Some(block)) => {
-                let f = &mut self.module.functions[function];
-                let index = f.insts.len();
+                let index = self.module.functions[function].insts.len();
                 let result = inst.result_id;
                 let ty = inst.result_type;
-                f.insts.push(Inst {
-                    op,
-                    ty,
-                    result,
-                    operands: compact(&inst.operands, &location)?,
-                    offset: location.word_offset.unwrap_or(0),
-                });
+                // A replicated construct is the construct of its one part repeated.
+                let (op, operands) = match op {
+                    Op::CompositeConstructReplicateEXT => {
+                        let parts = self.composite_parts(&inst, ty.unwrap_or_default(), &location)?;
+                        (Op::CompositeConstruct, parts.into_iter().map(Compact::IdRef).collect())
+                    }
+                    _ => (op, compact(&inst.operands, &location)?),
+                };
+                let f = &mut self.module.functions[function];
+                f.insts.push(Inst { op, ty, result, operands, offset: location.word_offset.unwrap_or(0) });
                 let b = &mut f.blocks[block];
                 if matches!(op, Op::SelectionMerge | Op::LoopMerge) {
                     b.merge = Some(index);
@@ -817,6 +817,7 @@ fn is_constant(op: Op) -> bool {
             | Op::ConstantFalse
             | Op::Constant
             | Op::ConstantComposite
+            | Op::ConstantCompositeReplicateEXT
             | Op::ConstantNull
             | Op::Undef
             | Op::SpecConstantOp
@@ -824,7 +825,14 @@ fn is_constant(op: Op) -> bool {
 }
 
 fn is_spec_constant(op: Op) -> bool {
-    matches!(op, Op::SpecConstantTrue | Op::SpecConstantFalse | Op::SpecConstant | Op::SpecConstantComposite)
+    matches!(
+        op,
+        Op::SpecConstantTrue
+            | Op::SpecConstantFalse
+            | Op::SpecConstant
+            | Op::SpecConstantComposite
+            | Op::SpecConstantCompositeReplicateEXT
+    )
 }
 
 pub fn is_terminator(op: Op) -> bool {
@@ -941,6 +949,33 @@ mod tests {
         let error = crate::translate(text.as_bytes(), &crate::Options::default()).unwrap_err();
         assert!(error.to_string().contains("TaskEXT shader, a stage WGSL does not have"), "{error}");
         assert_eq!(error.exit_code(), 1);
+    }
+
+    /// SPIRV-Tools 2023.1 (which fixtures/regen.sh runs) predates SPV_EXT_replicated_composites,
+    /// so these are tested here rather than as `.spvasm` fixtures.
+    #[test]
+    fn replicated_composites_repeat_their_part() {
+        let text = "OpCapability Shader\nOpCapability ReplicatedCompositesEXT\n\
+            OpExtension \"SPV_EXT_replicated_composites\"\nOpMemoryModel Logical GLSL450\n\
+            OpEntryPoint GLCompute %main \"main\"\nOpExecutionMode %main LocalSize 1 1 1\n\
+            OpDecorate %s SpecId 0\nOpDecorate %buf DescriptorSet 0\nOpDecorate %buf Binding 0\n\
+            OpDecorate %B Block\nOpMemberDecorate %B 0 Offset 0\nOpMemberDecorate %B 1 Offset 16\n\
+            OpMemberDecorate %B 2 Offset 32\n%void = OpTypeVoid\n%fn = OpTypeFunction %void\n\
+            %u = OpTypeInt 32 0\n%v4 = OpTypeVector %u 4\n%u0 = OpConstant %u 0\n%u1 = OpConstant %u 1\n\
+            %u2 = OpConstant %u 2\n%u7 = OpConstant %u 7\n%s = OpSpecConstant %u 3\n\
+            %c = OpConstantCompositeReplicateEXT %v4 %u7\n%sc = OpSpecConstantCompositeReplicateEXT %v4 %s\n\
+            %B = OpTypeStruct %v4 %v4 %v4\n%pb = OpTypePointer StorageBuffer %B\n\
+            %pv = OpTypePointer StorageBuffer %v4\n%pu = OpTypePointer StorageBuffer %u\n\
+            %buf = OpVariable %pb StorageBuffer\n%main = OpFunction %void None %fn\n%entry = OpLabel\n\
+            %p0 = OpAccessChain %pv %buf %u0\nOpStore %p0 %c\n%p1 = OpAccessChain %pv %buf %u1\n\
+            OpStore %p1 %sc\n%px = OpAccessChain %pu %buf %u0 %u0\n%x = OpLoad %u %px\n\
+            %r = OpCompositeConstructReplicateEXT %v4 %x\n%p2 = OpAccessChain %pv %buf %u2\n\
+            OpStore %p2 %r\nOpReturn\nOpFunctionEnd\n";
+        let translation = crate::translate(text.as_bytes(), &crate::Options::default()).unwrap();
+        let wgsl = translation.wgsl;
+        assert!(wgsl.contains("= vec4<u32>(7u);"), "{wgsl}");
+        assert!(wgsl.contains("= vec4<u32>(spec_constant_0);"), "{wgsl}");
+        assert!(wgsl.contains("= vec4<u32>(global_"), "{wgsl}");
     }
 
     #[test]

@@ -5,6 +5,7 @@ pub mod assemble;
 pub mod cfg;
 pub mod load;
 pub mod module;
+pub mod spec_constant_op;
 pub mod structured;
 
 pub use module::*;

@@ -277,6 +277,40 @@ impl Decorations {
             _ => {}
         }
     }
+
+    /// Adds the decorations `other` has (a decoration group's) to these.
+    pub fn merge(&mut self, other: &Decorations) {
+        let values = [
+            (&mut self.location, other.location),
+            (&mut self.component, other.component),
+            (&mut self.index, other.index),
+            (&mut self.binding, other.binding),
+            (&mut self.set, other.set),
+            (&mut self.offset, other.offset),
+            (&mut self.array_stride, other.array_stride),
+            (&mut self.matrix_stride, other.matrix_stride),
+            (&mut self.spec_id, other.spec_id),
+        ];
+        for (mine, theirs) in values {
+            *mine = theirs.or(*mine);
+        }
+        self.builtin = other.builtin.or(self.builtin);
+        let flags = [
+            (&mut self.row_major, other.row_major),
+            (&mut self.block, other.block),
+            (&mut self.buffer_block, other.buffer_block),
+            (&mut self.non_writable, other.non_writable),
+            (&mut self.non_readable, other.non_readable),
+            (&mut self.flat, other.flat),
+            (&mut self.no_perspective, other.no_perspective),
+            (&mut self.centroid, other.centroid),
+            (&mut self.sample, other.sample),
+            (&mut self.invariant, other.invariant),
+        ];
+        for (mine, theirs) in flags {
+            *mine |= theirs;
+        }
+    }
 }
 
 /// One operand of an instruction in a function or of an OpSpecConstantOp, in 8 bytes where
