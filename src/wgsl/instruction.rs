@@ -7,7 +7,7 @@ use super::ast::{BinaryOp, Call, Expr, Literal, Name, Stmt, UnaryOp};
 use super::emit::Emitter;
 use super::function::{COMPONENTS, Lower, Pointer, Step, Value};
 use super::uses::vector_component;
-use super::{image, subgroup};
+use super::{image, integer_dot, subgroup};
 use crate::error::Error;
 use crate::ops::{self, Spelling};
 use crate::passes::atomics;
@@ -156,6 +156,7 @@ impl Lower<'_> {
             op if image::is_image_instruction(op) => self.image_instruction(e, inst),
             op if atomics::is_atomic(op) => self.atomic(e, inst),
             op if subgroup::is_subgroup(op) => self.subgroup(e, inst),
+            op if integer_dot::is_integer_dot(op) => self.integer_dot(e, inst),
             _ => match ops::core_row(inst.op) {
                 Some(row) => {
                     let operands = self.take_all(e, &inst.operands)?;

@@ -10,6 +10,7 @@ mod function;
 mod helpers;
 mod image;
 mod instruction;
+mod integer_dot;
 pub mod names;
 pub mod print;
 mod scopes;
