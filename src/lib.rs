@@ -150,7 +150,8 @@ fn translate_module(input: &[u8], options: &Options) -> Result<Translation, Erro
     passes::bindings::run(&mut module, options)?;
     passes::layout::run(&mut module, options)?;
     passes::atomics::run(&mut module, options)?;
-    let (mut ast, bindings, uniformity) = wgsl::emit::emit(&module, options)?;
+    let wgsl::emit::Emitted { mut ast, bindings, uniformity, warnings } = wgsl::emit::emit(&module, options)?;
+    module.warnings.extend(warnings);
     if uniformity.breaks_barriers {
         return Err(Error::unsupported(
             "a barrier in control flow WGSL cannot prove uniform (after a branch or early return that \

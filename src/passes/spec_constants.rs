@@ -344,3 +344,53 @@ fn fold_shuffle(module: &mut Module, operands: &[Operand]) -> Option<ConstValue>
     let selected = indices(operands, 2)?.into_iter().map(|c| if c == u32::MAX { 0 } else { c });
     Some(ConstValue::Composite(selected.map(|c| components.get(c as usize).copied()).collect::<Option<_>>()?))
 }
+
+/// How deep `default_value` follows operations before it gives up (a hostile module can chain
+/// constants without end).
+const MAX_DEFAULT_DEPTH: u32 = 64;
+
+/// The value of a scalar integer or boolean constant (a boolean as 0 or 1) when every
+/// specialization constant keeps its default: for an array length WGSL cannot leave
+/// overridable. `None` for what this does not evaluate.
+pub fn default_value(module: &Module, id: Id) -> Option<u32> {
+    default_at(module, id, 0)
+}
+
+fn default_at(module: &Module, id: Id, depth: u32) -> Option<u32> {
+    if depth > MAX_DEFAULT_DEPTH {
+        return None;
+    }
+    let value = |id: Id| default_at(module, id, depth + 1);
+    let constant = module.constant(id)?;
+    let (op, operands) = match &constant.value {
+        ConstValue::Scalar(bits) => return u32::try_from(*bits).ok(),
+        ConstValue::Bool(b) => return Some(u32::from(*b)),
+        ConstValue::Null => return Some(0),
+        ConstValue::Op { op, operands } => (*op, operands),
+        _ => return None,
+    };
+    let arg = |index: usize| id_at(operands, index);
+    Some(match op {
+        Op::CompositeExtract => {
+            let mut part = arg(0)?;
+            for index in indices(operands, 1)? {
+                part = match &module.constant(part)?.value {
+                    ConstValue::Composite(parts) => *parts.get(index as usize)?,
+                    _ => return None,
+                };
+            }
+            value(part)?
+        }
+        Op::CopyObject | Op::SConvert | Op::UConvert | Op::Bitcast => value(arg(0)?)?,
+        Op::Select => value(if value(arg(0)?)? != 0 { arg(1)? } else { arg(2)? })?,
+        Op::SNegate => value(arg(0)?)?.wrapping_neg(),
+        Op::Not => !value(arg(0)?)?,
+        Op::LogicalNot => u32::from(value(arg(0)?)? == 0),
+        _ => {
+            let (a, b) = (value(arg(0)?)?, value(arg(1)?)?);
+            integer(op, a, b)
+                .or_else(|| compare(op, a, b).map(u32::from))
+                .or_else(|| logical(op, a != 0, b != 0).map(u32::from))?
+        }
+    })
+}

@@ -58,11 +58,20 @@ pub struct Emitter<'m> {
     /// Entry points' inner functions that take uniform builtins as parameters: the proxies
     /// the wrapper passes, in order (`make_barriers_uniform`).
     inner_args: HashMap<String, Vec<String>>,
+    /// Things the user should know, as `Translation::warnings`.
+    pub warnings: Vec<String>,
 }
 
-/// The WGSL syntax tree (its functions already printed), the binding map of its resources, and
-/// what the uniformity analysis found.
-pub fn emit(module: &Module, options: &Options) -> Result<(ast::Module, Vec<Binding>, uniformity::Verdict), Error> {
+/// What `emit` makes: the WGSL syntax tree (its functions already printed), the binding map of
+/// its resources, what the uniformity analysis found, and warnings.
+pub struct Emitted {
+    pub ast: ast::Module,
+    pub bindings: Vec<Binding>,
+    pub uniformity: uniformity::Verdict,
+    pub warnings: Vec<String>,
+}
+
+pub fn emit(module: &Module, options: &Options) -> Result<Emitted, Error> {
     let mut e = Emitter {
         module,
         out: ast::Module::default(),
@@ -84,6 +93,7 @@ pub fn emit(module: &Module, options: &Options) -> Result<(ast::Module, Vec<Bind
         written_globals: OnceCell::new(),
         new_bindings: IdMap::default(),
         inner_args: HashMap::new(),
+        warnings: Vec::new(),
     };
     for new in &module.new_bindings {
         e.new_bindings.entry(new.variable).or_insert(new);
@@ -138,7 +148,7 @@ pub fn emit(module: &Module, options: &Options) -> Result<(ast::Module, Vec<Bind
     }
     e.out.enables = e.enables.iter().copied().collect();
     e.bindings.sort_by_key(|b| b.binding);
-    Ok((e.out, e.bindings, e.uniformity.verdict()))
+    Ok(Emitted { ast: e.out, bindings: e.bindings, uniformity: e.uniformity.verdict(), warnings: e.warnings })
 }
 
 /// Entry points with neither inputs nor outputs, by function: a wrapper would only call the
@@ -360,11 +370,11 @@ impl<'m> Emitter<'m> {
                 let count = match module.constant(*length) {
                     Some(c) if c.spec_id.is_none() => module.const_u32(*length),
                     _ => None,
-                }
-                .ok_or_else(|| {
-                    let hint = override_hint(module, *length);
-                    self.unsupported(id, format!("an array sized by a specialization constant outside workgroup memory: WGSL sizes arrays by overrides only there{hint}"))
-                })?;
+                };
+                let count = match count {
+                    Some(count) => count,
+                    None => self.default_length(id, *length)?,
+                };
                 format!("array<{}, {count}>", self.ty(*element)?)
             }
             Type::RuntimeArray { element } => format!("array<{}>", self.ty(*element)?),
@@ -389,6 +399,27 @@ impl<'m> Emitter<'m> {
         let spelled: ast::Type = spelled.into();
         self.types.insert(id, spelled.clone());
         Ok(spelled)
+    }
+
+    /// The length of array type `id` sized by a specialization constant, outside workgroup
+    /// memory where WGSL cannot size it by an `override`: the length the defaults give, with a
+    /// warning naming the constants.
+    fn default_length(&mut self, id: Id, length: Id) -> Result<u32, Error> {
+        let module = self.module;
+        let count = crate::passes::spec_constants::default_value(module, length).ok_or_else(|| {
+            self.unsupported(
+                id,
+                "an array sized by a specialization-constant expression this cannot evaluate, outside \
+                 workgroup memory: WGSL sizes arrays by overrides only there"
+                    .into(),
+            )
+        })?;
+        self.warnings.push(format!(
+            "an array is sized by a specialization constant outside workgroup memory, where WGSL sizes arrays by \
+             constants only: its length is fixed at {count}, what the defaults give{}",
+            override_hint(module, length)
+        ));
+        Ok(count)
     }
 
     fn image_type(&mut self, id: Id, image: &crate::spirv::ImageType) -> Result<String, Error> {
@@ -820,7 +851,7 @@ impl<'m> Emitter<'m> {
     }
 }
 
-/// For an array length that stays a specialization constant: which `--override` flags would fix
+/// For an array length that stays a specialization constant: which `--override` flags would set
 /// it, naming the SpecIds (and OpNames) the length is computed from.
 fn override_hint(module: &Module, length: Id) -> String {
     let mut pending = vec![length];
@@ -841,7 +872,7 @@ fn override_hint(module: &Module, length: Id) -> String {
             None => format!("--override {spec_id}=VALUE"),
         })
         .collect();
-    if flags.is_empty() { String::new() } else { format!("; {} fixes the size", flags.join(" ")) }
+    if flags.is_empty() { String::new() } else { format!("; {} sets another", flags.join(" ")) }
 }
 
 /// The WGSL address space (with access mode) for a SPIR-V storage class.
