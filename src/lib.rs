@@ -176,6 +176,11 @@ fn translate_module(input: &[u8], options: &Options) -> Result<Translation, Erro
                 .into(),
         );
     }
+    if uniformity.breaks_subgroups {
+        // SPIR-V's subgroup operations act on the active invocations wherever they are, as WGSL's
+        // do: the check is for portability only.
+        ast.diagnostics.push("off, subgroup_uniformity");
+    }
     // Done with the module: validation takes memory of its own.
     let mut warnings = std::mem::take(&mut module.warnings);
     drop(module);

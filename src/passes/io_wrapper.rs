@@ -31,9 +31,10 @@ use crate::Options;
 use crate::builtins::{Scalar, Use, builtin_row};
 use crate::error::{Error, Location};
 use crate::spirv::{
-    ConstValue, Decorations, Def, EntryPoint, Id, Inst, IoBinding, IoPlan, IoSource, IoValue, Module, Type,
-    WorkgroupDimension,
+    Computed, ConstValue, Decorations, Def, EntryPoint, Id, Inst, IoBinding, IoPlan, IoSource, IoValue, Module,
+    SubgroupMask, Type, WorkgroupDimension,
 };
+use crate::wgsl::subgroup;
 
 /// More locations than any WebGPU device has between stages (the limit is at most 32): an
 /// interface array beyond this is refused before it is flattened.
@@ -47,7 +48,9 @@ pub fn run(module: &mut Module, options: &Options) -> Result<(), Error> {
         let entry = module.entry_points[e].clone();
         let mut warnings = Vec::new();
         check_modes(&entry, &mut warnings)?;
-        let planned = Planner::new(module, &entry, options, &io_reached)?.plan(&mut warnings)?;
+        let planner = Planner::new(module, &entry, options, &io_reached)?;
+        let planned = planner.plan(&mut warnings)?;
+        let needs_subgroup_id = planner.runs(|inst| subgroup::needs_invocation_id(module, inst));
         let workgroup_size = workgroup_size(module, &entry, workgroup_size_constant)?;
         let mut plan = IoPlan { workgroup_size, ..IoPlan::default() };
         for Planned { mut value, wgsl, output } in planned {
@@ -64,6 +67,9 @@ pub fn run(module: &mut Module, options: &Options) -> Result<(), Error> {
                 }
             }
             if output { plan.outputs.push(value) } else { plan.inputs.push(value) }
+        }
+        if needs_subgroup_id {
+            plan.inputs.push(subgroup_invocation_id(module, &entry)?);
         }
         let has_position =
             plan.outputs.iter().any(|v| matches!(v.binding, IoBinding::BuiltIn { name: "position", .. }));
@@ -255,6 +261,11 @@ impl<'a> Planner<'a> {
         self.functions.get_or_init(|| self.module.reachable_functions(self.root))
     }
 
+    /// Whether the entry point runs an instruction `wanted` accepts.
+    fn runs(&self, wanted: impl Fn(&Inst) -> bool) -> bool {
+        self.functions().iter().any(|&f| self.module.functions[f].insts.iter().any(&wanted))
+    }
+
     fn plan(&self, warnings: &mut Vec<String>) -> Result<Vec<Planned>, Error> {
         let mut planned = Vec::new();
         for &id in &self.entry.interface {
@@ -373,6 +384,9 @@ impl<'a> Planner<'a> {
                 self.location(var),
             ));
         }
+        if let Some(mask) = subgroup_mask(builtin) {
+            return self.subgroup_mask(var, mask, Part { path, name, ty }).map(Some);
+        }
         let row = builtin_row(builtin).ok_or_else(|| {
             Error::unsupported(
                 format!("builtin {builtin:?} ({}) has no WGSL counterpart", describe(usage)),
@@ -432,6 +446,39 @@ impl<'a> Planner<'a> {
         let binding = IoBinding::BuiltIn { name: row.name, enable: row.enable, invariant };
         let value = IoValue { source: IoSource::Proxy { global: var.id, path }, name, ty, wgsl_ty: ty, binding };
         Ok(Some(Planned { value, wgsl: row.ty, output: var.output }))
+    }
+
+    /// A subgroup mask input (`gl_SubgroupEqMask`, ...), which the wrapper computes from the
+    /// invocation's id in its subgroup.
+    fn subgroup_mask(&self, var: Var, mask: SubgroupMask, part: Part) -> Result<Planned, Error> {
+        let module = self.module;
+        let usage = self.usage(var.output);
+        if !matches!(usage, Use::ComputeInput | Use::FragmentInput) {
+            return Err(Error::unsupported(
+                format!(
+                    "subgroup mask builtins as a {}: WGSL has subgroup invocation ids in compute and fragment \
+                     shaders only",
+                    describe(usage)
+                ),
+                self.location(var),
+            ));
+        }
+        let four_words = module.scalar_of(part.ty).is_some_and(|(scalar, count)| {
+            count == 4 && matches!(module.type_def(scalar), Some(Type::Int { width: 32, .. }))
+        });
+        if !four_words {
+            return Err(Error::unsupported(
+                format!(
+                    "a subgroup mask declared as {} (a 64-bit mask needs 64-bit integers, which WGSL lacks)",
+                    describe_type(module, part.ty)
+                ),
+                self.location(var),
+            ));
+        }
+        let Part { path, name, ty } = part;
+        let binding = IoBinding::Computed(Computed::SubgroupMask(mask));
+        let value = IoValue { source: IoSource::Proxy { global: var.id, path }, name, ty, wgsl_ty: ty, binding };
+        Ok(Planned { value, wgsl: None, output: false })
     }
 
     /// A value at consecutive locations from `next`: structs, arrays and matrices take one
@@ -631,6 +678,46 @@ fn part_of(module: &Module, value: Id, path: &[u32]) -> Option<Id> {
         _ => return None,
     };
     part_of(module, part, rest)
+}
+
+/// The input that sets the private variable holding the invocation's id in its subgroup, for the
+/// subgroup operations the translation computes from it; the variable is made on first need.
+fn subgroup_invocation_id(module: &mut Module, entry: &EntryPoint) -> Result<IoValue, Error> {
+    if !matches!(entry.model, ExecutionModel::GLCompute | ExecutionModel::Fragment) {
+        return Err(Error::unsupported(
+            format!(
+                "entry point `{}` runs subgroup operations WGSL computes from the invocation's id in its subgroup, \
+                 which WGSL has in compute and fragment shaders only",
+                entry.name
+            ),
+            Location { word_offset: Some(entry.offset), opcode: Some(Op::EntryPoint), ..Location::default() },
+        ));
+    }
+    let ty = module.intern_type(Type::Int { width: 32, signed: false });
+    let global = match module.subgroup_invocation_id {
+        Some(global) => global,
+        None => {
+            let global = module.add_global(StorageClass::Private, ty, entry.offset);
+            module.names.insert(global, "subgroup_invocation_id".into());
+            module.subgroup_invocation_id = Some(global);
+            global
+        }
+    };
+    let binding = IoBinding::BuiltIn { name: "subgroup_invocation_id", enable: Some("subgroups"), invariant: false };
+    let source = IoSource::Proxy { global, path: Vec::new() };
+    Ok(IoValue { source, name: "subgroup_invocation_id".into(), ty, wgsl_ty: ty, binding })
+}
+
+/// The subgroup mask a builtin is, if it is one.
+fn subgroup_mask(builtin: BuiltIn) -> Option<SubgroupMask> {
+    Some(match builtin {
+        BuiltIn::SubgroupEqMask => SubgroupMask::Eq,
+        BuiltIn::SubgroupGeMask => SubgroupMask::Ge,
+        BuiltIn::SubgroupGtMask => SubgroupMask::Gt,
+        BuiltIn::SubgroupLeMask => SubgroupMask::Le,
+        BuiltIn::SubgroupLtMask => SubgroupMask::Lt,
+        _ => return None,
+    })
 }
 
 /// The name of an interface variable: its OpName, else what it holds (`vertex_index`, a block's

@@ -460,6 +460,28 @@ pub enum IoBinding {
         interpolation: Option<String>,
         blend_src: Option<u32>,
     },
+    /// An input WGSL has no builtin for, which the wrapper computes (it is no parameter).
+    Computed(Computed),
+}
+
+/// How the entry-point wrapper computes an input WGSL lacks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Computed {
+    /// A subgroup mask builtin, from the invocation's id in its subgroup (and the subgroup size).
+    SubgroupMask(SubgroupMask),
+    /// Member `member` of the uniform buffer `buffer` the translation adds (draw parameters).
+    BufferMember { buffer: Id, member: u32 },
+}
+
+/// The subgroup mask builtins: the bits of the invocations whose id in the subgroup is equal to,
+/// greater than or equal to, ... the invocation's own (those at or above the subgroup size clear).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SubgroupMask {
+    Eq,
+    Ge,
+    Gt,
+    Le,
+    Lt,
 }
 
 /// One dimension of a compute shader's workgroup size.
@@ -523,6 +545,10 @@ pub struct Module {
     pub new_bindings: Vec<NewBinding>,
     /// Sizes of structs padded beyond their members (array-stride wrappers, `layout` pass).
     pub padded_sizes: IdMap<Id, u32>,
+    /// The private variable the entry-point wrappers set to the invocation's id in its subgroup,
+    /// for the subgroup operations WGSL lacks and the translation computes from it
+    /// (`io_wrapper` pass).
+    pub subgroup_invocation_id: Option<Id>,
 }
 
 static NO_DECORATIONS: Decorations = Decorations {
@@ -663,6 +689,17 @@ impl Module {
         let id = self.bound;
         self.bound += 1;
         self.defs.push(def);
+        id
+    }
+
+    /// A new global variable of `pointee` in `class`, declared last; `offset` is the word an
+    /// error about it points at.
+    pub fn add_global(&mut self, class: spirv::StorageClass, pointee: Id, offset: u32) -> Id {
+        let ty = self.intern_type(Type::Pointer { class, pointee });
+        let index = self.globals.len();
+        let id = self.add_def(Def::Global(index));
+        self.globals.push(Global { id, ty, class, pointee, initializer: None, offset });
+        self.declarations.push(id);
         id
     }
 

@@ -19,8 +19,8 @@ use crate::error::{Error, Location};
 use crate::id_hash::{IdMap, IdSet};
 use crate::passes::layout::{round_up, size_and_align};
 use crate::spirv::{
-    BindingOrigin, ConstValue, EntryPoint, Id, IoBinding, IoSource, IoValue, Module, NewBinding, Type,
-    WorkgroupDimension,
+    BindingOrigin, Computed, ConstValue, EntryPoint, Id, IoBinding, IoSource, IoValue, Module, NewBinding,
+    SubgroupMask, Type, WorkgroupDimension,
 };
 
 /// Module-scope state shared by the function lowering: names and type spellings.
@@ -694,25 +694,28 @@ impl<'m> Emitter<'m> {
     fn entry_wrapper(&mut self, entry: &EntryPoint, name: String) -> Result<ast::Function, Error> {
         let plan = entry.io.clone().unwrap_or_default();
         let inner = self.names.get(&entry.function).cloned().unwrap_or_default();
-        let mut local = Namer::default();
-        let mut params = Vec::new();
+        let mut params = WrapperParams::default();
         let mut body = Vec::new();
         // Proxies whose whole value a parameter holds, by name.
         let mut whole = HashMap::new();
         for value in &plan.inputs {
-            let param_name = local.fresh(&format!("{}_param", value.name), Some(&self.namer));
-            if let IoSource::Proxy { global, path } = &value.source
-                && path.is_empty()
-                && let Some(proxy) = self.names.get(global)
-            {
-                whole.insert(proxy.clone(), param_name.clone());
-            }
-            let wgsl_ty = self.ty(value.wgsl_ty)?;
-            let arg = self.convert(Expr::ident(param_name.clone()), value.wgsl_ty, value.ty)?;
             let target = self.proxy(value)?.ok_or_else(|| Error::internal("an input without a proxy"))?;
+            let arg = match &value.binding {
+                IoBinding::Computed(computed) => self.computed_input(*computed, value, &mut params)?,
+                _ => {
+                    let param_name = self.input_param(value, &mut params)?;
+                    if let IoSource::Proxy { global, path } = &value.source
+                        && path.is_empty()
+                        && let Some(proxy) = self.names.get(global)
+                    {
+                        whole.insert(proxy.clone(), param_name.clone());
+                    }
+                    self.convert(Expr::ident(param_name), value.wgsl_ty, value.ty)?
+                }
+            };
             body.push(Stmt::Assign { target, value: arg });
-            params.push(ast::Param { attributes: self.io_attributes(value), name: param_name, ty: wgsl_ty });
         }
+        let params = params.params;
         let args = self
             .inner_args
             .get(&inner)
@@ -755,6 +758,72 @@ impl<'m> Emitter<'m> {
         Ok(ast::Function { attributes, name, params, result, body })
     }
 
+    /// The wrapper's parameter for an input: a new one, or for a builtin another input reads
+    /// too, the one it already has (WGSL allows one parameter per builtin).
+    fn input_param(&mut self, value: &IoValue, params: &mut WrapperParams) -> Result<String, Error> {
+        if let IoBinding::BuiltIn { name, .. } = value.binding
+            && let Some(param) = params.by_builtin.get(name)
+        {
+            return Ok(param.clone());
+        }
+        let name = params.local.fresh(&format!("{}_param", value.name), Some(&self.namer));
+        if let IoBinding::BuiltIn { name: builtin, .. } = value.binding {
+            params.by_builtin.insert(builtin, name.clone());
+        }
+        let ty = self.ty(value.wgsl_ty)?;
+        params.params.push(ast::Param { attributes: self.io_attributes(value), name: name.clone(), ty });
+        Ok(name)
+    }
+
+    /// The `u32` builtin `name` (which needs `enable`) as the wrapper's parameter.
+    fn builtin_param(&mut self, name: &'static str, enable: Option<&'static str>, params: &mut WrapperParams) -> Expr {
+        if let Some(param) = params.by_builtin.get(name) {
+            return Expr::ident(param.clone());
+        }
+        let param = params.local.fresh(&format!("{name}_param"), Some(&self.namer));
+        params.by_builtin.insert(name, param.clone());
+        if let Some(enable) = enable {
+            self.enables.insert(enable);
+        }
+        let attributes = vec![Attribute::Builtin(name)];
+        params.params.push(ast::Param { attributes, name: param.clone(), ty: "u32".into() });
+        Expr::ident(param)
+    }
+
+    /// The value of an input the wrapper computes, as the type of its proxy.
+    fn computed_input(
+        &mut self,
+        computed: Computed,
+        value: &IoValue,
+        params: &mut WrapperParams,
+    ) -> Result<Expr, Error> {
+        let module = self.module;
+        let (expr, computed_ty) = match computed {
+            Computed::SubgroupMask(mask) => {
+                let id = self.builtin_param("subgroup_invocation_id", Some("subgroups"), params);
+                let next = Expr::binary(ast::BinaryOp::Add, id.clone(), Expr::Literal(Literal::U32(1)));
+                let zero = Expr::Literal(Literal::U32(0));
+                let (low, high) = match mask {
+                    SubgroupMask::Eq => (id, next),
+                    SubgroupMask::Ge => (id, self.builtin_param("subgroup_size", Some("subgroups"), params)),
+                    SubgroupMask::Gt => (next, self.builtin_param("subgroup_size", Some("subgroups"), params)),
+                    SubgroupMask::Le => (zero, next),
+                    SubgroupMask::Lt => (zero, id),
+                };
+                let helper = self.subgroup_mask_helper(&params.local);
+                (Expr::call(helper, vec![low, high]), "vec4<u32>")
+            }
+            Computed::BufferMember { buffer, member } => {
+                let name = self.names.get(&buffer).cloned().unwrap_or_default();
+                let block = module.globals[module.global_index(buffer).unwrap_or_default()].pointee;
+                (Expr::member(Expr::ident(name), self.member_name(block, member)?), "u32")
+            }
+        };
+        // The proxy may hold signed integers: the bits are the same.
+        let proxy_ty = self.ty(value.ty)?;
+        Ok(if &*proxy_ty == computed_ty { expr } else { self.bitcast(value.ty, expr)? })
+    }
+
     /// `@vertex`, `@fragment`, or `@compute` with its `@workgroup_size`.
     fn stage_attributes(&mut self, entry: &EntryPoint) -> Result<Vec<Attribute>, Error> {
         let mut attributes = vec![Attribute::Stage(match entry.model {
@@ -781,6 +850,7 @@ impl<'m> Emitter<'m> {
                 }
                 attributes
             }
+            IoBinding::Computed(_) => Vec::new(),
             IoBinding::Location { location, interpolation, blend_src } => {
                 let mut attributes = vec![Attribute::Location(*location)];
                 if let Some(src) = blend_src {
@@ -849,6 +919,16 @@ impl<'m> Emitter<'m> {
     pub fn builtin(&mut self, name: &'static str) -> ast::Name {
         self.builtins.entry(name).or_insert_with(|| name.into()).clone()
     }
+}
+
+/// The parameters of an entry-point wrapper being written.
+#[derive(Default)]
+struct WrapperParams {
+    params: Vec<ast::Param>,
+    /// The parameter of each builtin, by its WGSL name.
+    by_builtin: HashMap<&'static str, String>,
+    /// The wrapper's local names.
+    local: Namer,
 }
 
 /// For an array length that stays a specialization constant: which `--override` flags would set
