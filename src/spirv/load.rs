@@ -74,7 +74,7 @@ pub fn load(words: &[u32]) -> Result<Module, Error> {
         entry_points_of: HashMap::new(),
         decoration_groups: HashSet::new(),
     };
-    let result = rspirv::binary::parse_words(&spec_constant_op::parseable(words, &offsets), &mut builder);
+    let result = rspirv::binary::parse_words(spec_constant_op::parseable(words, &offsets), &mut builder);
     if let Some(error) = builder.error.take() {
         return Err(error);
     }

@@ -572,6 +572,18 @@ impl<'m> Lower<'m> {
         }
     }
 
+    /// `value` bound to `let <name of id>_<what>`, a step towards the value of `id`; a name or
+    /// literal is returned as it is.
+    pub(super) fn temporary(&mut self, e: &Emitter, id: Id, what: &str, value: Expr) -> Expr {
+        if matches!(value, Expr::Ident(_) | Expr::Literal(_)) {
+            return value;
+        }
+        let base = self.module.name(id).map(str::to_string).unwrap_or_else(|| format!("x_{id}"));
+        let name = self.namer.fresh_name(&format!("{base}_{what}"), Some(&e.namer));
+        self.stmts.push(Stmt::Let { name: name.clone(), ty: None, value });
+        Expr::ident(name)
+    }
+
     /// `let name = expr;` for `id`, or an assignment to its `var` if it is hoisted.
     pub(super) fn bind(&mut self, e: &Emitter, id: Id, expr: Expr) {
         if let Some(name) = self.hoisted_names.get(&id).cloned() {

@@ -46,6 +46,8 @@ struct Extra {
     grad: Option<(Id, Id)>,
     /// ConstOffset, or Offset when its operand is a constant anyway.
     offset: Option<Id>,
+    /// ConstOffsets: a constant array of four offsets, one per gathered texel.
+    offsets: Option<Id>,
     sample: Option<Id>,
 }
 
@@ -232,7 +234,7 @@ impl Lower<'_> {
             extra.offset = Some(offset);
         }
         if mask.contains(Mask::CONST_OFFSETS) {
-            return Err(self.not_in_wgsl(inst, "gathering with four texel offsets (ConstOffsets)"));
+            extra.offsets = Some(id()?);
         }
         if mask.contains(Mask::SAMPLE) {
             extra.sample = Some(id()?);
@@ -302,14 +304,11 @@ impl Lower<'_> {
         let depth_reference = has_depth_reference(inst.op);
         let texture = self.texture(e, inst, depth_reference)?;
         let image = texture.image.clone();
-        if !matches!(self.module.type_def(image.sampled_type), Some(Type::Float { .. })) {
-            return Err(self.not_in_wgsl(
-                inst,
-                "sampling an integer texture (WGSL filters only float textures; texelFetch reads one)",
-            ));
-        }
         let (coords, layer, q) = self.coordinates(e, inst, &image, true)?;
         let extra = self.extra(inst, if depth_reference { 3 } else { 2 })?;
+        if !matches!(self.module.type_def(image.sampled_type), Some(Type::Float { .. })) && !depth_reference {
+            return self.sample_integer(e, inst, texture, coords, layer, extra);
+        }
         let explicit = matches!(
             inst.op,
             Op::ImageSampleExplicitLod
@@ -368,6 +367,81 @@ impl Lower<'_> {
         self.define(e, inst, expr, false)
     }
 
+    /// Sampling an integer texture, which WGSL forbids: Vulkan cannot filter integer formats, so
+    /// the sampler is nearest; with clamp-to-edge addressing (assumed, and warned about) the
+    /// sample is the texel `floor(coordinate * size)` clamped to the texture, which `textureLoad`
+    /// reads. The level is the explicit Lod rounded as nearest mipmapping does, or level 0 for
+    /// an implicit one (also assumed).
+    fn sample_integer(
+        &mut self,
+        e: &mut Emitter,
+        inst: &Inst,
+        texture: Texture,
+        coords: Expr,
+        layer: Option<Expr>,
+        extra: Extra,
+    ) -> Result<(), Error> {
+        let image = &texture.image;
+        if image.dim == Dim::DimCube || extra.bias.is_some() || extra.grad.is_some() {
+            return Err(self.not_in_wgsl(
+                inst,
+                "sampling an integer texture that is a cube map, or with a bias or gradients (WGSL samples only \
+                 float textures; an integer one is read with textureLoad, which picks no face and no level \
+                 from derivatives)",
+            ));
+        }
+        let id = self.result(inst)?;
+        let level = match extra.lod {
+            Some(lod) if self.module.const_u32(lod) == Some(0) => Expr::Literal(Literal::I32(0)),
+            Some(lod) => {
+                // Nearest mipmapping takes level ceil(lod + 0.5) - 1, within the texture's levels.
+                let lod = self.take(e, lod)?;
+                let rounded = Expr::binary(
+                    BinaryOp::Subtract,
+                    Expr::call(
+                        "i32",
+                        vec![Expr::call("ceil", vec![Expr::binary(BinaryOp::Add, lod, f32_literal(0.5))])],
+                    ),
+                    Expr::Literal(Literal::I32(1)),
+                );
+                let levels = Expr::call("i32", vec![Expr::call("textureNumLevels", vec![texture.texture.clone()])]);
+                let last = Expr::binary(BinaryOp::Subtract, levels, Expr::Literal(Literal::I32(1)));
+                let level = Expr::call("clamp", vec![rounded, Expr::Literal(Literal::I32(0)), last]);
+                self.temporary(e, id, "level", level)
+            }
+            None => Expr::Literal(Literal::I32(0)),
+        };
+        let count = image.coordinate_count();
+        let float_ty = if count == 1 { "f32".to_string() } else { format!("vec{count}<f32>") };
+        let int_ty = if count == 1 { "i32".to_string() } else { format!("vec{count}<i32>") };
+        let dimensions = Expr::call("textureDimensions", vec![texture.texture.clone(), level.clone()]);
+        let size = self.temporary(e, id, "size", Expr::call(float_ty.as_str(), vec![dimensions]));
+        let mut scaled = Expr::call("floor", vec![Expr::binary(BinaryOp::Multiply, coords, size.clone())]);
+        if let Some(offset) = extra.offset {
+            let offset = self.offset(e, inst, image, offset)?;
+            scaled = Expr::binary(BinaryOp::Add, scaled, Expr::call(float_ty.as_str(), vec![offset]));
+        }
+        let last = Expr::binary(BinaryOp::Subtract, size, f32_literal(1.0));
+        let zero = if count == 1 { f32_literal(0.0) } else { Expr::call(float_ty.as_str(), vec![f32_literal(0.0)]) };
+        let texel = Expr::call(int_ty.as_str(), vec![Expr::call("clamp", vec![scaled, zero, last])]);
+        let mut args = vec![texture.texture.clone(), texel];
+        if let Some(layer) = layer {
+            let layers = Expr::call("i32", vec![Expr::call("textureNumLayers", vec![texture.texture.clone()])]);
+            let last = Expr::binary(BinaryOp::Subtract, layers, Expr::Literal(Literal::I32(1)));
+            args.push(Expr::call("clamp", vec![layer, Expr::Literal(Literal::I32(0)), last]));
+        }
+        args.push(level);
+        e.warnings.push(format!(
+            "sampling integer texture `{}` reads the nearest texel with textureLoad (WGSL samples only float \
+             textures): exact for a sampler with clamp-to-edge addressing{}",
+            super::print::expr_to_string(&texture.texture),
+            if extra.lod.is_none() { ", reading level 0 (implicit level of detail)" } else { "" }
+        ));
+        let (scalar, count) = self.texel(e, image)?;
+        let expr = self.reshape(e, inst, Expr::call("textureLoad", args), &scalar, count)?;
+        self.define(e, inst, expr, false)
+    }
+
     fn gather(&mut self, e: &mut Emitter, inst: &Inst) -> Result<(), Error> {
         let depth_reference = inst.op == Op::ImageDrefGather;
         let texture = self.texture(e, inst, depth_reference)?;
@@ -388,13 +462,54 @@ impl Lower<'_> {
         if depth_reference {
             args.push(self.take(e, self.operand(inst, 2)?)?);
         }
-        if let Some(offset) = extra.offset {
-            args.push(self.offset(e, inst, &image, offset)?);
-        }
         let name = if depth_reference { "textureGatherCompare" } else { "textureGather" };
         let (scalar, _) = self.texel(e, &image)?;
-        let expr = self.reshape(e, inst, Expr::call(name, args), &scalar, 4)?;
+        let gathered = match (extra.offset, extra.offsets) {
+            (Some(offset), _) => {
+                args.push(self.offset(e, inst, &image, offset)?);
+                Expr::call(name, args)
+            }
+            (None, Some(offsets)) => self.gather_offsets(e, inst, &image, name, args, offsets, &scalar)?,
+            (None, None) => Expr::call(name, args),
+        };
+        let expr = self.reshape(e, inst, gathered, &scalar, 4)?;
         self.define(e, inst, expr, false)
+    }
+
+    /// A gather with one offset per texel (ConstOffsets), which WGSL lacks: four gathers, each
+    /// at one of the offsets, of which texel i is the one at (i0, j0) of the footprint, the
+    /// gather's fourth component (as GLSL's textureGatherOffsets defines it).
+    #[allow(clippy::too_many_arguments)]
+    fn gather_offsets(
+        &mut self,
+        e: &mut Emitter,
+        inst: &Inst,
+        image: &ImageType,
+        name: &str,
+        mut args: Vec<Expr>,
+        offsets: Id,
+        scalar: &str,
+    ) -> Result<Expr, Error> {
+        let parts = match self.module.constant(offsets).map(|c| &c.value) {
+            Some(crate::spirv::ConstValue::Composite(parts)) if parts.len() == 4 => parts.clone(),
+            _ => {
+                return Err(Error::invalid("ConstOffsets is not a constant array of four offsets", self.location(inst)));
+            }
+        };
+        // The coordinates and the like are read four times.
+        let id = self.result(inst)?;
+        for arg in &mut args {
+            if !matches!(arg, Expr::Ident(_) | Expr::Literal(_)) {
+                *arg = self.temporary(e, id, "gathered", std::mem::replace(arg, Expr::ident("")));
+            }
+        }
+        let mut texels = Vec::with_capacity(4);
+        for offset in parts {
+            let mut gather_args = args.clone();
+            gather_args.push(self.offset(e, inst, image, offset)?);
+            texels.push(Expr::member(Expr::call(name, gather_args), "w"));
+        }
+        Ok(Expr::call(format!("vec4<{scalar}>"), texels))
     }
 
     /// OpImageFetch and OpImageRead: `textureLoad`.

@@ -11,7 +11,7 @@
 
 use spirv::Op;
 
-use super::ast::{BinaryOp, Expr, Literal, Stmt};
+use super::ast::{BinaryOp, Expr, Literal};
 use super::emit::Emitter;
 use super::function::Lower;
 use super::spec::flip_signedness;
@@ -99,18 +99,9 @@ impl Lower<'_> {
     /// `a + b` clamped to the range of 32-bit integers of the given signedness.
     fn saturating_add(&mut self, e: &Emitter, inst: &Inst, a: Expr, b: Expr, signed: bool) -> Result<Expr, Error> {
         let id = self.result(inst)?;
-        let base = self.module.name(id).map(str::to_string).unwrap_or_else(|| format!("x_{id}"));
-        let mut bind = |what: &str, value: Expr| {
-            if matches!(value, Expr::Ident(_) | Expr::Literal(_)) {
-                return value;
-            }
-            let name = self.namer.fresh_name(&format!("{base}_{what}"), Some(&e.namer));
-            self.stmts.push(Stmt::Let { name: name.clone(), ty: None, value });
-            Expr::ident(name)
-        };
-        let a = bind("dot", a);
-        let b = bind("accumulator", b);
-        let sum = bind("sum", Expr::binary(BinaryOp::Add, a.clone(), b.clone()));
+        let a = self.temporary(e, id, "dot", a);
+        let b = self.temporary(e, id, "accumulator", b);
+        let sum = self.temporary(e, id, "sum", Expr::binary(BinaryOp::Add, a.clone(), b.clone()));
         if !signed {
             // The sum wrapped exactly when it is below an operand.
             let wrapped = Expr::binary(BinaryOp::Less, sum.clone(), a);
