@@ -44,6 +44,9 @@ pub enum BindingOrigin {
     /// A sampler at the same binding as an image (a combined image sampler descriptor read
     /// through two variables), moved to a binding of its own.
     SharedWithImage,
+    /// A resource an entry point uses at the same binding as another (two views of one
+    /// descriptor), moved to a binding of its own, where the same resource is bound again.
+    Aliased,
 }
 
 impl BindingOrigin {
@@ -54,6 +57,7 @@ impl BindingOrigin {
             BindingOrigin::ComparisonSampler => "comparison_sampler",
             BindingOrigin::PushConstant => "push_constant",
             BindingOrigin::SharedWithImage => "shared_with_image",
+            BindingOrigin::Aliased => "aliased",
         }
     }
 }

@@ -611,12 +611,15 @@ impl<'m> Emitter<'m> {
         let made = |id: Id| self.new_bindings.get(&id).copied();
         let new = made(id);
         // A comparison twin of a split sampler comes, in the end, from the combined variable; a
-        // sampler moved off an image's binding is its own source, and was bound where the image is.
+        // sampler moved off an image's binding (or an alias off another resource's) is its own
+        // source, and was bound where the other is.
         let mut source = id;
         let mut bound_like = id;
         loop {
             match made(source) {
-                Some(n) if n.origin == BindingOrigin::SharedWithImage => break bound_like = n.source,
+                Some(n) if matches!(n.origin, BindingOrigin::SharedWithImage | BindingOrigin::Aliased) => {
+                    break bound_like = n.source;
+                }
                 Some(n) if n.source != source => (source, bound_like) = (n.source, n.source),
                 _ => break,
             }

@@ -382,6 +382,9 @@ impl Lower<'_> {
         extra: Extra,
     ) -> Result<(), Error> {
         let image = &texture.image;
+        if !self.is_used(inst) {
+            return Ok(());
+        }
         if image.dim == Dim::DimCube || extra.bias.is_some() || extra.grad.is_some() {
             return Err(self.not_in_wgsl(
                 inst,
@@ -493,7 +496,10 @@ impl Lower<'_> {
         let parts = match self.module.constant(offsets).map(|c| &c.value) {
             Some(crate::spirv::ConstValue::Composite(parts)) if parts.len() == 4 => parts.clone(),
             _ => {
-                return Err(Error::invalid("ConstOffsets is not a constant array of four offsets", self.location(inst)));
+                return Err(Error::invalid(
+                    "ConstOffsets is not a constant array of four offsets",
+                    self.location(inst),
+                ));
             }
         };
         // The coordinates and the like are read four times.

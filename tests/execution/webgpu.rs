@@ -273,6 +273,15 @@ impl WebGpu {
             };
             resources.push((r.binding, resource));
         }
+        // A resource the translation moved off a binding it shared with another (Vulkan
+        // aliasing) is bound again where the binding map puts it.
+        for binding in bindings.iter().filter(|b| b.assigned == Some(spv2wgsl::BindingOrigin::Aliased)) {
+            let original = binding.original.map(|o| o.binding);
+            let aliased = resources.iter().find(|(at, _)| Some(*at) == original).map(|(_, r)| r.alias());
+            if let Some(alias) = aliased {
+                resources.push((binding.binding.binding, alias));
+            }
+        }
         resources
     }
 
@@ -336,7 +345,9 @@ impl WebGpu {
             .map(|(binding, resource)| wgpu::BindGroupEntry {
                 binding: *binding,
                 resource: match resource {
-                    Resource::Storage(buffer) | Resource::Uniform(buffer) => buffer.as_entire_binding(),
+                    Resource::Storage(buffer) | Resource::Uniform(buffer) | Resource::Alias(buffer) => {
+                        buffer.as_entire_binding()
+                    }
                     Resource::Texture(view) => wgpu::BindingResource::TextureView(view),
                     Resource::Sampler(sampler) => wgpu::BindingResource::Sampler(sampler),
                 },
@@ -411,6 +422,20 @@ enum Resource {
     Uniform(wgpu::Buffer),
     Texture(wgpu::TextureView),
     Sampler(wgpu::Sampler),
+    /// A storage buffer bound a second time (not read back twice).
+    Alias(wgpu::Buffer),
+}
+
+impl Resource {
+    /// The same resource, for a second binding.
+    fn alias(&self) -> Resource {
+        match self {
+            Resource::Storage(buffer) | Resource::Alias(buffer) => Resource::Alias(buffer.clone()),
+            Resource::Uniform(buffer) => Resource::Uniform(buffer.clone()),
+            Resource::Texture(view) => Resource::Texture(view.clone()),
+            Resource::Sampler(sampler) => Resource::Sampler(sampler.clone()),
+        }
+    }
 }
 
 /// The `@binding`s of `@group(0)` the WGSL modules declare (naga parses them;
