@@ -186,11 +186,12 @@ fn translate_module(input: &[u8], options: &Options) -> Result<Translation, Erro
     Ok(Translation { wgsl: text, warnings, bindings })
 }
 
-/// Whether the input is SPIR-V assembly text rather than a binary module.
+/// Whether the input is SPIR-V assembly text rather than a binary module: text whose first token
+/// is a comment (`;`), a result id (`%`) or an opcode (`Op...`). Other text (an HTML error page
+/// saved as `.spv`) is not SPIR-V at all, and [`translate`] says so.
 pub fn is_assembly(input: &[u8]) -> bool {
-    let binary_magic = input.len() >= 4
-        && matches!(u32::from_le_bytes([input[0], input[1], input[2], input[3]]), 0x0723_0203 | 0x0302_2307);
-    !binary_magic && std::str::from_utf8(input).is_ok_and(|text| text.contains("Op"))
+    let start = std::str::from_utf8(input).map(str::trim_start).unwrap_or_default();
+    start.starts_with([';', '%']) || start.starts_with("Op")
 }
 
 /// The module's words in host order, assembling text input first.

@@ -4,7 +4,9 @@
 //! failure never panics and never leaves an output file (or a temporary one)
 //! behind.
 
+#[path = "../common/mod.rs"]
 mod common;
+mod inputs;
 
 use std::path::Path;
 use std::process::{Command, Output};
