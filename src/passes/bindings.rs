@@ -21,12 +21,12 @@ use spirv::StorageClass;
 
 use crate::Options;
 use crate::binding_map::ResourceBinding;
-use crate::error::{Error, Location};
+use crate::error::{Error, Location, Warning};
 use crate::spirv::{BindingOrigin, Id, Module, NewBinding, Type};
 
 pub fn run(module: &mut Module, options: &Options) -> Result<(), Error> {
     push_constants_to_uniforms(module);
-    separate_shared_bindings(module)?;
+    separate_shared_bindings(module);
     let mut taken: BTreeSet<ResourceBinding> = module
         .globals
         .iter()
@@ -53,7 +53,10 @@ pub fn run(module: &mut Module, options: &Options) -> Result<(), Error> {
         let decorations = module.decorations.entry(new.variable).or_default();
         decorations.set = Some(chosen.group);
         decorations.binding = Some(chosen.binding);
-        module.warnings.push(format!("{} is bound at {chosen} (see --binding-map)", describe(module, &new)));
+        // The SPIR-V variable the warning is about: the one moved, or the one a new variable came from.
+        let about = if new.origin == BindingOrigin::SharedWithImage { new.variable } else { new.source };
+        let message = format!("{} is bound at {chosen} (see --binding-map)", describe(module, &new));
+        module.warnings.push(Warning::new(message, module.variable_location(about)));
     }
     if let Some((source, _)) = options.sampler_bindings.iter().find(|(source, _)| !overridden.contains(source)) {
         return Err(Error::unsupported(
@@ -93,7 +96,7 @@ fn push_constants_to_uniforms(module: &mut Module) {
 /// combined image sampler. Any other resources sharing a binding alias one descriptor (two views
 /// of one buffer, typically): WGSL needs a binding per resource, so all but the first declared
 /// move to bindings of their own, where the application binds the same resource again.
-fn separate_shared_bindings(module: &mut Module) -> Result<(), Error> {
+fn separate_shared_bindings(module: &mut Module) {
     let used = module.globals_used_in(&module.entry_functions());
     let mut at: BTreeMap<ResourceBinding, Vec<usize>> = BTreeMap::new();
     for (g, global) in module.globals.iter().enumerate().filter(|&(g, _)| used[g]) {
@@ -104,7 +107,7 @@ fn separate_shared_bindings(module: &mut Module) -> Result<(), Error> {
     }
     at.retain(|_, globals| globals.len() > 1);
     if at.is_empty() {
-        return Ok(());
+        return;
     }
     // Which of those globals each function names itself, found in one walk of the module, so
     // that an entry point's are found by walking its functions, not their instructions: a
@@ -159,7 +162,6 @@ fn separate_shared_bindings(module: &mut Module) -> Result<(), Error> {
         let (variable, source) = (module.globals[g].id, module.globals[staying].id);
         module.new_bindings.push(NewBinding { variable, source, origin });
     }
-    Ok(())
 }
 
 /// The SPIR-V binding of the variable a new resource was made from.

@@ -14,8 +14,8 @@ use super::names::Namer;
 use super::print;
 use super::uniformity;
 use crate::Options;
-use crate::binding_map::{Binding, ResourceBinding};
-use crate::error::{Error, Location};
+use crate::binding_map::{Binding, Original, ResourceBinding};
+use crate::error::{Error, Location, Warning};
 use crate::id_hash::{IdMap, IdSet};
 use crate::passes::layout::{round_up, size_and_align};
 use crate::spirv::{
@@ -59,7 +59,7 @@ pub struct Emitter<'m> {
     /// the wrapper passes, in order (`make_barriers_uniform`).
     inner_args: HashMap<String, Vec<String>>,
     /// Things the user should know, as `Translation::warnings`.
-    pub warnings: Vec<String>,
+    pub warnings: Vec<Warning>,
 }
 
 /// What `emit` makes: the WGSL syntax tree (its functions already printed), the binding map of
@@ -68,7 +68,7 @@ pub struct Emitted {
     pub ast: ast::Module,
     pub bindings: Vec<Binding>,
     pub uniformity: uniformity::Verdict,
-    pub warnings: Vec<String>,
+    pub warnings: Vec<Warning>,
 }
 
 pub fn emit(module: &Module, options: &Options) -> Result<Emitted, Error> {
@@ -414,10 +414,13 @@ impl<'m> Emitter<'m> {
                     .into(),
             )
         })?;
-        self.warnings.push(format!(
-            "an array is sized by a specialization constant outside workgroup memory, where WGSL sizes arrays by \
-             constants only: its length is fixed at {count}, what the defaults give{}",
-            override_hint(module, length)
+        self.warnings.push(Warning::new(
+            format!(
+                "an array is sized by a specialization constant outside workgroup memory, where WGSL sizes arrays \
+                 by constants only: its length is fixed at {count}, what the defaults give{}",
+                override_hint(module, length)
+            ),
+            Location { result_id: Some(id), ..Location::default() },
         ));
         Ok(count)
     }
@@ -625,18 +628,18 @@ impl<'m> Emitter<'m> {
             }
         }
         let d = module.decorations(bound_like);
-        let original = match (new.map(|n| n.origin), d.set, d.binding) {
-            (Some(BindingOrigin::PushConstant), ..) | (_, None, _) | (_, _, None) => None,
-            (_, Some(group), Some(binding)) => Some(ResourceBinding { group, binding }),
+        let (set, original_binding) = match (new.map(|n| n.origin), d.set, d.binding) {
+            (Some(BindingOrigin::PushConstant), ..) | (_, None, _) | (_, _, None) => (None, None),
+            (_, set, binding) => (set, binding),
         };
         Binding {
             binding,
             name: name.to_string(),
             ty: ty.to_string(),
-            space: space.to_string(),
-            original,
-            original_name: module.name(source).map(str::to_string),
-            assigned: new.map(|n| n.origin),
+            address_space: (!space.is_empty()).then(|| space.to_string()),
+            original: Original { set, binding: original_binding, name: module.name(source).map(str::to_string) },
+            assigned: new.is_some(),
+            origin: new.map(|n| n.origin),
         }
     }
 

@@ -11,7 +11,7 @@ use spirv::{Dim, ImageFormat, ImageOperands as Mask, Op};
 use super::ast::{BinaryOp, Expr, Literal, Stmt};
 use super::emit::Emitter;
 use super::function::{COMPONENTS, Lower, Value};
-use crate::error::Error;
+use crate::error::{Error, Warning};
 use crate::spirv::{Def, Id, ImageType, Inst, Operand, Type};
 
 /// The WGSL storage texel format for a SPIR-V image format, and its channel type.
@@ -434,11 +434,14 @@ impl Lower<'_> {
             args.push(Expr::call("clamp", vec![layer, Expr::Literal(Literal::I32(0)), last]));
         }
         args.push(level);
-        e.warnings.push(format!(
-            "sampling integer texture `{}` reads the nearest texel with textureLoad (WGSL samples only float \
-             textures): exact for a sampler with clamp-to-edge addressing{}",
-            super::print::expr_to_string(&texture.texture),
-            if extra.lod.is_none() { ", reading level 0 (implicit level of detail)" } else { "" }
+        e.warnings.push(Warning::new(
+            format!(
+                "sampling integer texture `{}` reads the nearest texel with textureLoad (WGSL samples only float \
+                 textures): exact for a sampler with clamp-to-edge addressing{}",
+                super::print::expr_to_string(&texture.texture),
+                if extra.lod.is_none() { ", reading level 0 (implicit level of detail)" } else { "" }
+            ),
+            self.location(inst),
         ));
         let (scalar, count) = self.texel(e, image)?;
         let expr = self.reshape(e, inst, Expr::call("textureLoad", args), &scalar, count)?;
