@@ -276,8 +276,8 @@ impl WebGpu {
         }
         // A resource the translation moved off a binding it shared with another (Vulkan
         // aliasing) is bound again where the binding map puts it.
-        for binding in bindings.iter().filter(|b| b.assigned == Some(spv2wgsl::BindingOrigin::Aliased)) {
-            let original = binding.original.map(|o| o.binding);
+        for binding in bindings.iter().filter(|b| b.origin == Some(spv2wgsl::BindingOrigin::Aliased)) {
+            let original = binding.original.binding;
             let aliased = resources.iter().find(|(at, _)| Some(*at) == original).map(|(_, r)| r.alias());
             if let Some(alias) = aliased {
                 resources.push((binding.binding.binding, alias));
