@@ -89,6 +89,11 @@ pub struct Options {
     pub sampler_bindings: Vec<(ResourceBinding, ResourceBinding)>,
     /// Where to bind the uniform buffer that replaces push constants.
     pub push_constant_binding: Option<ResourceBinding>,
+    /// Read `BaseVertex`, `BaseInstance` and `DrawIndex`, which WebGPU lacks, from a uniform
+    /// buffer the application fills (`docs/builtins.md`) instead of failing.
+    pub emulate_draw_parameters: bool,
+    /// Where to bind that buffer.
+    pub draw_parameters_binding: Option<ResourceBinding>,
     /// Refuse input whose derivatives or implicit-lod sampling WGSL's uniformity analysis rejects,
     /// instead of emitting `diagnostic(off, derivative_uniformity)`.
     pub strict_uniformity: bool,
@@ -106,6 +111,8 @@ impl Default for Options {
             annotate: false,
             sampler_bindings: Vec::new(),
             push_constant_binding: None,
+            emulate_draw_parameters: false,
+            draw_parameters_binding: None,
             overrides: Vec::new(),
             strict_uniformity: false,
         }
@@ -145,6 +152,7 @@ fn translate_module(input: &[u8], options: &Options) -> Result<Translation, Erro
     passes::argument_copies::run(&mut module, options)?;
     passes::single_store_locals::run(&mut module, options)?;
     passes::structurize::run(&mut module, options)?;
+    passes::draw_parameters::run(&mut module, options)?;
     passes::io_wrapper::run(&mut module, options)?;
     passes::signedness::run(&mut module, options)?;
     passes::handles::run(&mut module, options)?;

@@ -174,6 +174,7 @@ fn source_binding(module: &Module, new: &NewBinding) -> Option<ResourceBinding> 
 fn chosen_binding(module: &Module, options: &Options, new: &NewBinding) -> Option<(ResourceBinding, ResourceBinding)> {
     match new.origin {
         BindingOrigin::PushConstant => return options.push_constant_binding.map(|b| (b, b)),
+        BindingOrigin::DrawParameters => return options.draw_parameters_binding.map(|b| (b, b)),
         BindingOrigin::Aliased => return None,
         _ => {}
     }
@@ -183,7 +184,7 @@ fn chosen_binding(module: &Module, options: &Options, new: &NewBinding) -> Optio
 
 fn default_group(module: &Module, new: &NewBinding) -> u32 {
     match new.origin {
-        BindingOrigin::PushConstant => 0,
+        BindingOrigin::PushConstant | BindingOrigin::DrawParameters => 0,
         _ => module.decorations(new.source).set.unwrap_or(0),
     }
 }
@@ -210,6 +211,9 @@ fn describe(module: &Module, new: &NewBinding) -> String {
         BindingOrigin::PushConstant => format!("push-constant block {} (now a uniform buffer)", name(new.source)),
         BindingOrigin::SharedWithImage => {
             format!("sampler {}, which shared image {}'s binding{at},", name(new.variable), name(new.source))
+        }
+        BindingOrigin::DrawParameters => {
+            "the draw-parameters uniform buffer (base vertex, base instance, draw index)".to_string()
         }
         BindingOrigin::Aliased => format!(
             "{}, which shared {}'s binding{at} (bind the same resource at both),",

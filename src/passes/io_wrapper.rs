@@ -30,6 +30,7 @@ use spirv::{BuiltIn, ExecutionMode, ExecutionModel, Op, StorageClass};
 use crate::Options;
 use crate::builtins::{Scalar, Use, builtin_row};
 use crate::error::{Error, Location, Warning};
+use crate::passes::draw_parameters;
 use crate::spirv::{
     Computed, ConstValue, Decorations, Def, EntryPoint, Id, Inst, IoBinding, IoPlan, IoSource, IoValue, Module,
     SubgroupMask, Type, WorkgroupDimension,
@@ -389,6 +390,9 @@ impl<'a> Planner<'a> {
         if let Some(mask) = subgroup_mask(builtin) {
             return self.subgroup_mask(var, mask, Part { path, name, ty }).map(Some);
         }
+        if let Some(member) = draw_parameters::member(builtin) {
+            return self.draw_parameter(var, builtin, member, Part { path, name, ty }).map(Some);
+        }
         let row = builtin_row(builtin).ok_or_else(|| {
             Error::unsupported(
                 format!("builtin {builtin:?} ({}) has no WGSL counterpart", describe(usage)),
@@ -479,6 +483,35 @@ impl<'a> Planner<'a> {
         }
         let Part { path, name, ty } = part;
         let binding = IoBinding::Computed(Computed::SubgroupMask(mask));
+        let value = IoValue { source: IoSource::Proxy { global: var.id, path }, name, ty, wgsl_ty: ty, binding };
+        Ok(Planned { value, wgsl: None, output: false })
+    }
+
+    /// A draw parameter (`BaseVertex`, `BaseInstance`, `DrawIndex`), which WebGPU lacks: read from
+    /// the uniform buffer of `--emulate-draw-parameters` (the `draw_parameters` pass).
+    fn draw_parameter(&self, var: Var, builtin: BuiltIn, member: u32, part: Part) -> Result<Planned, Error> {
+        let module = self.module;
+        let Some(buffer) = module.draw_parameters else {
+            return Err(Error::unsupported(
+                format!(
+                    "builtin {builtin:?}: WebGPU has no base vertex, base instance or draw index \
+                     (--emulate-draw-parameters reads them from a uniform buffer the application fills)"
+                ),
+                self.location(var),
+            ));
+        };
+        let integer = module.type_def(part.ty).is_some_and(|t| matches!(t, Type::Int { width: 32, .. }));
+        if self.usage(var.output) != Use::VertexInput || !integer {
+            return Err(Error::unsupported(
+                format!(
+                    "builtin {builtin:?} is used as a {}, or is not a 32-bit integer",
+                    describe(self.usage(var.output))
+                ),
+                self.location(var),
+            ));
+        }
+        let Part { path, name, ty } = part;
+        let binding = IoBinding::Computed(Computed::BufferMember { buffer, member });
         let value = IoValue { source: IoSource::Proxy { global: var.id, path }, name, ty, wgsl_ty: ty, binding };
         Ok(Planned { value, wgsl: None, output: false })
     }

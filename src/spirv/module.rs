@@ -549,6 +549,8 @@ pub struct Module {
     /// for the subgroup operations WGSL lacks and the translation computes from it
     /// (`io_wrapper` pass).
     pub subgroup_invocation_id: Option<Id>,
+    /// The uniform buffer the draw parameters are read from (`draw_parameters` pass).
+    pub draw_parameters: Option<Id>,
 }
 
 static NO_DECORATIONS: Decorations = Decorations {

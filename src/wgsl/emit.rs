@@ -200,10 +200,16 @@ fn unmangled_names<'m>(module: &'m Module, functions: &[usize]) -> HashMap<usize
 fn used_globals(module: &Module, functions: &[usize]) -> Vec<usize> {
     let mut used = module.globals_used_in(functions);
     // Proxies the entry-point wrappers copy, even if no function reads them.
+    // and the buffers the wrappers read computed inputs from.
     for entry in &module.entry_points {
         for value in entry.io.iter().flat_map(|plan| plan.inputs.iter().chain(&plan.outputs)) {
             if let IoSource::Proxy { global, .. } = value.source
                 && let Some(g) = module.global_index(global)
+            {
+                used[g] = true;
+            }
+            if let IoBinding::Computed(Computed::BufferMember { buffer, .. }) = value.binding
+                && let Some(g) = module.global_index(buffer)
             {
                 used[g] = true;
             }
@@ -629,15 +635,22 @@ impl<'m> Emitter<'m> {
         }
         let d = module.decorations(bound_like);
         let (set, original_binding) = match (new.map(|n| n.origin), d.set, d.binding) {
-            (Some(BindingOrigin::PushConstant), ..) | (_, None, _) | (_, _, None) => (None, None),
+            (Some(BindingOrigin::PushConstant | BindingOrigin::DrawParameters), ..) | (_, None, _) | (_, _, None) => {
+                (None, None)
+            }
             (_, set, binding) => (set, binding),
+        };
+        // The draw-parameters buffer comes from no SPIR-V variable.
+        let source_name = match new.map(|n| n.origin) {
+            Some(BindingOrigin::DrawParameters) => None,
+            _ => module.name(source).map(str::to_string),
         };
         Binding {
             binding,
             name: name.to_string(),
             ty: ty.to_string(),
             address_space: (!space.is_empty()).then(|| space.to_string()),
-            original: Original { set, binding: original_binding, name: module.name(source).map(str::to_string) },
+            original: Original { set, binding: original_binding, name: source_name },
             assigned: new.is_some(),
             origin: new.map(|n| n.origin),
         }
@@ -817,17 +830,22 @@ impl<'m> Emitter<'m> {
                     SubgroupMask::Lt => (zero, id),
                 };
                 let helper = self.subgroup_mask_helper(&params.local);
-                (Expr::call(helper, vec![low, high]), "vec4<u32>")
+                (Expr::call(helper, vec![low, high]), ast::Type::from("vec4<u32>"))
             }
             Computed::BufferMember { buffer, member } => {
                 let name = self.names.get(&buffer).cloned().unwrap_or_default();
                 let block = module.globals[module.global_index(buffer).unwrap_or_default()].pointee;
-                (Expr::member(Expr::ident(name), self.member_name(block, member)?), "u32")
+                let member_ty = match module.ty(block)? {
+                    Type::Struct { members } => members.get(member as usize).copied().unwrap_or(block),
+                    _ => block,
+                };
+                let expr = Expr::member(Expr::ident(name), self.member_name(block, member)?);
+                (expr, self.ty(member_ty)?)
             }
         };
-        // The proxy may hold signed integers: the bits are the same.
+        // The proxy may hold integers of the other signedness: the bits are the same.
         let proxy_ty = self.ty(value.ty)?;
-        Ok(if &*proxy_ty == computed_ty { expr } else { self.bitcast(value.ty, expr)? })
+        Ok(if proxy_ty == computed_ty { expr } else { self.bitcast(value.ty, expr)? })
     }
 
     /// `@vertex`, `@fragment`, or `@compute` with its `@workgroup_size`.

@@ -1582,3 +1582,24 @@ fn strict_uniformity_changes_nothing_for_uniform_code() {
     assert!(!wgsl.contains("diagnostic"), "{wgsl}");
     assert_same_wgsl(&wgsl, &library_wgsl("glsl/derivatives.frag.spv"));
 }
+
+#[test]
+fn draw_parameters_are_refused_unless_emulated_at_a_binding_the_option_may_choose() {
+    let dir = TempDir::new("cli-draw-parameters");
+    let out = dir.join("out.wgsl");
+    let vertex = "exec/render/draw_parameters.vert.spv";
+    let output = run_fixture_to(vertex, &out, &[]);
+    assert_failure(&output, 1);
+    assert_stderr_mentions(&output, "builtin BaseVertex", "the builtin WebGPU lacks");
+    assert_stderr_mentions(&output, "--emulate-draw-parameters", "the option that emulates it");
+    let output = run_fixture_to(vertex, &out, &["--emulate-draw-parameters", "--draw-parameters-binding", "1:7"]);
+    assert_success(&output);
+    let wgsl = std::fs::read_to_string(&out).expect("the WGSL was written");
+    assert_valid_wgsl(&wgsl, "emulated draw parameters");
+    assert!(wgsl.contains("@group(1) @binding(7) var<uniform> draw_parameters: DrawParameters;"), "{wgsl}");
+    assert!(wgsl.contains("= draw_parameters.base_vertex;"), "{wgsl}");
+    assert_stderr_mentions(&output, "draw-parameters uniform buffer", "the warning naming the binding");
+    // The binding option alone is a usage error.
+    let output = run_fixture_to(vertex, &out, &["--draw-parameters-binding", "1:7"]);
+    assert_failure(&output, 2);
+}

@@ -181,7 +181,7 @@ fn run(case: &Case) -> Result<Completion, String> {
     let mut wgsl = Vec::new();
     let mut bindings = Vec::new();
     for module in &case.modules {
-        match translate(module) {
+        match translate(module, case) {
             Ok(translation) => {
                 wgsl.push(translation.wgsl);
                 bindings.extend(translation.bindings);
@@ -223,9 +223,9 @@ enum TranslateError {
     Other(String),
 }
 
-fn translate(module: &Module) -> Result<spv2wgsl::Translation, TranslateError> {
-    let outcome =
-        panic::catch_unwind(AssertUnwindSafe(|| spv2wgsl::translate(&module.spirv, &spv2wgsl::Options::default())));
+fn translate(module: &Module, case: &Case) -> Result<spv2wgsl::Translation, TranslateError> {
+    let options = spv2wgsl::Options { emulate_draw_parameters: case.emulate_draw_parameters, ..Default::default() };
+    let outcome = panic::catch_unwind(AssertUnwindSafe(|| spv2wgsl::translate(&module.spirv, &options)));
     match outcome {
         Ok(Ok(translation)) => Ok(translation),
         Ok(Err(error @ spv2wgsl::Error::Unsupported { .. })) => Err(TranslateError::Unsupported(error.to_string())),

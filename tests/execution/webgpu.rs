@@ -186,7 +186,8 @@ impl WebGpu {
                 for (slot, buffer) in vertex_buffers.iter().enumerate() {
                     pass.set_vertex_buffer(slot as u32, buffer.slice(..));
                 }
-                pass.draw(0..render.vertices, 0..render.instances);
+                let vertices = render.first_vertex..render.first_vertex + render.vertices;
+                pass.draw(vertices, render.first_instance..render.first_instance + render.instances);
             }
             let pixels: Vec<_> = textures
                 .iter()
@@ -273,6 +274,16 @@ impl WebGpu {
                 }
             };
             resources.push((r.binding, resource));
+        }
+        // The draw parameters WebGPU lacks, where the translation reads them (a non-indexed draw:
+        // the base vertex is the first vertex).
+        let draw_parameters = bindings.iter().find(|b| b.origin == Some(spv2wgsl::BindingOrigin::DrawParameters));
+        if let (Some(binding), Some(render)) = (draw_parameters, &case.render) {
+            let words = [render.first_vertex, render.first_instance, 0, 0];
+            resources.push((
+                binding.binding.binding,
+                Resource::Uniform(self.buffer_with(&words, wgpu::BufferUsages::UNIFORM)),
+            ));
         }
         // A resource the translation moved off a binding it shared with another (Vulkan
         // aliasing) is bound again where the binding map puts it.
