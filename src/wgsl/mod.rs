@@ -20,3 +20,4 @@ mod subgroup_emulation;
 pub mod uniformity;
 mod uses;
 pub mod validate;
+mod wrapper;
