@@ -20,6 +20,8 @@
 //!   or is an array of one (`gl_SampleMask[1]`) is converted by the wrapper, both directions.
 //! - A vertex shader that writes no position outputs a zero one: WGSL requires it.
 //! - Integer varyings are flat; the other interpolation decorations map to `@interpolate`.
+//! - Values sharing a location through `Component` decorations are packed into one `vec4` there
+//!   (`io_wrapper_locations.rs`).
 //! - Execution modes WGSL cannot express are warned about or rejected (`MODES`).
 
 use std::cell::OnceCell;
@@ -69,6 +71,8 @@ pub fn run(module: &mut Module, options: &Options) -> Result<(), Error> {
             }
             if output { plan.outputs.push(value) } else { plan.inputs.push(value) }
         }
+        locations::pack(module, &mut plan.inputs, &entry)?;
+        locations::pack(module, &mut plan.outputs, &entry)?;
         if needs_subgroup_id {
             plan.inputs.push(subgroup_invocation_id(module, &entry)?);
         }
@@ -528,15 +532,6 @@ impl<'a> Planner<'a> {
     ) -> Result<(), Error> {
         let module = self.module;
         let (name, ty) = (&part.name, part.ty);
-        if decorations.component.unwrap_or(0) != 0 {
-            return Err(Error::unsupported(
-                format!(
-                    "`{name}` is at component {} of a location; WGSL cannot share a location between values",
-                    decorations.component.unwrap_or(0)
-                ),
-                self.location(var),
-            ));
-        }
         match module.ty(ty)? {
             Type::Array { element, length } => {
                 let count = module.const_u32(*length).unwrap_or(0);
@@ -611,7 +606,8 @@ impl<'a> Planner<'a> {
             .is_some_and(|(scalar, _)| matches!(self.module.type_def(scalar), Some(Type::Int { .. })));
         let interpolation = if varying { interpolation(decorations, integer) } else { None };
         let blend_src = if usage == Use::FragmentOutput { decorations.index } else { None };
-        IoBinding::Location { location, interpolation, blend_src }
+        // Kept only where values share the location (`locations::pack`).
+        IoBinding::Location { location, interpolation, blend_src, component: decorations.component }
     }
 
     fn usage(&self, output: bool) -> Use {
@@ -911,6 +907,9 @@ fn workgroup_size(
     }
     Ok(Some(size))
 }
+
+#[path = "io_wrapper_locations.rs"]
+mod locations;
 
 #[cfg(test)]
 #[path = "io_wrapper_tests.rs"]

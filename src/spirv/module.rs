@@ -450,15 +450,14 @@ pub enum IoSource {
 #[derive(Debug, Clone, PartialEq)]
 pub enum IoBinding {
     /// A WGSL builtin, the `enable` directive it needs, and whether it is `@invariant`.
-    BuiltIn {
-        name: &'static str,
-        enable: Option<&'static str>,
-        invariant: bool,
-    },
+    BuiltIn { name: &'static str, enable: Option<&'static str>, invariant: bool },
     Location {
         location: u32,
         interpolation: Option<String>,
         blend_src: Option<u32>,
+        /// For values sharing their location through `Component` decorations: the first
+        /// component of the location's `vec4` this value occupies (`io_wrapper` packs them).
+        component: Option<u32>,
     },
     /// An input WGSL has no builtin for, which the wrapper computes (it is no parameter).
     Computed(Computed),

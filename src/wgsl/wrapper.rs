@@ -9,6 +9,7 @@ use spirv::ExecutionModel;
 
 use super::ast::{self, Attribute, Expr, Literal, Stmt};
 use super::emit::Emitter;
+use super::function::COMPONENTS;
 use super::names::Namer;
 use crate::error::Error;
 use crate::spirv::{Computed, EntryPoint, Id, IoBinding, IoSource, IoValue, SubgroupMask, Type, WorkgroupDimension};
@@ -25,8 +26,11 @@ impl Emitter<'_> {
         let mut whole = HashMap::new();
         for value in &plan.inputs {
             let target = self.proxy(value)?.ok_or_else(|| Error::internal("an input without a proxy"))?;
-            let arg = match &value.binding {
-                IoBinding::Computed(computed) => self.computed_input(*computed, value, &mut params)?,
+            let arg = match value.binding {
+                IoBinding::Computed(computed) => self.computed_input(computed, value, &mut params)?,
+                IoBinding::Location { location, component: Some(first), .. } => {
+                    self.packed_input(value, location, first, &mut params)?
+                }
                 _ => {
                     let param_name = self.input_param(value, &mut params)?;
                     if let IoSource::Proxy { global, path } = &value.source
@@ -52,7 +56,20 @@ impl Emitter<'_> {
         let mut members = Vec::new();
         let mut results = Vec::new();
         let mut member_namer = Namer::default();
-        for value in &plan.outputs {
+        for (i, value) in plan.outputs.iter().enumerate() {
+            if let IoBinding::Location { location, blend_src, component: Some(_), .. } = value.binding {
+                // The values sharing a location: one member, where the first of them is.
+                let shares = |v: &IoValue| matches!(v.binding, IoBinding::Location { location: l, blend_src: b, .. } if (l, b) == (location, blend_src));
+                if plan.outputs[..i].iter().any(shares) {
+                    continue;
+                }
+                let sharing: Vec<&IoValue> = plan.outputs[i..].iter().filter(|v| shares(v)).collect();
+                let (result, ty) = self.packed_output(&sharing)?;
+                results.push(result);
+                let name = member_namer.fresh(&format!("location_{location}"), None);
+                members.push(ast::Member { attributes: self.io_attributes(value), name, ty });
+                continue;
+            }
             let wgsl_ty = self.ty(value.wgsl_ty)?;
             let result = match self.proxy(value)? {
                 Some(proxy) => self.convert(proxy, value.ty, value.wgsl_ty)?,
@@ -81,6 +98,63 @@ impl Emitter<'_> {
         };
         let attributes = self.stage_attributes(entry)?;
         Ok(ast::Function { attributes, name, params, result, body })
+    }
+
+    /// An input sharing its location with others: its components of the location's `vec4`
+    /// parameter (of the scalar type of the first value planned there).
+    fn packed_input(
+        &mut self,
+        value: &IoValue,
+        location: u32,
+        first: u32,
+        params: &mut WrapperParams,
+    ) -> Result<Expr, Error> {
+        let (scalar, count) = self.module.scalar_of(value.ty).unwrap_or((value.ty, 1));
+        let (name, param_ty) = match params.by_location.get(&location) {
+            Some(param) => param.clone(),
+            None => {
+                let name = params.local.fresh(&format!("location_{location}_param"), Some(&self.namer));
+                let ty = format!("vec4<{}>", self.ty(scalar)?);
+                let attributes = self.io_attributes(value);
+                params.params.push(ast::Param { attributes, name: name.clone(), ty: ty.as_str().into() });
+                params.by_location.insert(location, (name.clone(), ty.clone()));
+                (name, ty)
+            }
+        };
+        let part = Expr::member(Expr::ident(name), COMPONENTS[first as usize..(first + count) as usize].concat());
+        // Integers of the other signedness share the location's type: the bits are the same.
+        let scalar_ty = self.ty(scalar)?;
+        Ok(if param_ty.ends_with(&format!("<{scalar_ty}>")) { part } else { self.bitcast(value.ty, part)? })
+    }
+
+    /// The `vec4` of the outputs sharing a location, each at its components, zero elsewhere, in
+    /// the scalar type of the first of them; and that type.
+    fn packed_output(&mut self, sharing: &[&IoValue]) -> Result<(Expr, ast::Type), Error> {
+        let first_of = |v: &IoValue| match v.binding {
+            IoBinding::Location { component, .. } => component.unwrap_or(0),
+            _ => 0,
+        };
+        let (scalar, _) = self.module.scalar_of(sharing[0].ty).unwrap_or((sharing[0].ty, 1));
+        let scalar_ty = self.ty(scalar)?;
+        let mut parts = Vec::new();
+        let mut component = 0;
+        while component < 4 {
+            let Some(value) = sharing.iter().find(|v| first_of(v) == component) else {
+                parts.push(zero(&scalar_ty));
+                component += 1;
+                continue;
+            };
+            let (own_scalar, count) = self.module.scalar_of(value.ty).unwrap_or((value.ty, 1));
+            let mut part = self.proxy(value)?.unwrap_or_else(|| zero(&scalar_ty));
+            if self.ty(own_scalar)? != scalar_ty {
+                let ty = if count == 1 { scalar_ty.to_string() } else { format!("vec{count}<{scalar_ty}>") };
+                part = Expr::call(format!("bitcast<{ty}>"), vec![part]);
+            }
+            parts.push(part);
+            component += count;
+        }
+        let ty = format!("vec4<{scalar_ty}>");
+        Ok((Expr::call(ty.as_str(), parts), ty.as_str().into()))
     }
 
     /// The wrapper's parameter for an input: a new one, or for a builtin another input reads
@@ -181,7 +255,7 @@ impl Emitter<'_> {
                 attributes
             }
             IoBinding::Computed(_) => Vec::new(),
-            IoBinding::Location { location, interpolation, blend_src } => {
+            IoBinding::Location { location, interpolation, blend_src, .. } => {
                 let mut attributes = vec![Attribute::Location(*location)];
                 if let Some(src) = blend_src {
                     self.enables.insert("dual_source_blending");
@@ -233,12 +307,24 @@ impl Emitter<'_> {
     }
 }
 
+/// A zero of WGSL scalar type `scalar`.
+fn zero(scalar: &str) -> Expr {
+    Expr::Literal(match scalar {
+        "i32" => Literal::I32(0),
+        "u32" => Literal::U32(0),
+        "f16" => Literal::F16(0),
+        _ => Literal::F32(0),
+    })
+}
+
 /// The parameters of an entry-point wrapper being written.
 #[derive(Default)]
 struct WrapperParams {
     params: Vec<ast::Param>,
     /// The parameter of each builtin, by its WGSL name.
     by_builtin: HashMap<&'static str, String>,
+    /// The `vec4` parameter of each location values share, and its type.
+    by_location: HashMap<u32, (String, String)>,
     /// The wrapper's local names.
     local: Namer,
 }
