@@ -12,6 +12,7 @@ mod image;
 mod instruction;
 mod integer_dot;
 pub mod names;
+mod pointers;
 pub mod print;
 mod scopes;
 mod spec;
