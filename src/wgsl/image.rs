@@ -12,6 +12,7 @@ use super::ast::{BinaryOp, Expr, Literal, Stmt};
 use super::emit::Emitter;
 use super::function::{COMPONENTS, Lower, Value};
 use crate::error::{Error, Warning};
+use crate::passes::signedness::int_signedness;
 use crate::spirv::{Def, Id, ImageType, Inst, Operand, Type};
 
 /// The WGSL storage texel format for a SPIR-V image format, and its channel type.
@@ -224,14 +225,8 @@ impl Lower<'_> {
             extra.offset = Some(id()?);
         }
         if mask.contains(Mask::OFFSET) {
-            let offset = id()?;
-            if self.module.constant(offset).is_none() {
-                return Err(Error::unsupported(
-                    "a texel offset that is not a constant: WGSL offsets must be constant expressions",
-                    self.location(inst),
-                ));
-            }
-            extra.offset = Some(offset);
+            // Sampling and gathering need a constant (`offset`); a fetch adds any value.
+            extra.offset = Some(id()?);
         }
         if mask.contains(Mask::CONST_OFFSETS) {
             extra.offsets = Some(id()?);
@@ -279,8 +274,14 @@ impl Lower<'_> {
         Ok((coords, layer, q))
     }
 
-    /// A constant offset as the `vecN<i32>` WGSL wants.
+    /// A constant offset as the `vecN<i32>` WGSL's sampling and gathering want.
     fn offset(&mut self, e: &mut Emitter, inst: &Inst, image: &ImageType, offset: Id) -> Result<Expr, Error> {
+        if self.module.constant(offset).is_none() {
+            return Err(Error::unsupported(
+                "a texel offset that is not a constant: WGSL samples and gathers with constant offsets only",
+                self.location(inst),
+            ));
+        }
         if matches!(image.dim, Dim::Dim1D | Dim::DimCube) {
             return Err(self.not_in_wgsl(inst, "a texel offset on a 1D or cube texture"));
         }
@@ -559,16 +560,22 @@ impl Lower<'_> {
         coords: Expr,
         offset: Id,
     ) -> Result<Expr, Error> {
-        let offset = self.offset(e, inst, image, offset)?;
         let coordinate = self.module.type_of(self.operand(inst, 1)?)?;
-        let count = image.coordinate_count();
-        let offset = match self.module.scalar_of(coordinate) {
-            Some((scalar, _)) if matches!(self.module.type_def(scalar), Some(Type::Int { signed: false, .. })) => {
-                Expr::call(format!("vec{count}<u32>"), vec![offset])
-            }
-            _ => offset,
+        let value = match self.module.constant(offset) {
+            Some(_) => e.constant(offset)?,
+            None => self.take(e, offset)?,
         };
-        Ok(Expr::binary(BinaryOp::Add, coords, offset))
+        // In the coordinates' signedness: a negative offset wraps into the same sum.
+        let unsigned = |ty: Id| int_signedness(self.module, ty) == Some(false);
+        let value = match unsigned(coordinate) == unsigned(self.module.type_of(offset)?) {
+            true => value,
+            false => {
+                let scalar = if unsigned(coordinate) { "u32" } else { "i32" };
+                let count = image.coordinate_count();
+                Expr::call(if count == 1 { scalar.to_string() } else { format!("vec{count}<{scalar}>") }, vec![value])
+            }
+        };
+        Ok(Expr::binary(BinaryOp::Add, coords, value))
     }
 
     fn store(&mut self, e: &mut Emitter, inst: &Inst) -> Result<(), Error> {
