@@ -214,7 +214,7 @@ fn array_strides_smaller_than_the_element_are_refused() {
 }
 
 #[test]
-fn uniform_buffers_need_16_byte_array_strides() {
+fn a_uniform_buffer_without_16_byte_array_strides_is_read_only_storage() {
     let decorations = format!("{BUFFER_DECORATIONS}\nOpDecorate %floats ArrayStride 4");
     let declarations = "%floats = OpTypeArray %float %uint_2
 %Buf = OpTypeStruct %floats
@@ -222,11 +222,18 @@ fn uniform_buffers_need_16_byte_array_strides() {
 %ptr_float = OpTypePointer Uniform %float
 %buf = OpVariable %ptr_Buf Uniform";
     let body = "%p = OpAccessChain %ptr_float %buf %uint_0 %uint_1
-%v = OpLoad %float %p";
-    assert_refused(
-        &fragment_with(&decorations, declarations, body),
-        &["uniform buffer layout", "array stride of 4 bytes", "multiple of 16"],
-    );
+%v = OpLoad %float %p
+OpStore %kept %v";
+    let declarations =
+        format!("{declarations}\n%ptr_kept = OpTypePointer Private %float\n%kept = OpVariable %ptr_kept Private");
+    let module = fragment_with(&decorations, &declarations, body);
+    let translation = spv2wgsl::translate(module.as_bytes(), &Options::default()).expect("translates");
+    assert!(translation.wgsl.contains("var<storage, read> global_"), "{}", translation.wgsl);
+    let warned = |w: &spv2wgsl::Warning| {
+        w.message.contains("is a read-only storage buffer, which the application binds as such")
+            && w.message.contains("array stride of 4 bytes")
+    };
+    assert!(translation.warnings.iter().any(warned), "{:?}", translation.warnings);
 }
 
 /// A vertex shader `main` with `body` (after `%p` points at `buf`'s member) in its entry block,

@@ -259,7 +259,10 @@ impl WebGpu {
                 ResourceKind::Storage(words) => Resource::Storage(
                     self.buffer_with(words, wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC),
                 ),
-                ResourceKind::Uniform(words) => Resource::Uniform(self.buffer_with(words, wgpu::BufferUsages::UNIFORM)),
+                // Also storage: a uniform block WGSL's uniform rules cannot lay out is read-only storage.
+                ResourceKind::Uniform(words) => Resource::Uniform(
+                    self.buffer_with(words, wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::STORAGE),
+                ),
                 ResourceKind::Texture(texture) => Resource::Texture(self.texture(texture)),
                 ResourceKind::Sampler { linear } => Resource::Sampler(self.sampler(*linear)),
                 ResourceKind::Combined { texture, linear } => {
