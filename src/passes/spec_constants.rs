@@ -8,7 +8,9 @@
 //! Every OpSpecConstantOp whose operands are all ordinary constants is folded into an ordinary
 //! constant, and one on composites into the composite it makes; the rest stay `ConstValue::Op` and
 //! become override expressions. A part of a composite that is an overridable scalar becomes an
-//! `OpCopyObject` of it, an operation only this pass makes.
+//! `OpCopyObject` of it, an operation only this pass makes. An operation that stays has a constant
+//! zero divisor or over-wide shift amount replaced as the `signedness` pass does for instructions
+//! (WGSL rejects them where SPIR-V's result is only undefined).
 
 use std::collections::BTreeSet;
 
@@ -16,6 +18,7 @@ use spirv::Op;
 
 use crate::Options;
 use crate::error::{Error, Location};
+use crate::passes::signedness::tame_constants;
 use crate::spirv::{ConstValue, Constant, Def, Id, Module, Operand, Type};
 
 pub fn run(module: &mut Module, options: &Options) -> Result<(), Error> {
@@ -37,9 +40,16 @@ pub fn run(module: &mut Module, options: &Options) -> Result<(), Error> {
             })?;
             module.defs[id as usize] = Def::Constant(Box::new(Constant { ty: constant.ty, value, spec_id: None }));
         }
-        if let ConstValue::Op { op, operands } = &constant.value
-            && let Some(value) = fold(module, constant.ty, *op, operands)
-        {
+        if let ConstValue::Op { op, operands } = &constant.value {
+            let value = match fold(module, constant.ty, *op, operands) {
+                Some(value) => value,
+                None => {
+                    // A zero divisor or an over-wide shift WGSL rejects in the override expression.
+                    let mut operands = operands.clone();
+                    tame_constants(module, *op, &mut operands);
+                    ConstValue::Op { op: *op, operands }
+                }
+            };
             module.defs[id as usize] = Def::Constant(Box::new(Constant { ty: constant.ty, value, spec_id: None }));
         }
     }
@@ -393,4 +403,24 @@ fn default_at(module: &Module, id: Id, depth: u32) -> Option<u32> {
                 .or_else(|| logical(op, a != 0, b != 0).map(u32::from))?
         }
     })
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn an_override_divided_by_a_constant_zero_translates() {
+        // SPIR-V leaves the result undefined; WGSL rejects `x % 0i` and `x << 33u` outright.
+        let text = "OpCapability Shader\nOpMemoryModel Logical GLSL450\nOpEntryPoint GLCompute %main \"main\"\n\
+            OpExecutionMode %main LocalSize 1 1 1\nOpDecorate %x SpecId 0\nOpDecorate %buf DescriptorSet 0\n\
+            OpDecorate %buf Binding 0\nOpDecorate %B Block\nOpMemberDecorate %B 0 Offset 0\n\
+            %void = OpTypeVoid\n%fn = OpTypeFunction %void\n%int = OpTypeInt 32 1\n%zero = OpConstant %int 0\n\
+            %wide = OpConstant %int 33\n%x = OpSpecConstant %int 5\n%mod = OpSpecConstantOp %int SMod %x %zero\n\
+            %div = OpSpecConstantOp %int SDiv %mod %zero\n%shl = OpSpecConstantOp %int ShiftLeftLogical %div %wide\n\
+            %B = OpTypeStruct %int\n%pb = OpTypePointer StorageBuffer %B\n%pi = OpTypePointer StorageBuffer %int\n\
+            %buf = OpVariable %pb StorageBuffer\n%main = OpFunction %void None %fn\n%entry = OpLabel\n\
+            %p = OpAccessChain %pi %buf %zero\nOpStore %p %shl\nOpReturn\nOpFunctionEnd\n";
+        let wgsl = crate::translate(text.as_bytes(), &crate::Options::default()).expect("translates").wgsl;
+        assert!(!wgsl.contains("0i)") && !wgsl.contains("% 0i") && !wgsl.contains("/ 0i"), "{wgsl}");
+        assert!(!wgsl.contains("33"), "the shift by 33 is by 1: {wgsl}");
+    }
 }

@@ -105,7 +105,7 @@ pub fn parseable<'a>(words: &'a [u32], offsets: &[usize]) -> Cow<'a, [u32]> {
 pub fn decode(words: &[u32], at: usize, location: &Location) -> Result<dr::Instruction, Error> {
     let count = (words[at] >> 16) as usize;
     let malformed = |message: String| Error::Malformed { message, location: location.clone() };
-    let Some(&[result_type, result, operation]) = words.get(at + 1..at + 4) else {
+    let Some(&[result_type, result, operation]) = words.get(at + 1..at + 4).filter(|_| count >= 4) else {
         return Err(malformed("OpSpecConstantOp without a result type, result id and operation".into()));
     };
     let op = Op::from_u32(operation)
@@ -132,5 +132,20 @@ pub fn restore_all(words: &[u32], offsets: &[usize], insts: &mut [dr::Instructio
         {
             *inst = decoded;
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_operation_with_too_few_words_is_malformed_not_a_panic() {
+        // OpSpecConstantOp claiming 3 words, followed by more words of the module.
+        let words = [(3 << 16) | Op::SpecConstantOp as u32, 1, 2, Op::IAdd as u32, 5, 6];
+        let error = decode(&words, 0, &Location::default()).unwrap_err();
+        assert!(error.to_string().contains("without a result type"), "{error}");
+        let words = [(5 << 16) | Op::SpecConstantOp as u32, 1, 2, Op::Constant as u32, 5];
+        assert!(decode(&words, 0, &Location::default()).unwrap_err().to_string().contains("does not allow"));
     }
 }

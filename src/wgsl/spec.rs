@@ -237,6 +237,10 @@ impl Emitter<'_> {
             Op::VectorShuffle => {
                 let (a, b) = (id_at(operands, 0, id)?, id_at(operands, 1, id)?);
                 let first_len = module.scalar_of(module.type_of(a)?).map_or(1, |(_, n)| n);
+                let second_len = module.scalar_of(module.type_of(b)?).map_or(1, |(_, n)| n);
+                if literals(operands, 2).any(|c| c != u32::MAX && c >= first_len + second_len) {
+                    return Err(Error::invalid("a shuffle component beyond both vectors", at(id)));
+                }
                 let (a, b) = (self.constant(a)?, self.constant(b)?);
                 // Each run of components from one operand is one swizzle of it.
                 let mut runs: Vec<(bool, String)> = Vec::new();
@@ -280,6 +284,9 @@ impl Emitter<'_> {
     /// Member, element, column or component `index` of `base`, a constant expression of type
     /// `ty`, with its type.
     fn part(&mut self, base: Expr, ty: Id, index: u32, id: Id) -> Result<(Expr, Id), Error> {
+        if index >= part_count(self.module, ty) {
+            return Err(Error::invalid(format!("composite index {index} is out of bounds"), at(id)));
+        }
         Ok(match self.module.ty(ty)? {
             Type::Struct { members } => {
                 let member = *members.get(index as usize).ok_or_else(|| Error::invalid("no such member", at(id)))?;
