@@ -218,7 +218,9 @@ pub fn validate(wgsl: &str) -> Result<(), Error> {
         | naga::valid::Capabilities::SUBGROUP
         | naga::valid::Capabilities::PRIMITIVE_INDEX
         | naga::valid::Capabilities::CUBE_ARRAY_TEXTURES
-        | naga::valid::Capabilities::MULTISAMPLED_SHADING;
+        | naga::valid::Capabilities::MULTISAMPLED_SHADING
+        // r16unorm and the other 16-bit normalized storage formats: WebGPU's texture-formats-tier1.
+        | naga::valid::Capabilities::STORAGE_TEXTURE_16BIT_NORM_FORMATS;
     naga::valid::Validator::new(naga::valid::ValidationFlags::all(), capabilities)
         .subgroup_stages(naga::valid::ShaderStages::all())
         .subgroup_operations(naga::valid::SubgroupOperationSet::all())
