@@ -26,6 +26,8 @@ pub mod backend;
 #[allow(missing_docs)]
 pub mod conform;
 #[allow(missing_docs)]
+pub mod images;
+#[allow(missing_docs)]
 pub mod interface_list;
 #[allow(missing_docs)]
 pub mod module_edit;
@@ -33,6 +35,8 @@ pub mod module_edit;
 pub mod parse;
 #[allow(missing_docs)]
 pub mod plan;
+#[allow(missing_docs)]
+pub mod pointer_arguments;
 #[allow(missing_docs)]
 pub mod sample_mask;
 
@@ -90,7 +94,10 @@ pub fn compile(source: &str, options: &Options) -> Result<Compiled, Error> {
         let (major, minor) = options.spirv_version;
         return Err(Error::unsupported(format!("SPIR-V {major}.{minor}: the versions written are 1.0 to 1.6")));
     }
-    let (module, info) = parse::parse(source)?;
+    let (mut module, mut info) = parse::parse(source)?;
+    if pointer_arguments::run(&mut module) {
+        info = parse::revalidate(&module)?;
+    }
     let only = match &options.entry_point {
         Some(name) => Some(entry_point_index(&module, name)?),
         None => None,
@@ -101,6 +108,7 @@ pub fn compile(source: &str, options: &Options) -> Result<Compiled, Error> {
         .map_err(|error| Error::internal(format!("cannot read back naga's SPIR-V: {error}")))?;
     let arrays_of_one = conform::run(&mut spirv, &plans)?;
     sample_mask::run(&mut spirv, &arrays_of_one)?;
+    images::run(&mut spirv);
     interface_list::run(&mut spirv);
     Ok(Compiled { module: spirv })
 }

@@ -11,22 +11,37 @@ pub fn parse(source: &str) -> Result<(naga::Module, ModuleInfo), Error> {
         let labels = error.labels().filter_map(|(span, message)| label(span, message));
         wgsl_error(source, error.message().to_string(), labels.collect(), error.notes().map(str::to_string).collect())
     })?;
-    let info = Validator::new(ValidationFlags::all(), Capabilities::all())
-        .subgroup_stages(ShaderStages::all())
-        .subgroup_operations(SubgroupOperationSet::all())
-        .validate(&module)
-        .map_err(|error| {
-            let labels = error.spans().filter_map(|(span, message)| label(*span, message));
-            // The inner error's causes say what is actually wrong ("missing a binding").
-            let mut notes = Vec::new();
-            let mut cause = std::error::Error::source(error.as_inner());
-            while let Some(next) = cause {
-                notes.push(next.to_string());
-                cause = next.source();
-            }
-            wgsl_error(source, error.as_inner().to_string(), labels.collect(), notes)
-        })?;
+    let info = validator().validate(&module).map_err(|error| {
+        let labels = error.spans().filter_map(|(span, message)| label(*span, message));
+        // The inner error's causes say what is actually wrong ("missing a binding").
+        let mut notes = Vec::new();
+        let mut cause = std::error::Error::source(error.as_inner());
+        while let Some(next) = cause {
+            notes.push(next.to_string());
+            cause = next.source();
+        }
+        wgsl_error(source, error.as_inner().to_string(), labels.collect(), notes)
+    })?;
     Ok((module, info))
+}
+
+/// Validates a module our rewrites changed: a failure is our bug.
+pub fn revalidate(module: &naga::Module) -> Result<ModuleInfo, Error> {
+    validator().validate(module).map_err(|error| {
+        let mut message = error.as_inner().to_string();
+        let mut cause = std::error::Error::source(error.as_inner());
+        while let Some(next) = cause {
+            message = format!("{message}: {next}");
+            cause = next.source();
+        }
+        Error::internal(format!("the WGSL module no longer validates after our rewrites: {message}"))
+    })
+}
+
+fn validator() -> Validator {
+    let mut validator = Validator::new(ValidationFlags::all(), Capabilities::all());
+    validator.subgroup_stages(ShaderStages::all()).subgroup_operations(SubgroupOperationSet::all());
+    validator
 }
 
 fn label(span: naga::Span, message: &str) -> Option<SpanLabel> {
