@@ -1,7 +1,8 @@
 //! The binding map: every resource of the WGSL with its group and binding, and the SPIR-V
 //! variable it came from, so an application can build its bind groups. Resources the SPIR-V did
 //! not bind (the sampler half of a combined image sampler, a comparison twin, push constants) are
-//! marked as assigned by us; `docs/bindings.md` states the rule.
+//! marked as assigned by us; `docs/bindings.md` states the rule. For WGSL input, the map is the
+//! SPIR-V's specialization constants instead: each WGSL override with its `SpecId`.
 
 use std::fmt::Write;
 
@@ -108,6 +109,47 @@ pub fn to_json(bindings: &[Binding]) -> String {
     out
 }
 
+/// A WGSL override as the specialization constant of the SPIR-V written for it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SpecConstant {
+    /// The override's name (`None` for the length of a workgroup array, an override expression).
+    pub name: Option<String>,
+    /// Its `SpecId`; `None` when it is computed from other overrides (`OpSpecConstantOp`).
+    pub spec_id: Option<u32>,
+    /// The WGSL type: `bool`, `i32`, `u32`, `f32` or `f16`.
+    pub ty: String,
+    /// The default value as a JSON value (`true`, `4`, `-1.5`); `None` when the WGSL has none
+    /// (the pipeline must set it) or it is computed.
+    pub default: Option<String>,
+    /// Whether we chose the `SpecId` (the override has no `@id`).
+    pub assigned: bool,
+}
+
+/// The specialization constants as a JSON array, one object per override, in declaration order:
+/// `origin` is `"no_id"` for an id we chose and `"computed"` for one computed from others.
+pub fn spec_constants_to_json(constants: &[SpecConstant]) -> String {
+    let mut out = String::from("[\n");
+    for (i, c) in constants.iter().enumerate() {
+        let origin = match (c.spec_id, c.assigned) {
+            (None, _) => "\"computed\"",
+            (Some(_), true) => "\"no_id\"",
+            (Some(_), false) => "null",
+        };
+        let _ = write!(
+            out,
+            "  {{\"override\": {}, \"spec_id\": {}, \"type\": {}, \"default\": {}, \"assigned\": {}, \"origin\": {origin}}}",
+            json_name(&c.name),
+            c.spec_id.map_or("null".to_string(), |id| id.to_string()),
+            json_string(&c.ty),
+            c.default.as_deref().unwrap_or("null"),
+            c.assigned,
+        );
+        out.push_str(if i + 1 < constants.len() { ",\n" } else { "\n" });
+    }
+    out.push_str("]\n");
+    out
+}
+
 fn json_name(name: &Option<String>) -> String {
     name.as_deref().map_or("null".to_string(), json_string)
 }
@@ -138,6 +180,33 @@ mod tests {
         assert_eq!("1:7".parse::<ResourceBinding>(), Ok(ResourceBinding { group: 1, binding: 7 }));
         assert!("1".parse::<ResourceBinding>().is_err());
         assert!("a:2".parse::<ResourceBinding>().is_err());
+    }
+
+    #[test]
+    fn spec_constants_say_which_ids_were_chosen() {
+        let constants = [
+            SpecConstant {
+                name: Some("count".into()),
+                spec_id: Some(0),
+                ty: "u32".into(),
+                default: Some("4".into()),
+                assigned: true,
+            },
+            SpecConstant {
+                name: Some("scale".into()),
+                spec_id: Some(7),
+                ty: "f32".into(),
+                default: None,
+                assigned: false,
+            },
+            SpecConstant { name: None, spec_id: None, ty: "u32".into(), default: None, assigned: false },
+        ];
+        assert_eq!(
+            spec_constants_to_json(&constants),
+            "[\n  {\"override\": \"count\", \"spec_id\": 0, \"type\": \"u32\", \"default\": 4, \"assigned\": true, \"origin\": \"no_id\"},\n  \
+             {\"override\": \"scale\", \"spec_id\": 7, \"type\": \"f32\", \"default\": null, \"assigned\": false, \"origin\": null},\n  \
+             {\"override\": null, \"spec_id\": null, \"type\": \"u32\", \"default\": null, \"assigned\": false, \"origin\": \"computed\"}\n]\n"
+        );
     }
 
     #[test]

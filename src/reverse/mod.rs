@@ -26,11 +26,15 @@ pub mod backend;
 #[allow(missing_docs)]
 pub mod conform;
 #[allow(missing_docs)]
+pub mod declarations;
+#[allow(missing_docs)]
 pub mod images;
 #[allow(missing_docs)]
 pub mod interface_list;
 #[allow(missing_docs)]
 pub mod module_edit;
+#[allow(missing_docs)]
+pub mod overrides;
 #[allow(missing_docs)]
 pub mod parse;
 #[allow(missing_docs)]
@@ -39,6 +43,8 @@ pub mod plan;
 pub mod pointer_arguments;
 #[allow(missing_docs)]
 pub mod sample_mask;
+#[allow(missing_docs)]
+pub mod specialize;
 
 use rspirv::binary::{Assemble, Disassemble};
 
@@ -69,6 +75,8 @@ pub const SPIRV_VERSIONS: &[(u8, u8)] = &[(1, 0), (1, 1), (1, 2), (1, 3), (1, 4)
 pub struct Compiled {
     /// The module as rspirv's data representation, for further editing.
     pub module: rspirv::dr::Module,
+    /// The WGSL's overrides as the module's specialization constants, in declaration order.
+    pub spec_constants: Vec<crate::binding_map::SpecConstant>,
 }
 
 impl Compiled {
@@ -95,8 +103,13 @@ pub fn compile(source: &str, options: &Options) -> Result<Compiled, Error> {
         return Err(Error::unsupported(format!("SPIR-V {major}.{minor}: the versions written are 1.0 to 1.6")));
     }
     let (mut module, mut info) = parse::parse(source)?;
-    if pointer_arguments::run(&mut module) {
+    let rewritten = pointer_arguments::run(&mut module);
+    let specialization = overrides::take(&mut module, &info)?;
+    if rewritten || specialization.is_some() {
         info = parse::revalidate(&module)?;
+    }
+    if let Some(specialization) = &specialization {
+        overrides::place(&mut module, specialization);
     }
     let only = match &options.entry_point {
         Some(name) => Some(entry_point_index(&module, name)?),
@@ -109,8 +122,12 @@ pub fn compile(source: &str, options: &Options) -> Result<Compiled, Error> {
     let arrays_of_one = conform::run(&mut spirv, &plans)?;
     sample_mask::run(&mut spirv, &arrays_of_one)?;
     images::run(&mut spirv);
+    if let Some(specialization) = &specialization {
+        specialize::run(&mut spirv, specialization)?;
+    }
     interface_list::run(&mut spirv);
-    Ok(Compiled { module: spirv })
+    let spec_constants = specialization.map(|s| s.report()).unwrap_or_default();
+    Ok(Compiled { module: spirv, spec_constants })
 }
 
 fn entry_point_index(module: &naga::Module, name: &str) -> Result<usize, Error> {
