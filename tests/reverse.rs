@@ -111,18 +111,22 @@ fn spirv_val(words: &[u32], environment: &str, label: &str) -> Result<(), String
 // Reading the module
 
 /// The module read back by rspirv. Its loader (0.13) cannot place `OpExecutionModeId` (the
-/// `LocalSizeId` of a workgroup size from overrides): those are taken out of the words and put
-/// back into the execution modes.
+/// `LocalSizeId` of a workgroup size from overrides) nor a module-scope `OpExtInst` (a recorded
+/// storage texel format): the former are taken out of the words and put back into the execution
+/// modes, the latter left out (see [`recorded_texel_formats`]).
 fn load(words: &[u32]) -> dr::Module {
     let mut kept = words[..5].to_vec();
     let mut modes = Vec::new();
     let mut at = 5;
+    let mut in_function = false;
     while at < words.len() {
         let count = (words[at] >> 16) as usize;
         assert!(count > 0 && at + count <= words.len(), "a malformed instruction at word {at}");
-        if words[at] & 0xFFFF == Op::ExecutionModeId as u32 {
+        let opcode = words[at] & 0xFFFF;
+        in_function |= opcode == Op::Function as u32;
+        if opcode == Op::ExecutionModeId as u32 {
             modes.push(words[at..at + count].to_vec());
-        } else {
+        } else if in_function || opcode != Op::ExtInst as u32 {
             kept.extend_from_slice(&words[at..at + count]);
         }
         at += count;
@@ -714,4 +718,55 @@ fn overrides_computed_with_operations_specialization_constants_lack_are_refused(
                    @compute @workgroup_size(1) fn main() { out = next; }\n";
     let error = reverse::compile(with_id, &Options::default()).expect_err("settable or computed");
     assert!(error.to_string().contains("override `next` has @id(3)"), "{error}");
+}
+
+/// The module-scope `StorageTexelFormat` records: (image type, format) pairs.
+fn recorded_texel_formats(words: &[u32]) -> Vec<(Word, String)> {
+    let mut records = Vec::new();
+    let mut strings = BTreeMap::new();
+    let mut at = 5;
+    while at < words.len() {
+        let count = (words[at] >> 16) as usize;
+        let instruction = &words[at..at + count];
+        match instruction[0] & 0xFFFF {
+            op if op == Op::Function as u32 => break,
+            op if op == Op::String as u32 => {
+                let bytes: Vec<u8> = instruction[2..].iter().flat_map(|w| w.to_le_bytes()).collect();
+                let text = bytes.split(|&b| b == 0).next().unwrap_or_default();
+                strings.insert(instruction[1], String::from_utf8_lossy(text).into_owned());
+            }
+            op if op == Op::ExtInst as u32 => records.push((instruction[5], instruction[6])),
+            _ => {}
+        }
+        at += count;
+    }
+    records.into_iter().map(|(image, name)| (image, strings.get(&name).cloned().unwrap_or_default())).collect()
+}
+
+#[test]
+fn bgra8unorm_storage_textures_are_recorded_and_come_back() {
+    for version in [(1, 3), (1, 6)] {
+        let source = String::from_utf8(common::read_fixture("wgsl/bgra8unorm_storage.wgsl")).expect("UTF-8");
+        let options = Options { spirv_version: version, ..Options::default() };
+        let words = reverse::compile(&source, &options).expect("compiles").words();
+        let module = load(&words);
+        let records = recorded_texel_formats(&words);
+        assert_eq!(records.len(), 2, "one record per image type (2D, 2D array): {records:?}");
+        for (image, format) in &records {
+            assert_eq!(format, "bgra8unorm");
+            let image = module.types_global_values.iter().find(|inst| inst.result_id == Some(*image)).expect("a type");
+            assert_eq!(image.operands.get(6), Some(&Operand::ImageFormat(spirv::ImageFormat::Unknown)));
+        }
+        let capabilities: Vec<&Operand> = module.capabilities.iter().map(|inst| &inst.operands[0]).collect();
+        for needed in
+            [spirv::Capability::StorageImageReadWithoutFormat, spirv::Capability::StorageImageWriteWithoutFormat]
+        {
+            assert!(capabilities.contains(&&Operand::Capability(needed)), "{needed:?} in {capabilities:?}");
+        }
+        let back =
+            spv2wgsl::translate(&words.iter().flat_map(|w| w.to_le_bytes()).collect::<Vec<u8>>(), &Default::default())
+                .expect("translates back");
+        assert!(back.wgsl.contains("texture_storage_2d<bgra8unorm, read>"), "{}", back.wgsl);
+        assert!(back.wgsl.contains("texture_storage_2d_array<bgra8unorm, write>"), "{}", back.wgsl);
+    }
 }

@@ -4,18 +4,36 @@
 //!   (VUID-StandaloneSpirv-OpImageQuerySizeLod-04659); naga writes it for `textureNumLayers` of a
 //!   storage texture array. On storage and multisampled images it becomes `OpImageQuerySize`,
 //!   which has no level: such images have one.
-//! - Reading a storage image whose format is `Unknown` (`bgra8unorm`, which SPIR-V has no format
-//!   for) needs `StorageImageReadWithoutFormat`, which naga never declares.
+//! - `bgra8unorm` storage textures have no SPIR-V format: naga declares them `Unknown` (what
+//!   Vulkan takes with `StorageImageWriteWithoutFormat`), and reading one needs
+//!   `StorageImageReadWithoutFormat`, which naga never declares. So that the format comes back on
+//!   the way to WGSL, it is recorded in a non-semantic instruction (drivers ignore it),
+//!   `StorageTexelFormat %image_type "bgra8unorm"` of the set `NonSemantic.spv2wgsl.StorageTexelFormat`
+//!   (`SPV_KHR_non_semantic_info` before SPIR-V 1.6), which our forward path reads.
 //!
-//! Before: naga's function bodies. After: every size query is one Vulkan allows, and the module
-//! declares the capability when it reads an image without a format.
+//! Before: naga's function bodies. After: every size query is one Vulkan allows; the module
+//! declares the capability when it reads an image without a format, and records the WGSL format
+//! of each `Unknown`-format storage image.
 
 use rspirv::dr::{Instruction, Module, Operand};
 use spirv::{Capability, ImageFormat, Op, Word};
 
-use super::module_edit::{global_def, require_capability, result_types};
+use super::declarations;
+use super::error::Error;
+use super::module_edit::{fresh_id, global_def, require_capability, result_types};
+use crate::spirv::STORAGE_TEXEL_FORMAT_SET;
 
-pub fn run(module: &mut Module) {
+/// SPIR-V 1.6, where non-semantic instruction sets need no extension.
+const NON_SEMANTIC_CORE_FROM: u32 = 0x0001_0600;
+
+/// `bgra8_storage`: whether the WGSL has a `bgra8unorm` storage texture, the only kind naga
+/// declares with the `Unknown` format.
+pub fn run(module: &mut Module, bgra8_storage: bool) -> Result<(), Error> {
+    vulkan_restrictions(module);
+    record_texel_formats(module, bgra8_storage)
+}
+
+fn vulkan_restrictions(module: &mut Module) {
     let types = result_types(module);
     let image_type = |module: &Module, image: Word| -> Option<ImageTypeInfo> {
         let inst = global_def(module, *types.get(&image)?)?;
@@ -64,6 +82,56 @@ pub fn run(module: &mut Module) {
     if reads_without_format {
         require_capability(module, Capability::StorageImageReadWithoutFormat);
     }
+}
+
+/// Records `bgra8unorm` on each storage image type of the `Unknown` format.
+fn record_texel_formats(module: &mut Module, bgra8_storage: bool) -> Result<(), Error> {
+    let unknown: Vec<Word> = module
+        .types_global_values
+        .iter()
+        .filter(|inst| {
+            inst.class.opcode == Op::TypeImage
+                && inst.operands.get(5) == Some(&Operand::LiteralBit32(2))
+                && inst.operands.get(6) == Some(&Operand::ImageFormat(ImageFormat::Unknown))
+        })
+        .filter_map(|inst| inst.result_id)
+        .collect();
+    if unknown.is_empty() {
+        return Ok(());
+    }
+    if !bgra8_storage {
+        return Err(Error::internal("naga declared a storage image without a format for no bgra8unorm texture"));
+    }
+    let version = module.header.as_ref().map_or(0, |header| header.version);
+    if version < NON_SEMANTIC_CORE_FROM {
+        let extension = Instruction::new(
+            Op::Extension,
+            None,
+            None,
+            vec![Operand::LiteralString("SPV_KHR_non_semantic_info".into())],
+        );
+        module.extensions.push(extension);
+    }
+    let set = fresh_id(module)?;
+    let import = Instruction::new(
+        Op::ExtInstImport,
+        None,
+        Some(set),
+        vec![Operand::LiteralString(STORAGE_TEXEL_FORMAT_SET.into())],
+    );
+    module.ext_inst_imports.push(import);
+    let name = fresh_id(module)?;
+    let string = Instruction::new(Op::String, None, Some(name), vec![Operand::LiteralString("bgra8unorm".into())]);
+    module.debug_string_source.push(string);
+    let void = declarations::type_id(module, Op::TypeVoid, Vec::new())?;
+    for image in unknown {
+        let id = fresh_id(module)?;
+        let operands =
+            vec![Operand::IdRef(set), Operand::LiteralExtInstInteger(1), Operand::IdRef(image), Operand::IdRef(name)];
+        module.types_global_values.push(Instruction::new(Op::ExtInst, Some(void), Some(id), operands));
+    }
+    declarations::sort(module);
+    Ok(())
 }
 
 struct ImageTypeInfo {

@@ -121,13 +121,25 @@ pub fn compile(source: &str, options: &Options) -> Result<Compiled, Error> {
         .map_err(|error| Error::internal(format!("cannot read back naga's SPIR-V: {error}")))?;
     let arrays_of_one = conform::run(&mut spirv, &plans)?;
     sample_mask::run(&mut spirv, &arrays_of_one)?;
-    images::run(&mut spirv);
+    images::run(&mut spirv, has_bgra8_storage(&module))?;
     if let Some(specialization) = &specialization {
         specialize::run(&mut spirv, specialization)?;
     }
     interface_list::run(&mut spirv);
     let spec_constants = specialization.map(|s| s.report()).unwrap_or_default();
     Ok(Compiled { module: spirv, spec_constants })
+}
+
+fn has_bgra8_storage(module: &naga::Module) -> bool {
+    module.types.iter().any(|(_, ty)| {
+        matches!(
+            ty.inner,
+            naga::TypeInner::Image {
+                class: naga::ImageClass::Storage { format: naga::StorageFormat::Bgra8Unorm, .. },
+                ..
+            }
+        )
+    })
 }
 
 fn entry_point_index(module: &naga::Module, name: &str) -> Result<usize, Error> {

@@ -59,9 +59,13 @@ const STORAGE_FORMATS: &[(ImageFormat, &str, &str)] = &[
     (ImageFormat::R11fG11fB10f, "rg11b10ufloat", "f32"),
 ];
 
-/// The WGSL storage texel format for a SPIR-V image format, and its channel type.
-pub(super) fn storage_format(format: ImageFormat) -> Option<(&'static str, &'static str)> {
-    STORAGE_FORMATS.iter().find(|&&(spirv, ..)| spirv == format).map(|&(_, wgsl, channel)| (wgsl, channel))
+/// The WGSL storage texel format of a storage image, and its channel type: by its SPIR-V format,
+/// or the one our reverse path recorded for an `Unknown` one (`bgra8unorm`, of `f32` channels).
+pub(super) fn storage_format(image: &ImageType) -> Option<(&'static str, &'static str)> {
+    if let Some(recorded) = image.texel_format {
+        return Some((recorded, "f32"));
+    }
+    STORAGE_FORMATS.iter().find(|&&(spirv, ..)| spirv == image.format).map(|&(_, wgsl, channel)| (wgsl, channel))
 }
 
 /// The optional image operands of one instruction.
@@ -521,7 +525,7 @@ impl Lower<'_> {
     /// The scalar type and component count of what a WGSL texture builtin returns.
     fn texel(&mut self, e: &mut Emitter, image: &ImageType) -> Result<(String, u32), Error> {
         if image.sampled == 2 {
-            let (_, channel) = storage_format(image.format).unwrap_or(("", "f32"));
+            let (_, channel) = storage_format(image).unwrap_or(("", "f32"));
             return Ok((channel.to_string(), 4));
         }
         if image.depth == 1 {
