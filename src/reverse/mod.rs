@@ -45,6 +45,8 @@ pub mod pointer_arguments;
 pub mod sample_mask;
 #[allow(missing_docs)]
 pub mod specialize;
+#[allow(missing_docs)]
+pub mod uniform_layout;
 
 use rspirv::binary::{Assemble, Disassemble};
 
@@ -122,6 +124,7 @@ pub fn compile(source: &str, options: &Options) -> Result<Compiled, Error> {
     let arrays_of_one = conform::run(&mut spirv, &plans)?;
     sample_mask::run(&mut spirv, &arrays_of_one)?;
     images::run(&mut spirv, has_bgra8_storage(&module))?;
+    uniform_layout::run(&mut spirv)?;
     if let Some(specialization) = &specialization {
         specialize::run(&mut spirv, specialization)?;
     }
