@@ -28,6 +28,10 @@ pub mod conform;
 #[allow(missing_docs)]
 pub mod declarations;
 #[allow(missing_docs)]
+pub mod explicit_layout;
+#[allow(missing_docs)]
+pub mod frexp_result;
+#[allow(missing_docs)]
 pub mod images;
 #[allow(missing_docs)]
 pub mod interface_list;
@@ -105,7 +109,7 @@ pub fn compile(source: &str, options: &Options) -> Result<Compiled, Error> {
         return Err(Error::unsupported(format!("SPIR-V {major}.{minor}: the versions written are 1.0 to 1.6")));
     }
     let (mut module, mut info) = parse::parse(source)?;
-    let rewritten = pointer_arguments::run(&mut module);
+    let rewritten = pointer_arguments::run(&mut module) | frexp_result::run(&mut module);
     let specialization = overrides::take(&mut module, &info)?;
     if rewritten || specialization.is_some() {
         info = parse::revalidate(&module)?;
@@ -125,6 +129,8 @@ pub fn compile(source: &str, options: &Options) -> Result<Compiled, Error> {
     sample_mask::run(&mut spirv, &arrays_of_one)?;
     images::run(&mut spirv, has_bgra8_storage(&module))?;
     uniform_layout::run(&mut spirv)?;
+    explicit_layout::run(&mut spirv);
+    frexp_result::drop_int16(&mut spirv);
     if let Some(specialization) = &specialization {
         specialize::run(&mut spirv, specialization)?;
     }

@@ -163,6 +163,8 @@ pub fn webgpu_capabilities() -> naga::valid::Capabilities {
         | C::CUBE_ARRAY_TEXTURES
         | C::MULTISAMPLED_SHADING
         | C::STORAGE_TEXTURE_16BIT_NORM_FORMATS
+        // naga's own type for frexp's exponent of f16 values (i16; WGSL says i32).
+        | C::SHADER_INT16
 }
 
 /// Parses and validates WGSL with naga (all validation flags, WebGPU
