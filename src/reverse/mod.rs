@@ -51,6 +51,8 @@ pub mod sample_mask;
 pub mod specialize;
 #[allow(missing_docs)]
 pub mod uniform_layout;
+#[allow(missing_docs)]
+pub mod workgroup_zeroing;
 
 use rspirv::binary::{Assemble, Disassemble};
 
@@ -134,6 +136,7 @@ pub fn compile(source: &str, options: &Options) -> Result<Compiled, Error> {
     if let Some(specialization) = &specialization {
         specialize::run(&mut spirv, specialization)?;
     }
+    workgroup_zeroing::run(&mut spirv)?;
     interface_list::run(&mut spirv);
     let spec_constants = specialization.map(|s| s.report()).unwrap_or_default();
     Ok(Compiled { module: spirv, spec_constants })
