@@ -27,6 +27,7 @@
 use naga::{ArraySize, Expression, Handle, Literal, TypeInner};
 
 use super::error::Error;
+use crate::binding_map::{SpecConstant, SpecConstantOrigin};
 
 /// What the SPIR-V's specialization constants must be.
 pub struct Specialization {
@@ -154,19 +155,16 @@ pub fn take(module: &mut naga::Module, info: &naga::valid::ModuleInfo) -> Result
 
 impl Specialization {
     /// The specialization constants, for the binding map.
-    pub fn report(&self) -> Vec<crate::binding_map::SpecConstant> {
+    pub fn report(&self) -> Vec<SpecConstant> {
         let report = |o: &Override| {
-            let (spec_id, assigned, default) = match o.value {
-                Value::Settable { spec_id, assigned, default } => (Some(spec_id), assigned, default.map(json_value)),
-                Value::Computed(_) => (None, false, None),
+            let (spec_id, default, origin) = match o.value {
+                Value::Settable { spec_id, assigned, default } => {
+                    (Some(spec_id), default.and_then(json_value), assigned.then_some(SpecConstantOrigin::NoId))
+                }
+                Value::Computed(_) => (None, None, Some(SpecConstantOrigin::Computed)),
             };
-            crate::binding_map::SpecConstant {
-                name: o.name.clone(),
-                spec_id,
-                ty: scalar_name(o.scalar),
-                default,
-                assigned,
-            }
+            let assigned = origin == Some(SpecConstantOrigin::NoId);
+            SpecConstant { name: o.name.clone(), spec_id, ty: scalar_name(o.scalar), default, assigned, origin }
         };
         self.overrides.iter().map(report).collect()
     }
@@ -182,15 +180,15 @@ fn scalar_name(scalar: naga::Scalar) -> String {
 }
 
 /// A literal as a JSON value.
-fn json_value(literal: Literal) -> String {
-    match literal {
-        Literal::Bool(v) => v.to_string(),
-        Literal::I32(v) => v.to_string(),
-        Literal::U32(v) => v.to_string(),
-        Literal::F32(v) => v.to_string(),
-        Literal::F16(v) => v.to_f32().to_string(),
-        other => format!("{other:?}"),
-    }
+fn json_value(literal: Literal) -> Option<serde_json::Value> {
+    Some(match literal {
+        Literal::Bool(v) => v.into(),
+        Literal::I32(v) => v.into(),
+        Literal::U32(v) => v.into(),
+        Literal::F32(v) => serde_json::Number::from_f64(f64::from(v))?.into(),
+        Literal::F16(v) => serde_json::Number::from_f64(f64::from(v.to_f32()))?.into(),
+        _ => return None,
+    })
 }
 
 /// Puts the placeholders in, once the module is validated.
