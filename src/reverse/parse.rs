@@ -22,7 +22,22 @@ pub fn parse(source: &str) -> Result<(naga::Module, ModuleInfo), Error> {
         }
         wgsl_error(source, error.as_inner().to_string(), labels.collect(), notes)
     })?;
+    refuse_what_vulkan_lacks(&module)?;
     Ok((module, info))
+}
+
+/// Valid WGSL naga accepts but Vulkan SPIR-V cannot express.
+fn refuse_what_vulkan_lacks(module: &naga::Module) -> Result<(), Error> {
+    let external = module.types.iter().any(|(_, ty)| {
+        matches!(ty.inner, naga::TypeInner::Image { class: naga::ImageClass::External, .. })
+    });
+    if external {
+        return Err(Error::unsupported(
+            "texture_external: Vulkan SPIR-V has no external texture (a video frame sampled through one \
+             binding); bind its planes as texture_2d<f32> and convert in the shader",
+        ));
+    }
+    Ok(())
 }
 
 /// Validates a module our rewrites changed: a failure is our bug.
@@ -72,6 +87,16 @@ mod tests {
         };
         assert_eq!(line_column, Some((3, 22)));
         assert_eq!(&source[labels[0].span.clone()], ";");
+    }
+
+    #[test]
+    fn external_textures_are_refused() {
+        let source = "@group(0) @binding(0) var t: texture_external;\n\
+                      @group(0) @binding(1) var<storage, read_write> out: vec4f;\n\
+                      @compute @workgroup_size(1) fn main() { out = textureLoad(t, vec2u(0)); }\n";
+        let error = parse(source).unwrap_err();
+        assert_eq!(error.exit_code(), 1);
+        assert!(error.to_string().contains("texture_external: Vulkan SPIR-V has no external texture"), "{error}");
     }
 
     #[test]
