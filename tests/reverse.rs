@@ -702,6 +702,18 @@ fn a_workgroup_size_from_overrides_is_local_size_id_from_1_6_and_the_builtin_bef
     let error = reverse::compile(&two, &Options::default()).expect_err("two sizes, one builtin");
     assert!(error.to_string().contains("WorkgroupSize builtin"), "{error}");
     assert_eq!(workgroup_size_kinds(&two, (1, 6)), (false, true));
+    // Either entry point alone is fine.
+    for (name, builtin) in [("main", true), ("other", false)] {
+        let options = Options { entry_point: Some(name.into()), ..Options::default() };
+        let compiled = reverse::compile(&two, &options).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let uses_builtin = compiled
+            .module
+            .annotations
+            .iter()
+            .any(|inst| inst.operands.get(2) == Some(&Operand::BuiltIn(spirv::BuiltIn::WorkgroupSize)));
+        assert_eq!(uses_builtin, builtin, "{name}");
+        spirv_val(&compiled.words(), "vulkan1.1", name).unwrap();
+    }
 }
 
 #[test]

@@ -28,9 +28,10 @@ pub fn parse(source: &str) -> Result<(naga::Module, ModuleInfo), Error> {
 
 /// Valid WGSL naga accepts but Vulkan SPIR-V cannot express.
 fn refuse_what_vulkan_lacks(module: &naga::Module) -> Result<(), Error> {
-    let external = module.types.iter().any(|(_, ty)| {
-        matches!(ty.inner, naga::TypeInner::Image { class: naga::ImageClass::External, .. })
-    });
+    let external = module
+        .types
+        .iter()
+        .any(|(_, ty)| matches!(ty.inner, naga::TypeInner::Image { class: naga::ImageClass::External, .. }));
     if external {
         return Err(Error::unsupported(
             "texture_external: Vulkan SPIR-V has no external texture (a video frame sampled through one \

@@ -446,6 +446,10 @@ impl Writer<'_> {
     /// Before SPIR-V 1.6: one `WorkgroupSize` constant for the module, which every compute
     /// entry point takes.
     fn workgroup_size_builtin(&mut self, uint: Word, sizes: Vec<(Word, Vec<Word>)>) -> Result<(), Error> {
+        if sizes.is_empty() {
+            // The entry points written (`--entry-point`) have sizes of their own.
+            return Ok(());
+        }
         let computes = self
             .module
             .entry_points
