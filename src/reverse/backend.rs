@@ -8,18 +8,15 @@
 //! zero gives WGSL's result. Capabilities a Vulkan device may lack and WGSL does not need are
 //! withheld, so naga writes its portable forms instead (see [`AVAILABLE_CAPABILITIES`]).
 //!
-//! naga's writer panics on some valid modules; [`super::prepare`] rewrites the shapes we know,
-//! and any other panic is caught here and becomes an internal error, without a backtrace.
-
-use std::cell::{Cell, RefCell};
-use std::panic::{self, AssertUnwindSafe};
-use std::sync::Once;
+//! naga's writer panics on some valid modules; the steps before it rewrite the shapes we know,
+//! and any other panic is caught here and becomes an internal error naming naga's message.
 
 use naga::back::spv::{self, WriterFlags};
 use spirv::Capability;
 
 use super::Options;
 use super::error::Error;
+use super::panics::without_panicking;
 
 /// What naga may use. Missing on purpose: `Int8` (naga then packs and unpacks 4x8 values with
 /// bit-field instructions rather than 8-bit vectors, which need `shaderInt8` and which WGSL
@@ -91,55 +88,4 @@ pub fn write(
     let written = without_panicking(|| spv::write_vec(module, info, &spv_options, pipeline.as_ref()))
         .map_err(|panic| Error::internal(format!("naga's SPIR-V writer panicked: {panic}")))?;
     written.map_err(|error| Error::unsupported(format!("naga's SPIR-V backend refused the module: {error}")))
-}
-
-thread_local! {
-    /// Set while this thread runs [`without_panicking`]: its panics are reported as errors.
-    static CATCHING: Cell<bool> = const { Cell::new(false) };
-    /// Where the caught panic happened, recorded by the hook.
-    static LOCATION: RefCell<String> = const { RefCell::new(String::new()) };
-}
-
-/// Runs `f`, turning a panic into its message and location. The process's panic hook stays in
-/// charge of every other thread and of this one outside the call; inside it, the hook only
-/// records the location, so no message or backtrace reaches stderr.
-fn without_panicking<T>(f: impl FnOnce() -> T) -> Result<T, String> {
-    static INSTALL: Once = Once::new();
-    INSTALL.call_once(|| {
-        let previous = panic::take_hook();
-        panic::set_hook(Box::new(move |info| {
-            if CATCHING.get() {
-                let location = info.location().map(|l| format!("{}:{}", l.file(), l.line())).unwrap_or_default();
-                LOCATION.set(location);
-            } else {
-                previous(info);
-            }
-        }));
-    });
-    CATCHING.set(true);
-    let result = panic::catch_unwind(AssertUnwindSafe(f));
-    CATCHING.set(false);
-    result.map_err(|payload| {
-        let message = payload
-            .downcast_ref::<&str>()
-            .map(|s| s.to_string())
-            .or_else(|| payload.downcast_ref::<String>().cloned())
-            .unwrap_or_else(|| "(no message)".into());
-        let location = LOCATION.take();
-        let file = location.rsplit_once("/src/").map_or(location.as_str(), |(_, file)| file);
-        format!("{message} (at {file})")
-    })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_panic_becomes_its_message_and_location() {
-        let caught = without_panicking(|| -> u32 { panic!("index {} out of range", 7) }).unwrap_err();
-        assert!(caught.starts_with("index 7 out of range (at "), "{caught}");
-        assert!(caught.contains("backend.rs:"), "{caught}");
-        assert_eq!(without_panicking(|| 5), Ok(5));
-    }
 }

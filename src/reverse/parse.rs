@@ -3,15 +3,18 @@
 use naga::valid::{Capabilities, ModuleInfo, ShaderStages, SubgroupOperationSet, ValidationFlags, Validator};
 
 use super::error::{Error, SpanLabel};
+use super::panics::without_panicking;
 
 /// Parses and validates `source`; everything naga can lower to SPIR-V is allowed, `enable`
 /// directives still gate the extensions.
 pub fn parse(source: &str) -> Result<(naga::Module, ModuleInfo), Error> {
-    let module = naga::front::wgsl::parse_str(source).map_err(|error| {
+    let parsed = without_panicking(|| naga::front::wgsl::parse_str(source))
+        .map_err(|panic| Error::internal(format!("naga's WGSL front end panicked: {panic}")))?;
+    let module = parsed.map_err(|error| {
         let labels = error.labels().filter_map(|(span, message)| label(span, message));
         wgsl_error(source, error.message().to_string(), labels.collect(), error.notes().map(str::to_string).collect())
     })?;
-    let info = validator().validate(&module).map_err(|error| {
+    let info = validate(&module)?.map_err(|error| {
         let labels = error.spans().filter_map(|(span, message)| label(*span, message));
         // The inner error's causes say what is actually wrong ("missing a binding").
         let mut notes = Vec::new();
@@ -43,7 +46,7 @@ fn refuse_what_vulkan_lacks(module: &naga::Module) -> Result<(), Error> {
 
 /// Validates a module our rewrites changed: a failure is our bug.
 pub fn revalidate(module: &naga::Module) -> Result<ModuleInfo, Error> {
-    validator().validate(module).map_err(|error| {
+    validate(module)?.map_err(|error| {
         let mut message = error.as_inner().to_string();
         let mut cause = std::error::Error::source(error.as_inner());
         while let Some(next) = cause {
@@ -53,6 +56,14 @@ pub fn revalidate(module: &naga::Module) -> Result<ModuleInfo, Error> {
         Error::internal(format!("the WGSL module no longer validates after our rewrites: {message}"))
     })
 }
+
+/// naga's validation of `module`; a panic in it is an internal error.
+fn validate(module: &naga::Module) -> Result<Result<ModuleInfo, Box<ValidationFailure>>, Error> {
+    without_panicking(|| validator().validate(module).map_err(Box::new))
+        .map_err(|panic| Error::internal(format!("naga's validator panicked: {panic}")))
+}
+
+type ValidationFailure = naga::WithSpan<naga::valid::ValidationError>;
 
 fn validator() -> Validator {
     let mut validator = Validator::new(ValidationFlags::all(), Capabilities::all());
