@@ -96,3 +96,20 @@ pub fn require_capability(module: &mut Module, capability: spirv::Capability) {
         module.capabilities.push(Instruction::new(Op::Capability, None, None, vec![Operand::Capability(capability)]));
     }
 }
+
+/// The pointee of the pointer type `pointer`.
+pub fn pointee(module: &Module, pointer: Word) -> Option<Word> {
+    match global_def(module, pointer)?.operands.as_slice() {
+        [Operand::StorageClass(_), Operand::IdRef(pointee)] => Some(*pointee),
+        _ => None,
+    }
+}
+
+/// The value of a 32-bit integer `OpConstant`.
+pub fn constant_u32(module: &Module, id: Word) -> Option<u32> {
+    let inst = global_def(module, id)?;
+    match (inst.class.opcode, inst.operands.as_slice()) {
+        (Op::Constant, &[Operand::LiteralBit32(value)]) => Some(value),
+        _ => None,
+    }
+}

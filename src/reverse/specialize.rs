@@ -567,17 +567,12 @@ fn not_allowed(what: &str) -> Error {
     ))
 }
 
+/// The declarations of specialization constants.
+const SPECIALIZATION_CONSTANTS: &[Op] =
+    &[Op::SpecConstant, Op::SpecConstantTrue, Op::SpecConstantFalse, Op::SpecConstantOp, Op::SpecConstantComposite];
+
 fn is_specialization_constant(module: &Module, id: Word) -> bool {
-    global_def(module, id).is_some_and(|inst| {
-        matches!(
-            inst.class.opcode,
-            Op::SpecConstant
-                | Op::SpecConstantTrue
-                | Op::SpecConstantFalse
-                | Op::SpecConstantOp
-                | Op::SpecConstantComposite
-        )
-    })
+    global_def(module, id).is_some_and(|inst| SPECIALIZATION_CONSTANTS.contains(&inst.class.opcode))
 }
 
 /// Constant composites with a specialization constant among their constituents become
@@ -585,20 +580,13 @@ fn is_specialization_constant(module: &Module, id: Word) -> bool {
 fn promote_composites(module: &mut Module) {
     let mut spec: HashSet<Word> = HashSet::new();
     for inst in &mut module.types_global_values {
-        let opcode = inst.class.opcode;
         let holds_spec = inst.operands.iter().filter_map(Operand::id_ref_any).any(|id| spec.contains(&id));
-        if opcode == Op::ConstantComposite && holds_spec {
+        if inst.class.opcode == Op::ConstantComposite && holds_spec {
             *inst =
                 Instruction::new(Op::SpecConstantComposite, inst.result_type, inst.result_id, inst.operands.clone());
         }
-        if matches!(
-            inst.class.opcode,
-            Op::SpecConstant
-                | Op::SpecConstantTrue
-                | Op::SpecConstantFalse
-                | Op::SpecConstantOp
-                | Op::SpecConstantComposite
-        ) && let Some(id) = inst.result_id
+        if SPECIALIZATION_CONSTANTS.contains(&inst.class.opcode)
+            && let Some(id) = inst.result_id
         {
             spec.insert(id);
         }

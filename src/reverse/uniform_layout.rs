@@ -27,7 +27,7 @@ use spirv::{Decoration, FunctionControl, Op, StorageClass, Word};
 
 use super::declarations::{self, Scalar};
 use super::error::Error;
-use super::module_edit::{fresh_id, global_def};
+use super::module_edit::{constant_u32, fresh_id, global_def, pointee};
 
 /// How a type of the buffer is laid out instead.
 #[derive(Debug)]
@@ -682,24 +682,8 @@ fn id_operand(inst: &Instruction, index: usize) -> Result<Word, Error> {
         .ok_or_else(|| Error::internal(format!("Op{:?} lacks operand {index}", inst.class.opcode)))
 }
 
-fn pointee(module: &Module, pointer: Word) -> Option<Word> {
-    match global_def(module, pointer)?.operands.as_slice() {
-        [Operand::StorageClass(_), Operand::IdRef(pointee)] => Some(*pointee),
-        _ => None,
-    }
-}
-
 fn pointer_type(module: &mut Module, class: StorageClass, pointee: Word) -> Result<Word, Error> {
     declarations::type_id(module, Op::TypePointer, vec![Operand::StorageClass(class), Operand::IdRef(pointee)])
-}
-
-/// The value of an integer `OpConstant` (32 bits).
-fn constant_u32(module: &Module, id: Word) -> Option<u32> {
-    let inst = global_def(module, id)?;
-    match (inst.class.opcode, inst.operands.as_slice()) {
-        (Op::Constant, &[Operand::LiteralBit32(value)]) => Some(value),
-        _ => None,
-    }
 }
 
 fn uint_constant(module: &mut Module, value: u32) -> Result<Word, Error> {

@@ -17,7 +17,8 @@ use spirv::{LoopControl, MemorySemantics, Op, Scope, StorageClass, Word};
 
 use super::declarations::{self, Scalar};
 use super::error::Error;
-use super::module_edit::{fresh_id, global_def};
+use super::module_edit::{constant_u32, fresh_id, global_def, pointee};
+use crate::passes::atomics::is_atomic;
 
 /// One step into a composite: a struct member, or any element of an array.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -71,7 +72,7 @@ fn atomic_paths(module: &Module, variables: &HashMap<Word, Word>) -> HashMap<Wor
                     let mut ty = walk(module, variables[&variable], &path);
                     for index in inst.operands[1..].iter().filter_map(Operand::id_ref_any) {
                         let step = match ty.and_then(|t| global_def(module, t)).map(|t| t.class.opcode) {
-                            Some(Op::TypeStruct) => constant(module, index).map_or(Step::Element, Step::Member),
+                            Some(Op::TypeStruct) => constant_u32(module, index).map_or(Step::Element, Step::Member),
                             _ => Step::Element,
                         };
                         path.push(step);
@@ -89,28 +90,6 @@ fn atomic_paths(module: &Module, variables: &HashMap<Word, Word>) -> HashMap<Wor
         }
     }
     paths
-}
-
-fn is_atomic(opcode: Op) -> bool {
-    matches!(
-        opcode,
-        Op::AtomicLoad
-            | Op::AtomicStore
-            | Op::AtomicExchange
-            | Op::AtomicCompareExchange
-            | Op::AtomicCompareExchangeWeak
-            | Op::AtomicIIncrement
-            | Op::AtomicIDecrement
-            | Op::AtomicIAdd
-            | Op::AtomicISub
-            | Op::AtomicSMin
-            | Op::AtomicUMin
-            | Op::AtomicSMax
-            | Op::AtomicUMax
-            | Op::AtomicAnd
-            | Op::AtomicOr
-            | Op::AtomicXor
-    )
 }
 
 /// The type `path` reaches from `ty`.
@@ -370,19 +349,4 @@ fn close_loop(module: &mut Module, writer: &mut Writer, counter: Counter) -> Res
 
 fn is_null(module: &Module, id: Word) -> bool {
     global_def(module, id).is_some_and(|inst| inst.class.opcode == Op::ConstantNull)
-}
-
-fn pointee(module: &Module, pointer: Word) -> Option<Word> {
-    match global_def(module, pointer)?.operands.as_slice() {
-        [Operand::StorageClass(_), Operand::IdRef(pointee)] => Some(*pointee),
-        _ => None,
-    }
-}
-
-fn constant(module: &Module, id: Word) -> Option<u32> {
-    let inst = global_def(module, id)?;
-    match (inst.class.opcode, inst.operands.as_slice()) {
-        (Op::Constant, [Operand::LiteralBit32(value)]) => Some(*value),
-        _ => None,
-    }
 }
