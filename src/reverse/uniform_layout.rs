@@ -111,6 +111,14 @@ struct Walk {
     at: Position,
 }
 
+/// An access chain into a rewritten variable: its indices (of the original layout), result and
+/// result's pointee type.
+struct Chain {
+    indices: Vec<Word>,
+    result: Word,
+    pointee: Word,
+}
+
 #[derive(Debug, Clone)]
 enum Position {
     /// A value of a type laid out differently.
@@ -261,10 +269,13 @@ impl Rewriter {
                 match (opcode, base) {
                     (Op::AccessChain | Op::InBoundsAccessChain, Some(base)) if walks.contains_key(&base) => {
                         let walk = walks[&base].clone();
-                        let indices: Vec<Word> = inst.operands[1..].iter().filter_map(Operand::id_ref_any).collect();
-                        let result = inst.result_id.unwrap_or_default();
-                        let pointee = inst.result_type.and_then(|p| pointee(module, p)).unwrap_or_default();
-                        match self.chain(module, walk, &indices, result, pointee, &mut out, &mut spills)? {
+                        let chain = Chain {
+                            indices: inst.operands[1..].iter().filter_map(Operand::id_ref_any).collect(),
+                            result: inst.result_id.unwrap_or_default(),
+                            pointee: inst.result_type.and_then(|p| pointee(module, p)).unwrap_or_default(),
+                        };
+                        let result = chain.result;
+                        match self.chain(module, walk, &chain, &mut out, &mut spills)? {
                             Some(walk) => {
                                 walks.insert(result, walk);
                             }
@@ -315,17 +326,16 @@ impl Rewriter {
     /// An access chain from `walk` by `indices`, the instruction with result `result` (to a
     /// `pointee` in the original layout). Returns where the result points, or `None` when it
     /// points into a copy in a function variable.
-    #[allow(clippy::too_many_arguments)]
     fn chain(
         &mut self,
         module: &mut Module,
         walk: Walk,
-        indices: &[Word],
-        result: Word,
-        pointee: Word,
+        chain: &Chain,
         out: &mut Vec<Instruction>,
         spills: &mut Vec<Instruction>,
     ) -> Result<Option<Walk>, Error> {
+        let Chain { indices, result, pointee } = chain;
+        let (indices, result, pointee) = (indices.as_slice(), *result, *pointee);
         let Walk { base, mut prefix, mut at } = walk;
         let mut position = 0;
         while position < indices.len() {
