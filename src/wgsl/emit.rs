@@ -55,6 +55,8 @@ pub struct Emitter<'m> {
     written_globals: OnceCell<IdSet<Id>>,
     /// `Module::new_bindings` by variable, for the binding map's entry of each resource.
     new_bindings: IdMap<Id, &'m NewBinding>,
+    /// Names claimed for declarations made on first use, before function bodies (`late_names.rs`).
+    claimed: IdMap<Id, String>,
     /// Entry points' inner functions that take uniform builtins as parameters: the proxies
     /// the wrapper passes, in order (`make_barriers_uniform`).
     inner_args: HashMap<String, Vec<String>>,
@@ -84,6 +86,7 @@ pub fn emit(module: &Module, options: &Options) -> Result<(ast::Module, Vec<Bind
         written_globals: OnceCell::new(),
         new_bindings: IdMap::default(),
         inner_args: HashMap::new(),
+        claimed: IdMap::default(),
     };
     for new in &module.new_bindings {
         e.new_bindings.entry(new.variable).or_insert(new);
@@ -123,6 +126,7 @@ pub fn emit(module: &Module, options: &Options) -> Result<(ast::Module, Vec<Bind
     for global in used_globals(module, &functions) {
         e.global(global)?;
     }
+    e.claim_late_names(&functions);
     for &f in &functions {
         let mut lowered = function::emit(&mut e, f)?;
         if let Some(entry) = unwrapped.get(&module.functions[f].id) {
@@ -450,13 +454,30 @@ impl<'m> Emitter<'m> {
         Ok(format!("texture_{dim}<{sampled}>"))
     }
 
+    pub(super) fn struct_base_name(&self, id: Id) -> String {
+        self.module.name(id).map(str::to_string).unwrap_or_else(|| format!("Struct_{id}"))
+    }
+
+    /// Takes a module-scope name for `id`, to be declared later (`late_names.rs`).
+    pub(super) fn claim_name(&mut self, id: Id, base: &str) {
+        if !self.claimed.contains_key(&id) {
+            let name = self.namer.fresh(base, None);
+            self.claimed.insert(id, name);
+        }
+    }
+
+    /// The module-scope name of `id`: the one claimed for it, or a fresh one.
+    pub(super) fn module_name(&mut self, id: Id, base: &str) -> String {
+        self.claimed.remove(&id).unwrap_or_else(|| self.namer.fresh(base, None))
+    }
+
     fn declare_struct(&mut self, id: Id, members: &[Id]) -> Result<String, Error> {
         let module = self.module;
-        let base = module.name(id).map(str::to_string).unwrap_or_else(|| format!("Struct_{id}"));
-        let name = self.namer.fresh(&base, None);
+        let base = self.struct_base_name(id);
+        let name = self.module_name(id, &base);
         // Claimed before the members are spelled so a recursive reference finds it.
         self.types.insert(id, name.as_str().into());
-        let mut member_namer = Namer::default();
+        let mut member_namer = Namer::for_members();
         let mut names = Vec::with_capacity(members.len());
         let mut out = Vec::with_capacity(members.len());
         let mut natural_end = 0u32;
@@ -692,7 +713,7 @@ impl<'m> Emitter<'m> {
         body.push(Stmt::Call(Expr::call(inner.as_str(), args.collect())));
         let mut members = Vec::new();
         let mut results = Vec::new();
-        let mut member_namer = Namer::default();
+        let mut member_namer = Namer::for_members();
         for value in &plan.outputs {
             let wgsl_ty = self.ty(value.wgsl_ty)?;
             let result = match self.proxy(value)? {

@@ -367,7 +367,10 @@ impl Lower<'_> {
             Def::ExtInstSet(ExtSet::NonSemantic) => return Ok(()),
             Def::ExtInstSet(ExtSet::GlslStd450) => {}
             _ => {
-                return Err(Error::unsupported("extended instruction set other than GLSL.std.450", self.location(inst)));
+                return Err(Error::unsupported(
+                    "extended instruction set other than GLSL.std.450",
+                    self.location(inst),
+                ));
             }
         }
         if number == spirv::GlslStd450Op::Modf as u32 || number == spirv::GlslStd450Op::Frexp as u32 {

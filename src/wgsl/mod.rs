@@ -10,6 +10,7 @@ mod function;
 mod helpers;
 mod image;
 mod instruction;
+mod late_names;
 pub mod names;
 pub mod print;
 mod scopes;

@@ -114,13 +114,25 @@ impl Emitter<'_> {
             ConstValue::Scalar(bits) => self.constant_bits(constant.ty, *bits)?,
             _ => Expr::call(ty.clone(), vec![]),
         };
-        let base = format!("spec_constant_{spec_id}");
+        let base = self.override_base_name(id).unwrap_or_default();
         Ok(self.declare_override(id, &base, vec![Attribute::Id(spec_id)], ty, default))
     }
 
-    /// Declares `id`'s `override`, named by its OpName or else `base`; returns its name.
+    /// The name an `override` for constant `id` takes, if it gets one: its OpName, or else
+    /// `spec_constant_ID` or `spec_op_ID`.
+    pub(super) fn override_base_name(&self, id: Id) -> Option<String> {
+        let module = self.module;
+        let base = match module.constant(id)? {
+            constant if constant.spec_id.is_some() => format!("spec_constant_{}", constant.spec_id.unwrap_or_default()),
+            _ if self.named_spec_ops.contains(&id) => format!("spec_op_{id}"),
+            _ => return None,
+        };
+        Some(module.name(id).map_or(base, str::to_string))
+    }
+
+    /// Declares `id`'s `override`, named `base`; returns its name.
     fn declare_override(&mut self, id: Id, base: &str, attributes: Vec<Attribute>, ty: ast::Type, init: Expr) -> Expr {
-        let name = self.namer.fresh(self.module.name(id).unwrap_or(base), None);
+        let name = self.module_name(id, base);
         self.overrides.insert(id, name.clone());
         let kind = ast::GlobalKind::Override;
         self.out.globals.push(ast::Global { attributes, kind, name: name.clone(), ty: Some(ty), init: Some(init) });
@@ -168,7 +180,8 @@ impl Emitter<'_> {
         let ty = module.type_of(id)?;
         let init = self.spec_op(id, ty, *op, operands)?;
         let spelled_ty = self.ty(ty)?;
-        Ok(self.declare_override(id, &format!("spec_op_{id}"), vec![], spelled_ty, init))
+        let base = self.override_base_name(id).unwrap_or_default();
+        Ok(self.declare_override(id, &base, vec![], spelled_ty, init))
     }
 
     /// An OpSpecConstantOp that depends on an `override`, as an override expression.
