@@ -524,6 +524,11 @@ const BAD_INPUTS: &[BadInput] = &[
         all_of: &["opspecconstantop"],
     },
     BadInput { fixture: "invalid/huge_relaid_out_array_copy.spv", any_of: &["element by element"], all_of: &["65536"] },
+    BadInput {
+        fixture: "invalid/workgroup_initializer_not_null.spvasm",
+        any_of: &["must be opconstantnull"],
+        all_of: &["workgroup"],
+    },
     BadInput { fixture: "invalid/irreducible_cycle.spvasm", any_of: &["irreducible"], all_of: &["cycle"] },
     BadInput {
         // Stores and loads of locals whose values form a cycle: translating must end.

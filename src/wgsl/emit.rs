@@ -11,6 +11,7 @@ use super::deferred_returns;
 use super::function;
 use super::image;
 use super::names::Namer;
+use super::non_finite;
 use super::print;
 use super::uniformity;
 use crate::Options;
@@ -55,6 +56,12 @@ pub struct Emitter<'m> {
     written_globals: OnceCell<IdSet<Id>>,
     /// `Module::new_bindings` by variable, for the binding map's entry of each resource.
     new_bindings: IdMap<Id, &'m NewBinding>,
+    /// Module-scope initializers stored at the start of the entry points instead
+    /// (`entry_initializers.rs`): (variable, constant).
+    pub(super) moved_initializers: Vec<(Id, Id)>,
+    /// Set while spelling a constant or override expression: a constant WGSL can only spell at
+    /// run time is refused there (`non_finite.rs`).
+    pub(super) in_constant_expression: bool,
     /// Names claimed for declarations made on first use, before function bodies (`late_names.rs`).
     claimed: IdMap<Id, String>,
     /// Entry points' inner functions that take uniform builtins as parameters: the proxies
@@ -87,6 +94,8 @@ pub fn emit(module: &Module, options: &Options) -> Result<(ast::Module, Vec<Bind
         new_bindings: IdMap::default(),
         inner_args: HashMap::new(),
         claimed: IdMap::default(),
+        moved_initializers: Vec::new(),
+        in_constant_expression: false,
     };
     for new in &module.new_bindings {
         e.new_bindings.entry(new.variable).or_insert(new);
@@ -131,6 +140,8 @@ pub fn emit(module: &Module, options: &Options) -> Result<(ast::Module, Vec<Bind
         let mut lowered = function::emit(&mut e, f)?;
         if let Some(entry) = unwrapped.get(&module.functions[f].id) {
             lowered.attributes = e.stage_attributes(entry)?;
+            let stores = e.entry_initializer_stores(entry)?;
+            lowered.body.splice(0..0, stores);
         }
         e.finish_function(lowered);
     }
@@ -581,9 +592,31 @@ impl<'m> Emitter<'m> {
             self.bindings.push(entry);
         }
         let init = match global.initializer {
-            Some(init) if module.constant(init).is_some() => Some(self.constant(init)?),
-            Some(_) => return Err(self.unsupported(global.id, "a variable initialised with another variable".into())),
             None => None,
+            Some(init) if module.constant(init).is_none() => {
+                return Err(self.unsupported(global.id, "a variable initialised with another variable".into()));
+            }
+            Some(init) if global.class == StorageClass::Workgroup => {
+                if !matches!(module.constant(init).map(|c| &c.value), Some(ConstValue::Null)) {
+                    return Err(Error::invalid(
+                        "a Workgroup variable's initializer must be OpConstantNull in Vulkan \
+                         (VUID-StandaloneSpirv-OpVariable-04734)",
+                        location_of_id(module, global.id),
+                    ));
+                }
+                // WebGPU zero-initialises workgroup memory, which is what the null initializer asks.
+                None
+            }
+            Some(init) if non_finite::contains_non_finite(module, init) => {
+                self.moved_initializers.push((global.id, init));
+                None
+            }
+            Some(init) => {
+                self.in_constant_expression = true;
+                let value = self.constant(init);
+                self.in_constant_expression = false;
+                Some(value?)
+            }
         };
         self.out.globals.push(ast::Global {
             attributes,
@@ -638,7 +671,12 @@ impl<'m> Emitter<'m> {
             ConstValue::Op { .. } if self.named_spec_ops.contains(&id) => self.named_spec_op(id),
             ConstValue::Op { op, operands } => self.spec_op(id, constant.ty, *op, operands),
             ConstValue::Bool(b) => Ok(Expr::Literal(Literal::Bool(*b))),
-            ConstValue::Scalar(bits) => self.constant_bits(constant.ty, *bits),
+            ConstValue::Scalar(bits) => self.constant_bits(constant.ty, *bits).map_err(|mut error| {
+                if let Some(location) = error.location_mut() {
+                    location.result_id = Some(id);
+                }
+                error
+            }),
             ConstValue::Composite(parts) => {
                 let ty = self.ty(constant.ty)?;
                 // A vector of one repeated component is written once, as a splat.
@@ -658,14 +696,10 @@ impl<'m> Emitter<'m> {
         let literal = match self.module.ty(ty)? {
             Type::Int { width: 32, signed: true } => Literal::I32(bits as u32 as i32),
             Type::Int { width: 32, signed: false } => Literal::U32(bits as u32),
-            Type::Float { width: 32 } => {
-                let value = f32::from_bits(bits as u32);
-                if !value.is_finite() {
-                    // WGSL has no literal for infinities and NaNs.
-                    return Ok(Expr::call("bitcast<f32>", vec![Expr::Literal(Literal::U32(bits as u32))]));
-                }
-                Literal::F32(bits as u32)
+            &Type::Float { width } if non_finite::is_non_finite(width, bits) => {
+                return self.non_finite_float(width, bits);
             }
+            Type::Float { width: 32 } => Literal::F32(bits as u32),
             Type::Float { width: 16 } => {
                 self.enables.insert("f16");
                 Literal::F16(bits as u16)
@@ -686,7 +720,7 @@ impl<'m> Emitter<'m> {
         let inner = self.names.get(&entry.function).cloned().unwrap_or_default();
         let mut local = Namer::default();
         let mut params = Vec::new();
-        let mut body = Vec::new();
+        let mut body = self.entry_initializer_stores(entry)?;
         // Proxies whose whole value a parameter holds, by name.
         let mut whole = HashMap::new();
         for value in &plan.inputs {

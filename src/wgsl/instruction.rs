@@ -76,11 +76,7 @@ impl Lower<'_> {
             Op::FunctionCall => self.call(e, inst),
             Op::ExtInst => self.ext_inst(e, inst),
             // The signedness pass has collapsed chains of bitcasts.
-            Op::Bitcast => {
-                let value = self.take(e, self.operand(inst, 0)?)?;
-                let cast = e.bitcast(self.result_type(inst)?, value)?;
-                self.define(e, inst, cast, false)
-            }
+            Op::Bitcast => self.bitcast(e, inst),
             Op::Undef => {
                 let zero = Expr::call(e.ty(self.result_type(inst)?)?, vec![]);
                 self.define(e, inst, zero, false)
@@ -712,13 +708,17 @@ impl Lower<'_> {
     /// OpIsNan / OpIsInf as exact tests on the bits, since WGSL may assume floats are finite.
     fn float_class(&mut self, e: &mut Emitter, inst: &Inst) -> Result<(), Error> {
         let operand = self.operand(inst, 0)?;
-        let count = self.module.scalar_of(self.module.type_of(operand)?).map_or(1, |(_, n)| n);
+        let (scalar, count) = self.module.scalar_of(self.module.type_of(operand)?).unwrap_or((operand, 1));
         let u32_of = |v: u32| -> Expr {
             let literal = Expr::Literal(Literal::U32(v));
             if count == 1 { literal } else { Expr::call(format!("vec{count}<u32>"), vec![literal]) }
         };
         let bits_ty = if count == 1 { "u32".to_string() } else { format!("vec{count}<u32>") };
-        let value = self.take(e, operand)?;
+        let mut value = self.take(e, operand)?;
+        if let Some(Type::Float { width: 16 }) = self.module.type_def(scalar) {
+            // f16 has no 16-bit integer to bitcast to; widening to f32 keeps infinities and NaNs.
+            value = Expr::call(if count == 1 { "f32".to_string() } else { format!("vec{count}<f32>") }, vec![value]);
+        }
         let magnitude =
             Expr::binary(BinaryOp::And, Expr::call(format!("bitcast<{bits_ty}>"), vec![value]), u32_of(0x7fff_ffff));
         let op = if inst.op == Op::IsNan { BinaryOp::Greater } else { BinaryOp::Equal };

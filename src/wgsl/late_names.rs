@@ -1,12 +1,13 @@
-//! Names of module-scope declarations made on first use (structs, `override`s) are claimed
+//! Names of module-scope declarations made on first use (structs, `override`s, helpers) are claimed
 //! before any function body is lowered. A local named while its function is lowered is kept
 //! unique against the module's names taken so far; a struct or override declared later in the
 //! same function with that name would be shadowed by the local (`var Pair: f32;` then
 //! `Pair(1.0f, 2.0f)` naming the struct).
 
 use super::emit::Emitter;
+use super::non_finite::is_non_finite;
 use crate::id_hash::IdSet;
-use crate::spirv::{Def, Id, Type};
+use crate::spirv::{ConstValue, Def, Id, Type};
 
 impl Emitter<'_> {
     /// Claims the names of the struct types and specialization constants the functions'
@@ -51,9 +52,18 @@ impl Emitter<'_> {
                 if let Some(base) = self.override_base_name(id) {
                     self.claim_name(id, &base);
                 }
+                // A function reads an infinite or NaN float through a helper.
+                if let (ConstValue::Scalar(bits), Some(&Type::Float { width })) =
+                    (&constant.value, module.type_def(constant.ty))
+                    && is_non_finite(width, *bits)
+                {
+                    self.float_from_bits(width);
+                }
                 pending.push(constant.ty);
                 pending.extend(constant.value.parts().iter().rev());
             }
+            // An initializer stored at the start of the entry points (`entry_initializers.rs`).
+            &Def::Global(g) => pending.extend(module.globals[g].initializer),
             _ => {}
         }
     }

@@ -111,7 +111,18 @@ impl Emitter<'_> {
         }
         let default = match &constant.value {
             ConstValue::Bool(b) => Expr::Literal(Literal::Bool(*b)),
-            ConstValue::Scalar(bits) => self.constant_bits(constant.ty, *bits)?,
+            ConstValue::Scalar(bits) => {
+                self.in_constant_expression = true;
+                let default = self.constant_bits(constant.ty, *bits);
+                self.in_constant_expression = false;
+                default.map_err(|_| {
+                    Error::unsupported(
+                        "a specialization constant whose default is infinite or NaN: an override's default \
+                         must be a finite value in WGSL",
+                        at(id),
+                    )
+                })?
+            }
             _ => Expr::call(ty.clone(), vec![]),
         };
         let base = self.override_base_name(id).unwrap_or_default();
@@ -178,7 +189,10 @@ impl Emitter<'_> {
             return Err(Error::internal(format!("%{id} is not an OpSpecConstantOp")));
         };
         let ty = module.type_of(id)?;
-        let init = self.spec_op(id, ty, *op, operands)?;
+        let outer = std::mem::replace(&mut self.in_constant_expression, true);
+        let init = self.spec_op(id, ty, *op, operands);
+        self.in_constant_expression = outer;
+        let init = init?;
         let spelled_ty = self.ty(ty)?;
         let base = self.override_base_name(id).unwrap_or_default();
         Ok(self.declare_override(id, &base, vec![], spelled_ty, init))
