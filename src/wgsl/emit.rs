@@ -456,10 +456,13 @@ impl<'m> Emitter<'m> {
         }
         let sampled = match self.module.ty(image.sampled_type)? {
             Type::Float { width: 32 } | Type::Int { width: 32, .. } => self.ty(image.sampled_type)?,
+            // WGSL textures hold no f16: sampled as f32, the texels are converted (`image.rs`).
+            Type::Float { width: 16 } => "f32".into(),
             _ => {
-                return Err(
-                    self.unsupported(id, "textures of other than 32-bit floats or integers have no WGSL type".into())
-                );
+                return Err(self.unsupported(
+                    id,
+                    "textures of other than 32-bit integers or 16- or 32-bit floats have no WGSL type".into(),
+                ));
             }
         };
         Ok(format!("texture_{dim}<{sampled}>"))
@@ -584,8 +587,14 @@ impl<'m> Emitter<'m> {
         }
         let mut attributes = Vec::new();
         if matches!(global.class, StorageClass::Uniform | StorageClass::StorageBuffer | StorageClass::UniformConstant) {
-            let binding =
-                ResourceBinding { group: decorations.set.unwrap_or(0), binding: decorations.binding.unwrap_or(0) };
+            let (Some(group), Some(binding)) = (decorations.set, decorations.binding) else {
+                return Err(Error::invalid(
+                    "a resource variable without a DescriptorSet and Binding, which Vulkan requires \
+                     (VUID-StandaloneSpirv-UniformConstant-06677)",
+                    location_of_id(module, global.id),
+                ));
+            };
+            let binding = ResourceBinding { group, binding };
             attributes.push(Attribute::Group(binding.group));
             attributes.push(Attribute::Binding(binding.binding));
             let entry = self.binding_entry(global.id, binding, &name, &ty, &space);
