@@ -138,6 +138,7 @@ fn translate_module(input: &[u8], options: &Options) -> Result<Translation, Erro
     let mut module = spirv::load::load(&read_words(input)?)?;
     // The pass order: each pass states what holds before and after it at the top of its file.
     passes::entry_points::run(&mut module, options)?;
+    passes::stage_rules::run(&mut module, options)?;
     passes::spec_constants::run(&mut module, options)?;
     passes::single_value_phis::run(&mut module, options)?;
     passes::value_params::run(&mut module, options)?;

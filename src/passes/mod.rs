@@ -12,5 +12,6 @@ pub mod signedness;
 pub mod single_store_locals;
 pub mod single_value_phis;
 pub mod spec_constants;
+pub mod stage_rules;
 pub mod structurize;
 pub mod value_params;
