@@ -452,6 +452,14 @@ impl<'m> Emitter<'m> {
             return Ok(format!("texture_storage_{dim}<{format}, {access}>"));
         }
         if image.depth == 1 {
+            if image.dim == Dim::Dim1D {
+                return Err(self.unsupported(
+                    id,
+                    "a 1D depth texture sampled with a depth reference (sampler1DShadow): WGSL has no \
+                     texture_depth_1d and no comparison sampling of 1D textures"
+                        .into(),
+                ));
+            }
             return Ok(format!("texture_depth_{dim}"));
         }
         let sampled = match self.module.ty(image.sampled_type)? {

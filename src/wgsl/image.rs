@@ -370,6 +370,20 @@ impl Lower<'_> {
         } else {
             "textureSample"
         };
+        if image.dim == Dim::Dim1D && name != "textureSample" {
+            return Err(Error::unsupported(
+                format!(
+                    "sampling a 1D texture with {}: WGSL samples 1D textures only with textureSample \
+                     (implicit level of detail, in fragment shaders)",
+                    match name {
+                        "textureSampleLevel" => "an explicit level of detail",
+                        "textureSampleBias" => "a level-of-detail bias",
+                        _ => "explicit gradients",
+                    }
+                ),
+                self.location(inst),
+            ));
+        }
         if let Some(offset) = extra.offset {
             args.push(self.offset(e, inst, &image, offset)?);
         }
