@@ -62,6 +62,8 @@ pub struct Emitter<'m> {
     /// Set while spelling a constant or override expression: a constant WGSL can only spell at
     /// run time is refused there (`non_finite.rs`).
     pub(super) in_constant_expression: bool,
+    /// Types whose values hold nothing (`Module::types_holding_no_data`): never loaded or stored.
+    pub(super) no_data: IdSet<Id>,
     /// Names claimed for declarations made on first use, before function bodies (`late_names.rs`).
     claimed: IdMap<Id, String>,
     /// Entry points' inner functions that take uniform builtins as parameters: the proxies
@@ -94,6 +96,7 @@ pub fn emit(module: &Module, options: &Options) -> Result<(ast::Module, Vec<Bind
         new_bindings: IdMap::default(),
         inner_args: HashMap::new(),
         claimed: IdMap::default(),
+        no_data: module.types_holding_no_data(),
         moved_initializers: Vec::new(),
         in_constant_expression: false,
     };
@@ -538,9 +541,14 @@ impl<'m> Emitter<'m> {
             }
             out.push(ast::Member { attributes: Vec::new(), name: member_name, ty });
         }
+        if members.is_empty() {
+            // WGSL structs need a member; this one is never read.
+            out.push(ast::Member { attributes: Vec::new(), name: "unused".into(), ty: "u32".into() });
+        }
         // A struct padded to an array stride ends in a member as long as the padding reaches.
         if let (Some(&padded), Some(last)) = (module.padded_sizes.get(&id), out.last_mut()) {
-            let last_offset = module.member_decorations(id, members.len() as u32 - 1).offset.unwrap_or(0);
+            let last_offset =
+                module.member_decorations(id, (members.len() as u32).saturating_sub(1)).offset.unwrap_or(0);
             last.attributes.push(Attribute::Size(padded - last_offset));
         }
         self.member_names.insert(id, names);

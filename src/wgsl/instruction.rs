@@ -28,12 +28,25 @@ impl Lower<'_> {
                 if let Some(inner) = self.atomic_inner(self.operand(inst, 0)?) {
                     return self.load_atomic(e, inst, inner);
                 }
+                let ty = self.result_type(inst)?;
+                if e.no_data.contains(&ty) {
+                    // Nothing to read: the struct's placeholder member is not data.
+                    let zero = Expr::call(e.ty(ty)?, vec![]);
+                    return self.define(e, inst, zero, false);
+                }
                 let expr = self.pointer_expr(e, self.operand(inst, 0)?)?;
                 self.define(e, inst, expr, true)
             }
             Op::Store => {
                 if let Some(inner) = self.atomic_inner(self.operand(inst, 0)?) {
                     return self.store_atomic(e, inst, inner);
+                }
+                let value = self.operand(inst, 1)?;
+                if e.no_data.contains(&self.module.type_of(value)?) {
+                    // Nothing to write: storing the placeholder member could clobber memory the
+                    // SPIR-V never touches.
+                    self.take(e, value)?;
+                    return Ok(());
                 }
                 let target = self.pointer_expr(e, self.operand(inst, 0)?)?;
                 let value = self.take(e, self.operand(inst, 1)?)?;
