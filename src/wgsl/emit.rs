@@ -759,8 +759,13 @@ impl<'m> Emitter<'m> {
             let wgsl_ty = self.ty(value.wgsl_ty)?;
             let arg = self.convert(Expr::ident(param_name.clone()), value.wgsl_ty, value.ty)?;
             let target = self.proxy(value)?.ok_or_else(|| Error::internal("an input without a proxy"))?;
+            match self.computed_input(&plan, value, &param_name) {
+                Some(computed) => body.extend(computed),
+                None => {
+                    params.push(ast::Param { attributes: self.io_attributes(value), name: param_name, ty: wgsl_ty })
+                }
+            }
             body.push(Stmt::Assign { target, value: arg });
-            params.push(ast::Param { attributes: self.io_attributes(value), name: param_name, ty: wgsl_ty });
         }
         let args = self
             .inner_args

@@ -19,6 +19,7 @@ pub mod print;
 mod scopes;
 mod spec;
 mod subgroup;
+mod subgroup_ids;
 pub mod uniformity;
 mod uses;
 pub mod validate;
