@@ -141,6 +141,7 @@ fn translate_module(input: &[u8], options: &Options) -> Result<Translation, Erro
     passes::stage_rules::run(&mut module, options)?;
     passes::spec_constants::run(&mut module, options)?;
     passes::single_value_phis::run(&mut module, options)?;
+    passes::global_params::run(&mut module, options)?;
     passes::value_params::run(&mut module, options)?;
     passes::argument_copies::run(&mut module, options)?;
     passes::single_store_locals::run(&mut module, options)?;

@@ -5,6 +5,7 @@ pub mod argument_copies;
 pub mod atomics;
 pub mod bindings;
 pub mod entry_points;
+pub mod global_params;
 pub mod handles;
 pub mod io_wrapper;
 pub mod layout;

@@ -388,7 +388,13 @@ impl<'m> Emitter<'m> {
             Type::RuntimeArray { element } => format!("array<{}>", self.ty(*element)?),
             Type::Struct { members } => self.declare_struct(id, members)?,
             Type::Pointer { class, pointee } => {
-                format!("ptr<{}, {}>", address_space(module, *class, *pointee)?, self.ty(*pointee)?)
+                // The access mode, if any, comes after the type: `ptr<storage, T, read>`.
+                let space = address_space(module, *class, *pointee)?;
+                let pointee = self.ty(*pointee)?;
+                match space.split_once(", ") {
+                    Some((space, access)) => format!("ptr<{space}, {pointee}, {access}>"),
+                    None => format!("ptr<{space}, {pointee}>"),
+                }
             }
             Type::Atomic { inner } => format!("atomic<{}>", self.ty(*inner)?),
             Type::Sampler { comparison: false } => "sampler".to_string(),
