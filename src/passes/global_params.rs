@@ -139,7 +139,7 @@ fn replace_params(module: &mut Module, variable_of: &IdMap<Id, Id>) {
                 .iter()
                 .enumerate()
                 .filter(|(i, _)| *i == 0 || !dropped[callee].contains(&(i - 1)))
-                .map(|(_, operand)| operand.clone())
+                .map(|(_, operand)| *operand)
                 .collect();
             inst.operands = operands.into_boxed_slice();
         }
