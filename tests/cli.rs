@@ -1545,6 +1545,20 @@ fn override_gives_spec_constants_values() {
 }
 
 #[test]
+fn override_of_a_shared_spec_id_is_read_as_its_first_32_bit_constant() {
+    // SpecId 3: an int (read first), a uint reading the same bits, and a bool.
+    let dir = TempDir::new("cli-override-shared");
+    let out = dir.join("out.wgsl");
+    let output = run_fixture_to("exec/compute/shared_spec_ids.spvasm", &out, &["--override", "3=-5"]);
+    assert_success(&output);
+    let wgsl = std::fs::read_to_string(&out).expect("the WGSL was written");
+    assert_valid_wgsl(&wgsl, "shared override");
+    for value in ["= 4294967291u;", "= -5i;", "select(1u, 9u, true)"] {
+        assert!(wgsl.contains(value), "{value}:\n{wgsl}");
+    }
+}
+
+#[test]
 fn override_mistakes_are_errors() {
     for (flag, code, needle) in [
         ("1=abc", 1, "not a 32-bit signed integer"),

@@ -513,7 +513,10 @@ impl Layouts<'_> {
                 let pointee = match self.module.type_of(source).map(|ty| self.module.type_def(ty)) {
                     Ok(Some(Type::Pointer { pointee, .. })) => *pointee,
                     _ => {
-                        return Err(Error::invalid("OpCopyMemory from a non-pointer", self.module.location_of(f, inst)));
+                        return Err(Error::invalid(
+                            "OpCopyMemory from a non-pointer",
+                            self.module.location_of(f, inst),
+                        ));
                     }
                 };
                 self.push(f, out, Op::Load, Some(pointee), vec![source], None)

@@ -41,6 +41,8 @@ pub struct Emitter<'m> {
     pub(super) overrides: IdMap<Id, String>,
     /// The OpSpecConstantOp results declared as `override`s of their own (`spec::named_ops`).
     pub(super) named_spec_ops: IdSet<Id>,
+    /// The `@id` override's constant of each SpecId several constants share (`shared_spec_ids.rs`).
+    pub(super) shared_spec_ids: HashMap<u32, Id>,
     /// Names of the helper functions declared (`helpers.rs`), by the type they work on.
     pub(super) helpers: HashMap<String, String>,
     uniformity: uniformity::Analysis,
@@ -86,6 +88,7 @@ pub fn emit(module: &Module, options: &Options) -> Result<(ast::Module, Vec<Bind
         bindings: Vec::new(),
         overrides: IdMap::default(),
         named_spec_ops: super::spec::named_ops(module)?,
+        shared_spec_ids: crate::passes::spec_constants::shared_spec_id_primaries(module),
         helpers: HashMap::new(),
         uniformity: uniformity::Analysis::default(),
         bitcasts: IdMap::default(),

@@ -17,6 +17,7 @@ pub mod names;
 mod non_finite;
 pub mod print;
 mod scopes;
+mod shared_spec_ids;
 mod spec;
 mod subgroup;
 mod subgroup_ids;

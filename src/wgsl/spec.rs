@@ -102,6 +102,11 @@ impl Emitter<'_> {
         let module = self.module;
         let constant = module.constant(id).ok_or_else(|| Error::invalid(format!("%{id} is not a constant"), at(id)))?;
         let spec_id = constant.spec_id.unwrap_or_default();
+        if let Some(&primary) = self.shared_spec_ids.get(&spec_id)
+            && primary != id
+        {
+            return self.shared_spec_id_override(id, primary);
+        }
         if spec_id > 0xffff {
             return Err(Error::unsupported(format!("SpecId {spec_id} is above 65535, the largest WGSL @id"), at(id)));
         }
@@ -142,7 +147,14 @@ impl Emitter<'_> {
     }
 
     /// Declares `id`'s `override`, named `base`; returns its name.
-    fn declare_override(&mut self, id: Id, base: &str, attributes: Vec<Attribute>, ty: ast::Type, init: Expr) -> Expr {
+    pub(super) fn declare_override(
+        &mut self,
+        id: Id,
+        base: &str,
+        attributes: Vec<Attribute>,
+        ty: ast::Type,
+        init: Expr,
+    ) -> Expr {
         let name = self.module_name(id, base);
         self.overrides.insert(id, name.clone());
         let kind = ast::GlobalKind::Override;
