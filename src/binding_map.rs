@@ -3,10 +3,10 @@
 //! not bind (the sampler half of a combined image sampler, a comparison twin, push constants) are
 //! marked as assigned by us; `docs/bindings.md` states the rule.
 
-use std::fmt::Write;
+use serde::{Deserialize, Serialize};
 
 /// A `@group(G) @binding(B)` pair, or a `DescriptorSet`/`Binding` pair in SPIR-V.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 pub struct ResourceBinding {
     /// The group (SPIR-V: descriptor set).
     pub group: u32,
@@ -32,8 +32,10 @@ impl std::str::FromStr for ResourceBinding {
     }
 }
 
-/// Why a resource has a binding the SPIR-V did not give it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// Why a resource has a binding the SPIR-V did not give it; in JSON, its name in snake case
+/// (`combined_image_sampler`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum BindingOrigin {
     /// The sampler half of a combined image sampler.
     CombinedImageSampler,
@@ -46,87 +48,93 @@ pub enum BindingOrigin {
     SharedWithImage,
 }
 
-impl BindingOrigin {
-    /// The name the JSON binding map uses.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            BindingOrigin::CombinedImageSampler => "combined_image_sampler",
-            BindingOrigin::ComparisonSampler => "comparison_sampler",
-            BindingOrigin::PushConstant => "push_constant",
-            BindingOrigin::SharedWithImage => "shared_with_image",
-        }
-    }
-}
-
-/// One resource variable of the WGSL.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// One resource variable of the WGSL; in JSON, one object with these keys in this order (the
+/// binding's as `group` and `binding`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Binding {
     /// Where the WGSL binds it.
+    #[serde(flatten)]
     pub binding: ResourceBinding,
     /// The WGSL variable's name.
     pub name: String,
     /// The WGSL variable's type.
+    #[serde(rename = "type")]
     pub ty: String,
-    /// Its address space with access mode (`uniform`, `storage, read`; empty for textures and
-    /// samplers).
-    pub space: String,
-    /// The SPIR-V variable's DescriptorSet and Binding (none for push constants).
-    pub original: Option<ResourceBinding>,
-    /// The SPIR-V variable's OpName.
-    pub original_name: Option<String>,
-    /// Set when we chose the binding, saying why.
-    pub assigned: Option<BindingOrigin>,
+    /// Its address space with access mode (`uniform`, `storage, read`); `None` for textures and
+    /// samplers.
+    pub address_space: Option<String>,
+    /// The SPIR-V variable it comes from.
+    pub original: Original,
+    /// Whether spv2wgsl chose the group and binding (exactly when `origin` says why).
+    pub assigned: bool,
+    /// Why spv2wgsl chose the group and binding, when it did.
+    pub origin: Option<BindingOrigin>,
 }
 
-/// The map as a JSON array, one object per binding, in (group, binding) order.
+/// The SPIR-V variable a resource comes from.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Original {
+    /// Its DescriptorSet (none for push constants; set exactly when `binding` is).
+    pub set: Option<u32>,
+    /// Its Binding.
+    pub binding: Option<u32>,
+    /// Its OpName.
+    pub name: Option<String>,
+}
+
+/// The map as a JSON array, one object per binding, in (group, binding) order, each on a line of
+/// its own:
+///
+/// ```text
+/// [
+///   {"group": 0, "binding": 1, "name": "tex", ...},
+///   {"group": 0, "binding": 2, "name": "pc", ...}
+/// ]
+/// ```
 pub fn to_json(bindings: &[Binding]) -> String {
-    let mut out = String::from("[\n");
-    for (i, b) in bindings.iter().enumerate() {
-        let original = match b.original {
-            Some(o) => format!(
-                "{{\"set\": {}, \"binding\": {}, \"name\": {}}}",
-                o.group,
-                o.binding,
-                json_name(&b.original_name)
-            ),
-            None => format!("{{\"set\": null, \"binding\": null, \"name\": {}}}", json_name(&b.original_name)),
+    let mut out = Vec::new();
+    let mut serializer = serde_json::Serializer::with_formatter(&mut out, OneLinePerItem { depth: 0 });
+    // Strings, numbers, booleans and nulls under string keys: nothing serde_json could refuse.
+    bindings.serialize(&mut serializer).expect("the binding map serializes");
+    out.push(b'\n');
+    String::from_utf8(out).expect("serde_json writes UTF-8")
+}
+
+/// serde_json's compact output, spaced after `:` and `,`, with each item of the outermost array
+/// on a line of its own: one binding per line reads well and diffs well.
+struct OneLinePerItem {
+    /// How many arrays are open.
+    depth: usize,
+}
+
+impl serde_json::ser::Formatter for OneLinePerItem {
+    fn begin_array<W: ?Sized + std::io::Write>(&mut self, out: &mut W) -> std::io::Result<()> {
+        self.depth += 1;
+        out.write_all(b"[")
+    }
+
+    fn end_array<W: ?Sized + std::io::Write>(&mut self, out: &mut W) -> std::io::Result<()> {
+        self.depth -= 1;
+        out.write_all(if self.depth == 0 { b"\n]" } else { b"]" })
+    }
+
+    fn begin_array_value<W: ?Sized + std::io::Write>(&mut self, out: &mut W, first: bool) -> std::io::Result<()> {
+        let separator: &[u8] = match (self.depth, first) {
+            (1, true) => b"\n  ",
+            (1, false) => b",\n  ",
+            (_, true) => b"",
+            (_, false) => b", ",
         };
-        let _ = write!(
-            out,
-            "  {{\"group\": {}, \"binding\": {}, \"name\": {}, \"type\": {}, \"address_space\": {}, \"original\": {original}, \"assigned\": {}, \"origin\": {}}}",
-            b.binding.group,
-            b.binding.binding,
-            json_string(&b.name),
-            json_string(&b.ty),
-            if b.space.is_empty() { "null".to_string() } else { json_string(&b.space) },
-            b.assigned.is_some(),
-            b.assigned.map_or("null".to_string(), |o| json_string(o.as_str())),
-        );
-        out.push_str(if i + 1 < bindings.len() { ",\n" } else { "\n" });
+        out.write_all(separator)
     }
-    out.push_str("]\n");
-    out
-}
 
-fn json_name(name: &Option<String>) -> String {
-    name.as_deref().map_or("null".to_string(), json_string)
-}
-
-fn json_string(text: &str) -> String {
-    let mut out = String::with_capacity(text.len() + 2);
-    out.push('"');
-    for c in text.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            c if (c as u32) < 0x20 => {
-                let _ = write!(out, "\\u{:04x}", c as u32);
-            }
-            c => out.push(c),
-        }
+    fn begin_object_key<W: ?Sized + std::io::Write>(&mut self, out: &mut W, first: bool) -> std::io::Result<()> {
+        out.write_all(if first { b"" } else { b", " })
     }
-    out.push('"');
-    out
+
+    fn begin_object_value<W: ?Sized + std::io::Write>(&mut self, out: &mut W) -> std::io::Result<()> {
+        out.write_all(b": ")
+    }
 }
 
 #[cfg(test)]
@@ -147,19 +155,19 @@ mod tests {
                 binding: ResourceBinding { group: 0, binding: 1 },
                 name: "tex".into(),
                 ty: "texture_2d<f32>".into(),
-                space: String::new(),
-                original: Some(ResourceBinding { group: 0, binding: 1 }),
-                original_name: Some("t\"ex".into()),
-                assigned: None,
+                address_space: None,
+                original: Original { set: Some(0), binding: Some(1), name: Some("t\"ex".into()) },
+                assigned: false,
+                origin: None,
             },
             Binding {
                 binding: ResourceBinding { group: 0, binding: 2 },
                 name: "pc".into(),
                 ty: "PushConstants".into(),
-                space: "uniform".into(),
-                original: None,
-                original_name: None,
-                assigned: Some(BindingOrigin::PushConstant),
+                address_space: Some("uniform".into()),
+                original: Original { set: None, binding: None, name: None },
+                assigned: true,
+                origin: Some(BindingOrigin::PushConstant),
             },
         ];
         assert_eq!(
@@ -169,5 +177,7 @@ mod tests {
              {\"group\": 0, \"binding\": 2, \"name\": \"pc\", \"type\": \"PushConstants\", \"address_space\": \"uniform\", \
              \"original\": {\"set\": null, \"binding\": null, \"name\": null}, \"assigned\": true, \"origin\": \"push_constant\"}\n]\n"
         );
+        assert_eq!(serde_json::from_str::<Vec<Binding>>(&to_json(&bindings)).unwrap(), bindings);
+        assert_eq!(to_json(&[]), "[\n]\n");
     }
 }

@@ -54,10 +54,26 @@ fn source_and_span(error: &Error, input: &[u8]) -> Option<(String, std::ops::Ran
     binary_listing(input, offset as usize)
 }
 
-/// The 1-based line of the instruction at `word_offset` in assembly text `input`.
+/// The 1-based line of the instruction at `word_offset` in assembly text `input` (`None` for a
+/// binary module).
 pub fn assembly_line(input: &[u8], word_offset: u32) -> Option<u32> {
-    let assembly = crate::spirv::assemble::assemble(&String::from_utf8_lossy(input)).ok()?;
-    assembly.lines.iter().find(|(word, _)| *word == word_offset).map(|(_, line)| *line)
+    line_of(&assembly_lines(input), Some(word_offset))
+}
+
+/// `(word offset, 1-based line)` of each instruction of assembly text `input`, in word order;
+/// empty for a binary module or text that does not assemble.
+pub fn assembly_lines(input: &[u8]) -> Vec<(u32, u32)> {
+    if !crate::is_assembly(input) {
+        return Vec::new();
+    }
+    let assembly = crate::spirv::assemble::assemble(&String::from_utf8_lossy(input));
+    assembly.map(|assembly| assembly.lines).unwrap_or_default()
+}
+
+/// The line of the instruction at `word_offset` among [`assembly_lines`].
+pub fn line_of(lines: &[(u32, u32)], word_offset: Option<u32>) -> Option<u32> {
+    let offset = word_offset?;
+    lines.binary_search_by_key(&offset, |(word, _)| *word).ok().map(|i| lines[i].1)
 }
 
 /// `error` pointing at the instruction that defines its result id, where it named only the id

@@ -62,8 +62,8 @@ pub mod spirv;
 #[allow(missing_docs)]
 pub mod wgsl;
 
-pub use binding_map::{Binding, BindingOrigin, ResourceBinding};
-pub use error::{Error, Location};
+pub use binding_map::{Binding, BindingOrigin, Original, ResourceBinding};
+pub use error::{Error, Location, Warning};
 
 // The README's Rust examples compile as doc tests.
 #[doc = include_str!("../README.md")]
@@ -117,9 +117,10 @@ impl Default for Options {
 pub struct Translation {
     /// The WGSL module's text.
     pub wgsl: String,
-    /// Things the user should know that did not stop the translation, one line each: a skipped
-    /// entry point, a dropped `gl_PointSize`, an execution mode WGSL has no equivalent for.
-    pub warnings: Vec<String>,
+    /// Things the user should know that did not stop the translation, each with the instruction
+    /// it is about where there is one: a skipped entry point, a dropped `gl_PointSize`, an
+    /// execution mode WGSL has no equivalent for.
+    pub warnings: Vec<Warning>,
     /// Every resource binding of the WGSL, in (group, binding) order.
     pub bindings: Vec<Binding>,
 }
@@ -170,12 +171,12 @@ fn translate_module(input: &[u8], options: &Options) -> Result<Translation, Erro
             ));
         }
         ast.diagnostics.push("off, derivative_uniformity");
-        module.warnings.push(
+        module.warnings.push(Warning::new(
             "derivatives or implicit-level-of-detail sampling happen in control flow WGSL cannot prove uniform; \
              the output turns that check off with `diagnostic(off, derivative_uniformity)` \
-             (--strict-uniformity makes this an error)"
-                .into(),
-        );
+             (--strict-uniformity makes this an error)",
+            Location::default(),
+        ));
     }
     // Done with the module: validation takes memory of its own.
     let mut warnings = std::mem::take(&mut module.warnings);
@@ -187,11 +188,12 @@ fn translate_module(input: &[u8], options: &Options) -> Result<Translation, Erro
     Ok(Translation { wgsl: text, warnings, bindings })
 }
 
-/// Whether the input is SPIR-V assembly text rather than a binary module.
+/// Whether the input is SPIR-V assembly text rather than a binary module: text whose first token
+/// is a comment (`;`), a result id (`%`) or an opcode (`Op...`). Other text (an HTML error page
+/// saved as `.spv`) is not SPIR-V at all, and [`translate`] says so.
 pub fn is_assembly(input: &[u8]) -> bool {
-    let binary_magic = input.len() >= 4
-        && matches!(u32::from_le_bytes([input[0], input[1], input[2], input[3]]), 0x0723_0203 | 0x0302_2307);
-    !binary_magic && std::str::from_utf8(input).is_ok_and(|text| text.contains("Op"))
+    let start = std::str::from_utf8(input).map(str::trim_start).unwrap_or_default();
+    start.starts_with([';', '%']) || start.starts_with("Op")
 }
 
 /// The module's words in host order, assembling text input first.

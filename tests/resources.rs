@@ -423,14 +423,15 @@ OpDecorate %other Binding 4";
     assert!(wgsl.contains("@group(1) @binding(3) var global_") && wgsl.contains(": texture_2d<f32>;"), "{wgsl}");
     assert!(wgsl.contains("@group(1) @binding(5) var smp: sampler;"), "{wgsl}");
     let smp = translation.bindings.iter().find(|b| b.name == "smp").expect("the sampler is bound");
-    assert_eq!(smp.assigned, Some(spv2wgsl::BindingOrigin::SharedWithImage));
-    assert_eq!(smp.original, Some(spv2wgsl::ResourceBinding { group: 1, binding: 3 }));
-    assert_eq!(smp.original_name.as_deref(), Some("smp"));
-    assert!(
-        translation.warnings.iter().any(|w| w.contains("sampler `smp`") && w.contains("@group(1) @binding(5)")),
-        "{:?}",
-        translation.warnings
-    );
+    assert!(smp.assigned);
+    assert_eq!(smp.origin, Some(spv2wgsl::BindingOrigin::SharedWithImage));
+    assert_eq!(smp.original, spv2wgsl::Original { set: Some(1), binding: Some(3), name: Some("smp".into()) });
+    let moved =
+        |w: &&spv2wgsl::Warning| w.message.contains("sampler `smp`") && w.message.contains("@group(1) @binding(5)");
+    let warning = translation.warnings.iter().find(moved).unwrap_or_else(|| panic!("{:?}", translation.warnings));
+    // The warning points at the sampler variable that moved.
+    assert_eq!(warning.location.opcode, Some(spirv::Op::Variable), "{warning}");
+    assert!(warning.location.word_offset.is_some() && warning.location.result_id.is_some(), "{warning}");
 }
 
 #[test]

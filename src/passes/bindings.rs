@@ -18,7 +18,7 @@ use spirv::StorageClass;
 
 use crate::Options;
 use crate::binding_map::ResourceBinding;
-use crate::error::{Error, Location};
+use crate::error::{Error, Location, Warning};
 use crate::spirv::{BindingOrigin, Global, Id, Module, NewBinding, Type};
 
 pub fn run(module: &mut Module, options: &Options) -> Result<(), Error> {
@@ -50,7 +50,10 @@ pub fn run(module: &mut Module, options: &Options) -> Result<(), Error> {
         let decorations = module.decorations.entry(new.variable).or_default();
         decorations.set = Some(chosen.group);
         decorations.binding = Some(chosen.binding);
-        module.warnings.push(format!("{} is bound at {chosen} (see --binding-map)", describe(module, &new)));
+        // The SPIR-V variable the warning is about: the one moved, or the one a new variable came from.
+        let about = if new.origin == BindingOrigin::SharedWithImage { new.variable } else { new.source };
+        let message = format!("{} is bound at {chosen} (see --binding-map)", describe(module, &new));
+        module.warnings.push(Warning::new(message, module.variable_location(about)));
     }
     if let Some((source, _)) = options.sampler_bindings.iter().find(|(source, _)| !overridden.contains(source)) {
         return Err(Error::unsupported(

@@ -29,7 +29,7 @@ use spirv::{BuiltIn, ExecutionMode, ExecutionModel, Op, StorageClass};
 
 use crate::Options;
 use crate::builtins::{Scalar, Use, builtin_row};
-use crate::error::{Error, Location};
+use crate::error::{Error, Location, Warning};
 use crate::spirv::{
     ConstValue, Decorations, Def, EntryPoint, Id, Inst, IoBinding, IoPlan, IoSource, IoValue, Module, Type,
     WorkgroupDimension,
@@ -163,7 +163,8 @@ static MODES: &[(ExecutionMode, ModeRule)] = &[
     (ExecutionMode::LocalSizeHint, ModeRule::Kept),
 ];
 
-fn check_modes(entry: &EntryPoint, warnings: &mut Vec<String>) -> Result<(), Error> {
+fn check_modes(entry: &EntryPoint, warnings: &mut Vec<Warning>) -> Result<(), Error> {
+    let at = || Location { word_offset: Some(entry.offset), opcode: Some(Op::EntryPoint), ..Location::default() };
     for (mode, _) in &entry.modes {
         let message = match MODES.iter().find(|(m, _)| m == mode).map(|(_, rule)| rule) {
             Some(ModeRule::Kept) => continue,
@@ -172,11 +173,11 @@ fn check_modes(entry: &EntryPoint, warnings: &mut Vec<String>) -> Result<(), Err
             Some(ModeRule::Reject(why)) => {
                 return Err(Error::unsupported(
                     format!("entry point `{}` has execution mode {mode:?}: {why}", entry.name),
-                    Location { word_offset: Some(entry.offset), opcode: Some(Op::EntryPoint), ..Location::default() },
+                    at(),
                 ));
             }
         };
-        warnings.push(format!("entry point `{}`: execution mode {mode:?}: {message}", entry.name));
+        warnings.push(Warning::new(format!("entry point `{}`: execution mode {mode:?}: {message}", entry.name), at()));
     }
     Ok(())
 }
@@ -255,7 +256,7 @@ impl<'a> Planner<'a> {
         self.functions.get_or_init(|| self.module.reachable_functions(self.root))
     }
 
-    fn plan(&self, warnings: &mut Vec<String>) -> Result<Vec<Planned>, Error> {
+    fn plan(&self, warnings: &mut Vec<Warning>) -> Result<Vec<Planned>, Error> {
         let mut planned = Vec::new();
         for &id in &self.entry.interface {
             let Some(g) = self.module.global_index(id) else { continue };
@@ -291,7 +292,7 @@ impl<'a> Planner<'a> {
         Location { word_offset: offset, result_id: Some(var.id), opcode: Some(Op::Variable), ..Location::default() }
     }
 
-    fn variable(&self, var: Var, pointee: Id, warnings: &mut Vec<String>) -> Result<Vec<Planned>, Error> {
+    fn variable(&self, var: Var, pointee: Id, warnings: &mut Vec<Warning>) -> Result<Vec<Planned>, Error> {
         let module = self.module;
         let decorations = module.decorations(var.id);
         if let Some(builtin) = decorations.builtin {
@@ -313,7 +314,7 @@ impl<'a> Planner<'a> {
     }
 
     /// A struct of builtins (gl_PerVertex): only the members the shader uses.
-    fn builtin_block(&self, var: Var, block: Id, warnings: &mut Vec<String>) -> Result<Vec<Planned>, Error> {
+    fn builtin_block(&self, var: Var, block: Id, warnings: &mut Vec<Warning>) -> Result<Vec<Planned>, Error> {
         let module = self.module;
         let used = self.used_members(var.id);
         let mut values = Vec::new();
@@ -351,7 +352,7 @@ impl<'a> Planner<'a> {
         builtin: BuiltIn,
         part: Part,
         decorations: &Decorations,
-        warnings: &mut Vec<String>,
+        warnings: &mut Vec<Warning>,
     ) -> Result<Option<Planned>, Error> {
         let module = self.module;
         let Part { mut path, name, mut ty } = part;
@@ -361,10 +362,11 @@ impl<'a> Planner<'a> {
                 return Ok(None);
             }
             if self.options.ignore_point_size {
-                warnings.push(format!(
+                let message = format!(
                     "entry point `{}`: gl_PointSize is written with values other than 1.0; WGSL draws points of size 1",
                     self.entry.name
-                ));
+                );
+                warnings.push(Warning::new(message, self.location(var)));
                 return Ok(None);
             }
             return Err(Error::unsupported(

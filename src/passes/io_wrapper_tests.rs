@@ -77,7 +77,7 @@ fn point_size_other_than_one_is_an_error_or_with_the_option_a_warning() {
     assert!(error(&two).contains("gl_PointSize"), "{}", error(&two));
     let options = Options { ignore_point_size: true, ..Options::default() };
     let translation = translate(two.as_bytes(), &options).expect("translates with --ignore-point-size");
-    assert!(translation.warnings.iter().any(|w| w.contains("gl_PointSize")), "{:?}", translation.warnings);
+    assert!(translation.warnings.iter().any(|w| w.message.contains("gl_PointSize")), "{:?}", translation.warnings);
     let one = translate(point_size("%float_1").as_bytes(), &Options::default()).expect("1.0 is accepted");
     assert!(one.warnings.is_empty(), "{:?}", one.warnings);
     assert!(!one.wgsl.contains("@builtin(point"), "{}", one.wgsl);
@@ -162,7 +162,7 @@ fn execution_modes_wgsl_lacks_are_warned_about_or_rejected() {
         )
     };
     let early = translate(fragment("EarlyFragmentTests").as_bytes(), &Options::default()).expect("translates");
-    assert!(early.warnings.iter().any(|w| w.contains("EarlyFragmentTests")), "{:?}", early.warnings);
+    assert!(early.warnings.iter().any(|w| w.message.contains("EarlyFragmentTests")), "{:?}", early.warnings);
     let upper = translate(fragment("OriginUpperLeft").as_bytes(), &Options::default()).expect("translates");
     assert!(upper.warnings.is_empty(), "{:?}", upper.warnings);
     assert!(error(&fragment("OriginLowerLeft")).contains("OriginLowerLeft"));

@@ -22,7 +22,7 @@ use std::collections::HashMap;
 use spirv::{Op, StorageClass};
 
 use crate::Options;
-use crate::error::{Error, Location};
+use crate::error::{Error, Location, Warning};
 use crate::spirv::{BindingOrigin, ConstValue, Constant, Def, Id, Inst, Module, Operand, Type};
 
 pub fn round_up(value: u32, align: u32) -> u32 {
@@ -128,10 +128,11 @@ pub fn run(module: &mut Module, _options: &Options) -> Result<(), Error> {
             layouts.module.globals[g].ty =
                 layouts.module.intern_type(Type::Pointer { class: StorageClass::StorageBuffer, pointee: storage });
             layouts.module.decorations.entry(storage).or_default().non_writable = true;
-            layouts.module.warnings.push(format!(
+            let message = format!(
                 "push-constant block {} is a read-only storage buffer: its layout breaks WGSL's uniform-buffer rules ({reason})",
                 layouts.module.name(id).map_or(format!("%{id}"), |n| format!("`{n}`"))
-            ));
+            );
+            layouts.module.warnings.push(Warning::new(message, at.clone()));
         }
         if storage != value {
             let class = layouts.module.globals[g].class;

@@ -16,9 +16,25 @@ use crate::error::{Error, Location};
 const MAGIC: u32 = 0x0723_0203;
 const HEADER_WORDS: usize = 5;
 
-/// Turns bytes into words in host order, checking the magic number in either byte order.
+/// Turns bytes into words in host order, checking the magic number in either byte order. Input
+/// that is not a SPIR-V module at all (empty, text, another format) says what it is instead.
 pub fn words_from_bytes(bytes: &[u8]) -> Result<Vec<u32>, Error> {
     let malformed = |message: String| Error::Malformed { message, location: Location::default() };
+    if bytes.is_empty() {
+        return Err(malformed("the input is empty".into()));
+    }
+    if let Some(start) = text_start(bytes) {
+        return Err(malformed(format!(
+            "not a SPIR-V module: the input is text starting with `{start}`, neither a binary module (which \
+             starts with the magic number 0x07230203) nor SPIR-V assembly (which starts with `;`, `%` or an \
+             `Op` instruction)"
+        )));
+    }
+    // The magic number first: it tells a file of another kind better than its length does.
+    let first_word = (bytes.len() >= 4).then(|| u32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]));
+    if let Some(word) = first_word.filter(|&word| word != MAGIC && word.swap_bytes() != MAGIC) {
+        return Err(malformed(format!("not a SPIR-V module: wrong magic number {word:#010x} (expected 0x07230203)")));
+    }
     if bytes.len() < HEADER_WORDS * 4 {
         return Err(malformed(format!("{} bytes is too short for a SPIR-V header (20 bytes)", bytes.len())));
     }
@@ -28,15 +44,23 @@ pub fn words_from_bytes(bytes: &[u8]) -> Result<Vec<u32>, Error> {
             bytes.len()
         )));
     }
-    let little = u32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]);
-    let from: fn([u8; 4]) -> u32 = if little == MAGIC {
-        u32::from_le_bytes
-    } else if little.swap_bytes() == MAGIC {
-        u32::from_be_bytes
-    } else {
-        return Err(malformed(format!("wrong magic number {little:#010x} (expected 0x07230203)")));
-    };
+    let from: fn([u8; 4]) -> u32 = if first_word == Some(MAGIC) { u32::from_le_bytes } else { u32::from_be_bytes };
     Ok(bytes.chunks_exact(4).map(|c| from([c[0], c[1], c[2], c[3]])).collect())
+}
+
+/// The first line of `bytes` (up to 40 characters) if they are text: UTF-8 without control
+/// characters other than whitespace, as an HTML error page or a WGSL file is and a binary is not.
+fn text_start(bytes: &[u8]) -> Option<String> {
+    let text = std::str::from_utf8(bytes).ok()?;
+    if text.chars().any(|c| c.is_control() && !c.is_whitespace()) {
+        return None;
+    }
+    let line = text.trim_start().lines().next().unwrap_or_default().trim_end();
+    let mut start: String = line.chars().take(40).collect();
+    if start.len() < line.len() {
+        start.push('…');
+    }
+    Some(start)
 }
 
 /// Builds a module from host-order words whose magic number has been checked.

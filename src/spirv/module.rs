@@ -9,7 +9,7 @@ use std::collections::HashMap;
 use spirv::{BuiltIn, Decoration as D, ExecutionMode, ExecutionModel, Op, StorageClass};
 
 pub use crate::binding_map::BindingOrigin;
-use crate::error::{Error, Location};
+use crate::error::{Error, Location, Warning};
 use crate::id_hash::{IdMap, IdSet};
 
 /// A SPIR-V result id.
@@ -476,7 +476,7 @@ pub struct Module {
     /// Non-struct types by structure, so passes can find or add e.g. `vec3<i32>`.
     pub type_ids: HashMap<Type, Id>,
     /// Things the user should know that do not stop the translation.
-    pub warnings: Vec<String>,
+    pub warnings: Vec<Warning>,
     /// Image variable or parameter to the sampler split from it (`handles` pass).
     pub companion_samplers: IdMap<Id, Id>,
     /// Values that were all a named local variable held (`single_store_locals` pass): each is a

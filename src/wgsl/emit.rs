@@ -15,7 +15,7 @@ use super::non_finite;
 use super::print;
 use super::uniformity;
 use crate::Options;
-use crate::binding_map::{Binding, ResourceBinding};
+use crate::binding_map::{Binding, Original, ResourceBinding};
 use crate::error::{Error, Location};
 use crate::id_hash::{IdMap, IdSet};
 use crate::passes::layout::{round_up, size_and_align};
@@ -679,18 +679,18 @@ impl<'m> Emitter<'m> {
             }
         }
         let d = module.decorations(bound_like);
-        let original = match (new.map(|n| n.origin), d.set, d.binding) {
-            (Some(BindingOrigin::PushConstant), ..) | (_, None, _) | (_, _, None) => None,
-            (_, Some(group), Some(binding)) => Some(ResourceBinding { group, binding }),
+        let (set, original_binding) = match (new.map(|n| n.origin), d.set, d.binding) {
+            (Some(BindingOrigin::PushConstant), ..) | (_, None, _) | (_, _, None) => (None, None),
+            (_, set, binding) => (set, binding),
         };
         Binding {
             binding,
             name: name.to_string(),
             ty: ty.to_string(),
-            space: space.to_string(),
-            original,
-            original_name: module.name(source).map(str::to_string),
-            assigned: new.map(|n| n.origin),
+            address_space: (!space.is_empty()).then(|| space.to_string()),
+            original: Original { set, binding: original_binding, name: module.name(source).map(str::to_string) },
+            assigned: new.is_some(),
+            origin: new.map(|n| n.origin),
         }
     }
 

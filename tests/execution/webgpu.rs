@@ -262,9 +262,10 @@ impl WebGpu {
                 ResourceKind::Texture(texture) => Resource::Texture(self.texture(texture)),
                 ResourceKind::Sampler { linear } => Resource::Sampler(self.sampler(*linear)),
                 ResourceKind::Combined { texture, linear } => {
-                    let original = spv2wgsl::ResourceBinding { group: 0, binding: r.binding };
+                    let from_combined =
+                        |b: &&spv2wgsl::Binding| (b.original.set, b.original.binding) == (Some(0), Some(r.binding));
                     // None when the shader only fetches texels: the translation drops the sampler.
-                    let sampler = bindings.iter().find(|b| b.original == Some(original) && b.ty.starts_with("sampler"));
+                    let sampler = bindings.iter().filter(from_combined).find(|b| b.ty.starts_with("sampler"));
                     if let Some(sampler) = sampler {
                         resources.push((sampler.binding.binding, Resource::Sampler(self.sampler(*linear))));
                     }

@@ -1,17 +1,26 @@
 //! The `spv2wgsl` command: reads files or stdin, translates SPIR-V to WGSL or WGSL to SPIR-V,
-//! writes files or stdout, and reports what happened. Only this file does I/O on file contents;
-//! everything else, the parallel batch and the report formats included, is the library.
+//! writes files or stdout, and reports what happened. The CLI's files (this one, `many.rs` for
+//! `--check` and `--out-dir`, `input.rs`, `spirv_val.rs`, `progress.rs`) are the only code that
+//! reads and writes files and runs processes; the translation, the parallel batch and the report
+//! formats are the library.
 
-use std::io::{IsTerminal, Read, Write};
+mod input;
+mod many;
+mod progress;
+mod spirv_val;
+
+use std::io::{IsTerminal, Write};
 use std::num::NonZeroUsize;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::{CommandFactory, Parser, ValueEnum};
-use codespan_reporting::term::termcolor::{Buffer, BufferWriter, BufferedStandardStream, ColorChoice};
+use codespan_reporting::term::termcolor::{BufferedStandardStream, ColorChoice};
 use spv2wgsl::ResourceBinding;
-use spv2wgsl::batch;
 use spv2wgsl::message_format::{Diagnostic, Format, Reporter};
+
+use input::Language;
+use spirv_val::SpirvVal;
 
 const EXAMPLES: &str = "\
 Examples:
@@ -26,12 +35,13 @@ Examples:
   spv2wgsl shaders/*.spv --out-dir gen/            writes gen/<name>.wgsl for each input
   spv2wgsl shaders/ --out-dir gen/                 every .spv and .spvasm under shaders/
 
-  In CI, translate and validate everything, write nothing:
-  spv2wgsl --check shaders/ --deny-warnings --message-format github
+  In CI, translate and validate everything (SPIR-V and WGSL), write nothing:
+  spv2wgsl --check shaders/ --deny-warnings --message-format github --validate-input
 
-The direction follows the input (SPIR-V or WGSL) and the output's extension (.wgsl, .spv,
-.spvasm); --to overrides the extension. WGSL input without either gives binary SPIR-V.
---check and --out-dir take SPIR-V only.
+The direction follows the input (SPIR-V or WGSL: .spv and .spvasm files are SPIR-V, .wgsl files
+WGSL, others and stdin by their contents) and the output's extension (.wgsl, .spv, .spvasm);
+--to overrides the extension. WGSL input without either gives binary SPIR-V. --out-dir takes
+SPIR-V only; --check takes both.
 
 Exit codes: 0 translated, 1 an input cannot be translated (or a warning was denied), 2 usage
 error, 3 internal error (a bug).";
@@ -41,8 +51,8 @@ error, 3 internal error (a bug).";
 #[command(version, about, after_help = EXAMPLES)]
 struct Cli {
     /// SPIR-V binary (either byte order), SPIR-V assembly text, or WGSL; `-` or nothing reads
-    /// stdin. Several inputs, or directories (every .spv and .spvasm under them), with --out-dir
-    /// or --check.
+    /// stdin. Several inputs, or directories (every .spv and .spvasm under them, and .wgsl with
+    /// --check), with --out-dir or --check.
     inputs: Vec<PathBuf>,
     /// Where to write the translation; stdout if omitted. Nothing is written if translation fails.
     #[arg(short, long, value_name = "FILE", conflicts_with_all = ["out_dir", "check"])]
@@ -51,8 +61,13 @@ struct Cli {
     #[arg(long, value_name = "DIR", conflicts_with = "check")]
     out_dir: Option<PathBuf>,
     /// Translate and validate every input, write nothing: one line per problem and a summary.
-    #[arg(long, conflicts_with = "no_validate")]
+    /// WGSL inputs are compiled to SPIR-V, which spirv-val checks when it is on the PATH.
+    #[arg(long, conflicts_with_all = ["no_validate", "to"])]
     check: bool,
+    /// Check each SPIR-V input with spirv-val (SPIRV-Tools, on the PATH) before translating it:
+    /// invalid input fails with spirv-val's message.
+    #[arg(long)]
+    validate_input: bool,
     /// How many inputs to translate at once with --out-dir or --check [default: one per core].
     #[arg(long, value_name = "N")]
     jobs: Option<NonZeroUsize>,
@@ -144,13 +159,17 @@ fn main() -> ExitCode {
         Color::Auto if std::io::stderr().is_terminal() => ColorChoice::Auto,
         Color::Auto => ColorChoice::Never,
     };
+    let spirv_val = SpirvVal::find();
+    if cli.validate_input && spirv_val.is_none() {
+        usage_error("--validate-input needs spirv-val (SPIRV-Tools) on the PATH");
+    }
     if cli.check || cli.out_dir.is_some() {
-        return many(&cli, color);
+        return many::run(&cli, color, spirv_val.as_ref());
     }
     if cli.inputs.len() > 1 {
         usage_error("several inputs need --out-dir DIR (or --check)");
     }
-    one(&cli, color)
+    one(&cli, color, spirv_val.as_ref())
 }
 
 /// Exits with code 2 and clap's usage message.
@@ -180,6 +199,15 @@ fn forward_options(cli: &Cli) -> spv2wgsl::Options {
     }
 }
 
+fn reverse_options(cli: &Cli) -> spv2wgsl::reverse::Options {
+    let defaults = spv2wgsl::reverse::Options::default();
+    spv2wgsl::reverse::Options {
+        spirv_version: cli.spirv_version.unwrap_or(defaults.spirv_version),
+        debug_names: !cli.no_debug_names,
+        entry_point: cli.entry_point.clone(),
+    }
+}
+
 fn parse_sampler_binding(text: &str) -> Result<(ResourceBinding, ResourceBinding), String> {
     let (source, target) = text.split_once('=').ok_or_else(|| format!("`{text}` is not SET:BINDING=GROUP:BINDING"))?;
     Ok((source.parse()?, target.parse()?))
@@ -192,7 +220,7 @@ fn parse_override(text: &str) -> Result<(u32, String), String> {
 }
 
 /// One input, from a file or stdin, to a file or stdout, in either direction.
-fn one(cli: &Cli, color: ColorChoice) -> ExitCode {
+fn one(cli: &Cli, color: ColorChoice, spirv_val: Option<&SpirvVal>) -> ExitCode {
     // Buffered: a module can have thousands of warnings, and each unbuffered write is a system
     // call. Flushed before the output is written, and on return.
     let mut stderr = BufferedStandardStream::stderr(color);
@@ -200,7 +228,7 @@ fn one(cli: &Cli, color: ColorChoice) -> ExitCode {
     let stdin_name = Path::new("-");
     let input_path = cli.inputs.first().map_or(stdin_name, PathBuf::as_path);
     let shown_path = if input_path == stdin_name { "<stdin>".to_string() } else { input_path.display().to_string() };
-    let input = match read_input(input_path) {
+    let input = match input::read(input_path) {
         Ok(bytes) => bytes,
         Err(e) => {
             let diagnostic = Diagnostic::error(format!("cannot read the input: {e}"));
@@ -208,7 +236,8 @@ fn one(cli: &Cli, color: ColorChoice) -> ExitCode {
             return ExitCode::from(1);
         }
     };
-    let from_wgsl = spv2wgsl::reverse::is_wgsl(&input);
+    let named = (input_path != stdin_name).then_some(input_path);
+    let from_wgsl = input::language(named, &input) == Language::Wgsl;
     let target = target(cli, from_wgsl);
     if let Some(problem) = usage_problem(cli, from_wgsl, target) {
         usage_error(problem);
@@ -216,7 +245,7 @@ fn one(cli: &Cli, color: ColorChoice) -> ExitCode {
     let translated = if from_wgsl {
         to_spirv(cli, target, &input, &shown_path, &mut stderr, &reporter)
     } else {
-        to_wgsl(cli, &input, &shown_path, &mut stderr, &reporter)
+        to_wgsl(cli, &input, &shown_path, &mut stderr, &reporter, spirv_val)
     };
     let output = match translated {
         Ok(bytes) => bytes,
@@ -235,104 +264,6 @@ fn one(cli: &Cli, color: ColorChoice) -> ExitCode {
             ExitCode::from(1)
         }
     }
-}
-
-/// `--check` or `--out-dir`: every SPIR-V input, in parallel, reported in input order.
-fn many(cli: &Cli, color: ColorChoice) -> ExitCode {
-    if cli.inputs.is_empty() || cli.inputs.iter().any(|input| input == Path::new("-")) {
-        usage_error("--check and --out-dir take files and directories, not stdin");
-    }
-    if let Some(problem) = usage_problem(cli, false, cli.to.unwrap_or(Target::Wgsl)) {
-        usage_error(problem);
-    }
-    let reporter = reporter(cli, !cli.check);
-    let stderr = BufferWriter::stderr(color);
-    let fail_early = |file: &Path, message: String| {
-        let mut report = stderr.buffer();
-        let _ = reporter.diagnostic(&mut report, &file.display().to_string(), &Diagnostic::error(message));
-        let _ = stderr.print(&report);
-        ExitCode::from(1)
-    };
-    let inputs = match batch::spirv_files(&cli.inputs) {
-        Ok(inputs) => inputs,
-        Err(e) => {
-            return fail_early(&e.directory, format!("cannot list the directory: {}", e.error));
-        }
-    };
-    let outputs: Vec<Option<PathBuf>> = match &cli.out_dir {
-        None => vec![None; inputs.len()],
-        Some(dir) => match batch::output_names(&inputs) {
-            Ok(names) => names.iter().map(|name| Some(dir.join(name))).collect(),
-            Err(clash) => usage_error(clash),
-        },
-    };
-    if let Some(dir) = &cli.out_dir
-        && let Err(e) = std::fs::create_dir_all(dir)
-    {
-        return fail_early(dir, format!("cannot create the output directory: {e}"));
-    }
-    let options = forward_options(cli);
-    let jobs = cli.jobs.unwrap_or_else(batch::default_jobs);
-    let files: Vec<(PathBuf, Option<PathBuf>)> = inputs.into_iter().zip(outputs).collect();
-    let work = |(input, output): &(PathBuf, Option<PathBuf>)| {
-        translate_file(input, output.as_deref(), &options, &reporter, stderr.buffer())
-    };
-    let (mut passed, mut failed, mut worst) = (0, 0, 0);
-    batch::run_in_order(&files, jobs, work, |_, (report, code)| {
-        let _ = stderr.print(&report);
-        match code {
-            0 => passed += 1,
-            _ => failed += 1,
-        }
-        worst = worst.max(code);
-    });
-    if cli.check {
-        println!("{passed} passed, {failed} failed");
-    }
-    ExitCode::from(worst)
-}
-
-/// Translates one SPIR-V file, writing the WGSL to `output` if there is one and it succeeded.
-/// Returns what to print about it and its exit code.
-fn translate_file(
-    input: &Path,
-    output: Option<&Path>,
-    options: &spv2wgsl::Options,
-    reporter: &Reporter,
-    mut report: Buffer,
-) -> (Buffer, u8) {
-    let file = input.display().to_string();
-    let code = match std::fs::read(input) {
-        Err(e) => {
-            let diagnostic = Diagnostic::error(format!("cannot read the input: {e}"));
-            let _ = reporter.diagnostic(&mut report, &file, &diagnostic);
-            1
-        }
-        Ok(bytes) if spv2wgsl::reverse::is_wgsl(&bytes) => {
-            let diagnostic = Diagnostic::error("this is WGSL: --check and --out-dir take SPIR-V");
-            let _ = reporter.diagnostic(&mut report, &file, &diagnostic);
-            1
-        }
-        Ok(bytes) => {
-            let result = spv2wgsl::translate(&bytes, options);
-            let _ = reporter.translation(&mut report, &file, &bytes, &result);
-            let failed = reporter.failed(&result);
-            match (result, output) {
-                (Err(error), _) => error.exit_code() as u8,
-                _ if failed => 1,
-                (Ok(translation), Some(path)) => match write_atomically(path, translation.wgsl.as_bytes()) {
-                    Ok(()) => 0,
-                    Err(e) => {
-                        let message = format!("cannot write {}: {e}", path.display());
-                        let _ = reporter.diagnostic(&mut report, &file, &Diagnostic::error(message));
-                        1
-                    }
-                },
-                (Ok(_), None) => 0,
-            }
-        }
-    };
-    (report, code)
 }
 
 /// `--to`, else the output's extension, else the other language than the input's.
@@ -381,8 +312,9 @@ fn to_wgsl(
     shown_path: &str,
     stderr: &mut BufferedStandardStream,
     reporter: &Reporter,
+    spirv_val: Option<&SpirvVal>,
 ) -> Result<Vec<u8>, ExitCode> {
-    let result = spv2wgsl::translate(input, &forward_options(cli));
+    let result = spirv_val::translate(input, &forward_options(cli), spirv_val, cli.validate_input);
     // A report that cannot be written to stderr has nowhere else to go.
     let _ = reporter.translation(stderr, shown_path, input, &result);
     let failed = reporter.failed(&result);
@@ -410,32 +342,18 @@ fn to_spirv(
     stderr: &mut BufferedStandardStream,
     reporter: &Reporter,
 ) -> Result<Vec<u8>, ExitCode> {
-    let defaults = spv2wgsl::reverse::Options::default();
-    let options = spv2wgsl::reverse::Options {
-        spirv_version: cli.spirv_version.unwrap_or(defaults.spirv_version),
-        debug_names: !cli.no_debug_names,
-        entry_point: cli.entry_point.clone(),
-    };
-    // `is_wgsl` only accepts UTF-8.
-    let source = String::from_utf8_lossy(input);
-    let compiled = spv2wgsl::reverse::compile(&source, &options).map_err(|error| {
-        let _ = reporter.reverse_error(stderr, shown_path, &source, &error);
+    let source = input::wgsl_text(input).map_err(|problem| {
+        let _ = reporter.diagnostic(stderr, shown_path, &Diagnostic::error(problem));
+        ExitCode::from(1)
+    })?;
+    let compiled = spv2wgsl::reverse::compile(source, &reverse_options(cli)).map_err(|error| {
+        let _ = reporter.reverse_error(stderr, shown_path, source, &error);
         ExitCode::from(error.exit_code() as u8)
     })?;
     Ok(match target {
         Target::Spvasm => compiled.disassemble().into_bytes(),
         _ => compiled.to_bytes(),
     })
-}
-
-fn read_input(path: &Path) -> std::io::Result<Vec<u8>> {
-    let mut bytes = Vec::new();
-    if path == Path::new("-") {
-        std::io::stdin().read_to_end(&mut bytes)?;
-    } else {
-        bytes = std::fs::read(path)?;
-    }
-    Ok(bytes)
 }
 
 /// Writes to a temporary file beside `path` and renames it, so `path` is either untouched or
