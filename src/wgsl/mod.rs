@@ -16,6 +16,7 @@ mod late_names;
 pub mod names;
 mod non_finite;
 pub mod print;
+mod runtime_constants;
 mod scopes;
 mod shared_spec_ids;
 mod spec;
