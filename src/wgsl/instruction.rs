@@ -171,7 +171,13 @@ impl Lower<'_> {
                     let expr = self.spell(e, inst, row.spelling, operands)?;
                     self.define(e, inst, expr, false)
                 }
-                None => Err(Error::unsupported(format!("Op{:?} is not supported yet", inst.op), self.location(inst))),
+                None => Err(Error::unsupported(
+                    match ops::lacking(inst.op) {
+                        Some(why) => format!("Op{:?}: {why}", inst.op),
+                        None => format!("Op{:?} is not supported yet", inst.op),
+                    },
+                    self.location(inst),
+                )),
             },
         }
     }
@@ -403,10 +409,8 @@ impl Lower<'_> {
         let row = ops::glsl_row(number).ok_or_else(|| {
             let name =
                 spirv::GlslStd450Op::from_u32(number).map(|op| format!("{op:?}")).unwrap_or_else(|| number.to_string());
-            Error::unsupported(
-                format!("GLSL.std.450 {name} has no WGSL counterpart (not supported yet)"),
-                self.location(inst),
-            )
+            let why = ops::glsl_lacking(number).unwrap_or("no WGSL counterpart (not supported yet)");
+            Error::unsupported(format!("GLSL.std.450 {name}: {why}"), self.location(inst))
         })?;
         // rspirv reads extended-instruction operands as a plain list: check the count here.
         let expected = rspirv::grammar::GLSL_STD_450_INSTRUCTION_TABLE.lookup_opcode(number).map(|g| g.operands.len());
