@@ -284,13 +284,18 @@ impl Lower<'_> {
                         .ok_or_else(|| Error::invalid(format!("struct has no member {i}"), self.location(inst)))?;
                     (Step::Member(e.member_name(ty, i)?), member_ty)
                 }
-                (Type::Vector { count, .. } | Type::Matrix { columns: count, .. }, Some(i)) if i >= *count => {
-                    return Err(Error::invalid(format!("constant index {i} is out of bounds"), self.location(inst)));
+                // A constant index out of bounds leaves the access undefined in SPIR-V (and under
+                // robust buffer access, reads any element or zero and writes any element or
+                // nothing), while WGSL rejects it outright: the last element stands for it.
+                (Type::Vector { count, component }, Some(i)) => {
+                    (Step::Component(COMPONENTS[i.min(count - 1) as usize % 4]), *component)
                 }
-                (Type::Vector { component, .. }, Some(i)) => (Step::Component(COMPONENTS[i as usize % 4]), *component),
                 (Type::Vector { component, .. }, _) => (Step::Dynamic(index), *component),
-                (Type::Array { length, .. }, Some(i)) if self.module.const_u32(*length).is_some_and(|n| i >= n) => {
-                    return Err(Error::invalid(format!("constant index {i} is out of bounds"), self.location(inst)));
+                (Type::Matrix { columns, column }, Some(i)) if i >= *columns => (Step::Constant(columns - 1), *column),
+                (Type::Array { length, element }, Some(i))
+                    if self.module.const_u32(*length).is_some_and(|n| i >= n) =>
+                {
+                    (Step::Constant(self.module.const_u32(*length).unwrap_or(1).saturating_sub(1)), *element)
                 }
                 (Type::Array { element, .. } | Type::RuntimeArray { element }, Some(i)) => {
                     (Step::Constant(i), *element)
