@@ -100,13 +100,13 @@ impl Lower<'_> {
             Op::VectorShuffle => self.vector_shuffle(e, inst),
             Op::VectorExtractDynamic => {
                 let base = self.take(e, self.operand(inst, 0)?)?;
-                let index = self.take(e, self.operand(inst, 1)?)?;
+                let index = self.vector_index(e, self.operand(inst, 0)?, self.operand(inst, 1)?)?;
                 self.define(e, inst, Expr::index(base, index), false)
             }
             Op::VectorInsertDynamic => {
                 let (var, target) = self.copy_to_var(e, inst, 0)?;
                 let value = self.take(e, self.operand(inst, 1)?)?;
-                let index = self.take(e, self.operand(inst, 2)?)?;
+                let index = self.vector_index(e, self.operand(inst, 0)?, self.operand(inst, 2)?)?;
                 self.stmts.push(Stmt::Assign { target: Expr::index(target, index), value });
                 self.values.insert(self.result(inst)?, Value::Ident(var));
                 Ok(())
@@ -297,8 +297,9 @@ impl Lower<'_> {
                 {
                     (Step::Constant(self.module.const_u32(*length).unwrap_or(1).saturating_sub(1)), *element)
                 }
+                // Past i32's range, a constant index into a runtime array is out of bounds anyway.
                 (Type::Array { element, .. } | Type::RuntimeArray { element }, Some(i)) => {
-                    (Step::Constant(i), *element)
+                    (Step::Constant(i.min(i32::MAX as u32)), *element)
                 }
                 (Type::Array { element, .. } | Type::RuntimeArray { element }, None) => {
                     (Step::Dynamic(index), *element)
@@ -605,6 +606,16 @@ impl Lower<'_> {
             ty = next;
         }
         self.define(e, inst, expr, false)
+    }
+
+    /// The index into vector `vector`: a constant out of bounds (undefined in SPIR-V, an error
+    /// in WGSL) is the last component, as in `access_chain`.
+    fn vector_index(&mut self, e: &mut Emitter, vector: Id, index: Id) -> Result<Expr, Error> {
+        let count = self.module.scalar_of(self.module.type_of(vector)?).map_or(4, |(_, n)| n);
+        match self.module.constant(index).and_then(|_| self.module.const_u32(index)) {
+            Some(i) if i >= count => Ok(Expr::Literal(Literal::Abstract(i64::from(count - 1)))),
+            _ => self.take(e, index),
+        }
     }
 
     /// The type inside `ty` at a literal index, and how to write the access.
