@@ -14,6 +14,7 @@ use super::names::Namer;
 use super::non_finite;
 use super::print;
 use super::uniformity;
+use super::vertex_storage::VertexStorage;
 use crate::Options;
 use crate::binding_map::{Binding, Original, ResourceBinding};
 use crate::error::{Error, Location};
@@ -51,11 +52,8 @@ pub struct Emitter<'m> {
     builtins: HashMap<&'static str, ast::Name>,
     /// How many of `out.globals` the uniformity analysis has been told of.
     globals_analysed: usize,
-    /// The globals vertex entry points reach, and the globals translated code writes through,
-    /// found once on first need: a writable storage buffer needs them (WebGPU gives vertex
-    /// shaders no writable storage), and asking per buffer would walk the module per buffer.
-    vertex_globals: OnceCell<Vec<bool>>,
-    written_globals: OnceCell<IdSet<Id>>,
+    /// What vertex entry points reach and write, found once on first need (`vertex_storage.rs`).
+    vertex_storage: OnceCell<VertexStorage>,
     /// `Module::new_bindings` by variable, for the binding map's entry of each resource.
     new_bindings: IdMap<Id, &'m NewBinding>,
     /// Module-scope initializers stored at the start of the entry points instead
@@ -94,8 +92,7 @@ pub fn emit(module: &Module, options: &Options) -> Result<(ast::Module, Vec<Bind
         bitcasts: IdMap::default(),
         builtins: HashMap::new(),
         globals_analysed: 0,
-        vertex_globals: OnceCell::new(),
-        written_globals: OnceCell::new(),
+        vertex_storage: OnceCell::new(),
         new_bindings: IdMap::default(),
         inner_args: HashMap::new(),
         claimed: IdMap::default(),
@@ -600,15 +597,12 @@ impl<'m> Emitter<'m> {
         let mut space = address_space(module, global.class, global.pointee).map_err(|_| {
             self.unsupported(global.id, format!("{:?} variables have no WGSL counterpart", global.class))
         })?;
-        if space == "storage, read_write" && self.vertex_globals.get_or_init(|| vertex_globals(module))[g] {
-            // WebGPU vertex shaders cannot have writable storage buffers.
-            if self.written_globals.get_or_init(|| written_globals(module)).contains(&global.id) {
-                return Err(self.unsupported(
-                    global.id,
-                    "a vertex shader writes a storage buffer, which WebGPU does not allow".into(),
-                ));
+        if space == "storage, read_write" {
+            let vertex = self.vertex_storage.get_or_init(|| VertexStorage::new(module));
+            if vertex.reaches(g) {
+                vertex.check(module, global)?;
+                space = "storage, read".into();
             }
-            space = "storage, read".into();
         }
         let mut attributes = Vec::new();
         if matches!(global.class, StorageClass::Uniform | StorageClass::StorageBuffer | StorageClass::UniformConstant) {
@@ -980,41 +974,6 @@ fn padding(out: &mut Vec<ast::Member>, namer: &mut Namer, bytes: u32) -> u32 {
     let attributes = if bytes > 4 { vec![Attribute::Size(bytes)] } else { Vec::new() };
     out.push(ast::Member { attributes, name: namer.fresh("padding", None), ty: "u32".into() });
     bytes
-}
-
-/// Which globals (by index) the vertex entry points reach.
-fn vertex_globals(module: &Module) -> Vec<bool> {
-    let vertex = module.entry_points.iter().filter(|e| e.model == ExecutionModel::Vertex);
-    let roots: Vec<usize> = vertex.filter_map(|entry| module.function_index(entry.function)).collect();
-    module.globals_used_in(&module.reachable_from(&roots))
-}
-
-/// The globals a translated instruction writes memory in.
-fn written_globals(module: &Module) -> IdSet<Id> {
-    let root = |mut id: Id| {
-        for _ in 0..64 {
-            match module.value_inst(id) {
-                Some(inst)
-                    if matches!(
-                        inst.op,
-                        spirv::Op::AccessChain | spirv::Op::InBoundsAccessChain | spirv::Op::CopyObject
-                    ) =>
-                {
-                    id = inst.id(0).unwrap_or(0);
-                }
-                _ => return id,
-            }
-        }
-        id
-    };
-    let instructions = module.entry_functions().into_iter().flat_map(|f| module.functions[f].insts.iter());
-    instructions
-        .filter(|inst| {
-            matches!(inst.op, spirv::Op::Store | spirv::Op::CopyMemory)
-                || (crate::passes::atomics::is_atomic(inst.op) && inst.op != spirv::Op::AtomicLoad)
-        })
-        .filter_map(|inst| inst.id(0).map(root))
-        .collect()
 }
 
 fn lower_first(name: &str) -> String {

@@ -25,3 +25,4 @@ mod subgroup_ids;
 pub mod uniformity;
 mod uses;
 pub mod validate;
+mod vertex_storage;
