@@ -10,7 +10,8 @@ use crate::error::Error;
 use crate::spirv::EntryPoint;
 
 impl Emitter<'_> {
-    /// The stores of the moved initializers of the globals `entry` uses, in declaration order.
+    /// The stores of the moved initializers of the globals `entry` uses or returns, in
+    /// declaration order.
     pub(super) fn entry_initializer_stores(&mut self, entry: &EntryPoint) -> Result<Vec<Stmt>, Error> {
         if self.moved_initializers.is_empty() {
             return Ok(Vec::new());
@@ -20,7 +21,9 @@ impl Emitter<'_> {
         let used = module.globals_used_in(&module.reachable_from(&roots));
         let mut stores = Vec::new();
         for (global, init) in self.moved_initializers.clone() {
-            if module.global_index(global).is_some_and(|g| used[g]) {
+            // An output's proxy is returned even if no function touches it.
+            let used = module.global_index(global).is_some_and(|g| used[g]) || entry.interface.contains(&global);
+            if used {
                 let target = Expr::ident(self.names.get(&global).cloned().unwrap_or_default());
                 stores.push(Stmt::Assign { target, value: self.constant(init)? });
             }

@@ -15,7 +15,8 @@ impl Emitter<'_> {
     pub(super) fn claim_late_names(&mut self, functions: &[usize]) {
         let module = self.module;
         let mut seen = IdSet::default();
-        let mut pending = Vec::new();
+        // Initializers the entry points store (`entry_initializers.rs`), read there or not.
+        let mut pending: Vec<Id> = self.moved_initializers.iter().map(|&(_, init)| init).collect();
         for &f in functions {
             let function = &module.functions[f];
             pending.push(function.result_type);

@@ -53,6 +53,9 @@ impl Emitter<'_> {
         }
         let name = self.namer.fresh(&key, None);
         self.helpers.insert(key, name.clone());
+        if width == 16 {
+            self.enable("f16");
+        }
         let bits = Expr::ident("bits");
         // An f16 from the low half of a u32 (naga has no `bitcast<vec2<f16>>`), converted
         // through f32 exactly.
