@@ -2,7 +2,10 @@
 //! id sets each of them, read as its own type (the same 32 bits as an integer or a float, a bool
 //! true when they are not zero). WGSL allows one `override` per `@id`, so one constant of the
 //! id, the first of 32 bits or else the first, is the `@id` override, and each other one is an
-//! override computed from it: the same value, a `bitcast`, or a comparison with zero. Without
+//! override computed from it: the same value; the same bits as the other integer type (`u32(x)`,
+//! which keeps them and which wgpu evaluates in pipeline constants, unlike `bitcast`) or through
+//! a `bitcast` to or from a float; or a comparison with zero (`x != 0.0f` reads -0.0 as false,
+//! where its bits are not zero: the one value `bitcast` would be needed for). Without
 //! specialization each constant keeps its own default, so their defaults must agree under that
 //! reading; constants whose defaults disagree, or of another width, are refused.
 
