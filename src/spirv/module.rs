@@ -81,7 +81,19 @@ pub struct ImageType {
     pub format: spirv::ImageFormat,
     /// The optional access qualifier; the `handles` pass sets it on every storage image.
     pub access: Option<spirv::AccessQualifier>,
+    /// The WGSL storage texel format of an `Unknown`-format storage image, where our reverse
+    /// path recorded it (`bgra8unorm`, which SPIR-V has no format for; see
+    /// [`STORAGE_TEXEL_FORMAT_SET`]).
+    pub texel_format: Option<&'static str>,
 }
+
+/// The non-semantic instruction set in which the reverse path records what SPIR-V cannot say:
+/// instruction 1, at module scope, `%void StorageTexelFormat %image_type %format_string`, gives
+/// an `Unknown`-format storage image type its WGSL storage texel format.
+pub const STORAGE_TEXEL_FORMAT_SET: &str = "NonSemantic.spv2wgsl.StorageTexelFormat";
+
+/// The formats [`STORAGE_TEXEL_FORMAT_SET`] records: WGSL's storage texel formats SPIR-V lacks.
+pub const RECORDED_TEXEL_FORMATS: &[&str] = &["bgra8unorm"];
 
 impl ImageType {
     /// Coordinate components that address a texel, without the array layer.
@@ -654,6 +666,24 @@ impl Module {
             ConstValue::Null => Some(0),
             _ => None,
         }
+    }
+
+    /// The types whose values hold nothing: empty structs, and structs and arrays of such (WGSL
+    /// spells them with a member that is never read). One walk in declaration order, where a
+    /// type comes after its parts.
+    pub fn types_holding_no_data(&self) -> IdSet<Id> {
+        let mut empty = IdSet::default();
+        for &id in &self.declarations {
+            let holds_nothing = match self.type_def(id) {
+                Some(Type::Array { element, .. }) => empty.contains(element),
+                Some(Type::Struct { members }) => members.iter().all(|m| empty.contains(m)),
+                _ => false,
+            };
+            if holds_nothing {
+                empty.insert(id);
+            }
+        }
+        empty
     }
 
     /// The scalar type at the bottom of a scalar or vector type, and the vector size (1 for scalars).

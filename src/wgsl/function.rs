@@ -49,6 +49,7 @@ pub fn emit(e: &mut Emitter, f: usize) -> Result<ast::Function, Error> {
         annotate: e.annotate,
         source_line: None,
         rest: &[],
+        constant_lets: IdMap::default(),
     };
     let name = e.names.get(&function.id).cloned().unwrap_or_default();
     let mut params = Vec::new();
@@ -209,6 +210,9 @@ pub(super) struct Lower<'m> {
     source_line: Option<String>,
     /// The instructions after the one being lowered, in the same block.
     rest: &'m [usize],
+    /// Constant operands of the instruction being lowered read through a `let`
+    /// (`runtime_constants.rs`).
+    pub(super) constant_lets: IdMap<Id, Name>,
 }
 
 impl<'m> Lower<'m> {
@@ -289,7 +293,9 @@ impl<'m> Lower<'m> {
                         continue;
                     }
                     let before = self.stmts.len();
+                    self.bind_constant_operand(e, inst)?;
                     self.instruction(e, inst)?;
+                    self.constant_lets.clear();
                     if let Some(id) = inst.result {
                         self.store_hoisted(e, id)?;
                     }
@@ -663,6 +669,9 @@ impl<'m> Lower<'m> {
 
     /// The expression for value `id`, consuming it if it was pending.
     pub(super) fn take(&mut self, e: &mut Emitter, id: Id) -> Result<Expr, Error> {
+        if let Some(name) = self.constant_lets.get(&id) {
+            return Ok(Expr::Ident(name.clone()));
+        }
         match self.values.get(&id) {
             Some(Value::Ident(name)) => return Ok(Expr::Ident(name.clone())),
             Some(Value::Named(expr)) => return Ok(Expr::clone(expr)),

@@ -13,30 +13,65 @@ use super::emit::Emitter;
 use super::function::{COMPONENTS, Lower, Value};
 use crate::error::{Error, Warning};
 use crate::passes::signedness::int_signedness;
-use crate::spirv::{Def, Id, ImageType, Inst, Operand, Type};
+use crate::spirv::{Def, Id, ImageType, Inst, Module, Operand, Type};
 
-/// The WGSL storage texel format for a SPIR-V image format, and its channel type.
-pub(super) fn storage_format(format: ImageFormat) -> Option<(&'static str, &'static str)> {
-    use ImageFormat as F;
-    Some(match format {
-        F::Rgba8 => ("rgba8unorm", "f32"),
-        F::Rgba8Snorm => ("rgba8snorm", "f32"),
-        F::Rgba8ui => ("rgba8uint", "u32"),
-        F::Rgba8i => ("rgba8sint", "i32"),
-        F::Rgba16ui => ("rgba16uint", "u32"),
-        F::Rgba16i => ("rgba16sint", "i32"),
-        F::Rgba16f => ("rgba16float", "f32"),
-        F::R32ui => ("r32uint", "u32"),
-        F::R32i => ("r32sint", "i32"),
-        F::R32f => ("r32float", "f32"),
-        F::Rg32ui => ("rg32uint", "u32"),
-        F::Rg32i => ("rg32sint", "i32"),
-        F::Rg32f => ("rg32float", "f32"),
-        F::Rgba32ui => ("rgba32uint", "u32"),
-        F::Rgba32i => ("rgba32sint", "i32"),
-        F::Rgba32f => ("rgba32float", "f32"),
-        _ => return None,
-    })
+/// Each SPIR-V storage image format WGSL has a storage texel format for, with that format and its
+/// channel type: the core formats and WebGPU's `texture-formats-tier1` ones (naga and Tint accept
+/// all of them). `bgra8unorm` has no SPIR-V format: a module declares it `Unknown`.
+const STORAGE_FORMATS: &[(ImageFormat, &str, &str)] = &[
+    (ImageFormat::Rgba8, "rgba8unorm", "f32"),
+    (ImageFormat::Rgba8Snorm, "rgba8snorm", "f32"),
+    (ImageFormat::Rgba8ui, "rgba8uint", "u32"),
+    (ImageFormat::Rgba8i, "rgba8sint", "i32"),
+    (ImageFormat::Rgba16ui, "rgba16uint", "u32"),
+    (ImageFormat::Rgba16i, "rgba16sint", "i32"),
+    (ImageFormat::Rgba16f, "rgba16float", "f32"),
+    (ImageFormat::R32ui, "r32uint", "u32"),
+    (ImageFormat::R32i, "r32sint", "i32"),
+    (ImageFormat::R32f, "r32float", "f32"),
+    (ImageFormat::Rg32ui, "rg32uint", "u32"),
+    (ImageFormat::Rg32i, "rg32sint", "i32"),
+    (ImageFormat::Rg32f, "rg32float", "f32"),
+    (ImageFormat::Rgba32ui, "rgba32uint", "u32"),
+    (ImageFormat::Rgba32i, "rgba32sint", "i32"),
+    (ImageFormat::Rgba32f, "rgba32float", "f32"),
+    (ImageFormat::R8, "r8unorm", "f32"),
+    (ImageFormat::R8Snorm, "r8snorm", "f32"),
+    (ImageFormat::R8ui, "r8uint", "u32"),
+    (ImageFormat::R8i, "r8sint", "i32"),
+    (ImageFormat::Rg8, "rg8unorm", "f32"),
+    (ImageFormat::Rg8Snorm, "rg8snorm", "f32"),
+    (ImageFormat::Rg8ui, "rg8uint", "u32"),
+    (ImageFormat::Rg8i, "rg8sint", "i32"),
+    (ImageFormat::R16ui, "r16uint", "u32"),
+    (ImageFormat::R16i, "r16sint", "i32"),
+    (ImageFormat::R16f, "r16float", "f32"),
+    (ImageFormat::R16, "r16unorm", "f32"),
+    (ImageFormat::R16Snorm, "r16snorm", "f32"),
+    (ImageFormat::Rg16ui, "rg16uint", "u32"),
+    (ImageFormat::Rg16i, "rg16sint", "i32"),
+    (ImageFormat::Rg16f, "rg16float", "f32"),
+    (ImageFormat::Rg16, "rg16unorm", "f32"),
+    (ImageFormat::Rg16Snorm, "rg16snorm", "f32"),
+    (ImageFormat::Rgba16, "rgba16unorm", "f32"),
+    (ImageFormat::Rgba16Snorm, "rgba16snorm", "f32"),
+    (ImageFormat::Rgb10a2ui, "rgb10a2uint", "u32"),
+    (ImageFormat::Rgb10A2, "rgb10a2unorm", "f32"),
+    (ImageFormat::R11fG11fB10f, "rg11b10ufloat", "f32"),
+];
+
+/// The WGSL storage texel format of a storage image, and its channel type: by its SPIR-V format,
+/// or the one our reverse path recorded for an `Unknown` one (`bgra8unorm`, of `f32` channels).
+pub(super) fn storage_format(image: &ImageType) -> Option<(&'static str, &'static str)> {
+    if let Some(recorded) = image.texel_format {
+        return Some((recorded, "f32"));
+    }
+    STORAGE_FORMATS.iter().find(|&&(spirv, ..)| spirv == image.format).map(|&(_, wgsl, channel)| (wgsl, channel))
+}
+
+/// Whether `ty` is f16.
+pub(super) fn is_f16(module: &Module, ty: Id) -> bool {
+    matches!(module.type_def(ty), Some(Type::Float { width: 16 }))
 }
 
 /// The optional image operands of one instruction.
@@ -123,6 +158,7 @@ fn scalar_literal(scalar: &str, value: u8) -> Expr {
     Expr::Literal(match scalar {
         "i32" => Literal::I32(i32::from(value)),
         "u32" => Literal::U32(u32::from(value)),
+        "f16" => Literal::F16(if value == 0 { 0 } else { 0x3c00 }),
         _ => Literal::F32(f32::from(value).to_bits()),
     })
 }
@@ -261,6 +297,7 @@ impl Lower<'_> {
             ));
         }
         let value = if needed > count { self.take_shared(e, id)? } else { self.take(e, id)? };
+        let value = self.as_f32(id, value)?;
         let mut coords = components(value.clone(), have, 0, count);
         let layer = image.arrayed.then(|| {
             let layer = components(value.clone(), have, count, 1);
@@ -341,10 +378,11 @@ impl Lower<'_> {
             if image.depth == 1 {
                 return Err(self.not_in_wgsl(inst, "sampling a depth texture with a bias"));
             }
-            args.push(self.take(e, bias)?);
+            let bias_value = self.take(e, bias)?;
+            args.push(self.as_f32(bias, bias_value)?);
             "textureSampleBias"
         } else if let Some(lod) = extra.lod {
-            let lod = self.take(e, lod)?;
+            let lod = self.take(e, lod).and_then(|value| self.as_f32(lod, value))?;
             // A depth texture's level is an integer in WGSL.
             args.push(if image.depth == 1 { Expr::call("i32", vec![lod]) } else { lod });
             "textureSampleLevel"
@@ -352,14 +390,30 @@ impl Lower<'_> {
             if image.depth == 1 {
                 return Err(self.not_in_wgsl(inst, "sampling a depth texture with gradients"));
             }
-            args.push(self.take(e, dx)?);
-            args.push(self.take(e, dy)?);
+            for d in [dx, dy] {
+                let value = self.take(e, d)?;
+                args.push(self.as_f32(d, value)?);
+            }
             "textureSampleGrad"
         } else if explicit {
             return Err(Error::invalid("an explicit-lod sample without Lod or Grad", self.location(inst)));
         } else {
             "textureSample"
         };
+        if image.dim == Dim::Dim1D && name != "textureSample" {
+            return Err(Error::unsupported(
+                format!(
+                    "sampling a 1D texture with {}: WGSL samples 1D textures only with textureSample \
+                     (implicit level of detail, in fragment shaders)",
+                    match name {
+                        "textureSampleLevel" => "an explicit level of detail",
+                        "textureSampleBias" => "a level-of-detail bias",
+                        _ => "explicit gradients",
+                    }
+                ),
+                self.location(inst),
+            ));
+        }
         if let Some(offset) = extra.offset {
             args.push(self.offset(e, inst, &image, offset)?);
         }
@@ -595,7 +649,9 @@ impl Lower<'_> {
             texel = Expr::call(format!("vec4<{scalar}>"), parts);
         }
         let (channel, _) = self.texel(e, &image)?;
-        if *channel != *scalar {
+        if &*scalar == "f16" {
+            texel = Expr::call("vec4<f32>", vec![texel]);
+        } else if *channel != *scalar {
             texel = Expr::call(format!("bitcast<vec4<{channel}>>"), vec![texel]);
         }
         let mut args = vec![texture.texture, coords];
@@ -626,11 +682,15 @@ impl Lower<'_> {
     /// The scalar type and component count of what a WGSL texture builtin returns.
     fn texel(&mut self, e: &mut Emitter, image: &ImageType) -> Result<(String, u32), Error> {
         if image.sampled == 2 {
-            let (_, channel) = storage_format(image.format).unwrap_or(("", "f32"));
+            let (_, channel) = storage_format(image).unwrap_or(("", "f32"));
             return Ok((channel.to_string(), 4));
         }
         if image.depth == 1 {
             return Ok(("f32".to_string(), 1));
+        }
+        // An f16 texture is an f32 one in WGSL (`Emitter::image_type`).
+        if is_f16(self.module, image.sampled_type) {
+            return Ok(("f32".to_string(), 4));
         }
         Ok((e.ty(image.sampled_type)?.to_string(), 4))
     }
@@ -656,7 +716,10 @@ impl Lower<'_> {
                 self.location(inst),
             ));
         }
-        if &*result_scalar != scalar {
+        if &*result_scalar == "f16" && scalar == "f32" {
+            // Texels of an f16 texture, read as f32, converted back exactly.
+            value = Expr::call(e.ty(result)?, vec![value]);
+        } else if &*result_scalar != scalar {
             if &*result_scalar == "f32" || scalar == "f32" {
                 return Err(Error::invalid(
                     format!("an image result of {result_scalar} from a texture of {scalar}"),
@@ -666,6 +729,16 @@ impl Lower<'_> {
             value = e.bitcast(result, value)?;
         }
         Ok(value)
+    }
+
+    /// A float operand as f32: an f16 one (SPV_AMD_gpu_shader_half_float_fetch allows f16
+    /// coordinates, levels and gradients) converted, since WGSL's texture builtins take f32.
+    fn as_f32(&self, id: Id, value: Expr) -> Result<Expr, Error> {
+        let Some((scalar, count)) = self.module.scalar_of(self.module.type_of(id)?) else { return Ok(value) };
+        if !is_f16(self.module, scalar) {
+            return Ok(value);
+        }
+        Ok(Expr::call(if count == 1 { "f32".to_string() } else { format!("vec{count}<f32>") }, vec![value]))
     }
 
     fn missing_sampler(&self, inst: &Inst) -> Error {

@@ -12,7 +12,9 @@ use super::emit::Emitter;
 use super::function::COMPONENTS;
 use super::names::Namer;
 use crate::error::Error;
-use crate::spirv::{Computed, EntryPoint, Id, IoBinding, IoSource, IoValue, SubgroupMask, Type, WorkgroupDimension};
+use crate::spirv::{
+    Computed, EntryPoint, Id, IoBinding, IoPlan, IoSource, IoValue, SubgroupMask, Type, WorkgroupDimension,
+};
 
 impl Emitter<'_> {
     /// The entry point itself, written from its I/O plan: parameters into proxies, the inner
@@ -20,14 +22,14 @@ impl Emitter<'_> {
     pub(super) fn entry_wrapper(&mut self, entry: &EntryPoint, name: String) -> Result<ast::Function, Error> {
         let plan = entry.io.clone().unwrap_or_default();
         let inner = self.names.get(&entry.function).cloned().unwrap_or_default();
-        let mut params = WrapperParams::default();
-        let mut body = Vec::new();
+        let body = self.entry_initializer_stores(entry)?;
+        let mut params = WrapperParams { plan: plan.clone(), body, ..WrapperParams::default() };
         // Proxies whose whole value a parameter holds, by name.
         let mut whole = HashMap::new();
         for value in &plan.inputs {
             let target = self.proxy(value)?.ok_or_else(|| Error::internal("an input without a proxy"))?;
             let arg = match value.binding {
-                IoBinding::Computed(computed) => self.computed_input(computed, value, &mut params)?,
+                IoBinding::Computed(computed) => self.computed_value(computed, value, &mut params)?,
                 IoBinding::Location { location, component: Some(first), .. } => {
                     self.packed_input(value, location, first, &mut params)?
                 }
@@ -42,9 +44,9 @@ impl Emitter<'_> {
                     self.convert(Expr::ident(param_name), value.wgsl_ty, value.ty)?
                 }
             };
-            body.push(Stmt::Assign { target, value: arg });
+            params.body.push(Stmt::Assign { target, value: arg });
         }
-        let params = params.params;
+        let WrapperParams { params, mut body, .. } = params;
         let args = self
             .inner_args
             .get(&inner)
@@ -55,7 +57,7 @@ impl Emitter<'_> {
         body.push(Stmt::Call(Expr::call(inner.as_str(), args.collect())));
         let mut members = Vec::new();
         let mut results = Vec::new();
-        let mut member_namer = Namer::default();
+        let mut member_namer = Namer::for_members();
         for (i, value) in plan.outputs.iter().enumerate() {
             if let IoBinding::Location { location, blend_src, component: Some(_), .. } = value.binding {
                 // The values sharing a location: one member, where the first of them is.
@@ -160,37 +162,53 @@ impl Emitter<'_> {
     /// The wrapper's parameter for an input: a new one, or for a builtin another input reads
     /// too, the one it already has (WGSL allows one parameter per builtin).
     fn input_param(&mut self, value: &IoValue, params: &mut WrapperParams) -> Result<String, Error> {
-        if let IoBinding::BuiltIn { name, .. } = value.binding
-            && let Some(param) = params.by_builtin.get(name)
-        {
-            return Ok(param.clone());
-        }
-        let name = params.local.fresh(&format!("{}_param", value.name), Some(&self.namer));
-        if let IoBinding::BuiltIn { name: builtin, .. } = value.binding {
-            params.by_builtin.insert(builtin, name.clone());
-        }
         let ty = self.ty(value.wgsl_ty)?;
-        params.params.push(ast::Param { attributes: self.io_attributes(value), name: name.clone(), ty });
-        Ok(name)
+        let attributes = self.io_attributes(value);
+        Ok(match value.binding {
+            IoBinding::BuiltIn { name, .. } => self.builtin_input(value, name, attributes, ty, params),
+            _ => {
+                let name = params.local.fresh(&format!("{}_param", value.name), Some(&self.namer));
+                params.params.push(ast::Param { attributes, name: name.clone(), ty });
+                name
+            }
+        })
     }
 
-    /// The `u32` builtin `name` (which needs `enable`) as the wrapper's parameter.
-    fn builtin_param(&mut self, name: &'static str, enable: Option<&'static str>, params: &mut WrapperParams) -> Expr {
-        if let Some(param) = params.by_builtin.get(name) {
-            return Expr::ident(param.clone());
+    /// The name holding builtin `builtin` for input `value`: a parameter, shared by the inputs
+    /// reading the builtin, or a value the wrapper computes at its start where naga cannot take
+    /// the parameter (`subgroup_ids.rs`).
+    fn builtin_input(
+        &mut self,
+        value: &IoValue,
+        builtin: &'static str,
+        attributes: Vec<Attribute>,
+        ty: ast::Type,
+        params: &mut WrapperParams,
+    ) -> String {
+        if let Some(param) = params.by_builtin.get(builtin) {
+            return param.clone();
         }
-        let param = params.local.fresh(&format!("{name}_param"), Some(&self.namer));
-        params.by_builtin.insert(name, param.clone());
+        let name = params.local.fresh(&format!("{}_param", value.name), Some(&self.namer));
+        params.by_builtin.insert(builtin, name.clone());
+        match self.computed_input(&params.plan, value, &name) {
+            Some(stmts) => params.body.extend(stmts),
+            None => params.params.push(ast::Param { attributes, name: name.clone(), ty }),
+        }
+        name
+    }
+
+    /// The `u32` builtin `name` (which needs `enable`), for a value the wrapper computes.
+    fn builtin_param(&mut self, name: &'static str, enable: Option<&'static str>, params: &mut WrapperParams) -> Expr {
         if let Some(enable) = enable {
             self.enables.insert(enable);
         }
-        let attributes = vec![Attribute::Builtin(name)];
-        params.params.push(ast::Param { attributes, name: param.clone(), ty: "u32".into() });
-        Expr::ident(param)
+        let binding = IoBinding::BuiltIn { name, enable, invariant: false };
+        let value = IoValue { source: IoSource::Zero, name: name.into(), ty: 0, wgsl_ty: 0, binding };
+        Expr::ident(self.builtin_input(&value, name, vec![Attribute::Builtin(name)], "u32".into(), params))
     }
 
     /// The value of an input the wrapper computes, as the type of its proxy.
-    fn computed_input(
+    fn computed_value(
         &mut self,
         computed: Computed,
         value: &IoValue,
@@ -317,9 +335,12 @@ fn zero(scalar: &str) -> Expr {
     })
 }
 
-/// The parameters of an entry-point wrapper being written.
+/// The parameters and the start of the body of an entry-point wrapper being written.
 #[derive(Default)]
 struct WrapperParams {
+    plan: IoPlan,
+    /// The statements so far: initializers, builtins computed, inputs copied into their proxies.
+    body: Vec<Stmt>,
     params: Vec<ast::Param>,
     /// The parameter of each builtin, by its WGSL name.
     by_builtin: HashMap<&'static str, String>,
