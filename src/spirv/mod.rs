@@ -3,6 +3,7 @@
 
 pub mod assemble;
 pub mod cfg;
+mod decorations;
 pub mod load;
 pub mod module;
 pub mod spec_constant_op;
