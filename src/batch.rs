@@ -37,11 +37,17 @@ pub const SPIRV_EXTENSIONS: [&str; 2] = [".spvasm", ".spv"];
 /// link cycle cannot loop); any other path is an input itself, whatever its name, and is kept in
 /// the order given (a path that does not exist fails later, when it is read).
 pub fn spirv_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>, ListError> {
+    shader_files(paths, &SPIRV_EXTENSIONS)
+}
+
+/// [`spirv_files`], with the file name endings looked for in directories given (`.wgsl` too, for
+/// example).
+pub fn shader_files(paths: &[PathBuf], extensions: &[&str]) -> Result<Vec<PathBuf>, ListError> {
     let mut inputs = Vec::new();
     for path in paths {
         if path.is_dir() {
             let mut found = Vec::new();
-            collect_spirv_files(path, &mut found)?;
+            collect_files(path, extensions, &mut found)?;
             found.sort();
             inputs.extend(found);
         } else {
@@ -61,8 +67,8 @@ pub struct ListError {
     pub error: std::io::Error,
 }
 
-/// Every SPIR-V file under `root`, in no particular order.
-fn collect_spirv_files(root: &Path, found: &mut Vec<PathBuf>) -> Result<(), ListError> {
+/// Every file under `root` whose name ends in one of `extensions`, in no particular order.
+fn collect_files(root: &Path, extensions: &[&str], found: &mut Vec<PathBuf>) -> Result<(), ListError> {
     let mut pending = vec![root.to_path_buf()];
     while let Some(directory) = pending.pop() {
         let failed = |error| ListError { directory: directory.clone(), error };
@@ -71,7 +77,7 @@ fn collect_spirv_files(root: &Path, found: &mut Vec<PathBuf>) -> Result<(), List
             let path = entry.path();
             if entry.file_type().map_err(failed)?.is_dir() {
                 pending.push(path);
-            } else if is_spirv_name(&path) && path.is_file() {
+            } else if has_extension(&path, extensions) && path.is_file() {
                 found.push(path);
             }
         }
@@ -79,9 +85,9 @@ fn collect_spirv_files(root: &Path, found: &mut Vec<PathBuf>) -> Result<(), List
     Ok(())
 }
 
-fn is_spirv_name(path: &Path) -> bool {
+fn has_extension(path: &Path, extensions: &[&str]) -> bool {
     let name = path.file_name().unwrap_or_default().to_string_lossy();
-    SPIRV_EXTENSIONS.iter().any(|extension| name.ends_with(extension))
+    extensions.iter().any(|extension| name.ends_with(extension))
 }
 
 /// The name of an input's output file: its file name without `.spv`/`.spvasm`, plus `.wgsl`
@@ -258,9 +264,12 @@ mod tests {
         }
         let given = vec![root.join("z.wgsl"), root.clone(), root.join("missing.spv")];
         let found = spirv_files(&given).unwrap();
+        let with_wgsl = shader_files(std::slice::from_ref(&root), &[".wgsl", ".spv"]).unwrap();
         let _ = std::fs::remove_dir_all(&root);
-        let relative: Vec<String> =
-            found.iter().map(|path| path.strip_prefix(&root).unwrap().to_string_lossy().replace('\\', "/")).collect();
-        assert_eq!(relative, ["z.wgsl", "a.spvasm", "b.spv", "sub/c.spv", "sub/deeper/a0.spv", "missing.spv"]);
+        let relative = |found: Vec<PathBuf>| -> Vec<String> {
+            found.iter().map(|path| path.strip_prefix(&root).unwrap().to_string_lossy().replace('\\', "/")).collect()
+        };
+        assert_eq!(relative(found), ["z.wgsl", "a.spvasm", "b.spv", "sub/c.spv", "sub/deeper/a0.spv", "missing.spv"]);
+        assert_eq!(relative(with_wgsl), ["b.spv", "sub/c.spv", "sub/deeper/a0.spv", "z.wgsl"]);
     }
 }

@@ -8,6 +8,7 @@ use rspirv::binary::{Consumer, Disassemble, ParseAction as Action};
 use rspirv::dr;
 
 use crate::error::Error;
+use crate::spirv::spec_constant_op;
 
 /// How many instructions to show before and after the culprit in a binary's listing.
 const CONTEXT: usize = 3;
@@ -54,10 +55,26 @@ fn source_and_span(error: &Error, input: &[u8]) -> Option<(String, std::ops::Ran
     binary_listing(input, offset as usize)
 }
 
-/// The 1-based line of the instruction at `word_offset` in assembly text `input`.
+/// The 1-based line of the instruction at `word_offset` in assembly text `input` (`None` for a
+/// binary module).
 pub fn assembly_line(input: &[u8], word_offset: u32) -> Option<u32> {
-    let assembly = crate::spirv::assemble::assemble(&String::from_utf8_lossy(input)).ok()?;
-    assembly.lines.iter().find(|(word, _)| *word == word_offset).map(|(_, line)| *line)
+    line_of(&assembly_lines(input), Some(word_offset))
+}
+
+/// `(word offset, 1-based line)` of each instruction of assembly text `input`, in word order;
+/// empty for a binary module or text that does not assemble.
+pub fn assembly_lines(input: &[u8]) -> Vec<(u32, u32)> {
+    if !crate::is_assembly(input) {
+        return Vec::new();
+    }
+    let assembly = crate::spirv::assemble::assemble(&String::from_utf8_lossy(input));
+    assembly.map(|assembly| assembly.lines).unwrap_or_default()
+}
+
+/// The line of the instruction at `word_offset` among [`assembly_lines`].
+pub fn line_of(lines: &[(u32, u32)], word_offset: Option<u32>) -> Option<u32> {
+    let offset = word_offset?;
+    lines.binary_search_by_key(&offset, |(word, _)| *word).ok().map(|i| lines[i].1)
 }
 
 /// `error` pointing at the instruction that defines its result id, where it named only the id
@@ -73,7 +90,8 @@ pub fn locate_definition(mut error: Error, input: &[u8]) -> Error {
     let Some(words) = words else { return error };
     let (offsets, _) = crate::spirv::load::instruction_offsets(&words);
     let mut collector = Collector { insts: Vec::new() };
-    let _ = rspirv::binary::parse_words(&words, &mut collector);
+    let _ = rspirv::binary::parse_words(spec_constant_op::parseable(&words, &offsets), &mut collector);
+    spec_constant_op::restore_all(&words, &offsets, &mut collector.insts);
     if let Some((offset, inst)) = offsets.iter().zip(&collector.insts).find(|(_, inst)| inst.result_id == Some(id)) {
         location.word_offset = Some(*offset as u32);
         location.opcode = Some(inst.class.opcode);
@@ -98,7 +116,8 @@ fn binary_listing(input: &[u8], offset: usize) -> Option<(String, std::ops::Rang
     offsets.truncate(culprit + CONTEXT + 1);
     let end = offsets.last().map_or(5, |&last| last + (words[last] >> 16) as usize);
     let mut collector = Collector { insts: Vec::new() };
-    let _ = rspirv::binary::parse_words(&words[..end], &mut collector);
+    let _ = rspirv::binary::parse_words(spec_constant_op::parseable(&words[..end], &offsets), &mut collector);
+    spec_constant_op::restore_all(&words, &offsets, &mut collector.insts);
     // rspirv stops early on an opcode it does not know; the culprit must have been read.
     if culprit >= collector.insts.len() {
         return None;

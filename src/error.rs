@@ -1,19 +1,24 @@
 //! Error types: what went wrong and where, for every stage of the translation.
 //!
 //! Errors about the input carry a [`Location`] (word offset, opcode, result id, function, block)
-//! so the CLI can show the offending instruction; errors that are our own bugs say so.
+//! so the CLI can show the offending instruction; errors that are our own bugs say so. Warnings
+//! carry a [`Location`] too.
+
+use serde::{Deserialize, Serialize};
 
 use crate::spirv::Id;
 
-/// Where in the SPIR-V input something went wrong.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+/// Where in the SPIR-V input something went wrong. Serialized as the keys `result_id`,
+/// `word_offset`, `opcode` (`"OpIAdd"`), `function`, `block`, in that order, `null` where unknown.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Location {
+    /// The instruction's result id (`%42`), if it has one.
+    pub result_id: Option<Id>,
     /// Offset of the instruction's first word (the header is words 0..5).
     pub word_offset: Option<u32>,
     /// The instruction's opcode.
+    #[serde(with = "opcode_name")]
     pub opcode: Option<spirv::Op>,
-    /// The instruction's result id (`%42`), if it has one.
-    pub result_id: Option<Id>,
     /// The function the instruction is in (its result id), when it is in one.
     pub function: Option<Id>,
     /// The block the instruction is in (its label's id), when it is in one.
@@ -39,6 +44,47 @@ impl std::fmt::Display for Location {
             parts.push(format!("block %{block}"));
         }
         write!(f, "{}", parts.join(", "))
+    }
+}
+
+/// An opcode as its assembly name, `OpIAdd`.
+mod opcode_name {
+    use serde::{Deserialize, Deserializer, Serializer, de::Error};
+
+    pub fn serialize<S: Serializer>(opcode: &Option<spirv::Op>, serializer: S) -> Result<S::Ok, S::Error> {
+        match opcode {
+            Some(op) => serializer.collect_str(&format_args!("Op{op:?}")),
+            None => serializer.serialize_none(),
+        }
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<spirv::Op>, D::Error> {
+        let Some(name) = Option::<String>::deserialize(deserializer)? else { return Ok(None) };
+        let instruction = name.strip_prefix("Op").and_then(crate::spirv::assemble::opcode_named);
+        instruction.map(|i| Some(i.opcode)).ok_or_else(|| D::Error::custom(format!("`{name}` is not a SPIR-V opcode")))
+    }
+}
+
+/// Something the user should know that did not stop the translation (a skipped entry point, a
+/// dropped `gl_PointSize`), and the instruction it is about where there is one.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Warning {
+    /// What happened, in one line.
+    pub message: String,
+    /// The instruction it is about (all `None` when it is about the module as a whole).
+    pub location: Location,
+}
+
+impl Warning {
+    /// A warning about the instruction at `location`.
+    pub fn new(message: impl Into<String>, location: Location) -> Self {
+        Warning { message: message.into(), location }
+    }
+}
+
+impl std::fmt::Display for Warning {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}{}", self.message, at_suffix(&self.location))
     }
 }
 

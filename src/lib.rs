@@ -62,8 +62,8 @@ pub mod spirv;
 #[allow(missing_docs)]
 pub mod wgsl;
 
-pub use binding_map::{Binding, BindingOrigin, ResourceBinding};
-pub use error::{Error, Location};
+pub use binding_map::{Binding, BindingOrigin, Original, ResourceBinding};
+pub use error::{Error, Location, Warning};
 
 // The README's Rust examples compile as doc tests.
 #[doc = include_str!("../README.md")]
@@ -89,6 +89,11 @@ pub struct Options {
     pub sampler_bindings: Vec<(ResourceBinding, ResourceBinding)>,
     /// Where to bind the uniform buffer that replaces push constants.
     pub push_constant_binding: Option<ResourceBinding>,
+    /// Read `BaseVertex`, `BaseInstance` and `DrawIndex`, which WebGPU lacks, from a uniform
+    /// buffer the application fills (`docs/builtins.md`) instead of failing.
+    pub emulate_draw_parameters: bool,
+    /// Where to bind that buffer.
+    pub draw_parameters_binding: Option<ResourceBinding>,
     /// Refuse input whose derivatives or implicit-lod sampling WGSL's uniformity analysis rejects,
     /// instead of emitting `diagnostic(off, derivative_uniformity)`.
     pub strict_uniformity: bool,
@@ -106,6 +111,8 @@ impl Default for Options {
             annotate: false,
             sampler_bindings: Vec::new(),
             push_constant_binding: None,
+            emulate_draw_parameters: false,
+            draw_parameters_binding: None,
             overrides: Vec::new(),
             strict_uniformity: false,
         }
@@ -117,9 +124,10 @@ impl Default for Options {
 pub struct Translation {
     /// The WGSL module's text.
     pub wgsl: String,
-    /// Things the user should know that did not stop the translation, one line each: a skipped
-    /// entry point, a dropped `gl_PointSize`, an execution mode WGSL has no equivalent for.
-    pub warnings: Vec<String>,
+    /// Things the user should know that did not stop the translation, each with the instruction
+    /// it is about where there is one: a skipped entry point, a dropped `gl_PointSize`, an
+    /// execution mode WGSL has no equivalent for.
+    pub warnings: Vec<Warning>,
     /// Every resource binding of the WGSL, in (group, binding) order.
     pub bindings: Vec<Binding>,
 }
@@ -138,19 +146,23 @@ fn translate_module(input: &[u8], options: &Options) -> Result<Translation, Erro
     let mut module = spirv::load::load(&read_words(input)?)?;
     // The pass order: each pass states what holds before and after it at the top of its file.
     passes::entry_points::run(&mut module, options)?;
+    passes::stage_rules::run(&mut module, options)?;
     passes::spec_constants::run(&mut module, options)?;
     passes::single_value_phis::run(&mut module, options)?;
+    passes::global_params::run(&mut module, options)?;
     passes::value_params::run(&mut module, options)?;
     passes::argument_copies::run(&mut module, options)?;
     passes::single_store_locals::run(&mut module, options)?;
     passes::structurize::run(&mut module, options)?;
+    passes::draw_parameters::run(&mut module, options)?;
     passes::io_wrapper::run(&mut module, options)?;
     passes::signedness::run(&mut module, options)?;
     passes::handles::run(&mut module, options)?;
     passes::bindings::run(&mut module, options)?;
     passes::layout::run(&mut module, options)?;
     passes::atomics::run(&mut module, options)?;
-    let (mut ast, bindings, uniformity) = wgsl::emit::emit(&module, options)?;
+    let wgsl::emit::Emitted { mut ast, bindings, uniformity, warnings } = wgsl::emit::emit(&module, options)?;
+    module.warnings.extend(warnings);
     if uniformity.breaks_barriers {
         return Err(Error::unsupported(
             "a barrier in control flow WGSL cannot prove uniform (after a branch or early return that \
@@ -168,12 +180,17 @@ fn translate_module(input: &[u8], options: &Options) -> Result<Translation, Erro
             ));
         }
         ast.diagnostics.push("off, derivative_uniformity");
-        module.warnings.push(
+        module.warnings.push(Warning::new(
             "derivatives or implicit-level-of-detail sampling happen in control flow WGSL cannot prove uniform; \
              the output turns that check off with `diagnostic(off, derivative_uniformity)` \
-             (--strict-uniformity makes this an error)"
-                .into(),
-        );
+             (--strict-uniformity makes this an error)",
+            Location::default(),
+        ));
+    }
+    if uniformity.breaks_subgroups {
+        // SPIR-V's subgroup operations act on the active invocations wherever they are, as WGSL's
+        // do: the check is for portability only.
+        ast.diagnostics.push("off, subgroup_uniformity");
     }
     // Done with the module: validation takes memory of its own.
     let mut warnings = std::mem::take(&mut module.warnings);
@@ -185,11 +202,12 @@ fn translate_module(input: &[u8], options: &Options) -> Result<Translation, Erro
     Ok(Translation { wgsl: text, warnings, bindings })
 }
 
-/// Whether the input is SPIR-V assembly text rather than a binary module.
+/// Whether the input is SPIR-V assembly text rather than a binary module: text whose first token
+/// is a comment (`;`), a result id (`%`) or an opcode (`Op...`). Other text (an HTML error page
+/// saved as `.spv`) is not SPIR-V at all, and [`translate`] says so.
 pub fn is_assembly(input: &[u8]) -> bool {
-    let binary_magic = input.len() >= 4
-        && matches!(u32::from_le_bytes([input[0], input[1], input[2], input[3]]), 0x0723_0203 | 0x0302_2307);
-    !binary_magic && std::str::from_utf8(input).is_ok_and(|text| text.contains("Op"))
+    let start = std::str::from_utf8(input).map(str::trim_start).unwrap_or_default();
+    start.starts_with([';', '%']) || start.starts_with("Op")
 }
 
 /// The module's words in host order, assembling text input first.

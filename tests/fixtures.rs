@@ -84,7 +84,7 @@ fn check_fixture(relative: &str, failures: &mut Failures, tint: &mut TintTally) 
         Ok(module) => match common::spirv_facts(&bytes) {
             Some(mut facts) => {
                 // Bindings the translation made (a split sampler, a push-constant buffer).
-                let assigned = translation.bindings.iter().filter(|b| b.assigned.is_some());
+                let assigned = translation.bindings.iter().filter(|b| b.assigned);
                 facts.bindings.extend(assigned.map(|b| (b.binding.group, b.binding.binding)));
                 for problem in common::compare_interface(&facts, &module) {
                     failures.add(relative, problem);

@@ -8,7 +8,7 @@
 use spirv::ExecutionModel;
 
 use crate::Options;
-use crate::error::{Error, Location};
+use crate::error::{Error, Location, Warning};
 use crate::spirv::Module;
 
 pub fn run(module: &mut Module, options: &Options) -> Result<(), Error> {
@@ -30,8 +30,9 @@ pub fn run(module: &mut Module, options: &Options) -> Result<(), Error> {
         }
         kept
     });
-    for (name, model, _) in &rejected {
-        module.warnings.push(format!("skipped entry point `{name}`: WGSL has no {model:?} stage"));
+    for (name, model, offset) in &rejected {
+        let at = Location { word_offset: Some(*offset), opcode: Some(spirv::Op::EntryPoint), ..Location::default() };
+        module.warnings.push(Warning::new(format!("skipped entry point `{name}`: WGSL has no {model:?} stage"), at));
     }
     if module.entry_points.is_empty()
         && let Some((name, model, offset)) = rejected.first()

@@ -593,7 +593,7 @@ fn opcode(tok: &Token) -> Result<&'static Instruction<'static>, AssembleError> {
 }
 
 /// The grammar of an opcode by its name without `Op` (`IAdd`).
-fn opcode_named(name: &str) -> Option<&'static Instruction<'static>> {
+pub(crate) fn opcode_named(name: &str) -> Option<&'static Instruction<'static>> {
     static OPCODES: OnceLock<HashMap<&'static str, &'static Instruction<'static>>> = OnceLock::new();
     let table = OPCODES.get_or_init(|| rspirv::grammar::INSTRUCTION_TABLE.iter().map(|i| (i.opname, i)).collect());
     table

@@ -21,7 +21,7 @@ use std::ops::Range;
 use super::ast::{Module, PrintedFunction};
 use super::print;
 use crate::batch;
-use crate::error::Error;
+use crate::error::{Error, Location, Warning};
 
 /// Where validation changes how it goes, by size of WGSL text.
 struct Limits {
@@ -43,11 +43,11 @@ const LIMITS: Limits = Limits { whole: 1 << 18, part: 128 << 10, parallel: 4 << 
 
 /// Validates `module`, printed as `text`: whole if it is small, else in parts. Returns a warning
 /// for each function too long to validate in proportionate time.
-pub fn validate_module(module: &Module, text: &str) -> Result<Vec<String>, Error> {
+pub fn validate_module(module: &Module, text: &str) -> Result<Vec<Warning>, Error> {
     validate_sized(module, text, &LIMITS)
 }
 
-fn validate_sized(module: &Module, text: &str, limits: &Limits) -> Result<Vec<String>, Error> {
+fn validate_sized(module: &Module, text: &str, limits: &Limits) -> Result<Vec<Warning>, Error> {
     if text.len() <= limits.whole && module.functions.iter().all(|f| f.text.len() <= limits.function) {
         return validate(text).map(|()| Vec::new());
     }
@@ -58,12 +58,14 @@ fn validate_sized(module: &Module, text: &str, limits: &Limits) -> Result<Vec<St
         .iter()
         .filter(|f| f.text.len() > limits.function)
         .map(|f| {
-            format!(
+            let message = format!(
                 "function `{}` ({} KiB of WGSL) was validated by its signature only: naga's WGSL front end \
                  takes time quadratic in a function's length",
                 f.name,
                 f.text.len() >> 10
-            )
+            );
+            // The function is the WGSL's: the SPIR-V it came from may be several.
+            Warning::new(message, Location::default())
         })
         .collect();
     let by_name: HashMap<&str, &Piece> = pieces.iter().map(|p| (p.name, p)).collect();
@@ -218,7 +220,12 @@ pub fn validate(wgsl: &str) -> Result<(), Error> {
         | naga::valid::Capabilities::SUBGROUP
         | naga::valid::Capabilities::PRIMITIVE_INDEX
         | naga::valid::Capabilities::CUBE_ARRAY_TEXTURES
-        | naga::valid::Capabilities::MULTISAMPLED_SHADING;
+        | naga::valid::Capabilities::MULTISAMPLED_SHADING
+        // r16unorm and the other 16-bit normalized storage formats: WebGPU's texture-formats-tier1.
+        | naga::valid::Capabilities::STORAGE_TEXTURE_16BIT_NORM_FORMATS
+        // naga types frexp's exponent of f16 values as i16 (WGSL: i32), and then needs this to
+        // validate its own type; WGSL text has no i16 to allow.
+        | naga::valid::Capabilities::SHADER_INT16;
     naga::valid::Validator::new(naga::valid::ValidationFlags::all(), capabilities)
         .subgroup_stages(naga::valid::ShaderStages::all())
         .subgroup_operations(naga::valid::SubgroupOperationSet::all())
@@ -294,7 +301,7 @@ mod tests {
         let limits = Limits { function: 100, ..in_parts(usize::MAX) };
         let warnings = validate_sized(&module, &text, &limits).expect("validated by its signature");
         assert_eq!(warnings.len(), 1, "{warnings:?}");
-        assert!(warnings[0].starts_with("function `pair`"), "{warnings:?}");
+        assert!(warnings[0].message.starts_with("function `pair`"), "{warnings:?}");
         // A call that breaks the signature is still caught.
         let module = three_functions("    out[0] = pair(1.0f).a;\n");
         let text = print::print(&module);
@@ -311,7 +318,7 @@ mod tests {
         assert!(validate(&text).is_err());
         let limits = Limits { function: 60, ..in_parts(usize::MAX) };
         let warnings = validate_sized(&module, &text, &limits).expect("validated by its signature");
-        assert!(warnings.iter().any(|w| w.starts_with("function `main`")), "{warnings:?}");
+        assert!(warnings.iter().any(|w| w.message.starts_with("function `main`")), "{warnings:?}");
         let pieces = pieces(&module, &limits);
         assert_eq!(pieces[2].text, "@compute @workgroup_size(1)\nfn main() {\n}\n");
     }

@@ -17,10 +17,11 @@
 //! | `cpu B: VALUES` | binding B's result worked out on the CPU (a generator's model): the Vulkan run must give it too; where the device cannot run the module or gives something else (a driver bug), the WGSL run is checked against VALUES alone and the test reported as ignored, as it is when the two runs agree with each other but not with VALUES |
 //! | `pending AREA` | the translator does not support this yet: "cannot translate" is reported as ignored, anything else must pass |
 //! | `vulkan-fails TEXT` | the device cannot run the SPIR-V (a driver bug, say which): the SPIR-V side is skipped and every storage buffer needs an `expect` line |
-//! | `webgpu-fails TEXT` | wgpu on this device cannot run our (validated) WGSL (an upstream bug, say which): the WGSL is translated and validated but not run; reported as ignored |
+//! | `webgpu-fails TEXT` | wgpu on this device cannot run our (validated) WGSL (an upstream bug, say which): the WGSL is translated and validated but not run; reported as ignored. In a WGSL case, wgpu cannot run the original WGSL: every storage buffer needs an `expect` line, which stands in for its results |
 //! | `known-bug TEXT` | the translation is known to be wrong: a failure is reported as ignored, a pass fails (remove the line) |
 //! | `target W H FORMAT` | a colour attachment (render; one line per location) |
-//! | `draw VERTICES [INSTANCES]` | the draw call (render) |
+//! | `draw VERTICES [INSTANCES [FIRST_VERTEX FIRST_INSTANCE]]` | the draw call (render) |
+//! | `emulate-draw-parameters` | translate with `--emulate-draw-parameters`; WebGPU's draw-parameters buffer holds the draw's first vertex and first instance, draw index 0 |
 //! | `vertex LOCATION FORMAT: VALUES` | a per-vertex attribute in its own buffer (render) |
 //! | `tolerance N` | largest allowed difference per channel: unorm steps or f32 ULPs (render) |
 //! | `samples N` | render with N samples per pixel and compare the resolved (averaged) targets (render; not integer formats) |
@@ -195,6 +196,8 @@ pub struct Render {
     pub targets: Vec<TexelFormat>,
     pub vertices: u32,
     pub instances: u32,
+    pub first_vertex: u32,
+    pub first_instance: u32,
     pub attributes: Vec<Attribute>,
     /// Samples per pixel: 1, or 4 with the targets resolved by averaging.
     pub samples: u32,
@@ -235,6 +238,10 @@ pub struct Case {
     pub known_bug: Option<String>,
     pub vulkan_fails: Option<String>,
     pub webgpu_fails: Option<String>,
+    /// Translated with `Options::emulate_draw_parameters`.
+    pub emulate_draw_parameters: bool,
+    /// The WGSL source of a reverse-path case (its module is our SPIR-V for it).
+    pub wgsl: Option<String>,
 }
 
 impl Case {
@@ -292,6 +299,15 @@ impl Source {
 
 /// Builds a case from its modules and the directives of their sources.
 pub fn build(name: String, modules: Vec<Module>, sources: &[Source]) -> Result<Case, String> {
+    build_with(name, modules, sources, None)
+}
+
+/// Builds a reverse-path case: `wgsl`, and its module of our SPIR-V.
+pub fn build_wgsl(name: String, module: Module, source: &Source, wgsl: String) -> Result<Case, String> {
+    build_with(name, vec![module], std::slice::from_ref(source), Some(wgsl))
+}
+
+fn build_with(name: String, modules: Vec<Module>, sources: &[Source], wgsl: Option<String>) -> Result<Case, String> {
     let render = modules.iter().any(|m| m.stage != Stage::Compute);
     let mut case = Case {
         name,
@@ -304,6 +320,8 @@ pub fn build(name: String, modules: Vec<Module>, sources: &[Source]) -> Result<C
             targets: Vec::new(),
             vertices: 0,
             instances: 1,
+            first_vertex: 0,
+            first_instance: 0,
             attributes: Vec::new(),
             samples: 1,
         }),
@@ -316,6 +334,8 @@ pub fn build(name: String, modules: Vec<Module>, sources: &[Source]) -> Result<C
         known_bug: None,
         vulkan_fails: None,
         webgpu_fails: None,
+        emulate_draw_parameters: false,
+        wgsl,
     };
     for source in sources {
         for (line, text) in &source.directives {
@@ -368,6 +388,7 @@ fn apply(case: &mut Case, text: &str) -> Result<(), String> {
     };
     let render = case.render.as_mut();
     match keyword {
+        "emulate-draw-parameters" => case.emulate_draw_parameters = true,
         "dispatch" => case.dispatch = [number(0)?, number(1)?, number(2)?],
         "storage" | "uniform" => {
             let binding = number(0)?;
@@ -437,6 +458,10 @@ fn apply(case: &mut Case, text: &str) -> Result<(), String> {
             if args.len() > 1 {
                 render.instances = number(1)?;
             }
+            if args.len() > 2 {
+                render.first_vertex = number(2)?;
+                render.first_instance = number(3)?;
+            }
         }
         "samples" => {
             let render = render.ok_or("`samples` is for render pairs")?;
@@ -475,11 +500,17 @@ fn check(case: &Case) -> Result<(), String> {
     if bindings.windows(2).any(|w| w[0] == w[1]) {
         return Err(format!("{}: two resources share a binding", case.name));
     }
-    if case.vulkan_fails.is_some() {
+    // The stated results stand in for the reference run.
+    let unrun = match (&case.vulkan_fails, &case.webgpu_fails, &case.wgsl) {
+        (Some(_), ..) => Some("vulkan-fails"),
+        (None, Some(_), Some(_)) => Some("webgpu-fails"),
+        _ => None,
+    };
+    if let Some(directive) = unrun {
         for resource in &case.resources {
             if matches!(resource.kind, ResourceKind::Storage(_)) && !case.expect.contains_key(&resource.binding) {
                 return Err(format!(
-                    "{}: `vulkan-fails` needs an `expect` line for storage buffer {}",
+                    "{}: `{directive}` needs an `expect` line for storage buffer {}",
                     case.name, resource.binding
                 ));
             }

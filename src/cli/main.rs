@@ -1,17 +1,26 @@
 //! The `spv2wgsl` command: reads files or stdin, translates SPIR-V to WGSL or WGSL to SPIR-V,
-//! writes files or stdout, and reports what happened. Only this file does I/O on file contents;
-//! everything else, the parallel batch and the report formats included, is the library.
+//! writes files or stdout, and reports what happened. The CLI's files (this one, `many.rs` for
+//! `--check` and `--out-dir`, `input.rs`, `spirv_val.rs`, `progress.rs`) are the only code that
+//! reads and writes files and runs processes; the translation, the parallel batch and the report
+//! formats are the library.
 
-use std::io::{IsTerminal, Read, Write};
+mod input;
+mod many;
+mod progress;
+mod spirv_val;
+
+use std::io::{IsTerminal, Write};
 use std::num::NonZeroUsize;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::{CommandFactory, Parser, ValueEnum};
-use codespan_reporting::term::termcolor::{Buffer, BufferWriter, BufferedStandardStream, ColorChoice};
+use codespan_reporting::term::termcolor::{BufferedStandardStream, ColorChoice};
 use spv2wgsl::ResourceBinding;
-use spv2wgsl::batch;
 use spv2wgsl::message_format::{Diagnostic, Format, Reporter};
+
+use input::Language;
+use spirv_val::SpirvVal;
 
 const EXAMPLES: &str = "\
 Examples:
@@ -26,12 +35,13 @@ Examples:
   spv2wgsl shaders/*.spv --out-dir gen/            writes gen/<name>.wgsl for each input
   spv2wgsl shaders/ --out-dir gen/                 every .spv and .spvasm under shaders/
 
-  In CI, translate and validate everything, write nothing:
-  spv2wgsl --check shaders/ --deny-warnings --message-format github
+  In CI, translate and validate everything (SPIR-V and WGSL), write nothing:
+  spv2wgsl --check shaders/ --deny-warnings --message-format github --validate-input
 
-The direction follows the input (SPIR-V or WGSL) and the output's extension (.wgsl, .spv,
-.spvasm); --to overrides the extension. WGSL input without either gives binary SPIR-V.
---check and --out-dir take SPIR-V only.
+The direction follows the input (SPIR-V or WGSL: .spv and .spvasm files are SPIR-V, .wgsl files
+WGSL, others and stdin by their contents) and the output's extension (.wgsl, .spv, .spvasm);
+--to overrides the extension. WGSL input without either gives binary SPIR-V. --out-dir takes
+SPIR-V only; --check takes both.
 
 Exit codes: 0 translated, 1 an input cannot be translated (or a warning was denied), 2 usage
 error, 3 internal error (a bug).";
@@ -41,8 +51,8 @@ error, 3 internal error (a bug).";
 #[command(version, about, after_help = EXAMPLES)]
 struct Cli {
     /// SPIR-V binary (either byte order), SPIR-V assembly text, or WGSL; `-` or nothing reads
-    /// stdin. Several inputs, or directories (every .spv and .spvasm under them), with --out-dir
-    /// or --check.
+    /// stdin. Several inputs, or directories (every .spv and .spvasm under them, and .wgsl with
+    /// --check), with --out-dir or --check.
     inputs: Vec<PathBuf>,
     /// Where to write the translation; stdout if omitted. Nothing is written if translation fails.
     #[arg(short, long, value_name = "FILE", conflicts_with_all = ["out_dir", "check"])]
@@ -51,8 +61,13 @@ struct Cli {
     #[arg(long, value_name = "DIR", conflicts_with = "check")]
     out_dir: Option<PathBuf>,
     /// Translate and validate every input, write nothing: one line per problem and a summary.
-    #[arg(long, conflicts_with = "no_validate")]
+    /// WGSL inputs are compiled to SPIR-V, which spirv-val checks when it is on the PATH.
+    #[arg(long, conflicts_with_all = ["no_validate", "to"])]
     check: bool,
+    /// Check each SPIR-V input with spirv-val (SPIRV-Tools, on the PATH) before translating it:
+    /// invalid input fails with spirv-val's message.
+    #[arg(long)]
+    validate_input: bool,
     /// How many inputs to translate at once with --out-dir or --check [default: one per core].
     #[arg(long, value_name = "N")]
     jobs: Option<NonZeroUsize>,
@@ -79,7 +94,8 @@ struct Cli {
     #[arg(long)]
     annotate: bool,
     /// Write the resource bindings (group, binding, WGSL name and type, the SPIR-V set, binding
-    /// and name they came from, whether spv2wgsl assigned them) to FILE as JSON.
+    /// and name they came from, whether spv2wgsl assigned them) to FILE as JSON; for WGSL input,
+    /// the specialization constants (each override's SpecId, type and default).
     #[arg(long, value_name = "FILE", conflicts_with_all = ["out_dir", "check"])]
     binding_map: Option<PathBuf>,
     /// Bind the sampler split from the combined image sampler at SET:BINDING (or the comparison
@@ -90,6 +106,13 @@ struct Cli {
     /// the next free binding).
     #[arg(long, value_name = "GROUP:BINDING")]
     push_constant_binding: Option<ResourceBinding>,
+    /// Read BaseVertex, BaseInstance and DrawIndex (which WebGPU lacks) from a uniform buffer the
+    /// application fills before each draw, instead of failing (see docs/builtins.md).
+    #[arg(long)]
+    emulate_draw_parameters: bool,
+    /// Bind that uniform buffer at GROUP:BINDING (default: group 0, the next free binding).
+    #[arg(long, value_name = "GROUP:BINDING", requires = "emulate_draw_parameters")]
+    draw_parameters_binding: Option<ResourceBinding>,
     /// Give the specialization constant with SpecId ID this value (true/false, an integer or a
     /// number); it becomes a constant instead of a WGSL `override`. Repeatable.
     #[arg(long = "override", value_name = "ID=VALUE", value_parser = parse_override)]
@@ -144,13 +167,24 @@ fn main() -> ExitCode {
         Color::Auto if std::io::stderr().is_terminal() => ColorChoice::Auto,
         Color::Auto => ColorChoice::Never,
     };
+    let spirv_val = SpirvVal::find();
+    if cli.validate_input {
+        match &spirv_val {
+            None => usage_error("--validate-input needs spirv-val (SPIRV-Tools) on the PATH"),
+            Some(spirv_val) => {
+                if let Err(error) = spirv_val.runs() {
+                    usage_error(format!("--validate-input: spirv-val is on the PATH but does not run: {error}"))
+                }
+            }
+        }
+    }
     if cli.check || cli.out_dir.is_some() {
-        return many(&cli, color);
+        return many::run(&cli, color, spirv_val.as_ref());
     }
     if cli.inputs.len() > 1 {
         usage_error("several inputs need --out-dir DIR (or --check)");
     }
-    one(&cli, color)
+    one(&cli, color, spirv_val.as_ref())
 }
 
 /// Exits with code 2 and clap's usage message.
@@ -175,8 +209,19 @@ fn forward_options(cli: &Cli) -> spv2wgsl::Options {
         annotate: cli.annotate,
         sampler_bindings: cli.sampler_binding.clone(),
         push_constant_binding: cli.push_constant_binding,
+        emulate_draw_parameters: cli.emulate_draw_parameters,
+        draw_parameters_binding: cli.draw_parameters_binding,
         overrides: cli.overrides.clone(),
         strict_uniformity: cli.strict_uniformity,
+    }
+}
+
+fn reverse_options(cli: &Cli) -> spv2wgsl::reverse::Options {
+    let defaults = spv2wgsl::reverse::Options::default();
+    spv2wgsl::reverse::Options {
+        spirv_version: cli.spirv_version.unwrap_or(defaults.spirv_version),
+        debug_names: !cli.no_debug_names,
+        entry_point: cli.entry_point.clone(),
     }
 }
 
@@ -192,7 +237,7 @@ fn parse_override(text: &str) -> Result<(u32, String), String> {
 }
 
 /// One input, from a file or stdin, to a file or stdout, in either direction.
-fn one(cli: &Cli, color: ColorChoice) -> ExitCode {
+fn one(cli: &Cli, color: ColorChoice, spirv_val: Option<&SpirvVal>) -> ExitCode {
     // Buffered: a module can have thousands of warnings, and each unbuffered write is a system
     // call. Flushed before the output is written, and on return.
     let mut stderr = BufferedStandardStream::stderr(color);
@@ -200,7 +245,7 @@ fn one(cli: &Cli, color: ColorChoice) -> ExitCode {
     let stdin_name = Path::new("-");
     let input_path = cli.inputs.first().map_or(stdin_name, PathBuf::as_path);
     let shown_path = if input_path == stdin_name { "<stdin>".to_string() } else { input_path.display().to_string() };
-    let input = match read_input(input_path) {
+    let input = match input::read(input_path) {
         Ok(bytes) => bytes,
         Err(e) => {
             let diagnostic = Diagnostic::error(format!("cannot read the input: {e}"));
@@ -208,7 +253,8 @@ fn one(cli: &Cli, color: ColorChoice) -> ExitCode {
             return ExitCode::from(1);
         }
     };
-    let from_wgsl = spv2wgsl::reverse::is_wgsl(&input);
+    let named = (input_path != stdin_name).then_some(input_path);
+    let from_wgsl = input::language(named, &input) == Language::Wgsl;
     let target = target(cli, from_wgsl);
     if let Some(problem) = usage_problem(cli, from_wgsl, target) {
         usage_error(problem);
@@ -216,7 +262,7 @@ fn one(cli: &Cli, color: ColorChoice) -> ExitCode {
     let translated = if from_wgsl {
         to_spirv(cli, target, &input, &shown_path, &mut stderr, &reporter)
     } else {
-        to_wgsl(cli, &input, &shown_path, &mut stderr, &reporter)
+        to_wgsl(cli, &input, &shown_path, &mut stderr, &reporter, spirv_val)
     };
     let output = match translated {
         Ok(bytes) => bytes,
@@ -237,104 +283,6 @@ fn one(cli: &Cli, color: ColorChoice) -> ExitCode {
     }
 }
 
-/// `--check` or `--out-dir`: every SPIR-V input, in parallel, reported in input order.
-fn many(cli: &Cli, color: ColorChoice) -> ExitCode {
-    if cli.inputs.is_empty() || cli.inputs.iter().any(|input| input == Path::new("-")) {
-        usage_error("--check and --out-dir take files and directories, not stdin");
-    }
-    if let Some(problem) = usage_problem(cli, false, cli.to.unwrap_or(Target::Wgsl)) {
-        usage_error(problem);
-    }
-    let reporter = reporter(cli, !cli.check);
-    let stderr = BufferWriter::stderr(color);
-    let fail_early = |file: &Path, message: String| {
-        let mut report = stderr.buffer();
-        let _ = reporter.diagnostic(&mut report, &file.display().to_string(), &Diagnostic::error(message));
-        let _ = stderr.print(&report);
-        ExitCode::from(1)
-    };
-    let inputs = match batch::spirv_files(&cli.inputs) {
-        Ok(inputs) => inputs,
-        Err(e) => {
-            return fail_early(&e.directory, format!("cannot list the directory: {}", e.error));
-        }
-    };
-    let outputs: Vec<Option<PathBuf>> = match &cli.out_dir {
-        None => vec![None; inputs.len()],
-        Some(dir) => match batch::output_names(&inputs) {
-            Ok(names) => names.iter().map(|name| Some(dir.join(name))).collect(),
-            Err(clash) => usage_error(clash),
-        },
-    };
-    if let Some(dir) = &cli.out_dir
-        && let Err(e) = std::fs::create_dir_all(dir)
-    {
-        return fail_early(dir, format!("cannot create the output directory: {e}"));
-    }
-    let options = forward_options(cli);
-    let jobs = cli.jobs.unwrap_or_else(batch::default_jobs);
-    let files: Vec<(PathBuf, Option<PathBuf>)> = inputs.into_iter().zip(outputs).collect();
-    let work = |(input, output): &(PathBuf, Option<PathBuf>)| {
-        translate_file(input, output.as_deref(), &options, &reporter, stderr.buffer())
-    };
-    let (mut passed, mut failed, mut worst) = (0, 0, 0);
-    batch::run_in_order(&files, jobs, work, |_, (report, code)| {
-        let _ = stderr.print(&report);
-        match code {
-            0 => passed += 1,
-            _ => failed += 1,
-        }
-        worst = worst.max(code);
-    });
-    if cli.check {
-        println!("{passed} passed, {failed} failed");
-    }
-    ExitCode::from(worst)
-}
-
-/// Translates one SPIR-V file, writing the WGSL to `output` if there is one and it succeeded.
-/// Returns what to print about it and its exit code.
-fn translate_file(
-    input: &Path,
-    output: Option<&Path>,
-    options: &spv2wgsl::Options,
-    reporter: &Reporter,
-    mut report: Buffer,
-) -> (Buffer, u8) {
-    let file = input.display().to_string();
-    let code = match std::fs::read(input) {
-        Err(e) => {
-            let diagnostic = Diagnostic::error(format!("cannot read the input: {e}"));
-            let _ = reporter.diagnostic(&mut report, &file, &diagnostic);
-            1
-        }
-        Ok(bytes) if spv2wgsl::reverse::is_wgsl(&bytes) => {
-            let diagnostic = Diagnostic::error("this is WGSL: --check and --out-dir take SPIR-V");
-            let _ = reporter.diagnostic(&mut report, &file, &diagnostic);
-            1
-        }
-        Ok(bytes) => {
-            let result = spv2wgsl::translate(&bytes, options);
-            let _ = reporter.translation(&mut report, &file, &bytes, &result);
-            let failed = reporter.failed(&result);
-            match (result, output) {
-                (Err(error), _) => error.exit_code() as u8,
-                _ if failed => 1,
-                (Ok(translation), Some(path)) => match write_atomically(path, translation.wgsl.as_bytes()) {
-                    Ok(()) => 0,
-                    Err(e) => {
-                        let message = format!("cannot write {}: {e}", path.display());
-                        let _ = reporter.diagnostic(&mut report, &file, &Diagnostic::error(message));
-                        1
-                    }
-                },
-                (Ok(_), None) => 0,
-            }
-        }
-    };
-    (report, code)
-}
-
 /// `--to`, else the output's extension, else the other language than the input's.
 fn target(cli: &Cli, from_wgsl: bool) -> Target {
     let extension = cli.output.as_deref().and_then(Path::extension).and_then(|e| e.to_str());
@@ -350,7 +298,11 @@ fn target(cli: &Cli, from_wgsl: bool) -> Target {
 /// A direction the input cannot go, or an option of the other direction.
 fn usage_problem(cli: &Cli, from_wgsl: bool, target: Target) -> Option<String> {
     if from_wgsl {
-        let forward_only = [("--no-validate", cli.no_validate), ("--ignore-point-size", cli.ignore_point_size)];
+        let forward_only = [
+            ("--no-validate", cli.no_validate),
+            ("--ignore-point-size", cli.ignore_point_size),
+            ("--emulate-draw-parameters", cli.emulate_draw_parameters),
+        ];
         if target == Target::Wgsl {
             return Some(
                 "the input is WGSL: it translates to SPIR-V (-o FILE.spv, -o FILE.spvasm or --to spirv|spvasm)".into(),
@@ -381,8 +333,9 @@ fn to_wgsl(
     shown_path: &str,
     stderr: &mut BufferedStandardStream,
     reporter: &Reporter,
+    spirv_val: Option<&SpirvVal>,
 ) -> Result<Vec<u8>, ExitCode> {
-    let result = spv2wgsl::translate(input, &forward_options(cli));
+    let result = spirv_val::translate(input, &forward_options(cli), spirv_val, cli.validate_input);
     // A report that cannot be written to stderr has nowhere else to go.
     let _ = reporter.translation(stderr, shown_path, input, &result);
     let failed = reporter.failed(&result);
@@ -410,32 +363,25 @@ fn to_spirv(
     stderr: &mut BufferedStandardStream,
     reporter: &Reporter,
 ) -> Result<Vec<u8>, ExitCode> {
-    let defaults = spv2wgsl::reverse::Options::default();
-    let options = spv2wgsl::reverse::Options {
-        spirv_version: cli.spirv_version.unwrap_or(defaults.spirv_version),
-        debug_names: !cli.no_debug_names,
-        entry_point: cli.entry_point.clone(),
-    };
-    // `is_wgsl` only accepts UTF-8.
-    let source = String::from_utf8_lossy(input);
-    let compiled = spv2wgsl::reverse::compile(&source, &options).map_err(|error| {
-        let _ = reporter.reverse_error(stderr, shown_path, &source, &error);
+    let source = input::wgsl_text(input).map_err(|problem| {
+        let _ = reporter.diagnostic(stderr, shown_path, &Diagnostic::error(problem));
+        ExitCode::from(1)
+    })?;
+    let compiled = spv2wgsl::reverse::compile(source, &reverse_options(cli)).map_err(|error| {
+        let _ = reporter.reverse_error(stderr, shown_path, source, &error);
         ExitCode::from(error.exit_code() as u8)
     })?;
+    if let Some(path) = &cli.binding_map
+        && let Err(e) =
+            write_atomically(path, spv2wgsl::binding_map::spec_constants_to_json(&compiled.spec_constants).as_bytes())
+    {
+        eprintln!("error: cannot write the binding map: {e}");
+        return Err(ExitCode::from(1));
+    }
     Ok(match target {
         Target::Spvasm => compiled.disassemble().into_bytes(),
         _ => compiled.to_bytes(),
     })
-}
-
-fn read_input(path: &Path) -> std::io::Result<Vec<u8>> {
-    let mut bytes = Vec::new();
-    if path == Path::new("-") {
-        std::io::stdin().read_to_end(&mut bytes)?;
-    } else {
-        bytes = std::fs::read(path)?;
-    }
-    Ok(bytes)
 }
 
 /// Writes to a temporary file beside `path` and renames it, so `path` is either untouched or

@@ -4,13 +4,16 @@
 //! failure never panics and never leaves an output file (or a temporary one)
 //! behind.
 
+#[path = "../common/mod.rs"]
 mod common;
+mod inputs;
 
 use std::path::Path;
 use std::process::{Command, Output};
 use std::time::Duration;
 
 use common::TempDir;
+use spv2wgsl::message_format::FileDiagnostic;
 
 const BIN: &str = env!("CARGO_BIN_EXE_spv2wgsl");
 
@@ -524,6 +527,11 @@ const BAD_INPUTS: &[BadInput] = &[
         all_of: &["opspecconstantop"],
     },
     BadInput { fixture: "invalid/huge_relaid_out_array_copy.spv", any_of: &["element by element"], all_of: &["65536"] },
+    BadInput {
+        fixture: "invalid/workgroup_initializer_not_null.spvasm",
+        any_of: &["must be opconstantnull"],
+        all_of: &["workgroup"],
+    },
     BadInput { fixture: "invalid/irreducible_cycle.spvasm", any_of: &["irreducible"], all_of: &["cycle"] },
     BadInput {
         // Stores and loads of locals whose values form a cycle: translating must end.
@@ -974,7 +982,10 @@ fn check_reports_each_problem_in_path_order_and_a_summary() {
         lines[0].starts_with("shaders/nested/undefined.spv: error: invalid SPIR-V: %77 is used but never defined"),
         "{stderr}"
     );
-    assert_eq!(lines[1], "shaders/stages.spvasm: warning: skipped entry point `gs`: WGSL has no Geometry stage");
+    assert_eq!(
+        lines[1],
+        "shaders/stages.spvasm: warning: skipped entry point `gs`: WGSL has no Geometry stage (at word 0x18, OpEntryPoint)"
+    );
     assert!(lines[2].starts_with("shaders/zz/magic.spv: error: malformed SPIR-V:"), "{stderr}");
     assert!(lines[2].contains("magic"), "{stderr}");
     assert_eq!(tree(dir.path()), before, "--check writes nothing");
@@ -997,7 +1008,8 @@ fn deny_warnings_fails_the_input_with_the_warning() {
     assert_eq!(stdout_of(&output), "2 passed, 3 failed\n");
     assert!(
         stderr_of(&output).contains(
-            "shaders/stages.spvasm: error: skipped entry point `gs`: WGSL has no Geometry stage (warnings are denied)"
+            "shaders/stages.spvasm: error: skipped entry point `gs`: WGSL has no Geometry stage \
+             (at word 0x18, OpEntryPoint) (warnings are denied)"
         ),
         "{}",
         describe(&output)
@@ -1030,86 +1042,18 @@ fn check_output_is_the_same_for_any_number_of_jobs() {
     }
 }
 
-/// A JSON value of the kinds a diagnostic line holds.
-#[derive(Debug, Clone, PartialEq)]
-enum Json {
-    Null,
-    Number(u64),
-    Text(String),
-}
-
-/// Parses one flat JSON object (string, unsigned integer and null values), strictly: anything
-/// else, including trailing text, is an error.
-fn parse_json_object(line: &str) -> Result<std::collections::BTreeMap<String, Json>, String> {
-    let mut chars = line.chars().peekable();
-    let mut object = std::collections::BTreeMap::new();
-    let expect = |chars: &mut std::iter::Peekable<std::str::Chars>, wanted: char| match chars.next() {
-        Some(c) if c == wanted => Ok(()),
-        other => Err(format!("expected {wanted:?}, found {other:?}")),
-    };
-    fn string(chars: &mut std::iter::Peekable<std::str::Chars>) -> Result<String, String> {
-        if chars.next() != Some('"') {
-            return Err("expected a string".into());
-        }
-        let mut text = String::new();
-        loop {
-            match chars.next().ok_or("unterminated string")? {
-                '"' => return Ok(text),
-                '\\' => match chars.next().ok_or("unterminated escape")? {
-                    '"' => text.push('"'),
-                    '\\' => text.push('\\'),
-                    '/' => text.push('/'),
-                    'n' => text.push('\n'),
-                    'r' => text.push('\r'),
-                    't' => text.push('\t'),
-                    'u' => {
-                        let hex: String = (0..4).filter_map(|_| chars.next()).collect();
-                        let code = u32::from_str_radix(&hex, 16).map_err(|e| e.to_string())?;
-                        text.push(char::from_u32(code).ok_or("not a character")?);
-                    }
-                    other => return Err(format!("bad escape \\{other}")),
-                },
-                c if c < ' ' => return Err(format!("unescaped control character {c:?}")),
-                c => text.push(c),
-            }
-        }
-    }
-    expect(&mut chars, '{')?;
-    loop {
-        let key = string(&mut chars)?;
-        expect(&mut chars, ':')?;
-        let value = match chars.peek() {
-            Some('"') => Json::Text(string(&mut chars)?),
-            Some('n') => {
-                let word: String = (0..4).filter_map(|_| chars.next()).collect();
-                if word != "null" {
-                    return Err(format!("bad literal {word}"));
-                }
-                Json::Null
-            }
-            Some(c) if c.is_ascii_digit() => {
-                let mut digits = String::new();
-                while let Some(c) = chars.peek().filter(|c| c.is_ascii_digit()) {
-                    digits.push(*c);
-                    chars.next();
-                }
-                Json::Number(digits.parse().map_err(|e| format!("{e}"))?)
-            }
-            other => return Err(format!("unexpected {other:?}")),
-        };
-        if object.insert(key.clone(), value).is_some() {
-            return Err(format!("duplicate key {key}"));
-        }
-        match chars.next() {
-            Some(',') => continue,
-            Some('}') if chars.next().is_none() => return Ok(object),
-            other => return Err(format!("expected , or }} at the end, found {other:?}")),
-        }
-    }
-}
-
-fn text(value: &str) -> Json {
-    Json::Text(value.to_string())
+/// The lines of `--message-format json` output as JSON values, each checked to read back as a
+/// `FileDiagnostic` that writes the very same line.
+fn json_lines(stderr: &str) -> Vec<serde_json::Value> {
+    stderr
+        .lines()
+        .map(|line| {
+            let diagnostic: FileDiagnostic =
+                serde_json::from_str(line).unwrap_or_else(|e| panic!("not a diagnostic ({e}): {line}"));
+            assert_eq!(serde_json::to_string(&diagnostic).unwrap(), line, "read back and written again");
+            serde_json::from_str(line).unwrap()
+        })
+        .collect()
 }
 
 #[test]
@@ -1129,27 +1073,26 @@ fn json_lines_parse_and_carry_the_location() {
     assert_eq!(output.status.code(), Some(1), "{}", describe(&output));
     assert_eq!(stdout_of(&output), "1 passed, 2 failed\n");
     let stderr = stderr_of(&output);
-    let objects: Vec<_> = stderr
-        .lines()
-        .map(|line| parse_json_object(line).unwrap_or_else(|e| panic!("not JSON ({e}): {line}")))
-        .collect();
+    let objects = json_lines(&stderr);
     assert_eq!(objects.len(), 3, "{stderr}");
     let keys =
-        ["block", "column", "file", "function", "line", "message", "opcode", "result_id", "severity", "word_offset"];
-    for object in &objects {
-        assert_eq!(object.keys().map(String::as_str).collect::<Vec<_>>(), keys, "{stderr}");
+        ["file", "severity", "message", "result_id", "word_offset", "opcode", "function", "block", "line", "column"];
+    for (line, object) in stderr.lines().zip(&objects) {
+        let positions: Vec<usize> = keys.iter().map(|key| line.find(&format!("\"{key}\":")).unwrap()).collect();
+        assert!(positions.is_sorted(), "every key, in this order: {line}");
+        assert_eq!(object.as_object().unwrap().len(), keys.len(), "no other key: {line}");
     }
 
     let binary = &objects[0];
-    assert_eq!(binary["file"], text(odd_name));
-    assert_eq!(binary["severity"], text("error"));
-    assert!(matches!(&binary["message"], Json::Text(m) if m.contains("%77 is used but never defined")), "{stderr}");
-    assert_eq!(binary["word_offset"], Json::Number(101));
-    assert_eq!(binary["opcode"], text("OpFMul"));
-    assert_eq!(binary["result_id"], Json::Number(14));
-    assert_eq!(binary["function"], Json::Number(1));
-    assert_eq!(binary["block"], Json::Number(11));
-    assert_eq!(binary["line"], Json::Null);
+    assert_eq!(binary["file"], odd_name);
+    assert_eq!(binary["severity"], "error");
+    assert!(binary["message"].as_str().unwrap().contains("%77 is used but never defined"), "{stderr}");
+    assert_eq!(binary["word_offset"], 101);
+    assert_eq!(binary["opcode"], "OpFMul");
+    assert_eq!(binary["result_id"], 14);
+    assert_eq!(binary["function"], 1);
+    assert_eq!(binary["block"], 11);
+    assert_eq!(binary["line"], serde_json::Value::Null);
 
     // The assembler's error points at the `%77` in the text.
     let source = String::from_utf8(common::read_fixture(UNDEFINED_ID_ASSEMBLY_FIXTURE)).unwrap();
@@ -1159,15 +1102,19 @@ fn json_lines_parse_and_carry_the_location() {
         .find_map(|(i, l)| (!l.trim_start().starts_with(';')).then(|| l.find("%77")).flatten().map(|c| (i + 1, c + 1)))
         .unwrap();
     let assembly = &objects[1];
-    assert_eq!(assembly["file"], text("text.spvasm"));
-    assert_eq!(assembly["line"], Json::Number(line as u64));
-    assert_eq!(assembly["column"], Json::Number(column as u64));
+    assert_eq!(assembly["file"], "text.spvasm");
+    assert_eq!(assembly["line"], line);
+    assert_eq!(assembly["column"], column);
 
+    // A warning carries the same location as an error would: the skipped `OpEntryPoint` is at
+    // word 0x18, on line 15 of the text.
     let warning = &objects[2];
-    assert_eq!(warning["file"], text("stages.spvasm"));
-    assert_eq!(warning["severity"], text("warning"));
-    assert_eq!(warning["message"], text("skipped entry point `gs`: WGSL has no Geometry stage"));
-    assert_eq!(warning["word_offset"], Json::Null);
+    assert_eq!(warning["file"], "stages.spvasm");
+    assert_eq!(warning["severity"], "warning");
+    assert_eq!(warning["message"], "skipped entry point `gs`: WGSL has no Geometry stage (at word 0x18, OpEntryPoint)");
+    assert_eq!(warning["word_offset"], 0x18);
+    assert_eq!(warning["opcode"], "OpEntryPoint");
+    assert_eq!((&warning["line"], &warning["column"]), (&15.into(), &1.into()));
 }
 
 #[test]
@@ -1199,7 +1146,10 @@ fn github_annotations_escape_what_the_runner_reads_as_syntax() {
         ),
         "{stderr}"
     );
-    assert_eq!(lines[2], "::warning file=stages.spvasm::skipped entry point `gs`: WGSL has no Geometry stage");
+    assert_eq!(
+        lines[2],
+        "::warning file=stages.spvasm,line=15,col=1::skipped entry point `gs`: WGSL has no Geometry stage (at word 0x18, OpEntryPoint)"
+    );
 }
 
 #[test]
@@ -1208,8 +1158,9 @@ fn message_format_applies_to_a_single_file_too() {
     assert_failure(&output, 1);
     assert!(output.stdout.is_empty());
     let stderr = stderr_of(&output);
-    let object = parse_json_object(stderr.trim_end()).unwrap_or_else(|e| panic!("one JSON line ({e}):\n{stderr}"));
-    assert_eq!(object["word_offset"], Json::Number(101));
+    let objects = json_lines(&stderr);
+    assert_eq!(objects.len(), 1, "one JSON line:\n{stderr}");
+    assert_eq!(objects[0]["word_offset"], 101);
 
     let output = run(&["-", "--message-format", "github", "--to", "spirv"], Some(b"fn f( {"));
     assert_failure(&output, 1);
@@ -1416,6 +1367,8 @@ fn binding_map_lists_every_resource_and_marks_assigned_ones() {
     let wgsl = std::fs::read_to_string(&out).expect("the WGSL was written");
     let json = std::fs::read_to_string(&map).expect("the binding map was written");
     assert!(json.starts_with("[\n") && json.ends_with("]\n"), "not a JSON array:\n{json}");
+    let read_back: Vec<spv2wgsl::Binding> = serde_json::from_str(&json).expect("the binding map reads back");
+    assert_eq!(spv2wgsl::binding_map::to_json(&read_back), json, "read back and written again");
     let entries: Vec<&str> = json.lines().filter(|l| l.trim_start().starts_with('{')).collect();
 
     // One entry per resource variable of the WGSL, at the same group and binding.
@@ -1540,6 +1493,20 @@ fn override_gives_spec_constants_values() {
 }
 
 #[test]
+fn override_of_a_shared_spec_id_is_read_as_its_first_32_bit_constant() {
+    // SpecId 3: an int (read first), a uint reading the same bits, and a bool.
+    let dir = TempDir::new("cli-override-shared");
+    let out = dir.join("out.wgsl");
+    let output = run_fixture_to("exec/compute/shared_spec_ids.spvasm", &out, &["--override", "3=-5"]);
+    assert_success(&output);
+    let wgsl = std::fs::read_to_string(&out).expect("the WGSL was written");
+    assert_valid_wgsl(&wgsl, "shared override");
+    for value in ["= 4294967291u;", "= -5i;", "select(1u, 9u, true)"] {
+        assert!(wgsl.contains(value), "{value}:\n{wgsl}");
+    }
+}
+
+#[test]
 fn override_mistakes_are_errors() {
     for (flag, code, needle) in [
         ("1=abc", 1, "not a 32-bit signed integer"),
@@ -1605,18 +1572,22 @@ const ARRAY_SIZED_BY_SPEC_CONSTANT: &str = r#"
 "#;
 
 #[test]
-fn an_array_sized_by_a_spec_constant_needs_an_override_which_the_error_names() {
+fn an_array_sized_by_a_spec_constant_takes_the_default_with_a_warning_naming_the_override() {
     let output = run(&[], Some(ARRAY_SIZED_BY_SPEC_CONSTANT.as_bytes()));
-    assert_failure(&output, 1);
-    assert_stderr_mentions(&output, "--override 7=VALUE (`COUNT`) fixes the size", "the flag that fixes the size");
-    // The error is about a type, which it names by id: it is shown at the type's declaration.
-    assert_stderr_mentions(&output, "= OpTypeArray)", "the declaration's opcode");
-    assert_stderr_mentions(&output, "%array = OpTypeArray %v4float %length", "the declaration's line");
+    assert_success(&output);
+    let wgsl = stdout_of(&output);
+    assert_valid_wgsl(&wgsl, "array sized by a spec constant's default");
+    assert!(wgsl.contains("array<vec4<f32>, 4>"), "COUNT + 1 with COUNT's default 3:\n{wgsl}");
+    assert_stderr_mentions(&output, "its length is fixed at 4", "the length chosen");
+    assert_stderr_mentions(&output, "--override 7=VALUE (`COUNT`) sets another", "the flag that sets another");
     let output = run(&["--override", "7=4"], Some(ARRAY_SIZED_BY_SPEC_CONSTANT.as_bytes()));
     assert_success(&output);
+    assert!(!String::from_utf8_lossy(&output.stderr).contains("warning"), "no warning with --override");
     let wgsl = stdout_of(&output);
     assert_valid_wgsl(&wgsl, "array sized by an overridden spec constant");
     assert!(wgsl.contains("array<vec4<f32>, 5>"), "COUNT + 1 with COUNT = 4:\n{wgsl}");
+    let output = run(&["--deny-warnings"], Some(ARRAY_SIZED_BY_SPEC_CONSTANT.as_bytes()));
+    assert_failure(&output, 1);
 }
 
 #[test]
@@ -1629,4 +1600,25 @@ fn strict_uniformity_changes_nothing_for_uniform_code() {
     let wgsl = std::fs::read_to_string(&out).expect("the WGSL was written");
     assert!(!wgsl.contains("diagnostic"), "{wgsl}");
     assert_same_wgsl(&wgsl, &library_wgsl("glsl/derivatives.frag.spv"));
+}
+
+#[test]
+fn draw_parameters_are_refused_unless_emulated_at_a_binding_the_option_may_choose() {
+    let dir = TempDir::new("cli-draw-parameters");
+    let out = dir.join("out.wgsl");
+    let vertex = "exec/render/draw_parameters.vert.spv";
+    let output = run_fixture_to(vertex, &out, &[]);
+    assert_failure(&output, 1);
+    assert_stderr_mentions(&output, "builtin BaseVertex", "the builtin WebGPU lacks");
+    assert_stderr_mentions(&output, "--emulate-draw-parameters", "the option that emulates it");
+    let output = run_fixture_to(vertex, &out, &["--emulate-draw-parameters", "--draw-parameters-binding", "1:7"]);
+    assert_success(&output);
+    let wgsl = std::fs::read_to_string(&out).expect("the WGSL was written");
+    assert_valid_wgsl(&wgsl, "emulated draw parameters");
+    assert!(wgsl.contains("@group(1) @binding(7) var<uniform> draw_parameters: DrawParameters;"), "{wgsl}");
+    assert!(wgsl.contains("= draw_parameters.base_vertex;"), "{wgsl}");
+    assert_stderr_mentions(&output, "draw-parameters uniform buffer", "the warning naming the binding");
+    // The binding option alone is a usage error.
+    let output = run_fixture_to(vertex, &out, &["--draw-parameters-binding", "1:7"]);
+    assert_failure(&output, 2);
 }
