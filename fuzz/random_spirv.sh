@@ -67,12 +67,13 @@ for source in "$dir"/source/*.spvasm; do
             continue
         fi
         # shellcheck disable=SC2086 # several flags
-        spirv-opt $flags --target-env="$env" "$source.spv" -o "$dir/$variant/$name.spv" 2>/dev/null
         # spirv-opt (2023.1) sometimes breaks a valid module (e.g. -O leaves a continue construct
-        # its back-edge block does not post-dominate): its bug, not a case for us.
-        if ! spirv-val --target-env "$env" "$dir/$variant/$name.spv" 2>/dev/null; then
-            echo "random_spirv: spirv-opt $flags made $name invalid; skipped" >&2
-            rm "$dir/$variant/$name" "$dir/$variant/$name.spv"
+        # its back-edge block does not post-dominate), and now and then crashes: its bugs, not
+        # cases for us.
+        if ! spirv-opt $flags --target-env="$env" "$source.spv" -o "$dir/$variant/$name.spv" 2>/dev/null \
+            || ! spirv-val --target-env "$env" "$dir/$variant/$name.spv" 2>/dev/null; then
+            echo "random_spirv: spirv-opt $flags failed on $name or made it invalid; skipped" >&2
+            rm -f "$dir/$variant/$name" "$dir/$variant/$name.spv"
         fi
     done
 done
