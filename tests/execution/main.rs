@@ -202,15 +202,16 @@ fn run(case: &Case) -> Result<Completion, String> {
     // build the pipeline or computes something else (a driver bug, see DESIGN.md), the model is
     // the reference.
     let reference = match device_run {
-        Ok(outputs) => {
-            compare::check_reference(case, &outputs)?;
-            match compare::against_cpu(case, &outputs, "SPIR-V") {
-                Ok(()) => Reference::Device(outputs),
-                Err(problem) => {
-                    Reference::Cpu(format!("the SPIR-V run differs from the CPU model: {problem}"), Some(outputs))
-                }
+        // A device run the CPU model disagrees with is no reference, even one that wrote nothing.
+        Ok(outputs) => match compare::against_cpu(case, &outputs, "SPIR-V") {
+            Ok(()) => {
+                compare::check_reference(case, &outputs)?;
+                Reference::Device(outputs)
             }
-        }
+            Err(problem) => {
+                Reference::Cpu(format!("the SPIR-V run differs from the CPU model: {problem}"), Some(outputs))
+            }
+        },
         Err(problem) if !case.cpu.is_empty() => Reference::Cpu(format!("the SPIR-V run failed: {problem}"), None),
         Err(problem) => return Err(problem),
     };
