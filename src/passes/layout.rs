@@ -681,7 +681,7 @@ impl Layouts<'_> {
         let id = self.push(f, out, Op::CompositeExtract, Some(ty), vec![composite], None);
         let at = *out.last().unwrap_or(&0);
         self.module.functions[f].insts[at].operands =
-            Box::new([Operand::IdRef(composite), Operand::LiteralBit32(index)]);
+            [Operand::IdRef(composite), Operand::LiteralBit32(index)].into();
         id
     }
 }

@@ -357,7 +357,7 @@ impl Rectifier<'_> {
             op: Op::Bitcast,
             ty: Some(ty),
             result: Some(result),
-            operands: Box::new([Operand::IdRef(value)]),
+            operands: [Operand::IdRef(value)].into(),
             offset: 0,
         });
         let def = Def::value(self.function, index, ty);

@@ -5,6 +5,8 @@ pub mod assemble;
 pub mod cfg;
 pub mod load;
 pub mod module;
+pub mod operands;
 pub mod structured;
 
 pub use module::*;
+pub use operands::Operands;
