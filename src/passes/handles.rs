@@ -27,9 +27,7 @@ use spirv::{AccessQualifier, Op, StorageClass};
 use crate::Options;
 use crate::error::{Error, Location};
 use crate::id_hash::IdSet;
-use crate::spirv::{
-    BindingOrigin, Def, Global, Id, ImageType, Inst, MAX_HANDLE_STEPS, Module, NewBinding, Param, Type,
-};
+use crate::spirv::{BindingOrigin, Def, Id, ImageType, Inst, MAX_HANDLE_STEPS, Module, NewBinding, Param, Type};
 
 pub fn run(module: &mut Module, _options: &Options) -> Result<(), Error> {
     let functions = module.entry_functions();
@@ -53,12 +51,20 @@ fn is_handle_array(module: &Module, ty: Id) -> bool {
     }
 }
 
-/// Handles WGSL cannot hold: arrays of them, and handles in function or private variables.
+/// Handles WGSL cannot hold: arrays of them, and handles in function or private variables; and
+/// arrays of buffers, which are binding arrays too.
 fn check_variables(module: &Module, functions: &[usize], used: &[bool]) -> Result<(), Error> {
     for (global, _) in module.globals.iter().zip(used).filter(|(_, used)| **used) {
         if is_handle_array(module, global.pointee) {
             return Err(Error::unsupported(
                 "an array of textures or samplers needs binding arrays, which WebGPU does not have",
+                module.variable_location(global.id),
+            ));
+        }
+        let buffer = matches!(global.class, StorageClass::Uniform | StorageClass::StorageBuffer);
+        if buffer && matches!(module.type_def(global.pointee), Some(Type::Array { .. } | Type::RuntimeArray { .. })) {
+            return Err(Error::unsupported(
+                "an array of uniform or storage buffers needs binding arrays, which WebGPU does not have",
                 module.variable_location(global.id),
             ));
         }
@@ -122,13 +128,8 @@ fn name_companion(module: &mut Module, of: Id, companion: Id, suffix: &str) {
 
 /// A new UniformConstant variable of type `pointee`, declared like `like`.
 fn add_global(module: &mut Module, like: usize, pointee: Id) -> Id {
-    let ty = module.intern_type(Type::Pointer { class: StorageClass::UniformConstant, pointee });
-    let index = module.globals.len();
-    let id = module.add_def(Def::Global(index));
     let offset = module.globals[like].offset;
-    module.globals.push(Global { id, ty, class: StorageClass::UniformConstant, pointee, initializer: None, offset });
-    module.declarations.push(id);
-    id
+    module.add_global(StorageClass::UniformConstant, pointee, offset)
 }
 
 fn split_combined_globals(module: &mut Module, used: &[bool]) {

@@ -10,9 +10,9 @@
 //!
 //! Values never have storage types. A load through a pointer to memory with adapted parts loads
 //! the parts and builds the value (transposing row-major matrices); a store takes the value apart.
-//! What WGSL cannot lay out (a stride smaller than its element, a uniform-buffer array stride that
-//! is not a multiple of 16) is an error; a push-constant block that breaks only WGSL's uniform-buffer
-//! rules becomes a read-only storage buffer instead.
+//! What WGSL cannot lay out (a stride smaller than its element) is an error; a uniform buffer or
+//! push-constant block that breaks only WGSL's uniform-buffer rules (16-byte array strides and
+//! struct offsets) becomes a read-only storage buffer instead, with a warning.
 //!
 //! Before: buffer variables have their SPIR-V store types. After: they have storage types, and
 //! every access chain into a changed one leads, from the variable, to storage types.
@@ -49,6 +49,8 @@ pub fn size_and_align(module: &Module, ty: Id) -> Result<(u32, u32), Error> {
         }
         Type::RuntimeArray { element } => (0, size_and_align(module, *element)?.1),
         Type::Atomic { inner } => size_and_align(module, *inner)?,
+        // WGSL structs need a member: an empty one is spelled with a `u32` (`emit.rs`).
+        Type::Struct { members } if members.is_empty() => (4, 4),
         Type::Struct { members } => {
             let mut end = 0;
             let mut max_align = 1;
@@ -118,18 +120,24 @@ pub fn run(module: &mut Module, _options: &Options) -> Result<(), Error> {
         if uniform_buffer && let Err(reason) = uniform_rules(layouts.module, storage) {
             let push_constant =
                 layouts.module.new_bindings.iter().any(|n| n.variable == id && n.origin == BindingOrigin::PushConstant);
-            if !push_constant {
-                return Err(Error::unsupported(format!("uniform buffer layout: {reason}"), at));
-            }
-            // A read-only storage buffer has none of the uniform buffer's 16-byte rules.
+            // A read-only storage buffer has none of the uniform buffer's 16-byte rules, and holds
+            // the same bytes (std430 and scalar layouts in a uniform block, say).
             layouts.module.globals[g].class = StorageClass::StorageBuffer;
             layouts.module.globals[g].ty =
                 layouts.module.intern_type(Type::Pointer { class: StorageClass::StorageBuffer, pointee: storage });
             layouts.module.decorations.entry(storage).or_default().non_writable = true;
-            let message = format!(
-                "push-constant block {} is a read-only storage buffer: its layout breaks WGSL's uniform-buffer rules ({reason})",
-                layouts.module.name(id).map_or(format!("%{id}"), |n| format!("`{n}`"))
-            );
+            let name = layouts.module.name(id).or_else(|| layouts.module.name(value));
+            let name = name.map_or(format!("%{id}"), |n| format!("`{n}`"));
+            let message = match push_constant {
+                true => format!(
+                    "push-constant block {name} is a read-only storage buffer: its layout breaks WGSL's \
+                     uniform-buffer rules ({reason})"
+                ),
+                false => format!(
+                    "uniform buffer {name} is a read-only storage buffer, which the application binds as \
+                     such: its layout breaks WGSL's uniform-buffer rules ({reason})"
+                ),
+            };
             layouts.module.warnings.push(Warning::new(message, at.clone()));
         }
         if storage != value {
@@ -436,6 +444,9 @@ impl Layouts<'_> {
     ) -> Result<(), Error> {
         let inst = self.module.functions[f].insts[index].clone();
         let base = inst.id(0).and_then(|id| self.place_of(id, adapted, places));
+        if inst.op == Op::CopyMemory {
+            return self.copy_memory(f, &inst, adapted, places, out, index);
+        }
         match (inst.op, base) {
             (Op::AccessChain | Op::InBoundsAccessChain | Op::CopyObject, Some(base)) => {
                 let mut place = base;
@@ -478,6 +489,50 @@ impl Layouts<'_> {
                     self.module.functions[f].insts[index].operands = operands;
                 }
                 out.push(index);
+                Ok(())
+            }
+        }
+    }
+
+    /// OpCopyMemory with a side in an adapted buffer: a load of the value from the source and a
+    /// store of it to the target, each converting between the value and the storage type.
+    fn copy_memory(
+        &mut self,
+        f: usize,
+        inst: &Inst,
+        adapted: &HashMap<Id, Id>,
+        places: &HashMap<Id, Place>,
+        out: &mut Vec<usize>,
+        index: usize,
+    ) -> Result<(), Error> {
+        let (Some(target), Some(source)) = (inst.id(0), inst.id(1)) else {
+            return Err(Error::invalid("OpCopyMemory without a target and a source", self.module.location_of(f, inst)));
+        };
+        let (target_place, source_place) =
+            (self.place_of(target, adapted, places), self.place_of(source, adapted, places));
+        if target_place.is_none() && source_place.is_none() {
+            out.push(index);
+            return Ok(());
+        }
+        let value = match source_place {
+            Some(place) => self.load(f, out, &place, None)?,
+            None => {
+                let pointee = match self.module.type_of(source).map(|ty| self.module.type_def(ty)) {
+                    Ok(Some(Type::Pointer { pointee, .. })) => *pointee,
+                    _ => {
+                        return Err(Error::invalid(
+                            "OpCopyMemory from a non-pointer",
+                            self.module.location_of(f, inst),
+                        ));
+                    }
+                };
+                self.push(f, out, Op::Load, Some(pointee), vec![source], None)
+            }
+        };
+        match target_place {
+            Some(place) => self.store(f, out, &place, value),
+            None => {
+                self.push(f, out, Op::Store, None, vec![target, value], None);
                 Ok(())
             }
         }

@@ -4,7 +4,9 @@
 pub mod argument_copies;
 pub mod atomics;
 pub mod bindings;
+pub mod draw_parameters;
 pub mod entry_points;
+pub mod global_params;
 pub mod handles;
 pub mod io_wrapper;
 pub mod layout;
@@ -12,5 +14,6 @@ pub mod signedness;
 pub mod single_store_locals;
 pub mod single_value_phis;
 pub mod spec_constants;
+pub mod stage_rules;
 pub mod structurize;
 pub mod value_params;

@@ -3,9 +3,11 @@
 
 pub mod assemble;
 pub mod cfg;
+mod decorations;
 pub mod load;
 pub mod module;
 pub mod operands;
+pub mod spec_constant_op;
 pub mod structured;
 
 pub use module::*;

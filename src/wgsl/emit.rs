@@ -1,26 +1,28 @@
 //! Lowering the structured module to the WGSL syntax tree: module scope (types, structs with their
-//! explicit layout, globals, entry-point wrappers). Function bodies are in `function.rs`.
+//! explicit layout, globals). Function bodies are in `function.rs`, entry-point wrappers in
+//! `wrapper.rs`.
 
 use std::cell::OnceCell;
 use std::collections::{BTreeSet, HashMap, HashSet};
 
 use spirv::{ExecutionModel, StorageClass};
 
-use super::ast::{self, Attribute, Expr, Literal, Stmt};
+use super::ast::{self, Attribute, Expr, Literal};
 use super::deferred_returns;
 use super::function;
 use super::image;
 use super::names::Namer;
+use super::non_finite;
 use super::print;
 use super::uniformity;
+use super::vertex_storage::VertexStorage;
 use crate::Options;
 use crate::binding_map::{Binding, Original, ResourceBinding};
-use crate::error::{Error, Location};
+use crate::error::{Error, Location, Warning};
 use crate::id_hash::{IdMap, IdSet};
 use crate::passes::layout::{round_up, size_and_align};
 use crate::spirv::{
-    BindingOrigin, ConstValue, EntryPoint, Id, IoBinding, IoSource, IoValue, Module, NewBinding, Type,
-    WorkgroupDimension,
+    BindingOrigin, Computed, ConstValue, EntryPoint, Id, IoBinding, IoSource, Module, NewBinding, Type,
 };
 
 /// Module-scope state shared by the function lowering: names and type spellings.
@@ -32,7 +34,7 @@ pub struct Emitter<'m> {
     pub names: IdMap<Id, String>,
     types: IdMap<Id, ast::Type>,
     member_names: IdMap<Id, Vec<String>>,
-    enables: BTreeSet<&'static str>,
+    pub(super) enables: BTreeSet<&'static str>,
     /// `--annotate`: statements name their SPIR-V origin.
     pub annotate: bool,
     bindings: Vec<Binding>,
@@ -40,6 +42,8 @@ pub struct Emitter<'m> {
     pub(super) overrides: IdMap<Id, String>,
     /// The OpSpecConstantOp results declared as `override`s of their own (`spec::named_ops`).
     pub(super) named_spec_ops: IdSet<Id>,
+    /// The `@id` override's constant of each SpecId several constants share (`shared_spec_ids.rs`).
+    pub(super) shared_spec_ids: HashMap<u32, Id>,
     /// Names of the helper functions declared (`helpers.rs`), by the type they work on.
     pub(super) helpers: HashMap<String, String>,
     uniformity: uniformity::Analysis,
@@ -48,21 +52,37 @@ pub struct Emitter<'m> {
     builtins: HashMap<&'static str, ast::Name>,
     /// How many of `out.globals` the uniformity analysis has been told of.
     globals_analysed: usize,
-    /// The globals vertex entry points reach, and the globals translated code writes through,
-    /// found once on first need: a writable storage buffer needs them (WebGPU gives vertex
-    /// shaders no writable storage), and asking per buffer would walk the module per buffer.
-    vertex_globals: OnceCell<Vec<bool>>,
-    written_globals: OnceCell<IdSet<Id>>,
+    /// What vertex entry points reach and write, found once on first need (`vertex_storage.rs`).
+    vertex_storage: OnceCell<VertexStorage>,
     /// `Module::new_bindings` by variable, for the binding map's entry of each resource.
     new_bindings: IdMap<Id, &'m NewBinding>,
+    /// Module-scope initializers stored at the start of the entry points instead
+    /// (`entry_initializers.rs`): (variable, constant).
+    pub(super) moved_initializers: Vec<(Id, Id)>,
+    /// Set while spelling a constant or override expression: a constant WGSL can only spell at
+    /// run time is refused there (`non_finite.rs`).
+    pub(super) in_constant_expression: bool,
+    /// Types whose values hold nothing (`Module::types_holding_no_data`): never loaded or stored.
+    pub(super) no_data: IdSet<Id>,
+    /// Names claimed for declarations made on first use, before function bodies (`late_names.rs`).
+    claimed: IdMap<Id, String>,
     /// Entry points' inner functions that take uniform builtins as parameters: the proxies
     /// the wrapper passes, in order (`make_barriers_uniform`).
-    inner_args: HashMap<String, Vec<String>>,
+    pub(super) inner_args: HashMap<String, Vec<String>>,
+    /// Things the user should know, as `Translation::warnings`.
+    pub warnings: Vec<Warning>,
 }
 
-/// The WGSL syntax tree (its functions already printed), the binding map of its resources, and
-/// what the uniformity analysis found.
-pub fn emit(module: &Module, options: &Options) -> Result<(ast::Module, Vec<Binding>, uniformity::Verdict), Error> {
+/// What `emit` makes: the WGSL syntax tree (its functions already printed), the binding map of
+/// its resources, what the uniformity analysis found, and warnings.
+pub struct Emitted {
+    pub ast: ast::Module,
+    pub bindings: Vec<Binding>,
+    pub uniformity: uniformity::Verdict,
+    pub warnings: Vec<Warning>,
+}
+
+pub fn emit(module: &Module, options: &Options) -> Result<Emitted, Error> {
     let mut e = Emitter {
         module,
         out: ast::Module::default(),
@@ -75,15 +95,20 @@ pub fn emit(module: &Module, options: &Options) -> Result<(ast::Module, Vec<Bind
         bindings: Vec::new(),
         overrides: IdMap::default(),
         named_spec_ops: super::spec::named_ops(module)?,
+        shared_spec_ids: crate::passes::spec_constants::shared_spec_id_primaries(module),
         helpers: HashMap::new(),
         uniformity: uniformity::Analysis::default(),
         bitcasts: IdMap::default(),
         builtins: HashMap::new(),
         globals_analysed: 0,
-        vertex_globals: OnceCell::new(),
-        written_globals: OnceCell::new(),
+        vertex_storage: OnceCell::new(),
         new_bindings: IdMap::default(),
         inner_args: HashMap::new(),
+        warnings: Vec::new(),
+        claimed: IdMap::default(),
+        no_data: module.types_holding_no_data(),
+        moved_initializers: Vec::new(),
+        in_constant_expression: false,
     };
     for new in &module.new_bindings {
         e.new_bindings.entry(new.variable).or_insert(new);
@@ -123,10 +148,13 @@ pub fn emit(module: &Module, options: &Options) -> Result<(ast::Module, Vec<Bind
     for global in used_globals(module, &functions) {
         e.global(global)?;
     }
+    e.claim_late_names(&functions);
     for &f in &functions {
         let mut lowered = function::emit(&mut e, f)?;
         if let Some(entry) = unwrapped.get(&module.functions[f].id) {
             lowered.attributes = e.stage_attributes(entry)?;
+            let stores = e.entry_initializer_stores(entry)?;
+            lowered.body.splice(0..0, stores);
         }
         e.finish_function(lowered);
     }
@@ -138,7 +166,7 @@ pub fn emit(module: &Module, options: &Options) -> Result<(ast::Module, Vec<Bind
     }
     e.out.enables = e.enables.iter().copied().collect();
     e.bindings.sort_by_key(|b| b.binding);
-    Ok((e.out, e.bindings, e.uniformity.verdict()))
+    Ok(Emitted { ast: e.out, bindings: e.bindings, uniformity: e.uniformity.verdict(), warnings: e.warnings })
 }
 
 /// Entry points with neither inputs nor outputs, by function: a wrapper would only call the
@@ -190,10 +218,16 @@ fn unmangled_names<'m>(module: &'m Module, functions: &[usize]) -> HashMap<usize
 fn used_globals(module: &Module, functions: &[usize]) -> Vec<usize> {
     let mut used = module.globals_used_in(functions);
     // Proxies the entry-point wrappers copy, even if no function reads them.
+    // and the buffers the wrappers read computed inputs from.
     for entry in &module.entry_points {
         for value in entry.io.iter().flat_map(|plan| plan.inputs.iter().chain(&plan.outputs)) {
             if let IoSource::Proxy { global, .. } = value.source
                 && let Some(g) = module.global_index(global)
+            {
+                used[g] = true;
+            }
+            if let IoBinding::Computed(Computed::BufferMember { buffer, .. }) = value.binding
+                && let Some(g) = module.global_index(buffer)
             {
                 used[g] = true;
             }
@@ -360,17 +394,23 @@ impl<'m> Emitter<'m> {
                 let count = match module.constant(*length) {
                     Some(c) if c.spec_id.is_none() => module.const_u32(*length),
                     _ => None,
-                }
-                .ok_or_else(|| {
-                    let hint = override_hint(module, *length);
-                    self.unsupported(id, format!("an array sized by a specialization constant outside workgroup memory: WGSL sizes arrays by overrides only there{hint}"))
-                })?;
+                };
+                let count = match count {
+                    Some(count) => count,
+                    None => self.default_length(id, *length)?,
+                };
                 format!("array<{}, {count}>", self.ty(*element)?)
             }
             Type::RuntimeArray { element } => format!("array<{}>", self.ty(*element)?),
             Type::Struct { members } => self.declare_struct(id, members)?,
             Type::Pointer { class, pointee } => {
-                format!("ptr<{}, {}>", address_space(module, *class, *pointee)?, self.ty(*pointee)?)
+                // The access mode, if any, comes after the type: `ptr<storage, T, read>`.
+                let space = address_space(module, *class, *pointee)?;
+                let pointee = self.ty(*pointee)?;
+                match space.split_once(", ") {
+                    Some((space, access)) => format!("ptr<{space}, {pointee}, {access}>"),
+                    None => format!("ptr<{space}, {pointee}>"),
+                }
             }
             Type::Atomic { inner } => format!("atomic<{}>", self.ty(*inner)?),
             Type::Sampler { comparison: false } => "sampler".to_string(),
@@ -389,6 +429,30 @@ impl<'m> Emitter<'m> {
         let spelled: ast::Type = spelled.into();
         self.types.insert(id, spelled.clone());
         Ok(spelled)
+    }
+
+    /// The length of array type `id` sized by a specialization constant, outside workgroup
+    /// memory where WGSL cannot size it by an `override`: the length the defaults give, with a
+    /// warning naming the constants.
+    fn default_length(&mut self, id: Id, length: Id) -> Result<u32, Error> {
+        let module = self.module;
+        let count = crate::passes::spec_constants::default_value(module, length).ok_or_else(|| {
+            self.unsupported(
+                id,
+                "an array sized by a specialization-constant expression this cannot evaluate, outside \
+                 workgroup memory: WGSL sizes arrays by overrides only there"
+                    .into(),
+            )
+        })?;
+        self.warnings.push(Warning::new(
+            format!(
+                "an array is sized by a specialization constant outside workgroup memory, where WGSL sizes arrays \
+                 by constants only: its length is fixed at {count}, what the defaults give{}",
+                override_hint(module, length)
+            ),
+            Location { result_id: Some(id), ..Location::default() },
+        ));
+        Ok(count)
     }
 
     fn image_type(&mut self, id: Id, image: &crate::spirv::ImageType) -> Result<String, Error> {
@@ -437,26 +501,54 @@ impl<'m> Emitter<'m> {
             return Ok(format!("texture_storage_{dim}<{format}, {access}>"));
         }
         if image.depth == 1 {
+            if image.dim == Dim::Dim1D {
+                return Err(self.unsupported(
+                    id,
+                    "a 1D depth texture sampled with a depth reference (sampler1DShadow): WGSL has no \
+                     texture_depth_1d and no comparison sampling of 1D textures"
+                        .into(),
+                ));
+            }
             return Ok(format!("texture_depth_{dim}"));
         }
         let sampled = match self.module.ty(image.sampled_type)? {
             Type::Float { width: 32 } | Type::Int { width: 32, .. } => self.ty(image.sampled_type)?,
+            // WGSL textures hold no f16: sampled as f32, the texels are converted (`image.rs`).
+            Type::Float { width: 16 } => "f32".into(),
             _ => {
-                return Err(
-                    self.unsupported(id, "textures of other than 32-bit floats or integers have no WGSL type".into())
-                );
+                return Err(self.unsupported(
+                    id,
+                    "textures of other than 32-bit integers or 16- or 32-bit floats have no WGSL type".into(),
+                ));
             }
         };
         Ok(format!("texture_{dim}<{sampled}>"))
     }
 
+    pub(super) fn struct_base_name(&self, id: Id) -> String {
+        self.module.name(id).map(str::to_string).unwrap_or_else(|| format!("Struct_{id}"))
+    }
+
+    /// Takes a module-scope name for `id`, to be declared later (`late_names.rs`).
+    pub(super) fn claim_name(&mut self, id: Id, base: &str) {
+        if !self.claimed.contains_key(&id) {
+            let name = self.namer.fresh(base, None);
+            self.claimed.insert(id, name);
+        }
+    }
+
+    /// The module-scope name of `id`: the one claimed for it, or a fresh one.
+    pub(super) fn module_name(&mut self, id: Id, base: &str) -> String {
+        self.claimed.remove(&id).unwrap_or_else(|| self.namer.fresh(base, None))
+    }
+
     fn declare_struct(&mut self, id: Id, members: &[Id]) -> Result<String, Error> {
         let module = self.module;
-        let base = module.name(id).map(str::to_string).unwrap_or_else(|| format!("Struct_{id}"));
-        let name = self.namer.fresh(&base, None);
+        let base = self.struct_base_name(id);
+        let name = self.module_name(id, &base);
         // Claimed before the members are spelled so a recursive reference finds it.
         self.types.insert(id, name.as_str().into());
-        let mut member_namer = Namer::default();
+        let mut member_namer = Namer::for_members();
         let mut names = Vec::with_capacity(members.len());
         let mut out = Vec::with_capacity(members.len());
         let mut natural_end = 0u32;
@@ -495,9 +587,14 @@ impl<'m> Emitter<'m> {
             }
             out.push(ast::Member { attributes: Vec::new(), name: member_name, ty });
         }
+        if members.is_empty() {
+            // WGSL structs need a member; this one is never read.
+            out.push(ast::Member { attributes: Vec::new(), name: "unused".into(), ty: "u32".into() });
+        }
         // A struct padded to an array stride ends in a member as long as the padding reaches.
         if let (Some(&padded), Some(last)) = (module.padded_sizes.get(&id), out.last_mut()) {
-            let last_offset = module.member_decorations(id, members.len() as u32 - 1).offset.unwrap_or(0);
+            let last_offset =
+                module.member_decorations(id, (members.len() as u32).saturating_sub(1)).offset.unwrap_or(0);
             last.attributes.push(Attribute::Size(padded - last_offset));
         }
         self.member_names.insert(id, names);
@@ -540,29 +637,54 @@ impl<'m> Emitter<'m> {
         let mut space = address_space(module, global.class, global.pointee).map_err(|_| {
             self.unsupported(global.id, format!("{:?} variables have no WGSL counterpart", global.class))
         })?;
-        if space == "storage, read_write" && self.vertex_globals.get_or_init(|| vertex_globals(module))[g] {
-            // WebGPU vertex shaders cannot have writable storage buffers.
-            if self.written_globals.get_or_init(|| written_globals(module)).contains(&global.id) {
-                return Err(self.unsupported(
-                    global.id,
-                    "a vertex shader writes a storage buffer, which WebGPU does not allow".into(),
-                ));
+        if space == "storage, read_write" {
+            let vertex = self.vertex_storage.get_or_init(|| VertexStorage::new(module));
+            if vertex.reaches(g) {
+                vertex.check(module, global)?;
+                space = "storage, read".into();
             }
-            space = "storage, read".into();
         }
         let mut attributes = Vec::new();
         if matches!(global.class, StorageClass::Uniform | StorageClass::StorageBuffer | StorageClass::UniformConstant) {
-            let binding =
-                ResourceBinding { group: decorations.set.unwrap_or(0), binding: decorations.binding.unwrap_or(0) };
+            let (Some(group), Some(binding)) = (decorations.set, decorations.binding) else {
+                return Err(Error::invalid(
+                    "a resource variable without a DescriptorSet and Binding, which Vulkan requires \
+                     (VUID-StandaloneSpirv-UniformConstant-06677)",
+                    location_of_id(module, global.id),
+                ));
+            };
+            let binding = ResourceBinding { group, binding };
             attributes.push(Attribute::Group(binding.group));
             attributes.push(Attribute::Binding(binding.binding));
             let entry = self.binding_entry(global.id, binding, &name, &ty, &space);
             self.bindings.push(entry);
         }
         let init = match global.initializer {
-            Some(init) if module.constant(init).is_some() => Some(self.constant(init)?),
-            Some(_) => return Err(self.unsupported(global.id, "a variable initialised with another variable".into())),
             None => None,
+            Some(init) if module.constant(init).is_none() => {
+                return Err(self.unsupported(global.id, "a variable initialised with another variable".into()));
+            }
+            Some(init) if global.class == StorageClass::Workgroup => {
+                if !matches!(module.constant(init).map(|c| &c.value), Some(ConstValue::Null)) {
+                    return Err(Error::invalid(
+                        "a Workgroup variable's initializer must be OpConstantNull in Vulkan \
+                         (VUID-StandaloneSpirv-OpVariable-04734)",
+                        location_of_id(module, global.id),
+                    ));
+                }
+                // WebGPU zero-initialises workgroup memory, which is what the null initializer asks.
+                None
+            }
+            Some(init) if non_finite::contains_non_finite(module, init) => {
+                self.moved_initializers.push((global.id, init));
+                None
+            }
+            Some(init) => {
+                self.in_constant_expression = true;
+                let value = self.constant(init);
+                self.in_constant_expression = false;
+                Some(value?)
+            }
         };
         self.out.globals.push(ast::Global {
             attributes,
@@ -580,27 +702,37 @@ impl<'m> Emitter<'m> {
         let made = |id: Id| self.new_bindings.get(&id).copied();
         let new = made(id);
         // A comparison twin of a split sampler comes, in the end, from the combined variable; a
-        // sampler moved off an image's binding is its own source, and was bound where the image is.
+        // sampler moved off an image's binding (or an alias off another resource's) is its own
+        // source, and was bound where the other is.
         let mut source = id;
         let mut bound_like = id;
         loop {
             match made(source) {
-                Some(n) if n.origin == BindingOrigin::SharedWithImage => break bound_like = n.source,
+                Some(n) if matches!(n.origin, BindingOrigin::SharedWithImage | BindingOrigin::Aliased) => {
+                    break bound_like = n.source;
+                }
                 Some(n) if n.source != source => (source, bound_like) = (n.source, n.source),
                 _ => break,
             }
         }
         let d = module.decorations(bound_like);
         let (set, original_binding) = match (new.map(|n| n.origin), d.set, d.binding) {
-            (Some(BindingOrigin::PushConstant), ..) | (_, None, _) | (_, _, None) => (None, None),
+            (Some(BindingOrigin::PushConstant | BindingOrigin::DrawParameters), ..) | (_, None, _) | (_, _, None) => {
+                (None, None)
+            }
             (_, set, binding) => (set, binding),
+        };
+        // The draw-parameters buffer comes from no SPIR-V variable.
+        let source_name = match new.map(|n| n.origin) {
+            Some(BindingOrigin::DrawParameters) => None,
+            _ => module.name(source).map(str::to_string),
         };
         Binding {
             binding,
             name: name.to_string(),
             ty: ty.to_string(),
             address_space: (!space.is_empty()).then(|| space.to_string()),
-            original: Original { set, binding: original_binding, name: module.name(source).map(str::to_string) },
+            original: Original { set, binding: original_binding, name: source_name },
             assigned: new.is_some(),
             origin: new.map(|n| n.origin),
         }
@@ -617,7 +749,12 @@ impl<'m> Emitter<'m> {
             ConstValue::Op { .. } if self.named_spec_ops.contains(&id) => self.named_spec_op(id),
             ConstValue::Op { op, operands } => self.spec_op(id, constant.ty, *op, operands),
             ConstValue::Bool(b) => Ok(Expr::Literal(Literal::Bool(*b))),
-            ConstValue::Scalar(bits) => self.constant_bits(constant.ty, *bits),
+            ConstValue::Scalar(bits) => self.constant_bits(constant.ty, *bits).map_err(|mut error| {
+                if let Some(location) = error.location_mut() {
+                    location.result_id = Some(id);
+                }
+                error
+            }),
             ConstValue::Composite(parts) => {
                 let ty = self.ty(constant.ty)?;
                 // A vector of one repeated component is written once, as a splat.
@@ -637,14 +774,10 @@ impl<'m> Emitter<'m> {
         let literal = match self.module.ty(ty)? {
             Type::Int { width: 32, signed: true } => Literal::I32(bits as u32 as i32),
             Type::Int { width: 32, signed: false } => Literal::U32(bits as u32),
-            Type::Float { width: 32 } => {
-                let value = f32::from_bits(bits as u32);
-                if !value.is_finite() {
-                    // WGSL has no literal for infinities and NaNs.
-                    return Ok(Expr::call("bitcast<f32>", vec![Expr::Literal(Literal::U32(bits as u32))]));
-                }
-                Literal::F32(bits as u32)
+            &Type::Float { width } if non_finite::is_non_finite(width, bits) => {
+                return self.non_finite_float(width, bits);
             }
+            Type::Float { width: 32 } => Literal::F32(bits as u32),
             Type::Float { width: 16 } => {
                 self.enables.insert("f16");
                 Literal::F16(bits as u16)
@@ -656,149 +789,6 @@ impl<'m> Emitter<'m> {
 
     pub fn enable(&mut self, extension: &'static str) {
         self.enables.insert(extension);
-    }
-
-    /// The entry point itself, written from its I/O plan: parameters into proxies, the inner
-    /// call, the outputs returned.
-    fn entry_wrapper(&mut self, entry: &EntryPoint, name: String) -> Result<ast::Function, Error> {
-        let plan = entry.io.clone().unwrap_or_default();
-        let inner = self.names.get(&entry.function).cloned().unwrap_or_default();
-        let mut local = Namer::default();
-        let mut params = Vec::new();
-        let mut body = Vec::new();
-        // Proxies whose whole value a parameter holds, by name.
-        let mut whole = HashMap::new();
-        for value in &plan.inputs {
-            let param_name = local.fresh(&format!("{}_param", value.name), Some(&self.namer));
-            if let IoSource::Proxy { global, path } = &value.source
-                && path.is_empty()
-                && let Some(proxy) = self.names.get(global)
-            {
-                whole.insert(proxy.clone(), param_name.clone());
-            }
-            let wgsl_ty = self.ty(value.wgsl_ty)?;
-            let arg = self.convert(Expr::ident(param_name.clone()), value.wgsl_ty, value.ty)?;
-            let target = self.proxy(value)?.ok_or_else(|| Error::internal("an input without a proxy"))?;
-            body.push(Stmt::Assign { target, value: arg });
-            params.push(ast::Param { attributes: self.io_attributes(value), name: param_name, ty: wgsl_ty });
-        }
-        let args = self
-            .inner_args
-            .get(&inner)
-            .into_iter()
-            .flatten()
-            .filter_map(|proxy| whole.get(proxy))
-            .map(|p| Expr::ident(p.as_str()));
-        body.push(Stmt::Call(Expr::call(inner.as_str(), args.collect())));
-        let mut members = Vec::new();
-        let mut results = Vec::new();
-        let mut member_namer = Namer::default();
-        for value in &plan.outputs {
-            let wgsl_ty = self.ty(value.wgsl_ty)?;
-            let result = match self.proxy(value)? {
-                Some(proxy) => self.convert(proxy, value.ty, value.wgsl_ty)?,
-                None => Expr::call(wgsl_ty.clone(), vec![]),
-            };
-            results.push(result);
-            members.push(ast::Member {
-                attributes: self.io_attributes(value),
-                name: member_namer.fresh(&value.name, None),
-                ty: wgsl_ty,
-            });
-        }
-        let result = match members.len() {
-            0 => None,
-            1 => {
-                let member = members.pop().expect("one member");
-                body.push(Stmt::Return(results.pop()));
-                Some((member.attributes, member.ty))
-            }
-            _ => {
-                let struct_name = self.namer.fresh(&format!("{name}_out"), None);
-                self.out.structs.push(ast::Struct { name: struct_name.clone(), members });
-                body.push(Stmt::Return(Some(Expr::call(struct_name.as_str(), results))));
-                Some((vec![], struct_name.into()))
-            }
-        };
-        let attributes = self.stage_attributes(entry)?;
-        Ok(ast::Function { attributes, name, params, result, body })
-    }
-
-    /// `@vertex`, `@fragment`, or `@compute` with its `@workgroup_size`.
-    fn stage_attributes(&mut self, entry: &EntryPoint) -> Result<Vec<Attribute>, Error> {
-        let mut attributes = vec![Attribute::Stage(match entry.model {
-            ExecutionModel::Vertex => "vertex",
-            ExecutionModel::Fragment => "fragment",
-            _ => "compute",
-        })];
-        if let Some([x, y, z]) = entry.io.as_ref().and_then(|plan| plan.workgroup_size) {
-            let size = [self.workgroup_dimension(x)?, self.workgroup_dimension(y)?, self.workgroup_dimension(z)?];
-            attributes.push(Attribute::WorkgroupSize(Box::new(size)));
-        }
-        Ok(attributes)
-    }
-
-    fn io_attributes(&mut self, value: &IoValue) -> Vec<Attribute> {
-        match &value.binding {
-            IoBinding::BuiltIn { name, enable, invariant } => {
-                if let Some(enable) = enable {
-                    self.enables.insert(enable);
-                }
-                let mut attributes = vec![Attribute::Builtin(name)];
-                if *invariant {
-                    attributes.push(Attribute::Invariant);
-                }
-                attributes
-            }
-            IoBinding::Location { location, interpolation, blend_src } => {
-                let mut attributes = vec![Attribute::Location(*location)];
-                if let Some(src) = blend_src {
-                    self.enables.insert("dual_source_blending");
-                    attributes.push(Attribute::BlendSrc(*src));
-                }
-                if let Some(how) = interpolation {
-                    attributes.push(Attribute::Interpolate(how.clone()));
-                }
-                attributes
-            }
-        }
-    }
-
-    /// The proxy variable, or the member, element or column of it, that an I/O value lives in;
-    /// `None` for a synthesised value.
-    fn proxy(&mut self, value: &IoValue) -> Result<Option<Expr>, Error> {
-        let IoSource::Proxy { global, path } = &value.source else { return Ok(None) };
-        let module = self.module;
-        let mut expr = Expr::ident(self.names.get(global).cloned().unwrap_or_default());
-        let mut ty = module.globals[module.global_index(*global).unwrap_or_default()].pointee;
-        for &step in path {
-            match module.ty(ty)? {
-                Type::Struct { members } => {
-                    let member_ty = members[step as usize];
-                    expr = Expr::member(expr, self.member_name(ty, step)?);
-                    ty = member_ty;
-                }
-                Type::Array { element: inner, .. } | Type::Matrix { column: inner, .. } => {
-                    expr = Expr::index(expr, Expr::Literal(Literal::Abstract(i64::from(step))));
-                    ty = *inner;
-                }
-                _ => return Err(Error::internal("an I/O path steps into a non-composite")),
-            }
-        }
-        Ok(Some(expr))
-    }
-
-    /// A number, or the `override` (expression) of a specialization constant.
-    fn workgroup_dimension(&mut self, dimension: WorkgroupDimension) -> Result<Expr, Error> {
-        match dimension {
-            WorkgroupDimension::Literal(d) => Ok(Expr::Literal(Literal::Abstract(i64::from(d)))),
-            WorkgroupDimension::Constant(id) => self.constant(id),
-        }
-    }
-
-    /// `value` of type `from` as type `to`, where the two differ at most in signedness.
-    fn convert(&mut self, value: Expr, from: Id, to: Id) -> Result<Expr, Error> {
-        Ok(if from == to { value } else { self.bitcast(to, value)? })
     }
 
     /// `bitcast<to>(value)`; each type's spelling of the call is made once.
@@ -820,7 +810,7 @@ impl<'m> Emitter<'m> {
     }
 }
 
-/// For an array length that stays a specialization constant: which `--override` flags would fix
+/// For an array length that stays a specialization constant: which `--override` flags would set
 /// it, naming the SpecIds (and OpNames) the length is computed from.
 fn override_hint(module: &Module, length: Id) -> String {
     let mut pending = vec![length];
@@ -841,7 +831,7 @@ fn override_hint(module: &Module, length: Id) -> String {
             None => format!("--override {spec_id}=VALUE"),
         })
         .collect();
-    if flags.is_empty() { String::new() } else { format!("; {} fixes the size", flags.join(" ")) }
+    if flags.is_empty() { String::new() } else { format!("; {} sets another", flags.join(" ")) }
 }
 
 /// The WGSL address space (with access mode) for a SPIR-V storage class.
@@ -886,41 +876,6 @@ fn padding(out: &mut Vec<ast::Member>, namer: &mut Namer, bytes: u32) -> u32 {
     let attributes = if bytes > 4 { vec![Attribute::Size(bytes)] } else { Vec::new() };
     out.push(ast::Member { attributes, name: namer.fresh("padding", None), ty: "u32".into() });
     bytes
-}
-
-/// Which globals (by index) the vertex entry points reach.
-fn vertex_globals(module: &Module) -> Vec<bool> {
-    let vertex = module.entry_points.iter().filter(|e| e.model == ExecutionModel::Vertex);
-    let roots: Vec<usize> = vertex.filter_map(|entry| module.function_index(entry.function)).collect();
-    module.globals_used_in(&module.reachable_from(&roots))
-}
-
-/// The globals a translated instruction writes memory in.
-fn written_globals(module: &Module) -> IdSet<Id> {
-    let root = |mut id: Id| {
-        for _ in 0..64 {
-            match module.value_inst(id) {
-                Some(inst)
-                    if matches!(
-                        inst.op,
-                        spirv::Op::AccessChain | spirv::Op::InBoundsAccessChain | spirv::Op::CopyObject
-                    ) =>
-                {
-                    id = inst.id(0).unwrap_or(0);
-                }
-                _ => return id,
-            }
-        }
-        id
-    };
-    let instructions = module.entry_functions().into_iter().flat_map(|f| module.functions[f].insts.iter());
-    instructions
-        .filter(|inst| {
-            matches!(inst.op, spirv::Op::Store | spirv::Op::CopyMemory)
-                || (crate::passes::atomics::is_atomic(inst.op) && inst.op != spirv::Op::AtomicLoad)
-        })
-        .filter_map(|inst| inst.id(0).map(root))
-        .collect()
 }
 
 fn lower_first(name: &str) -> String {

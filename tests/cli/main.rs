@@ -527,6 +527,11 @@ const BAD_INPUTS: &[BadInput] = &[
         all_of: &["opspecconstantop"],
     },
     BadInput { fixture: "invalid/huge_relaid_out_array_copy.spv", any_of: &["element by element"], all_of: &["65536"] },
+    BadInput {
+        fixture: "invalid/workgroup_initializer_not_null.spvasm",
+        any_of: &["must be opconstantnull"],
+        all_of: &["workgroup"],
+    },
     BadInput { fixture: "invalid/irreducible_cycle.spvasm", any_of: &["irreducible"], all_of: &["cycle"] },
     BadInput {
         // Stores and loads of locals whose values form a cycle: translating must end.
@@ -1488,6 +1493,20 @@ fn override_gives_spec_constants_values() {
 }
 
 #[test]
+fn override_of_a_shared_spec_id_is_read_as_its_first_32_bit_constant() {
+    // SpecId 3: an int (read first), a uint reading the same bits, and a bool.
+    let dir = TempDir::new("cli-override-shared");
+    let out = dir.join("out.wgsl");
+    let output = run_fixture_to("exec/compute/shared_spec_ids.spvasm", &out, &["--override", "3=-5"]);
+    assert_success(&output);
+    let wgsl = std::fs::read_to_string(&out).expect("the WGSL was written");
+    assert_valid_wgsl(&wgsl, "shared override");
+    for value in ["= 4294967291u;", "= -5i;", "select(1u, 9u, true)"] {
+        assert!(wgsl.contains(value), "{value}:\n{wgsl}");
+    }
+}
+
+#[test]
 fn override_mistakes_are_errors() {
     for (flag, code, needle) in [
         ("1=abc", 1, "not a 32-bit signed integer"),
@@ -1553,18 +1572,22 @@ const ARRAY_SIZED_BY_SPEC_CONSTANT: &str = r#"
 "#;
 
 #[test]
-fn an_array_sized_by_a_spec_constant_needs_an_override_which_the_error_names() {
+fn an_array_sized_by_a_spec_constant_takes_the_default_with_a_warning_naming_the_override() {
     let output = run(&[], Some(ARRAY_SIZED_BY_SPEC_CONSTANT.as_bytes()));
-    assert_failure(&output, 1);
-    assert_stderr_mentions(&output, "--override 7=VALUE (`COUNT`) fixes the size", "the flag that fixes the size");
-    // The error is about a type, which it names by id: it is shown at the type's declaration.
-    assert_stderr_mentions(&output, "= OpTypeArray)", "the declaration's opcode");
-    assert_stderr_mentions(&output, "%array = OpTypeArray %v4float %length", "the declaration's line");
+    assert_success(&output);
+    let wgsl = stdout_of(&output);
+    assert_valid_wgsl(&wgsl, "array sized by a spec constant's default");
+    assert!(wgsl.contains("array<vec4<f32>, 4>"), "COUNT + 1 with COUNT's default 3:\n{wgsl}");
+    assert_stderr_mentions(&output, "its length is fixed at 4", "the length chosen");
+    assert_stderr_mentions(&output, "--override 7=VALUE (`COUNT`) sets another", "the flag that sets another");
     let output = run(&["--override", "7=4"], Some(ARRAY_SIZED_BY_SPEC_CONSTANT.as_bytes()));
     assert_success(&output);
+    assert!(!String::from_utf8_lossy(&output.stderr).contains("warning"), "no warning with --override");
     let wgsl = stdout_of(&output);
     assert_valid_wgsl(&wgsl, "array sized by an overridden spec constant");
     assert!(wgsl.contains("array<vec4<f32>, 5>"), "COUNT + 1 with COUNT = 4:\n{wgsl}");
+    let output = run(&["--deny-warnings"], Some(ARRAY_SIZED_BY_SPEC_CONSTANT.as_bytes()));
+    assert_failure(&output, 1);
 }
 
 #[test]
@@ -1577,4 +1600,25 @@ fn strict_uniformity_changes_nothing_for_uniform_code() {
     let wgsl = std::fs::read_to_string(&out).expect("the WGSL was written");
     assert!(!wgsl.contains("diagnostic"), "{wgsl}");
     assert_same_wgsl(&wgsl, &library_wgsl("glsl/derivatives.frag.spv"));
+}
+
+#[test]
+fn draw_parameters_are_refused_unless_emulated_at_a_binding_the_option_may_choose() {
+    let dir = TempDir::new("cli-draw-parameters");
+    let out = dir.join("out.wgsl");
+    let vertex = "exec/render/draw_parameters.vert.spv";
+    let output = run_fixture_to(vertex, &out, &[]);
+    assert_failure(&output, 1);
+    assert_stderr_mentions(&output, "builtin BaseVertex", "the builtin WebGPU lacks");
+    assert_stderr_mentions(&output, "--emulate-draw-parameters", "the option that emulates it");
+    let output = run_fixture_to(vertex, &out, &["--emulate-draw-parameters", "--draw-parameters-binding", "1:7"]);
+    assert_success(&output);
+    let wgsl = std::fs::read_to_string(&out).expect("the WGSL was written");
+    assert_valid_wgsl(&wgsl, "emulated draw parameters");
+    assert!(wgsl.contains("@group(1) @binding(7) var<uniform> draw_parameters: DrawParameters;"), "{wgsl}");
+    assert!(wgsl.contains("= draw_parameters.base_vertex;"), "{wgsl}");
+    assert_stderr_mentions(&output, "draw-parameters uniform buffer", "the warning naming the binding");
+    // The binding option alone is a usage error.
+    let output = run_fixture_to(vertex, &out, &["--draw-parameters-binding", "1:7"]);
+    assert_failure(&output, 2);
 }
