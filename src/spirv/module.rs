@@ -923,7 +923,8 @@ impl Function {
             block.insts.retain(|index| !dropped.contains(index));
         }
         for &index in dropped {
-            self.insts[index] = Inst { op: Op::Nop, ty: None, result: None, operands: super::Operands::default(), offset: 0 };
+            self.insts[index] =
+                Inst { op: Op::Nop, ty: None, result: None, operands: super::Operands::default(), offset: 0 };
         }
     }
 }
