@@ -104,10 +104,11 @@ impl Vulkan {
             .storage_buffer16_bit_access(supported11.storage_buffer16_bit_access == vk::TRUE)
             .uniform_and_storage_buffer16_bit_access(supported11.uniform_and_storage_buffer16_bit_access == vk::TRUE)
             .storage_input_output16(supported11.storage_input_output16 == vk::TRUE);
-        // Scalar block layouts (vectors aligned as their components), where the device has them.
+        // Scalar and std430 uniform block layouts, where the device has them.
         let mut vulkan12 = vk::PhysicalDeviceVulkan12Features::default()
             .shader_float16(supported12.shader_float16 == vk::TRUE)
-            .scalar_block_layout(supported12.scalar_block_layout == vk::TRUE);
+            .scalar_block_layout(supported12.scalar_block_layout == vk::TRUE)
+            .uniform_buffer_standard_layout(supported12.uniform_buffer_standard_layout == vk::TRUE);
         let features = vk::PhysicalDeviceFeatures::default()
             .fragment_stores_and_atomics(true)
             .vertex_pipeline_stores_and_atomics(true);
@@ -319,7 +320,7 @@ impl Vulkan {
                 let offsets = vec![0; vertex_buffers.len()];
                 device.cmd_bind_vertex_buffers(commands, 0, &vertex_buffers, &offsets);
             }
-            device.cmd_draw(commands, render.vertices, render.instances, 0, 0);
+            device.cmd_draw(commands, render.vertices, render.instances, render.first_vertex, render.first_instance);
             device.cmd_end_rendering(commands);
             for (image, resolve, readback) in &targets {
                 let image = resolve.as_ref().unwrap_or(image);
