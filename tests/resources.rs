@@ -300,7 +300,7 @@ fn array_strides_smaller_than_the_element_are_refused() {
 %buf = OpVariable %ptr_Buf StorageBuffer";
     let body = "%p = OpAccessChain %ptr_v3 %buf %uint_0 %uint_1
 %v = OpLoad %v3float %p";
-    assert_refused(&fragment_with(&decorations, declarations, body), &["array stride of 8 bytes", "at least 16"]);
+    assert_refused(&fragment_with(&decorations, declarations, body), &["array stride of 8 bytes", "at least 12"]);
 }
 
 #[test]
