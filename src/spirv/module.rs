@@ -558,6 +558,18 @@ impl Module {
         }
     }
 
+    /// Whether `id` is a constant that is zero in every component and not overridable: a level
+    /// of 0, or gradients of 0 (which also select level 0).
+    pub fn is_fixed_zero(&self, id: Id) -> bool {
+        let Some(constant) = self.constant(id).filter(|c| c.spec_id.is_none()) else { return false };
+        match &constant.value {
+            ConstValue::Scalar(bits) => *bits == 0,
+            ConstValue::Null => true,
+            ConstValue::Composite(parts) => parts.iter().all(|&part| self.is_fixed_zero(part)),
+            _ => false,
+        }
+    }
+
     /// The types whose values hold nothing: empty structs, and structs and arrays of such (WGSL
     /// spells them with a member that is never read). One walk in declaration order, where a
     /// type comes after its parts.

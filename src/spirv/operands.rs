@@ -75,6 +75,16 @@ impl From<&[Operand]> for Operands {
     }
 }
 
+impl From<Vec<Operand>> for Operands {
+    fn from(operands: Vec<Operand>) -> Self {
+        if operands.len() <= INLINE {
+            Operands::from(&operands[..])
+        } else {
+            Operands(Repr::Heap(operands.into_boxed_slice()))
+        }
+    }
+}
+
 impl<const N: usize> From<[Operand; N]> for Operands {
     fn from(operands: [Operand; N]) -> Self {
         Operands::from(&operands[..])
@@ -120,6 +130,7 @@ mod tests {
             let list: Vec<Operand> = (0..len).map(Operand::LiteralBit32).collect();
             assert_eq!(&*Operands::from(&list[..]), &list[..]);
             assert_eq!(&*list.iter().copied().collect::<Operands>(), &list[..]);
+            assert_eq!(&*Operands::from(list.clone()), &list[..]);
         }
         let mut operands = Operands::from([Operand::IdRef(1), Operand::IdRef(2)]);
         operands[1] = Operand::IdRef(3);
