@@ -201,7 +201,7 @@ fn specialize(module: &mut Module, f: usize, roots: &[(usize, Root)]) {
             op: Op::AccessChain,
             ty: Some(param.ty),
             result: Some(param.id),
-            operands: operands.into_boxed_slice(),
+            operands: operands.into(),
             offset: 0,
         });
     }
@@ -322,7 +322,7 @@ fn rewrite_call(module: &mut Module, call: &PendingCall, target: usize, original
     for (_, root) in &call.roots {
         operands.extend(root.indices.iter().filter(|(_, constant)| !constant).map(|&(id, _)| Operand::IdRef(id)));
     }
-    module.functions[call.caller].insts[call.inst].operands = operands.into_boxed_slice();
+    module.functions[call.caller].insts[call.inst].operands = operands.into();
 }
 
 /// Refuses a parameter still pointing into such memory in a function an entry point reaches.

@@ -806,8 +806,7 @@ impl Layouts<'_> {
     fn extract(&mut self, f: usize, out: &mut Vec<usize>, ty: Id, composite: Id, index: u32) -> Id {
         let id = self.push(f, out, Op::CompositeExtract, Some(ty), vec![composite], None);
         let at = *out.last().unwrap_or(&0);
-        self.module.functions[f].insts[at].operands =
-            Box::new([Operand::IdRef(composite), Operand::LiteralBit32(index)]);
+        self.module.functions[f].insts[at].operands = [Operand::IdRef(composite), Operand::LiteralBit32(index)].into();
         id
     }
 }

@@ -258,7 +258,7 @@ pub struct Inst {
     pub op: Op,
     pub ty: Option<Id>,
     pub result: Option<Id>,
-    pub operands: Box<[Operand]>,
+    pub operands: super::Operands,
     /// Word offset in the input; 0 for instructions a pass created.
     pub offset: u32,
 }
@@ -935,7 +935,8 @@ impl Function {
             block.insts.retain(|index| !dropped.contains(index));
         }
         for &index in dropped {
-            self.insts[index] = Inst { op: Op::Nop, ty: None, result: None, operands: Box::new([]), offset: 0 };
+            self.insts[index] =
+                Inst { op: Op::Nop, ty: None, result: None, operands: super::Operands::default(), offset: 0 };
         }
     }
 }
