@@ -628,7 +628,17 @@ impl<'m> Emitter<'m> {
                 let parts = parts.iter().map(|&p| self.constant(p)).collect::<Result<_, _>>()?;
                 Ok(Expr::call(ty, parts))
             }
-            ConstValue::Null | ConstValue::Undef => Ok(Expr::call(self.ty(constant.ty)?, vec![])),
+            ConstValue::Null | ConstValue::Undef => self.zero(constant.ty),
+        }
+    }
+
+    /// The zero value of type `ty`: a literal for a scalar (`0u`, `0.0f`, `false`), else the
+    /// zero-value constructor `T()`.
+    pub fn zero(&mut self, ty: Id) -> Result<Expr, Error> {
+        match self.module.ty(ty)? {
+            Type::Bool => Ok(Expr::Literal(Literal::Bool(false))),
+            Type::Int { width: 32, .. } | Type::Float { width: 32 | 16 } => self.constant_bits(ty, 0),
+            _ => Ok(Expr::call(self.ty(ty)?, vec![])),
         }
     }
 
@@ -697,7 +707,7 @@ impl<'m> Emitter<'m> {
             let wgsl_ty = self.ty(value.wgsl_ty)?;
             let result = match self.proxy(value)? {
                 Some(proxy) => self.convert(proxy, value.ty, value.wgsl_ty)?,
-                None => Expr::call(wgsl_ty.clone(), vec![]),
+                None => self.zero(value.wgsl_ty)?,
             };
             results.push(result);
             members.push(ast::Member {

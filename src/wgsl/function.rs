@@ -413,6 +413,7 @@ impl<'m> Lower<'m> {
             .is_some_and(|row| !row.int.operands.is_empty());
         match expr {
             Expr::Unary(UnaryOp::Not, inner) => *inner,
+            Expr::Literal(Literal::Bool(b)) => Expr::Literal(Literal::Bool(!b)),
             Expr::Binary(op, a, b) => match NEGATED_COMPARISONS.iter().find(|(from, _)| *from == op) {
                 Some(&(_, negated)) if integers || matches!(op, BinaryOp::Equal | BinaryOp::NotEqual) => {
                     Expr::Binary(negated, a, b)
@@ -475,7 +476,7 @@ impl<'m> Lower<'m> {
     fn zero_result(&self, e: &mut Emitter) -> Result<Option<Expr>, Error> {
         Ok(match self.module.ty(self.function.result_type)? {
             Type::Void => None,
-            _ => Some(Expr::call(e.ty(self.function.result_type)?, vec![])),
+            _ => Some(e.zero(self.function.result_type)?),
         })
     }
 

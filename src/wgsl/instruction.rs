@@ -82,7 +82,7 @@ impl Lower<'_> {
                 self.define(e, inst, cast, false)
             }
             Op::Undef => {
-                let zero = Expr::call(e.ty(self.result_type(inst)?)?, vec![]);
+                let zero = e.zero(self.result_type(inst)?)?;
                 self.define(e, inst, zero, false)
             }
             Op::CompositeConstruct => self.composite_construct(e, inst),
@@ -730,7 +730,6 @@ impl Lower<'_> {
     fn modulo(&mut self, e: &mut Emitter, inst: &Inst) -> Result<(), Error> {
         let x = self.take_shared(e, self.operand(inst, 0)?)?;
         let y = self.take_shared(e, self.operand(inst, 1)?)?;
-        let ty = e.ty(self.result_type(inst)?)?;
         if inst.op == Op::FMod {
             let quotient = Expr::call("floor", vec![Expr::binary(BinaryOp::Divide, x.clone(), y.clone())]);
             let expr = Expr::binary(BinaryOp::Subtract, x, Expr::binary(BinaryOp::Multiply, y, quotient));
@@ -749,7 +748,7 @@ impl Lower<'_> {
             value: Expr::binary(BinaryOp::Modulo, x, y.clone()),
         });
         let r = Expr::ident(r_name);
-        let zero = if &*ty == "i32" { Expr::Literal(Literal::I32(0)) } else { Expr::call(ty.clone(), vec![]) };
+        let zero = e.zero(self.result_type(inst)?)?;
         let nonzero = Expr::binary(BinaryOp::NotEqual, r.clone(), zero.clone());
         let signs_differ = Expr::binary(
             BinaryOp::NotEqual,

@@ -112,7 +112,7 @@ impl Emitter<'_> {
         let default = match &constant.value {
             ConstValue::Bool(b) => Expr::Literal(Literal::Bool(*b)),
             ConstValue::Scalar(bits) => self.constant_bits(constant.ty, *bits)?,
-            _ => Expr::call(ty.clone(), vec![]),
+            _ => self.zero(constant.ty)?,
         };
         let base = format!("spec_constant_{spec_id}");
         Ok(self.declare_override(id, &base, vec![Attribute::Id(spec_id)], ty, default))
