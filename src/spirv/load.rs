@@ -508,7 +508,14 @@ impl Builder<'_> {
                     }
                 }
             }
-            Op::TypeArray => Type::Array { element: self.type_id(ops.id(0)?, &location)?, length: ops.id(1)? },
+            Op::TypeArray => {
+                let length = ops.id(1)?;
+                if !matches!(self.module.def(length), Def::Constant(_)) {
+                    let message = format!("the length %{length} of an array type is not a constant declared before it");
+                    return Err(Error::invalid(message, location));
+                }
+                Type::Array { element: self.type_id(ops.id(0)?, &location)?, length }
+            }
             Op::TypeRuntimeArray => Type::RuntimeArray { element: self.type_id(ops.id(0)?, &location)? },
             Op::TypeStruct => {
                 let members = ops.ids_from(0)?;
@@ -949,6 +956,26 @@ mod tests {
         let error = load(&words).unwrap_err();
         assert!(error.to_string().contains("a 64-bit literal"), "{error}");
         assert_eq!(error.exit_code(), 1);
+    }
+
+    #[test]
+    fn an_array_length_must_be_a_constant_declared_before_the_array() {
+        let module = |declarations: &str| {
+            format!(
+                "OpCapability Shader\nOpMemoryModel Logical GLSL450\n%float = OpTypeFloat 32\n\
+                 %uint = OpTypeInt 32 0\n{declarations}\n"
+            )
+        };
+        let before = module("%four = OpConstant %uint 4\n%arr = OpTypeArray %float %four");
+        assert!(load(&crate::spirv::assemble::assemble(&before).unwrap().words).is_ok());
+        // A mutated module named an id never defined (spirv-val: "requires a previous definition").
+        for declarations in
+            ["%arr = OpTypeArray %float %four\n%four = OpConstant %uint 4", "%arr = OpTypeArray %float %uint"]
+        {
+            let words = crate::spirv::assemble::assemble(&module(declarations)).unwrap().words;
+            let error = load(&words).unwrap_err();
+            assert!(error.to_string().contains("is not a constant declared before it"), "{error}");
+        }
     }
 
     #[test]
