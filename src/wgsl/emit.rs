@@ -2,12 +2,13 @@
 //! explicit layout, globals, entry-point wrappers). Function bodies are in `function.rs`.
 
 use std::cell::OnceCell;
-use std::collections::{BTreeSet, HashMap, HashSet};
+use std::collections::{BTreeSet, HashMap};
 
 use spirv::{ExecutionModel, StorageClass};
 
 use super::ast::{self, Attribute, Expr, Literal, Stmt};
 use super::deferred_returns;
+use super::entry_io::result_return;
 use super::function;
 use super::image;
 use super::names::Namer;
@@ -55,9 +56,6 @@ pub struct Emitter<'m> {
     written_globals: OnceCell<IdSet<Id>>,
     /// `Module::new_bindings` by variable, for the binding map's entry of each resource.
     new_bindings: IdMap<Id, &'m NewBinding>,
-    /// Entry points' inner functions that take uniform builtins as parameters: the proxies
-    /// the wrapper passes, in order (`make_barriers_uniform`).
-    inner_args: HashMap<String, Vec<String>>,
 }
 
 /// The WGSL syntax tree (its functions already printed), the binding map of its resources, and
@@ -83,7 +81,6 @@ pub fn emit(module: &Module, options: &Options) -> Result<(ast::Module, Vec<Bind
         vertex_globals: OnceCell::new(),
         written_globals: OnceCell::new(),
         new_bindings: IdMap::default(),
-        inner_args: HashMap::new(),
     };
     for new in &module.new_bindings {
         e.new_bindings.entry(new.variable).or_insert(new);
@@ -94,7 +91,12 @@ pub fn emit(module: &Module, options: &Options) -> Result<(ast::Module, Vec<Bind
         wrapper_names.push(e.namer.fresh(&entry.name, None));
     }
     let functions = module.entry_functions();
-    let unwrapped = unwrapped_entry_points(module);
+    let unwrapped: HashMap<Id, &EntryPoint> = module
+        .entry_points
+        .iter()
+        .filter(|entry| entry.io.as_ref().is_some_and(|plan| plan.unwrapped))
+        .map(|entry| (entry.function, entry))
+        .collect();
     let mut inner_names: HashMap<Id, String> = HashMap::new();
     for (entry, wrapper_name) in module.entry_points.iter().zip(&wrapper_names) {
         if let std::collections::hash_map::Entry::Vacant(slot) = inner_names.entry(entry.function) {
@@ -124,8 +126,9 @@ pub fn emit(module: &Module, options: &Options) -> Result<(ast::Module, Vec<Bind
         e.global(global)?;
     }
     for &f in &functions {
-        let mut lowered = function::emit(&mut e, f)?;
-        if let Some(entry) = unwrapped.get(&module.functions[f].id) {
+        let entry = unwrapped.get(&module.functions[f].id).copied();
+        let mut lowered = function::emit(&mut e, f, entry)?;
+        if let Some(entry) = entry {
             lowered.attributes = e.stage_attributes(entry)?;
         }
         e.finish_function(lowered);
@@ -139,27 +142,6 @@ pub fn emit(module: &Module, options: &Options) -> Result<(ast::Module, Vec<Bind
     e.out.enables = e.enables.iter().copied().collect();
     e.bindings.sort_by_key(|b| b.binding);
     Ok((e.out, e.bindings, e.uniformity.verdict()))
-}
-
-/// Entry points with neither inputs nor outputs, by function: a wrapper would only call the
-/// function, so the function itself is the entry point. Not where two entry points share the
-/// function or a call reaches it (neither is valid SPIR-V, but the input is not validated).
-fn unwrapped_entry_points(module: &Module) -> HashMap<Id, &EntryPoint> {
-    let mut unwrapped = HashMap::new();
-    let mut shared = HashSet::new();
-    for entry in &module.entry_points {
-        let no_io = entry.io.as_ref().is_none_or(|plan| plan.inputs.is_empty() && plan.outputs.is_empty());
-        if unwrapped.insert(entry.function, entry).is_some() || !no_io {
-            shared.insert(entry.function);
-        }
-    }
-    for function in &module.functions {
-        for inst in function.insts.iter().filter(|i| i.op == spirv::Op::FunctionCall) {
-            shared.extend(inst.id(0));
-        }
-    }
-    unwrapped.retain(|function, _| !shared.contains(function));
-    unwrapped
 }
 
 /// glslang names a function by its signature, `BRDF(vf3;vf3;f1;`: such a function is called by
@@ -189,7 +171,7 @@ fn unmangled_names<'m>(module: &'m Module, functions: &[usize]) -> HashMap<usize
 /// Globals the emitted functions refer to, in declaration order.
 fn used_globals(module: &Module, functions: &[usize]) -> Vec<usize> {
     let mut used = module.globals_used_in(functions);
-    // Proxies the entry-point wrappers copy, even if no function reads them.
+    // Proxies the entry points copy, even if no function reads them.
     for entry in &module.entry_points {
         for value in entry.io.iter().flat_map(|plan| plan.inputs.iter().chain(&plan.outputs)) {
             if let IoSource::Proxy { global, .. } = value.source
@@ -197,6 +179,13 @@ fn used_globals(module: &Module, functions: &[usize]) -> Vec<usize> {
             {
                 used[g] = true;
             }
+        }
+    }
+    // An Input or Output variable left after `io_wrapper` needs no proxy: the entry function
+    // takes or returns its values directly.
+    for (g, global) in module.globals.iter().enumerate() {
+        if matches!(global.class, StorageClass::Input | StorageClass::Output) {
+            used[g] = false;
         }
     }
     // Samplers split from a used combined image sampler or sampler follow it.
@@ -241,85 +230,28 @@ impl<'m> Emitter<'m> {
         });
     }
 
-    /// Tries what can put the barriers of a function that breaks WGSL's rule in uniform control
-    /// flow: its entry point's uniform builtins (workgroup id and count) passed as parameters,
-    /// since WGSL takes reads of their private proxies as non-uniform; then early returns
-    /// deferred as well (`deferred_returns.rs`). A rewrite is kept only if every barrier of the
-    /// function is then in uniform control flow; returns the calls of the rewritten function.
+    /// Tries putting the barriers of a function that breaks WGSL's rule in uniform control flow
+    /// by deferring its early returns (`deferred_returns.rs`). The rewrite is kept only if every
+    /// barrier of the function is then in uniform control flow; returns the calls of the
+    /// rewritten function.
     fn make_barriers_uniform(&mut self, function: &mut ast::Function) -> Option<Vec<ast::Name>> {
-        let builtins = self.uniform_builtins_read(function);
-        let names: Vec<String> = builtins.iter().map(|param| param.name.clone()).collect();
-        let params = function.params.len();
-        if !builtins.is_empty() {
-            // Named as the proxies, the parameters stand for them in the whole body.
-            function.params.extend(builtins);
-            if let Some(calls) = self.analyse_again(function, &names) {
-                self.inner_args.insert(function.name.clone(), names);
-                return Some(calls);
-            }
-        }
-        if let Some(body) = deferred_returns::defer(function, &self.out.globals, self.uniformity.functions()) {
-            let original = std::mem::replace(&mut function.body, body);
-            if let Some(calls) = self.analyse_again(function, &names) {
-                if !names.is_empty() {
-                    self.inner_args.insert(function.name.clone(), names);
-                }
-                return Some(calls);
-            }
-            function.body = original;
+        let body = deferred_returns::defer(function, &self.out.globals, self.uniformity.functions())?;
+        let original = std::mem::replace(&mut function.body, body);
+        self.uniformity.forget_last();
+        let calls = self.uniformity.function(function);
+        if !self.uniformity.last_breaks_barriers() {
+            return Some(calls);
         }
         // The original then stands, for the verdict to report.
-        function.params.truncate(params);
+        function.body = original;
         self.uniformity.forget_last();
         self.uniformity.function(function);
         None
     }
 
-    /// Analyses `function` again in place of its last analysis: its calls, if every barrier of it
-    /// is now in uniform control flow.
-    fn analyse_again(&mut self, function: &ast::Function, uniform_params: &[String]) -> Option<Vec<ast::Name>> {
-        self.uniformity.forget_last();
-        let calls = self.uniformity.function_given(function, uniform_params);
-        (!self.uniformity.last_breaks_barriers()).then_some(calls)
-    }
-
-    /// For the inner function of a compute entry point (of one only), the uniform builtins it
-    /// reads by value through their proxies, as parameters named as the proxies.
-    fn uniform_builtins_read(&mut self, function: &ast::Function) -> Vec<ast::Param> {
-        let module = self.module;
-        let mut entries = module.entry_points.iter().filter(|e| self.names.get(&e.function) == Some(&function.name));
-        let (Some(entry), None) = (entries.next(), entries.next()) else { return Vec::new() };
-        if entry.model != ExecutionModel::GLCompute {
-            return Vec::new();
-        }
-        let mut read = HashSet::new();
-        let mut addressed = Vec::new();
-        for stmt in &function.body {
-            stmt.for_each_expr(&mut |expr| {
-                expr.for_each_ident(&mut |ident| {
-                    read.insert(ident.to_string());
-                });
-                uniformity::addressed(expr, &mut addressed);
-            });
-        }
-        let mut params = Vec::new();
-        for value in entry.io.iter().flat_map(|plan| &plan.inputs) {
-            let (IoSource::Proxy { global, path }, IoBinding::BuiltIn { name: "workgroup_id" | "num_workgroups", .. }) =
-                (&value.source, &value.binding)
-            else {
-                continue;
-            };
-            let Some(proxy) = self.names.get(global).cloned() else { continue };
-            if path.is_empty()
-                && value.ty == value.wgsl_ty
-                && read.contains(&proxy)
-                && !addressed.contains(&proxy.as_str())
-                && let Ok(ty) = self.ty(value.ty)
-            {
-                params.push(ast::Param { attributes: vec![], name: proxy, ty });
-            }
-        }
-        params
+    /// Whether `name` is one of the module's functions.
+    pub(super) fn is_function(&self, name: &str) -> bool {
+        self.uniformity.functions().contains(name)
     }
 
     fn unsupported(&self, id: Id, message: String) -> Error {
@@ -668,74 +600,36 @@ impl<'m> Emitter<'m> {
         self.enables.insert(extension);
     }
 
-    /// The entry point itself, written from its I/O plan: parameters into proxies, the inner
-    /// call, the outputs returned.
+    /// The entry point of a function other entry points share, written from its I/O plan:
+    /// parameters into proxies, the inner call, the outputs returned.
     fn entry_wrapper(&mut self, entry: &EntryPoint, name: String) -> Result<ast::Function, Error> {
         let plan = entry.io.clone().unwrap_or_default();
         let inner = self.names.get(&entry.function).cloned().unwrap_or_default();
         let mut local = Namer::default();
         let mut params = Vec::new();
         let mut body = Vec::new();
-        // Proxies whose whole value a parameter holds, by name.
-        let mut whole = HashMap::new();
         for value in &plan.inputs {
             let param_name = local.fresh(&format!("{}_param", value.name), Some(&self.namer));
-            if let IoSource::Proxy { global, path } = &value.source
-                && path.is_empty()
-                && let Some(proxy) = self.names.get(global)
-            {
-                whole.insert(proxy.clone(), param_name.clone());
-            }
-            let wgsl_ty = self.ty(value.wgsl_ty)?;
-            let arg = self.convert(Expr::ident(param_name.clone()), value.wgsl_ty, value.ty)?;
-            let target = self.proxy(value)?.ok_or_else(|| Error::internal("an input without a proxy"))?;
-            body.push(Stmt::Assign { target, value: arg });
-            params.push(ast::Param { attributes: self.io_attributes(value), name: param_name, ty: wgsl_ty });
+            let (param, copy) = self.input_copy(value, param_name)?;
+            body.extend(copy);
+            params.push(param);
         }
-        let args = self
-            .inner_args
-            .get(&inner)
-            .into_iter()
-            .flatten()
-            .filter_map(|proxy| whole.get(proxy))
-            .map(|p| Expr::ident(p.as_str()));
-        body.push(Stmt::Call(Expr::call(inner.as_str(), args.collect())));
-        let mut members = Vec::new();
+        body.push(Stmt::Call(Expr::call(inner.as_str(), vec![])));
+        let (result, struct_name) = self.entry_result(&name, &plan.outputs)?;
         let mut results = Vec::new();
-        let mut member_namer = Namer::default();
         for value in &plan.outputs {
-            let wgsl_ty = self.ty(value.wgsl_ty)?;
-            let result = match self.proxy(value)? {
+            results.push(match self.proxy(value)? {
                 Some(proxy) => self.convert(proxy, value.ty, value.wgsl_ty)?,
                 None => self.zero(value.wgsl_ty)?,
-            };
-            results.push(result);
-            members.push(ast::Member {
-                attributes: self.io_attributes(value),
-                name: member_namer.fresh(&value.name, None),
-                ty: wgsl_ty,
             });
         }
-        let result = match members.len() {
-            0 => None,
-            1 => {
-                let member = members.pop().expect("one member");
-                body.push(Stmt::Return(results.pop()));
-                Some((member.attributes, member.ty))
-            }
-            _ => {
-                let struct_name = self.namer.fresh(&format!("{name}_out"), None);
-                self.out.structs.push(ast::Struct { name: struct_name.clone(), members });
-                body.push(Stmt::Return(Some(Expr::call(struct_name.as_str(), results))));
-                Some((vec![], struct_name.into()))
-            }
-        };
+        body.extend(result_return(struct_name, results).map(|value| Stmt::Return(Some(value))));
         let attributes = self.stage_attributes(entry)?;
         Ok(ast::Function { attributes, name, params, result, body })
     }
 
     /// `@vertex`, `@fragment`, or `@compute` with its `@workgroup_size`.
-    fn stage_attributes(&mut self, entry: &EntryPoint) -> Result<Vec<Attribute>, Error> {
+    pub(super) fn stage_attributes(&mut self, entry: &EntryPoint) -> Result<Vec<Attribute>, Error> {
         let mut attributes = vec![Attribute::Stage(match entry.model {
             ExecutionModel::Vertex => "vertex",
             ExecutionModel::Fragment => "fragment",
@@ -748,7 +642,7 @@ impl<'m> Emitter<'m> {
         Ok(attributes)
     }
 
-    fn io_attributes(&mut self, value: &IoValue) -> Vec<Attribute> {
+    pub(super) fn io_attributes(&mut self, value: &IoValue) -> Vec<Attribute> {
         match &value.binding {
             IoBinding::BuiltIn { name, enable, invariant } => {
                 if let Some(enable) = enable {
@@ -776,7 +670,7 @@ impl<'m> Emitter<'m> {
 
     /// The proxy variable, or the member, element or column of it, that an I/O value lives in;
     /// `None` for a synthesised value.
-    fn proxy(&mut self, value: &IoValue) -> Result<Option<Expr>, Error> {
+    pub(super) fn proxy(&mut self, value: &IoValue) -> Result<Option<Expr>, Error> {
         let IoSource::Proxy { global, path } = &value.source else { return Ok(None) };
         let module = self.module;
         let mut expr = Expr::ident(self.names.get(global).cloned().unwrap_or_default());
@@ -807,7 +701,7 @@ impl<'m> Emitter<'m> {
     }
 
     /// `value` of type `from` as type `to`, where the two differ at most in signedness.
-    fn convert(&mut self, value: Expr, from: Id, to: Id) -> Result<Expr, Error> {
+    pub(super) fn convert(&mut self, value: Expr, from: Id, to: Id) -> Result<Expr, Error> {
         Ok(if from == to { value } else { self.bitcast(to, value)? })
     }
 

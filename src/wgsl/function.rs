@@ -15,6 +15,7 @@ use spirv::Op;
 
 use super::ast::{self, BinaryOp, Expr, Literal, Name, Stmt, UnaryOp};
 use super::emit::Emitter;
+use super::entry_io::EntryResult;
 use super::names::Namer;
 use super::scopes::{self, Scopes};
 use super::uses::{self, Uses};
@@ -22,9 +23,10 @@ use crate::error::{Error, Location};
 use crate::id_hash::{IdMap, IdSet};
 use crate::ops;
 use crate::spirv::structured::{Guard, Node};
-use crate::spirv::{Def, Function, Id, Inst, Module, Operand, Type};
+use crate::spirv::{Def, EntryPoint, Function, Id, Inst, Module, Operand, Type};
 
-pub fn emit(e: &mut Emitter, f: usize) -> Result<ast::Function, Error> {
+/// Lowers function `f`; `entry` is the entry point it is itself, if it is unwrapped.
+pub fn emit(e: &mut Emitter, f: usize, entry: Option<&EntryPoint>) -> Result<ast::Function, Error> {
     let module = e.module;
     let function = &module.functions[f];
     let mut lower = Lower {
@@ -48,6 +50,7 @@ pub fn emit(e: &mut Emitter, f: usize) -> Result<ast::Function, Error> {
         annotate: e.annotate,
         source_line: None,
         rest: &[],
+        entry: None,
     };
     let name = e.names.get(&function.id).cloned().unwrap_or_default();
     let mut params = Vec::new();
@@ -58,19 +61,25 @@ pub fn emit(e: &mut Emitter, f: usize) -> Result<ast::Function, Error> {
             Type::Pointer { .. } => Value::Pointer(Box::new(Pointer {
                 base: Expr::unary(UnaryOp::Deref, Expr::ident(param_name.clone())),
                 steps: Vec::new(),
+                memory: Memory::Variable,
             })),
             _ => Value::Ident(param_name.as_str().into()),
         };
         lower.values.insert(param.id, value);
         params.push(ast::Param { attributes: vec![], name: param_name, ty: e.ty(param.ty)? });
     }
-    let result = match module.ty(function.result_type)? {
+    let mut result = match module.ty(function.result_type)? {
         Type::Void => None,
         _ => Some((vec![], e.ty(function.result_type)?)),
     };
+    let mut copies = Vec::new();
+    if let Some(entry) = entry {
+        (params, copies, result) = lower.entry_interface(e, entry)?;
+    }
     let body = function.body.as_deref().ok_or_else(|| Error::internal("function was not structurized"))?;
     lower.scopes = scopes::analyse(module, function, body, &lower.uses)?;
     let mut body = lower.nodes(e, body)?;
+    body.splice(0..0, copies);
     // A void function's final `return;` is implied.
     if result.is_none() && body.last() == Some(&Stmt::Return(None)) {
         body.pop();
@@ -128,6 +137,19 @@ impl Pending {
 pub(super) struct Pointer {
     pub(super) base: Expr,
     pub(super) steps: Vec<Step>,
+    pub(super) memory: Memory,
+}
+
+/// What a pointer points into.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) enum Memory {
+    /// A variable the translated code reads and writes.
+    Variable,
+    /// An entry point's input read from its parameter: nothing writes it, so a load is a value
+    /// like any other.
+    Input,
+    /// An entry point's direct output: a store records the value to return (`entry_io.rs`).
+    Output,
 }
 
 #[derive(Clone)]
@@ -182,7 +204,9 @@ pub(super) struct Lower<'m> {
     /// `file:line` of the last `OpLine`, for `--annotate`.
     source_line: Option<String>,
     /// The instructions after the one being lowered, in the same block.
-    rest: &'m [usize],
+    pub(super) rest: &'m [usize],
+    /// What the returns give, in an entry function that is the WGSL entry point itself.
+    pub(super) entry: Option<EntryResult>,
 }
 
 impl<'m> Lower<'m> {
@@ -336,7 +360,10 @@ impl<'m> Lower<'m> {
             Node::Break => self.stmts.push(Stmt::Break),
             Node::Continue => self.stmts.push(Stmt::Continue),
             Node::Return(value) => {
-                let value = value.map(|v| self.take(e, v)).transpose()?;
+                let value = match value {
+                    Some(v) => Some(self.take(e, *v)?),
+                    None => self.entry_return(e)?,
+                };
                 self.flush(e, false);
                 self.stmts.push(Stmt::Return(value));
             }
@@ -474,6 +501,9 @@ impl<'m> Lower<'m> {
 
     /// The zero value a non-void function returns where SPIR-V has no value to return.
     fn zero_result(&self, e: &mut Emitter) -> Result<Option<Expr>, Error> {
+        if self.entry.is_some() {
+            return Ok(self.entry_zero());
+        }
         Ok(match self.module.ty(self.function.result_type)? {
             Type::Void => None,
             _ => Some(e.zero(self.function.result_type)?),
@@ -567,8 +597,11 @@ impl<'m> Lower<'m> {
 
     /// A fresh local name for `id`: its OpName, or `x_<id>`.
     pub(super) fn local_name(&mut self, e: &Emitter, id: Id) -> Name {
-        match self.module.name(id) {
-            Some(name) => self.namer.fresh_name(name, Some(&e.namer)),
+        match self.module.name(id).or_else(|| self.output_name(id)) {
+            Some(name) => {
+                let name = name.to_string();
+                self.namer.fresh_name(&name, Some(&e.namer))
+            }
             None => self.namer.fresh_name(&format!("x_{id}"), Some(&e.namer)),
         }
     }
@@ -660,7 +693,7 @@ impl<'m> Lower<'m> {
         }
         match e.names.get(&id) {
             Some(name) if matches!(self.module.def(id), Def::Global(_)) => {
-                Ok(Pointer { base: Expr::ident(name.clone()), steps: Vec::new() })
+                Ok(Pointer { base: Expr::ident(name.clone()), steps: Vec::new(), memory: Memory::Variable })
             }
             _ => Err(Error::unsupported(
                 format!("%{id} is not a pointer we can follow"),
@@ -684,6 +717,18 @@ impl<'m> Lower<'m> {
             };
         }
         Ok(expr)
+    }
+
+    /// Whether `id` is a pending value with an effect: a call of one of the module's functions or
+    /// an atomic operation other than a load.
+    pub(super) fn pending_effect(&self, e: &Emitter, id: Id) -> bool {
+        let Some(Value::Pending { expr, .. }) = self.values.get(&id) else { return false };
+        expr.any(&|expr| match expr {
+            Expr::Call(call) => {
+                e.is_function(&call.callee) || (call.callee.starts_with("atomic") && &*call.callee != "atomicLoad")
+            }
+            _ => false,
+        })
     }
 
     /// Drops a pending value whose only use turned out not to need it (a shuffle operand none of

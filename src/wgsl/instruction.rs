@@ -5,7 +5,7 @@ use spirv::Op;
 
 use super::ast::{BinaryOp, Call, Expr, Literal, Name, Stmt, UnaryOp};
 use super::emit::Emitter;
-use super::function::{COMPONENTS, Lower, Pointer, Step, Value};
+use super::function::{COMPONENTS, Lower, Memory, Pointer, Step, Value};
 use super::uses::vector_component;
 use super::{image, subgroup};
 use crate::error::Error;
@@ -28,12 +28,16 @@ impl Lower<'_> {
                 if let Some(inner) = self.atomic_inner(self.operand(inst, 0)?) {
                     return self.load_atomic(e, inst, inner);
                 }
+                let memory = self.pointer(e, self.operand(inst, 0)?)?.memory;
                 let expr = self.pointer_expr(e, self.operand(inst, 0)?)?;
-                self.define(e, inst, expr, true)
+                self.define(e, inst, expr, memory != Memory::Input)
             }
             Op::Store => {
                 if let Some(inner) = self.atomic_inner(self.operand(inst, 0)?) {
                     return self.store_atomic(e, inst, inner);
+                }
+                if self.store_output(e, inst)? {
+                    return Ok(());
                 }
                 let target = self.pointer_expr(e, self.operand(inst, 0)?)?;
                 let value = self.take(e, self.operand(inst, 1)?)?;
@@ -248,13 +252,19 @@ impl Lower<'_> {
         let value = inst.id(1).map(|init| self.take(e, init)).transpose()?;
         let name = self.local_name(e, id);
         self.stmts.push(Stmt::Var { name: name.clone(), ty, value });
-        self.values.insert(id, Value::Pointer(Box::new(Pointer { base: Expr::ident(name), steps: Vec::new() })));
+        let pointer = Pointer { base: Expr::ident(name), steps: Vec::new(), memory: Memory::Variable };
+        self.values.insert(id, Value::Pointer(Box::new(pointer)));
         Ok(())
     }
 
     fn access_chain(&mut self, e: &mut Emitter, inst: &Inst) -> Result<(), Error> {
         let base = self.operand(inst, 0)?;
         let mut pointer = self.pointer(e, base)?;
+        if pointer.memory == Memory::Output {
+            // Only stores use it, and they find their part from the SPIR-V.
+            self.values.insert(self.result(inst)?, Value::Pointer(Box::new(pointer)));
+            return Ok(());
+        }
         let mut ty = match self.module.ty(self.module.type_of(base)?)? {
             Type::Pointer { pointee, .. } => *pointee,
             _ => return Err(Error::invalid("access chain base is not a pointer", self.location(inst))),

@@ -5,6 +5,7 @@ pub mod ast;
 mod atomic;
 mod deferred_returns;
 pub mod emit;
+mod entry_io;
 mod extended_arith;
 mod function;
 mod helpers;

@@ -7,15 +7,16 @@
 //! tree. It errs on the side of finding a problem. Uniform values are literals, overrides, uniform
 //! buffers, `let`s of uniform values bound in uniform control flow, and function `var`s whose
 //! every assignment is of a uniform value in uniform control flow (found by a fixpoint that starts
-//! from all of them and drops those that break it). Anything else (private variables, inputs,
-//! parameters, storage, `var`s whose address is taken) is non-uniform. A condition on a
+//! from all of them and drops those that break it), and an entry point's workgroup id and count.
+//! Anything else (private variables, other inputs, parameters, storage, `var`s whose address is
+//! taken) is non-uniform. A condition on a
 //! non-uniform value makes its branches non-uniform, and a non-uniform `return`, `break` or
 //! `continue` makes the rest of its function or loop non-uniform. Control reconverges after an
 //! `if`, `switch` or loop that no non-uniform `return` leaves, as in WGSL.
 
 use std::collections::{HashMap, HashSet};
 
-use super::ast::{Expr, Function, Global, GlobalKind, Name, Stmt, UnaryOp};
+use super::ast::{Attribute, Expr, Function, Global, GlobalKind, Name, Param, Stmt, UnaryOp};
 
 /// Builtins that need uniform control flow.
 const NEEDS_UNIFORMITY: &[&str] = &[
@@ -99,12 +100,6 @@ impl Analysis {
 
     /// Analyses one function; returns the module's functions it calls.
     pub fn function(&mut self, function: &Function) -> Vec<Name> {
-        self.function_given(function, &[])
-    }
-
-    /// [`Analysis::function`], for a function whose parameters `uniform_params` are given
-    /// uniform values by every call (an entry point's workgroup id, passed by its wrapper).
-    pub fn function_given(&mut self, function: &Function, uniform_params: &[String]) -> Vec<Name> {
         let relevant = |name: &str| is_uniformity_builtin(name) || self.functions.contains(name);
         let mut calls = HashSet::new();
         for stmt in &function.body {
@@ -118,7 +113,7 @@ impl Analysis {
         if calls.is_empty() {
             return Vec::new();
         }
-        let nonuniform_calls = nonuniform_calls(function, &self.uniform_globals, &self.functions, uniform_params);
+        let nonuniform_calls = nonuniform_calls(function, &self.uniform_globals, &self.functions);
         self.last_breaks_barriers = nonuniform_calls.iter().any(|c| BARRIERS.contains(c));
         let calls: Vec<Name> = calls.into_iter().map(|c| self.shared(c)).collect();
         let callees = calls.iter().filter(|&c| self.functions.contains(c)).cloned().collect();
@@ -192,11 +187,10 @@ fn nonuniform_calls<'a>(
     function: &'a Function,
     globals: &'a HashSet<String>,
     functions: &'a HashSet<Name>,
-    uniform_params: &'a [String],
 ) -> HashSet<&'a str> {
     // Optimistically every `var` is uniform; drop the ones an assignment proves otherwise.
     // Uniform parameters are never assigned, so they stay.
-    let mut vars: HashSet<&str> = uniform_params.iter().map(String::as_str).collect();
+    let mut vars: HashSet<&str> = uniform_params(function).collect();
     declared_vars(&function.body, &mut vars);
     loop {
         let mut scope = Scope {
@@ -215,6 +209,15 @@ fn nonuniform_calls<'a>(
         }
         vars.retain(|v| !scope.tainted.contains(v));
     }
+}
+
+/// The parameters WGSL takes as uniform: an entry point's workgroup id and count.
+fn uniform_params(function: &Function) -> impl Iterator<Item = &str> {
+    let entry_point = function.attributes.iter().any(|a| matches!(a, Attribute::Stage(_)));
+    let uniform = |param: &&Param| {
+        param.attributes.iter().any(|a| matches!(a, Attribute::Builtin("workgroup_id" | "num_workgroups")))
+    };
+    function.params.iter().filter(move |_| entry_point).filter(uniform).map(|param| param.name.as_str())
 }
 
 fn declared_vars<'a>(stmts: &'a [Stmt], vars: &mut HashSet<&'a str>) {
@@ -252,7 +255,7 @@ pub(super) fn root(expr: &Expr) -> Option<&str> {
 }
 
 /// Variables whose address an expression takes (a callee may then write anything to them).
-pub(super) fn addressed<'a>(expr: &'a Expr, out: &mut Vec<&'a str>) {
+fn addressed<'a>(expr: &'a Expr, out: &mut Vec<&'a str>) {
     match expr {
         Expr::Unary(UnaryOp::AddressOf, operand) => out.extend(root(operand)),
         Expr::Unary(_, a) => addressed(a, out),
@@ -551,17 +554,27 @@ mod tests {
     }
 
     #[test]
-    fn parameters_given_uniform_values_are_uniform() {
+    fn an_entry_points_workgroup_id_and_count_are_uniform_other_parameters_not() {
         let barrier = Stmt::Call(Expr::call("workgroupBarrier", vec![]));
-        let f = function("main", vec![if_then(positive("id"), vec![barrier])]);
-        let mut analysis = Analysis::default();
-        analysis.declare_function("main");
-        analysis.function(&f);
-        assert!(analysis.last_breaks_barriers());
-        analysis.forget_last();
-        analysis.function_given(&f, &["id".to_string()]);
-        assert!(!analysis.last_breaks_barriers());
-        assert!(!analysis.verdict().breaks_barriers);
+        let param = |name: &str, builtin: &'static str| Param {
+            attributes: vec![Attribute::Builtin(builtin)],
+            name: name.into(),
+            ty: "u32".into(),
+        };
+        let under = |name: &str| if_then(positive(name), vec![barrier.clone()]);
+        let uniform_ids = |stage: Vec<Attribute>| {
+            let mut f = function("main", vec![under("group"), under("count")]);
+            f.params = vec![param("group", "workgroup_id"), param("count", "num_workgroups")];
+            f.attributes = stage;
+            f
+        };
+        // As a function of the module, its parameters could be given anything.
+        assert!(verdict(vec![uniform_ids(vec![])]).breaks_barriers);
+        assert!(!verdict(vec![uniform_ids(vec![Attribute::Stage("compute")])]).breaks_barriers);
+        let mut local = function("main", vec![under("index")]);
+        local.params = vec![param("index", "local_invocation_index")];
+        local.attributes = vec![Attribute::Stage("compute")];
+        assert!(verdict(vec![local]).breaks_barriers);
     }
 
     #[test]
