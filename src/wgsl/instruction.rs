@@ -11,7 +11,7 @@ use super::{image, subgroup};
 use crate::error::Error;
 use crate::ops::{self, Spelling};
 use crate::passes::atomics;
-use crate::spirv::{Def, ExtSet, Id, Inst, Operand, Type};
+use crate::spirv::{ConstValue, Def, ExtSet, Id, Inst, Operand, Type};
 
 /// The most elements `OpCopyLogical` writes out one by one.
 const MAX_COPIED_ELEMENTS: u64 = 4096;
@@ -354,20 +354,23 @@ impl Lower<'_> {
         let call = Expr::call(name, args);
         let used = self.is_used(inst);
         self.flush(e, true);
-        // A result the next instruction stores, and nothing else reads, goes into the store
-        // (`n = f();`): nothing can happen between the call and the store.
-        let stored_at_once = inst.result.is_some_and(|id| {
-            self.uses.get(&id).is_some_and(|u| u.count == 1)
-                && self
-                    .next_inst()
-                    .is_some_and(|next| next.op == Op::Store && next.operands.get(1) == Some(&Operand::IdRef(id)))
-        });
         match inst.result {
-            Some(_) if stored_at_once => return self.define(e, inst, call, true),
+            Some(_) if self.stored_at_once(inst) => return self.define(e, inst, call, true),
             Some(id) if used => self.bind(e, id, call),
             _ => self.stmts.push(Stmt::Call(call)),
         }
         Ok(())
+    }
+
+    /// Whether the result of `inst` (a call, an atomic operation) is read only by the store that
+    /// comes next: it then goes into the store (`n = f();`), as nothing can happen in between.
+    pub(super) fn stored_at_once(&self, inst: &Inst) -> bool {
+        inst.result.is_some_and(|id| {
+            self.uses.get(&id).is_some_and(|u| u.count == 1)
+                && self
+                    .next_inst()
+                    .is_some_and(|next| next.op == Op::Store && next.operands.get(1) == Some(&Operand::IdRef(id)))
+        })
     }
 
     fn ext_inst(&mut self, e: &mut Emitter, inst: &Inst) -> Result<(), Error> {
@@ -571,6 +574,9 @@ impl Lower<'_> {
             return Ok(());
         }
         let composite = self.operand(inst, 0)?;
+        if let Some(part) = self.constant_part(e, inst, composite)? {
+            return self.define(e, inst, part, false);
+        }
         let mut ty = self.module.type_of(composite)?;
         let mut expr = self.take(e, composite)?;
         for position in 1..inst.operands.len() {
@@ -597,6 +603,23 @@ impl Lower<'_> {
             ty = next;
         }
         self.define(e, inst, expr, false)
+    }
+
+    /// The part of a constant that `inst` extracts, as a constant: `3.0f`, not
+    /// `array<f32, 4>(1.0f, 2.0f, 3.0f, 4.0f)[2]`. `None` if `composite` is not a constant.
+    fn constant_part(&mut self, e: &mut Emitter, inst: &Inst, composite: Id) -> Result<Option<Expr>, Error> {
+        let mut id = composite;
+        for position in 1..inst.operands.len() {
+            let index = inst.literal(position).ok_or_else(|| self.missing(inst))?;
+            match self.module.constant(id).filter(|c| c.spec_id.is_none()).map(|c| &c.value) {
+                Some(ConstValue::Composite(parts)) => {
+                    id = *parts.get(index as usize).ok_or_else(|| self.missing(inst))?;
+                }
+                Some(ConstValue::Null | ConstValue::Undef) => return Ok(Some(e.zero(self.result_type(inst)?)?)),
+                _ => return Ok(None),
+            }
+        }
+        Ok(Some(e.constant(id)?))
     }
 
     /// The type inside `ty` at a literal index, and how to write the access.
