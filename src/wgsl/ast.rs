@@ -267,9 +267,10 @@ pub enum Stmt {
         ty: Option<Type>,
         value: Expr,
     },
+    /// `var name: ty = value;`; the type is left out (`var i = 0i;`) where the value gives it.
     Var {
         name: Name,
-        ty: Type,
+        ty: Option<Type>,
         value: Option<Expr>,
     },
     Assign {

@@ -105,7 +105,11 @@ impl Lower<'_> {
             let var = match self.hoisted_names.get(&id) {
                 Some(hoisted) => hoisted.clone(),
                 None => {
-                    self.stmts.push(Stmt::Var { name: name.clone(), ty: e.ty(self.result_type(inst)?)?, value: None });
+                    self.stmts.push(Stmt::Var {
+                        name: name.clone(),
+                        ty: Some(e.ty(self.result_type(inst)?)?),
+                        value: None,
+                    });
                     name
                 }
             };

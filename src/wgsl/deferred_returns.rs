@@ -29,7 +29,7 @@ pub(super) fn defer(function: &Function, globals: &[Global], functions: &HashSet
     let body = returns_for_trailing_ifs(function.body.clone());
     let (mut body, _) = rewriter.list(&body, Place { top: true, breakable: false }, false)?;
     let declaration =
-        Stmt::Var { name: rewriter.flag.clone(), ty: "bool".into(), value: Some(Expr::Literal(Literal::Bool(false))) };
+        Stmt::Var { name: rewriter.flag.clone(), ty: None, value: Some(Expr::Literal(Literal::Bool(false))) };
     body.insert(0, declaration);
     Some(body)
 }
@@ -350,7 +350,7 @@ mod tests {
             store("buffer", 3),
         ];
         let expected = "fn f(id: u32) {
-    var returned: bool = false;
+    var returned = false;
     if id > 3u {
         returned = true;
     }
@@ -380,7 +380,7 @@ mod tests {
             forever(vec![switch, store("buffer", 1)]),
         ];
         let expected = "fn f(id: u32) {
-    var returned: bool = false;
+    var returned = false;
     loop {
         if id > 3u {
             returned = true;
@@ -415,7 +415,7 @@ mod tests {
             forever(vec![call("workgroupBarrier"), when_high(vec![Stmt::Break])]),
         ];
         let expected = "fn f(id: u32) {
-    var returned: bool = false;
+    var returned = false;
     if id > 3u {
         returned = true;
     }
@@ -446,7 +446,7 @@ mod tests {
             store("buffer", 1),
         ])];
         let expected = "fn f(id: u32) {
-    var returned: bool = false;
+    var returned = false;
     if !(id > 3u) {
         returned = true;
     }
@@ -478,6 +478,6 @@ mod tests {
             Stmt::Let { name: "returned".into(), ty: None, value: ident("id") },
             when_high(vec![Stmt::Return(None)]),
         ];
-        assert!(deferred(body).unwrap().contains("var returned_1: bool = false;"));
+        assert!(deferred(body).unwrap().contains("var returned_1 = false;"));
     }
 }

@@ -9,11 +9,10 @@
 //! assigned at the end of each predecessor and read once, into a `let`, at the start of its
 //! block, so copies into several phis never see each other's new values.
 
-use std::collections::HashMap;
-
 use spirv::Op;
 
 use super::ast::{self, BinaryOp, Expr, Literal, Name, Stmt, UnaryOp};
+use super::declarations;
 use super::emit::Emitter;
 use super::entry_io::EntryResult;
 use super::names::Namer;
@@ -79,6 +78,7 @@ pub fn emit(e: &mut Emitter, f: usize, entry: Option<&EntryPoint>) -> Result<ast
     let body = function.body.as_deref().ok_or_else(|| Error::internal("function was not structurized"))?;
     lower.scopes = scopes::analyse(module, function, body, &lower.uses)?;
     let mut body = lower.nodes(e, body)?;
+    declarations::sink(&mut body);
     body.splice(0..0, copies);
     // A void function's final `return;` is implied.
     if result.is_none() && body.last() == Some(&Stmt::Return(None)) {
@@ -248,22 +248,29 @@ impl<'m> Lower<'m> {
                 let base = self.module.name(phi).map(str::to_string).unwrap_or_else(|| format!("x_{phi}"));
                 self.namer.fresh_name(&format!("{base}_phi"), Some(&e.namer))
             };
-            self.stmts.push(Stmt::Var { name: name.clone(), ty, value: None });
+            self.stmts.push(Stmt::Var { name: name.clone(), ty: Some(ty), value: None });
             self.phi_vars.insert(phi, name);
         }
         for id in self.scopes.declared.get(&scope).cloned().unwrap_or_default() {
             let name = self.local_name(e, id);
             let ty = e.ty(self.module.type_of(id)?)?;
-            self.stmts.push(Stmt::Var { name: name.clone(), ty, value: None });
+            self.stmts.push(Stmt::Var { name: name.clone(), ty: Some(ty), value: None });
             self.hoisted_names.insert(id, name);
         }
-        let declared = self.stmts.len();
+        let mut declared = self.stmts.len();
         for node in nodes {
             self.node(e, node)?;
         }
         self.flush(e, false);
         let mut stmts = std::mem::replace(&mut self.stmts, outer);
-        initialize_at_first_assignment(&mut stmts, declared);
+        // The function's own variables (OpVariable) open its body: initialized at their first
+        // assignment too, any initial value they have unused (but never one with an effect).
+        let own = stmts[declared..].iter().take_while(|s| match s.unnoted() {
+            Stmt::Var { value, .. } => value.as_ref().is_none_or(|v| !has_effect(e, v)),
+            _ => false,
+        });
+        declared += own.count();
+        declarations::initialize_at_first_assignment(&mut stmts, declared, &|_| true);
         Ok(stmts)
     }
 
@@ -384,7 +391,7 @@ impl<'m> Lower<'m> {
             Node::DeclareGuard(guard) => {
                 let name = self.namer.fresh_name("break_outer", Some(&e.namer));
                 let value = Some(Expr::Literal(Literal::Bool(false)));
-                self.stmts.push(Stmt::Var { name: name.clone(), ty: "bool".into(), value });
+                self.stmts.push(Stmt::Var { name: name.clone(), ty: None, value });
                 self.guard_names.insert(*guard, name);
             }
             Node::SetGuard(guard) => {
@@ -719,16 +726,9 @@ impl<'m> Lower<'m> {
         Ok(expr)
     }
 
-    /// Whether `id` is a pending value with an effect: a call of one of the module's functions or
-    /// an atomic operation other than a load.
+    /// Whether `id` is a pending value with an effect (`has_effect`).
     pub(super) fn pending_effect(&self, e: &Emitter, id: Id) -> bool {
-        let Some(Value::Pending { expr, .. }) = self.values.get(&id) else { return false };
-        expr.any(&|expr| match expr {
-            Expr::Call(call) => {
-                e.is_function(&call.callee) || (call.callee.starts_with("atomic") && &*call.callee != "atomicLoad")
-            }
-            _ => false,
-        })
+        matches!(self.values.get(&id), Some(Value::Pending { expr, .. }) if has_effect(e, expr))
     }
 
     /// Drops a pending value whose only use turned out not to need it (a shuffle operand none of
@@ -740,102 +740,15 @@ impl<'m> Lower<'m> {
     }
 }
 
-/// Moves each of the first `declared` statements, uninitialized `var`s, down to the statement that
-/// first mentions the variable when that assigns it: `var x: T = value;`. Not past a `continue`,
-/// which must not skip a declaration its `continuing` may use. One walk over the statements finds
-/// every variable's first mention, so the cost does not grow with variables times statements.
-fn initialize_at_first_assignment(stmts: &mut Vec<Stmt>, declared: usize) {
-    if declared == 0 {
-        return;
-    }
-    let vars: HashMap<&str, usize> = stmts[..declared]
-        .iter()
-        .enumerate()
-        .filter_map(|(at, stmt)| match stmt {
-            Stmt::Var { name, value: None, .. } => Some((&**name, at)),
-            _ => None,
-        })
-        .collect();
-    // One walk: for each variable, the statement that first mentions it, and whether a
-    // `continue` comes before that statement.
-    let mut first: Vec<Option<(usize, bool)>> = vec![None; declared];
-    let mut continued = false;
-    // The walk ends once every variable has been mentioned: usually a few statements in.
-    let mut unmentioned = vars.len();
-    for (index, stmt) in stmts.iter().enumerate().skip(declared) {
-        if unmentioned == 0 {
-            break;
+/// Whether evaluating `expr` has an effect: a call of one of the module's functions, or an atomic
+/// operation other than a load.
+pub(super) fn has_effect(e: &Emitter, expr: &Expr) -> bool {
+    expr.any(&|expr| match expr {
+        Expr::Call(call) => {
+            e.is_function(&call.callee) || (call.callee.starts_with("atomic") && &*call.callee != "atomicLoad")
         }
-        stmt.for_each_ident(&mut |ident| {
-            if let Some(&at) = vars.get(ident)
-                && first[at].is_none()
-            {
-                first[at] = Some((index, continued));
-                unmentioned -= 1;
-            }
-        });
-        continued = continued || stmt.any(&|s| matches!(s, Stmt::Continue));
-    }
-    // The statements that initialize a variable and become its declaration, as (statement,
-    // variable) pairs. A note (`--annotate`) is looked through, so annotating changes nothing
-    // else.
-    let mut initializes: Vec<(usize, usize)> = Vec::new();
-    let mut moved = vec![false; declared];
-    for (at, first) in first.into_iter().enumerate() {
-        let (Some((index, false)), Stmt::Var { name, .. }) = (first, &stmts[at]) else { continue };
-        if matches!(stmts[index].unnoted(), Stmt::Assign { target: Expr::Ident(t), value } if t == name && !value.mentions(name))
-        {
-            initializes.push((index, at));
-            moved[at] = true;
-        }
-    }
-    if initializes.is_empty() {
-        return;
-    }
-    // A variable that nothing writes after it is initialized (nor takes the address of) is a
-    // `let`: a phi that became `a || b`, say. Only scalars, vectors and matrices: dynamic
-    // indexing of an array value is not for every WGSL implementation.
-    let mut writes: HashMap<&str, u32> = HashMap::new();
-    for stmt in &stmts[declared..] {
-        stmt.for_each_written(&mut |name| {
-            if let Some((&name, _)) = vars.get_key_value(name) {
-                *writes.entry(name).or_default() += 1;
-            }
-        });
-    }
-    let lets: Vec<bool> = initializes
-        .iter()
-        .map(|&(_, at)| {
-            let Stmt::Var { name, ty, .. } = &stmts[at] else { return false };
-            let plain = ["bool", "i32", "u32", "f32", "f16", "vec", "mat"].iter().any(|p| ty.starts_with(p));
-            // The initializing assignment is the one write.
-            plain && writes.get(&**name) == Some(&1)
-        })
-        .collect();
-    drop(writes);
-    // In place: at the top of a huge function a second list would double the peak.
-    for ((index, at), is_let) in initializes.into_iter().zip(lets) {
-        let Stmt::Var { name, ty, .. } = &stmts[at] else { continue };
-        let (name, ty) = (name.clone(), ty.clone());
-        let declare = |value: Expr| match is_let {
-            true => Stmt::Let { name: name.clone(), ty: None, value },
-            false => Stmt::Var { name: name.clone(), ty: ty.clone(), value: Some(value) },
-        };
-        let assign = std::mem::replace(&mut stmts[index], Stmt::Break);
-        stmts[index] = match assign {
-            Stmt::Noted { stmt, note } => match *stmt {
-                Stmt::Assign { value, .. } => Stmt::Noted { stmt: Box::new(declare(value)), note },
-                other => Stmt::Noted { stmt: Box::new(other), note },
-            },
-            Stmt::Assign { value, .. } => declare(value),
-            other => other,
-        };
-    }
-    let mut index = 0;
-    stmts.retain(|_| {
-        index += 1;
-        !moved.get(index - 1).copied().unwrap_or(false)
-    });
+        _ => false,
+    })
 }
 
 /// `a < b` and its negation `a >= b`, and so on: exact for integers, not for floats (NaN).

@@ -117,8 +117,7 @@ impl Lower<'_> {
                 }
                 // WGSL's select takes scalars and vectors only: structs and arrays need an `if`.
                 let name = self.local_name(e, self.result(inst)?);
-                let wgsl_ty = e.ty(ty)?;
-                self.stmts.push(Stmt::Var { name: name.clone(), ty: wgsl_ty, value: Some(reject) });
+                self.stmts.push(Stmt::Var { name: name.clone(), ty: None, value: Some(reject) });
                 let assign = Stmt::Assign { target: Expr::ident(name.clone()), value: accept };
                 self.stmts.push(Stmt::If { condition, accept: vec![assign], reject: vec![] });
                 self.values.insert(self.result(inst)?, Value::Ident(name));
@@ -251,7 +250,7 @@ impl Lower<'_> {
         let ty = e.ty(pointee)?;
         let value = inst.id(1).map(|init| self.take(e, init)).transpose()?;
         let name = self.local_name(e, id);
-        self.stmts.push(Stmt::Var { name: name.clone(), ty, value });
+        self.stmts.push(Stmt::Var { name: name.clone(), ty: value.is_none().then_some(ty), value });
         let pointer = Pointer { base: Expr::ident(name), steps: Vec::new(), memory: Memory::Variable };
         self.values.insert(id, Value::Pointer(Box::new(pointer)));
         Ok(())
@@ -612,9 +611,11 @@ impl Lower<'_> {
         for position in 1..inst.operands.len() {
             let index = inst.literal(position).ok_or_else(|| self.missing(inst))?;
             match self.module.constant(id).filter(|c| c.spec_id.is_none()).map(|c| &c.value) {
-                Some(ConstValue::Composite(parts)) => {
-                    id = *parts.get(index as usize).ok_or_else(|| self.missing(inst))?;
-                }
+                // Out of bounds: the access, written out, says so.
+                Some(ConstValue::Composite(parts)) => match parts.get(index as usize) {
+                    Some(&part) => id = part,
+                    None => return Ok(None),
+                },
                 Some(ConstValue::Null | ConstValue::Undef) => return Ok(Some(e.zero(self.result_type(inst)?)?)),
                 _ => return Ok(None),
             }
@@ -673,10 +674,9 @@ impl Lower<'_> {
             let name = name.clone();
             return Ok((name.clone(), Expr::ident(name)));
         }
-        let ty = e.ty(self.result_type(inst)?)?;
         let value = self.take(e, base)?;
         let name = self.local_name(e, self.result(inst)?);
-        self.stmts.push(Stmt::Var { name: name.clone(), ty, value: Some(value) });
+        self.stmts.push(Stmt::Var { name: name.clone(), ty: None, value: Some(value) });
         Ok((name.clone(), Expr::ident(name)))
     }
 

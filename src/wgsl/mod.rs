@@ -3,6 +3,7 @@
 
 pub mod ast;
 mod atomic;
+mod declarations;
 mod deferred_returns;
 pub mod emit;
 mod entry_io;

@@ -333,7 +333,10 @@ impl Printer {
                 p.out.push(';');
             }),
             Stmt::Var { name, ty, value } => self.line_with(|p| {
-                let _ = write!(p.out, "var {name}: {ty}");
+                let _ = write!(p.out, "var {name}");
+                if let Some(ty) = ty {
+                    let _ = write!(p.out, ": {ty}");
+                }
                 if let Some(value) = value {
                     p.out.push_str(" = ");
                     p.expr(value);

@@ -618,7 +618,7 @@ mod tests {
     fn counted_loop(init: Expr, step: Expr) -> Vec<Stmt> {
         let five = Expr::Literal(Literal::I32(5));
         vec![
-            Stmt::Var { name: "i".into(), ty: "i32".into(), value: Some(init) },
+            Stmt::Var { name: "i".into(), ty: None, value: Some(init) },
             Stmt::Loop {
                 body: vec![
                     if_then(Expr::binary(BinaryOp::GreaterEqual, ident("i"), five), vec![Stmt::Break]),
