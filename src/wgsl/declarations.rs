@@ -137,7 +137,7 @@ fn sink_into_scopes(stmts: &mut Vec<Stmt>, used_after: &dyn Fn(&str) -> bool) {
     let mut moved = vec![false; stmts.len()];
     for &(at, index, scope) in moves.iter().rev() {
         let declaration = stmts[at].clone();
-        scopes_of(unnoted_mut(&mut stmts[index]))[scope].insert(0, declaration);
+        stmts[index].unnoted_mut().lists_mut()[scope].insert(0, declaration);
         moved[at] = true;
     }
     let mut index = 0;
@@ -146,7 +146,7 @@ fn sink_into_scopes(stmts: &mut Vec<Stmt>, used_after: &dyn Fn(&str) -> bool) {
         !moved[index - 1]
     });
     for stmt in stmts.iter_mut() {
-        let stmt = unnoted_mut(stmt);
+        let stmt = stmt.unnoted_mut();
         if let Stmt::Loop { body, continuing, break_if } = stmt {
             let in_continuing = names_in(continuing, None);
             let in_break_if = names_in(&[], break_if.as_ref());
@@ -158,7 +158,7 @@ fn sink_into_scopes(stmts: &mut Vec<Stmt>, used_after: &dyn Fn(&str) -> bool) {
             initialize_at_first_assignment(continuing, leading_vars(continuing), &|_| false);
             continue;
         }
-        for list in scopes_of(stmt) {
+        for list in stmt.lists_mut() {
             sink_into_scopes(list, &|_| false);
             initialize_at_first_assignment(list, leading_vars(list), &|_| false);
         }
@@ -174,7 +174,7 @@ fn names_in(stmts: &[Stmt], expr: Option<&Expr>) -> HashSet<String> {
 }
 
 /// The declarations at the start of `stmts` that can move into a scope of one statement: as
-/// (declaration, statement, which of its scopes `scopes_of` lists).
+/// (declaration, statement, which of its lists `Stmt::lists_mut` gives).
 fn moves(stmts: &[Stmt], used_after: &dyn Fn(&str) -> bool) -> Vec<(usize, usize, usize)> {
     let declared = leading_vars(stmts);
     let names: HashMap<&str, usize> = stmts[..declared]
@@ -208,7 +208,7 @@ fn moves(stmts: &[Stmt], used_after: &dyn Fn(&str) -> bool) -> Vec<(usize, usize
     moves
 }
 
-/// The one scope of `stmt` (as `scopes_of` numbers them) that holds every mention of `name`, if
+/// The one scope of `stmt` (as `Stmt::lists_mut` numbers them) that holds every mention of `name`, if
 /// the declaration of `name` can move there.
 fn scope_to_move_into(stmt: &Stmt, name: &str) -> Option<usize> {
     let holds = |stmts: &[Stmt]| stmts.iter().any(|s| mentions(s, name));
@@ -259,24 +259,6 @@ fn leading_vars(stmts: &[Stmt]) -> usize {
     stmts.iter().take_while(|s| matches!(s.unnoted(), Stmt::Var { value: None, .. })).count()
 }
 
-/// The statement lists nested directly in `stmt`: an `if`'s arms, a switch's cases, a loop's body
-/// and its `continuing` (which is inside the body's scope: nothing moves into it).
-fn scopes_of(stmt: &mut Stmt) -> Vec<&mut Vec<Stmt>> {
-    match stmt {
-        Stmt::If { accept, reject, .. } => vec![accept, reject],
-        Stmt::Switch { cases, .. } => cases.iter_mut().map(|case| &mut case.body).collect(),
-        Stmt::Loop { body, continuing, .. } => vec![body, continuing],
-        _ => Vec::new(),
-    }
-}
-
-fn unnoted_mut(stmt: &mut Stmt) -> &mut Stmt {
-    match stmt {
-        Stmt::Noted { stmt, .. } => unnoted_mut(stmt),
-        other => other,
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -306,7 +288,8 @@ mod tests {
     /// The body after `sink`, printed.
     fn sunk(mut body: Vec<Stmt>) -> String {
         sink(&mut body);
-        let function = Function { attributes: vec![], name: "f".into(), params: vec![], result: None, body };
+        let function =
+            Function { attributes: vec![], name: "f".into(), params: vec![], result: None, body, exits: vec![] };
         print::function(&function).0
     }
 

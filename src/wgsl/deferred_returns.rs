@@ -147,7 +147,7 @@ impl Rewriter<'_> {
                     }
                     sets_flag = true;
                 }
-                Stmt::If { .. } | Stmt::Loop { .. } | Stmt::Switch { .. } => {
+                Stmt::If { .. } | Stmt::Loop { .. } | Stmt::Switch { .. } | Stmt::For(_) | Stmt::While { .. } => {
                     if deferred
                         && !inner.any(&|s| has_barrier(s) || matches!(s, Stmt::Return(_)))
                         && !inner.may_leave(true, true, false)
@@ -239,6 +239,7 @@ impl Rewriter<'_> {
                 }
                 Some((Stmt::Switch { selector: selector.clone(), cases: rebuilt }, sets))
             }
+            // `for` and `while` statements are made only after this rewrite (`for_loops.rs`).
             _ => None,
         }
     }
@@ -325,6 +326,7 @@ mod tests {
             params: vec![Param { attributes: vec![], name: "id".into(), ty: "u32".into() }],
             result: None,
             body,
+            exits: vec![],
         };
         let global = |name: &str, space: &str| Global {
             attributes: vec![],

@@ -9,6 +9,7 @@ use spirv::{ExecutionModel, StorageClass};
 use super::ast::{self, Attribute, Expr, Literal, Stmt};
 use super::deferred_returns;
 use super::entry_io::result_return;
+use super::for_loops;
 use super::function;
 use super::image;
 use super::names::Namer;
@@ -220,6 +221,7 @@ impl<'m> Emitter<'m> {
         if self.uniformity.last_breaks_barriers() {
             calls = self.make_barriers_uniform(&mut function).unwrap_or(calls);
         }
+        for_loops::rewrite(&mut function.body, &function.exits);
         let (text, signature_len) = print::function(&function);
         let result = function.result.map(|(_, ty)| ty);
         self.out.functions.push(ast::PrintedFunction {
@@ -625,7 +627,7 @@ impl<'m> Emitter<'m> {
         }
         body.extend(result_return(struct_name, results).map(|value| Stmt::Return(Some(value))));
         let attributes = self.stage_attributes(entry)?;
-        Ok(ast::Function { attributes, name, params, result, body })
+        Ok(ast::Function { attributes, name, params, result, body, exits: Vec::new() })
     }
 
     /// `@vertex`, `@fragment`, or `@compute` with its `@workgroup_size`.

@@ -50,6 +50,7 @@ pub fn emit(e: &mut Emitter, f: usize, entry: Option<&EntryPoint>) -> Result<ast
         source_line: None,
         rest: &[],
         entry: None,
+        exits: Vec::new(),
     };
     let name = e.names.get(&function.id).cloned().unwrap_or_default();
     let mut params = Vec::new();
@@ -84,7 +85,7 @@ pub fn emit(e: &mut Emitter, f: usize, entry: Option<&EntryPoint>) -> Result<ast
     if result.is_none() && body.last() == Some(&Stmt::Return(None)) {
         body.pop();
     }
-    Ok(ast::Function { attributes: vec![], name, params, result, body })
+    Ok(ast::Function { attributes: vec![], name, params, result, body, exits: lower.exits })
 }
 
 #[derive(Clone)]
@@ -207,6 +208,8 @@ pub(super) struct Lower<'m> {
     pub(super) rest: &'m [usize],
     /// What the returns give, in an entry function that is the WGSL entry point itself.
     pub(super) entry: Option<EntryResult>,
+    /// Each `if c { break; }` written: `c`, and the exact condition for going on.
+    exits: Vec<(Expr, Expr)>,
 }
 
 impl<'m> Lower<'m> {
@@ -314,6 +317,9 @@ impl<'m> Lower<'m> {
                     ([], [arm]) => Some((arm, negated(), condition.clone())),
                     _ => None,
                 };
+                if let Some((Stmt::Break, guard, otherwise)) = &arm {
+                    self.exits.push((guard.clone(), otherwise.clone()));
+                }
                 if let Some((arm, guard, otherwise)) = arm
                     && self.short_circuit(arm, guard, otherwise)
                 {

@@ -8,6 +8,7 @@ mod deferred_returns;
 pub mod emit;
 mod entry_io;
 mod extended_arith;
+mod for_loops;
 mod function;
 mod helpers;
 mod image;

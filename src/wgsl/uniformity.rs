@@ -16,7 +16,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use super::ast::{Attribute, Expr, Function, Global, GlobalKind, Name, Param, Stmt, UnaryOp};
+use super::ast::{Attribute, Expr, Function, Global, GlobalKind, Init, Name, Param, Stmt, UnaryOp};
 
 /// Builtins that need uniform control flow.
 const NEEDS_UNIFORMITY: &[&str] = &[
@@ -239,6 +239,8 @@ fn stmt_exprs(stmt: &Stmt) -> impl Iterator<Item = &Expr> {
         Stmt::If { condition, .. } => (Some(condition), None),
         Stmt::Loop { break_if, .. } => (break_if.as_ref(), None),
         Stmt::Switch { selector, .. } => (Some(selector), None),
+        Stmt::For(l) => (Some(&l.condition), l.update.parts().1),
+        Stmt::While { condition, .. } => (Some(condition), None),
         Stmt::Break | Stmt::Continue | Stmt::Discard | Stmt::Noted { .. } => (None, None),
     };
     first.into_iter().chain(second)
@@ -395,6 +397,24 @@ impl<'a> Scope<'a> {
                 let exits = cases.iter().flat_map(|c| &c.body).any(|s| s.may_leave(false, true, true));
                 return uniform_flow && (!exits || (inner && after));
             }
+            // Made only after this analysis (`for_loops.rs`); taken, to err on the safe side,
+            // as loops that may exit non-uniformly.
+            Stmt::For(l) => {
+                self.note_calls(&l.condition);
+                match &l.init {
+                    Some(Init::Var(name, _)) => _ = self.tainted.insert(name),
+                    Some(Init::Assign(target, _)) => self.tainted.extend(root(target)),
+                    None => {}
+                }
+                self.tainted.extend(root(l.update.parts().0));
+                self.block(&l.body, false);
+                return uniform_flow && !returns(stmt);
+            }
+            Stmt::While { condition, body } => {
+                self.note_calls(condition);
+                self.block(body, false);
+                return uniform_flow && !returns(stmt);
+            }
             Stmt::Loop { body, continuing, break_if } => {
                 // A loop is uniform if every way out of it is decided uniformly; a first walk
                 // finds out, and a second checks the body under that answer.
@@ -470,7 +490,7 @@ mod tests {
     }
 
     fn function(name: &str, body: Vec<Stmt>) -> Function {
-        Function { attributes: vec![], name: name.into(), params: vec![], result: None, body }
+        Function { attributes: vec![], name: name.into(), params: vec![], result: None, body, exits: vec![] }
     }
 
     /// The verdict on the given functions, with a uniform buffer `params` and a private `input`.
