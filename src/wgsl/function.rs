@@ -9,12 +9,15 @@
 //! assigned at the end of each predecessor and read once, into a `let`, at the start of its
 //! block, so copies into several phis never see each other's new values.
 
+use std::collections::HashSet;
+
 use spirv::Op;
 
 use super::ast::{self, BinaryOp, Expr, Literal, Name, Stmt, UnaryOp};
 use super::declarations;
 use super::emit::Emitter;
 use super::entry_io::EntryResult;
+use super::inline_lets;
 use super::names::Namer;
 use super::scopes::{self, Scopes};
 use super::uses::{self, Uses};
@@ -51,6 +54,7 @@ pub fn emit(e: &mut Emitter, f: usize, entry: Option<&EntryPoint>) -> Result<ast
         rest: &[],
         entry: None,
         exits: Vec::new(),
+        unnamed: HashSet::new(),
     };
     let name = e.names.get(&function.id).cloned().unwrap_or_default();
     let mut params = Vec::new();
@@ -85,7 +89,9 @@ pub fn emit(e: &mut Emitter, f: usize, entry: Option<&EntryPoint>) -> Result<ast
     if result.is_none() && body.last() == Some(&Stmt::Return(None)) {
         body.pop();
     }
-    Ok(ast::Function { attributes: vec![], name, params, result, body, exits: lower.exits })
+    let mut function = ast::Function { attributes: vec![], name, params, result, body, exits: lower.exits };
+    inline_lets::inline(&mut function, &lower.unnamed, &|expr| has_effect(e, expr));
+    Ok(function)
 }
 
 #[derive(Clone)]
@@ -210,6 +216,8 @@ pub(super) struct Lower<'m> {
     pub(super) entry: Option<EntryResult>,
     /// Each `if c { break; }` written: `c`, and the exact condition for going on.
     exits: Vec<(Expr, Expr)>,
+    /// The names given to values without a name of their own (`x_12`).
+    unnamed: HashSet<Name>,
 }
 
 impl<'m> Lower<'m> {
@@ -615,7 +623,11 @@ impl<'m> Lower<'m> {
                 let name = name.to_string();
                 self.namer.fresh_name(&name, Some(&e.namer))
             }
-            None => self.namer.fresh_name(&format!("x_{id}"), Some(&e.namer)),
+            None => {
+                let name = self.namer.fresh_name(&format!("x_{id}"), Some(&e.namer));
+                self.unnamed.insert(name.clone());
+                name
+            }
         }
     }
 

@@ -12,6 +12,7 @@ mod for_loops;
 mod function;
 mod helpers;
 mod image;
+mod inline_lets;
 mod instruction;
 pub mod names;
 pub mod print;
