@@ -453,7 +453,7 @@ impl<'m> Lower<'m> {
 
     /// `!expr` for the boolean value `condition`, written as the opposite comparison where that
     /// means the same: always for `==` and `!=`, for ordering only between integers.
-    fn negate(&self, condition: Id, expr: Expr) -> Expr {
+    pub(super) fn negate(&self, condition: Id, expr: Expr) -> Expr {
         let integers = self
             .module
             .value_inst(condition)

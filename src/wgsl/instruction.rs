@@ -106,23 +106,7 @@ impl Lower<'_> {
                 self.values.insert(self.result(inst)?, Value::Ident(var));
                 Ok(())
             }
-            Op::Select => {
-                let condition = self.take(e, self.operand(inst, 0)?)?;
-                let accept = self.take(e, self.operand(inst, 1)?)?;
-                let reject = self.take(e, self.operand(inst, 2)?)?;
-                let ty = self.result_type(inst)?;
-                if self.module.scalar_of(ty).is_some() {
-                    let select = Expr::call(e.builtin("select"), vec![reject, accept, condition]);
-                    return self.define(e, inst, select, false);
-                }
-                // WGSL's select takes scalars and vectors only: structs and arrays need an `if`.
-                let name = self.local_name(e, self.result(inst)?);
-                self.stmts.push(Stmt::Var { name: name.clone(), ty: None, value: Some(reject) });
-                let assign = Stmt::Assign { target: Expr::ident(name.clone()), value: accept };
-                self.stmts.push(Stmt::If { condition, accept: vec![assign], reject: vec![] });
-                self.values.insert(self.result(inst)?, Value::Ident(name));
-                Ok(())
-            }
+            Op::Select => self.select(e, inst),
             Op::IsNan | Op::IsInf => self.float_class(e, inst),
             Op::SMod | Op::FMod => self.modulo(e, inst),
             Op::IAddCarry | Op::ISubBorrow | Op::UMulExtended | Op::SMulExtended => self.extended_arith(e, inst),
@@ -602,6 +586,35 @@ impl Lower<'_> {
             ty = next;
         }
         self.define(e, inst, expr, false)
+    }
+
+    fn select(&mut self, e: &mut Emitter, inst: &Inst) -> Result<(), Error> {
+        let condition = self.take(e, self.operand(inst, 0)?)?;
+        let accept = self.take(e, self.operand(inst, 1)?)?;
+        let reject = self.take(e, self.operand(inst, 2)?)?;
+        let ty = self.result_type(inst)?;
+        let truth = |e: &Expr| match e {
+            Expr::Literal(Literal::Bool(b)) => Some(*b),
+            _ => None,
+        };
+        // `select(false, true, c)` is `c`, and `select(true, false, c)` is `!c`.
+        let value = match (truth(&accept), truth(&reject)) {
+            (Some(true), Some(false)) => condition,
+            (Some(false), Some(true)) => self.negate(self.operand(inst, 0)?, condition),
+            _ if self.module.scalar_of(ty).is_some() => {
+                Expr::call(e.builtin("select"), vec![reject, accept, condition])
+            }
+            _ => {
+                // WGSL's select takes scalars and vectors only: structs and arrays need an `if`.
+                let name = self.local_name(e, self.result(inst)?);
+                self.stmts.push(Stmt::Var { name: name.clone(), ty: None, value: Some(reject) });
+                let assign = Stmt::Assign { target: Expr::ident(name.clone()), value: accept };
+                self.stmts.push(Stmt::If { condition, accept: vec![assign], reject: vec![] });
+                self.values.insert(self.result(inst)?, Value::Ident(name));
+                return Ok(());
+            }
+        };
+        self.define(e, inst, value, false)
     }
 
     /// The part of a constant that `inst` extracts, as a constant: `3.0f`, not
