@@ -57,6 +57,8 @@ pub struct Emitter<'m> {
     written_globals: OnceCell<IdSet<Id>>,
     /// `Module::new_bindings` by variable, for the binding map's entry of each resource.
     new_bindings: IdMap<Id, &'m NewBinding>,
+    /// The globals nothing writes while a shader runs: uniform and read-only storage buffers.
+    pub(super) read_only: IdSet<Id>,
 }
 
 /// The WGSL syntax tree (its functions already printed), the binding map of its resources, and
@@ -82,6 +84,7 @@ pub fn emit(module: &Module, options: &Options) -> Result<(ast::Module, Vec<Bind
         vertex_globals: OnceCell::new(),
         written_globals: OnceCell::new(),
         new_bindings: IdMap::default(),
+        read_only: IdSet::default(),
     };
     for new in &module.new_bindings {
         e.new_bindings.entry(new.variable).or_insert(new);
@@ -483,6 +486,9 @@ impl<'m> Emitter<'m> {
                 ));
             }
             space = "storage, read".into();
+        }
+        if space == "uniform" || space == "storage, read" {
+            self.read_only.insert(global.id);
         }
         let mut attributes = Vec::new();
         if matches!(global.class, StorageClass::Uniform | StorageClass::StorageBuffer | StorageClass::UniformConstant) {

@@ -16,6 +16,9 @@ use crate::spirv::{EntryPoint, Id, Inst, IoSource, IoValue, Module};
 /// A function's result: its type, with the attributes of an entry point's.
 pub(super) type FunctionResult = Option<(Vec<Attribute>, ast::Type)>;
 
+/// The length past which one of several results computed at the return gets a `let`.
+const LONG_RESULT: usize = 32;
+
 /// What the returns of an unwrapped entry function give.
 pub(super) struct EntryResult {
     /// The struct of the results when there are several.
@@ -105,7 +108,7 @@ impl Lower<'_> {
             let name = self.namer.fresh(&base, Some(&e.namer));
             if let (IoSource::Proxy { global, .. }, true) = (&value.source, value.direct) {
                 let read = e.convert(Expr::ident(name.as_str()), value.wgsl_ty, value.ty)?;
-                let pointer = Pointer { base: read, steps: Vec::new(), memory: Memory::Input };
+                let pointer = Pointer { base: read, steps: Vec::new(), memory: Memory::ReadOnly };
                 self.values.insert(*global, Value::Pointer(Box::new(pointer)));
             }
             let (param, copy) = e.input_copy(value, name)?;
@@ -195,8 +198,17 @@ impl Lower<'_> {
         for output in &result.outputs {
             values.push(match output {
                 Output::Proxy(expr) | Output::Zero(expr) => expr.clone(),
-                Output::Direct { stored: Some(value), ty, wgsl_ty, .. } => {
-                    let value = self.take(e, *value)?;
+                Output::Direct { stored: Some(value), ty, wgsl_ty, name, .. } => {
+                    let pending = matches!(self.values.get(value), Some(Value::Pending { .. }));
+                    let mut value = self.take(e, *value)?;
+                    // One of several results, computed where it is returned and long: named as
+                    // the output, so the return reads as a list of names.
+                    let long = || super::print::expr_to_string(&value).len() > LONG_RESULT;
+                    if pending && result.struct_name.is_some() && !value.is_path() && long() {
+                        let name = self.namer.fresh_name(name, Some(&e.namer));
+                        self.stmts.push(Stmt::Let { name: name.clone(), ty: None, value });
+                        value = Expr::Ident(name);
+                    }
                     e.convert(value, *ty, *wgsl_ty)?
                 }
                 Output::Direct { stored: None, wgsl_ty, .. } => e.zero(*wgsl_ty)?,

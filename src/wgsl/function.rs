@@ -152,9 +152,9 @@ pub(super) struct Pointer {
 pub(super) enum Memory {
     /// A variable the translated code reads and writes.
     Variable,
-    /// An entry point's input read from its parameter: nothing writes it, so a load is a value
-    /// like any other.
-    Input,
+    /// Memory nothing writes while the shader runs (an entry point's input read from its
+    /// parameter, a uniform or read-only storage buffer): a load is a value like any other.
+    ReadOnly,
     /// An entry point's direct output: a store records the value to return (`entry_io.rs`).
     Output,
 }
@@ -669,6 +669,18 @@ impl<'m> Lower<'m> {
         Ok(())
     }
 
+    /// Records the value of `inst`, a path into memory nothing writes: written again at each use,
+    /// unless it is a named local's value or outlives its scope.
+    pub(super) fn define_repeated(&mut self, e: &Emitter, inst: &Inst, expr: Expr) -> Result<(), Error> {
+        let id = self.result(inst)?;
+        if self.hoisted_names.contains_key(&id) || self.module.variable_values.contains(&id) {
+            self.bind(e, id, expr);
+        } else {
+            self.values.insert(id, Value::named(expr));
+        }
+        Ok(())
+    }
+
     /// A statement with side effects: pending reads of memory are bound first, so none moves
     /// past it.
     pub(super) fn side_effect(&mut self, e: &Emitter, stmt: Stmt) {
@@ -718,7 +730,8 @@ impl<'m> Lower<'m> {
         }
         match e.names.get(&id) {
             Some(name) if matches!(self.module.def(id), Def::Global(_)) => {
-                Ok(Pointer { base: Expr::ident(name.clone()), steps: Vec::new(), memory: Memory::Variable })
+                let memory = if e.read_only.contains(&id) { Memory::ReadOnly } else { Memory::Variable };
+                Ok(Pointer { base: Expr::ident(name.clone()), steps: Vec::new(), memory })
             }
             _ => Err(Error::unsupported(
                 format!("%{id} is not a pointer we can follow"),

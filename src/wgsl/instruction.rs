@@ -28,9 +28,17 @@ impl Lower<'_> {
                 if let Some(inner) = self.atomic_inner(self.operand(inst, 0)?) {
                     return self.load_atomic(e, inst, inner);
                 }
-                let memory = self.pointer(e, self.operand(inst, 0)?)?.memory;
+                let pointer = self.pointer(e, self.operand(inst, 0)?)?;
                 let expr = self.pointer_expr(e, self.operand(inst, 0)?)?;
-                self.define(e, inst, expr, memory != Memory::Input)
+                if pointer.memory != Memory::ReadOnly {
+                    return self.define(e, inst, expr, true);
+                }
+                // Read again at each use where that costs nothing (`ubo.model`, `ubo.lights[2].xyz`).
+                let constant_path = pointer.steps.iter().all(|step| !matches!(step, Step::Dynamic(_)));
+                match constant_path && expr.is_path() {
+                    true => self.define_repeated(e, inst, expr),
+                    false => self.define(e, inst, expr, false),
+                }
             }
             Op::Store => {
                 if let Some(inner) = self.atomic_inner(self.operand(inst, 0)?) {
