@@ -1,7 +1,8 @@
 //! The binding map: every resource of the WGSL with its group and binding, and the SPIR-V
 //! variable it came from, so an application can build its bind groups. Resources the SPIR-V did
 //! not bind (the sampler half of a combined image sampler, a comparison twin, push constants) are
-//! marked as assigned by us; `docs/bindings.md` states the rule.
+//! marked as assigned by us; `docs/bindings.md` states the rule. For WGSL input, the map is the
+//! SPIR-V's specialization constants instead: each WGSL override with its `SpecId`.
 
 use serde::{Deserialize, Serialize};
 
@@ -92,10 +93,52 @@ pub struct Original {
 /// ]
 /// ```
 pub fn to_json(bindings: &[Binding]) -> String {
+    json_lines(bindings)
+}
+
+/// A WGSL override as the specialization constant of the SPIR-V written for it; in JSON, one
+/// object with these keys in this order.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SpecConstant {
+    /// The override's name (`None` for the length of a workgroup array, an override expression).
+    #[serde(rename = "override")]
+    pub name: Option<String>,
+    /// Its `SpecId`; `None` when it is computed from other overrides (`OpSpecConstantOp`).
+    pub spec_id: Option<u32>,
+    /// The WGSL type: `bool`, `i32`, `u32`, `f32` or `f16`.
+    #[serde(rename = "type")]
+    pub ty: String,
+    /// The default value (a JSON boolean or number); `None` when the WGSL has none (the pipeline
+    /// must set it) or it is computed.
+    pub default: Option<serde_json::Value>,
+    /// Whether spv2wgsl chose the `SpecId` (exactly when `origin` is `no_id`).
+    pub assigned: bool,
+    /// Why the constant has no `SpecId` of the WGSL's own, when it has not.
+    pub origin: Option<SpecConstantOrigin>,
+}
+
+/// Why a specialization constant has no `SpecId` from an `@id`; in JSON, its name in snake case.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SpecConstantOrigin {
+    /// The override has no `@id`: spv2wgsl chose the `SpecId`.
+    NoId,
+    /// Computed from other overrides: no `SpecId`, the pipeline cannot set it.
+    Computed,
+}
+
+/// The specialization constants as a JSON array, one object per override, in declaration order,
+/// each on a line of its own.
+pub fn spec_constants_to_json(constants: &[SpecConstant]) -> String {
+    json_lines(constants)
+}
+
+/// `items` as a JSON array with each item on a line of its own.
+fn json_lines<T: Serialize>(items: &[T]) -> String {
     let mut out = Vec::new();
     let mut serializer = serde_json::Serializer::with_formatter(&mut out, OneLinePerItem { depth: 0 });
     // Strings, numbers, booleans and nulls under string keys: nothing serde_json could refuse.
-    bindings.serialize(&mut serializer).expect("the binding map serializes");
+    items.serialize(&mut serializer).expect("the binding map serializes");
     out.push(b'\n');
     String::from_utf8(out).expect("serde_json writes UTF-8")
 }
@@ -146,6 +189,31 @@ mod tests {
         assert_eq!("1:7".parse::<ResourceBinding>(), Ok(ResourceBinding { group: 1, binding: 7 }));
         assert!("1".parse::<ResourceBinding>().is_err());
         assert!("a:2".parse::<ResourceBinding>().is_err());
+    }
+
+    #[test]
+    fn spec_constants_say_which_ids_were_chosen() {
+        let constant =
+            |name: Option<&str>, spec_id, ty: &str, default: Option<serde_json::Value>, origin| SpecConstant {
+                name: name.map(str::to_string),
+                spec_id,
+                ty: ty.into(),
+                default,
+                assigned: origin == Some(SpecConstantOrigin::NoId),
+                origin,
+            };
+        let constants = [
+            constant(Some("count"), Some(0), "u32", Some(4.into()), Some(SpecConstantOrigin::NoId)),
+            constant(Some("scale"), Some(7), "f32", None, None),
+            constant(None, None, "u32", None, Some(SpecConstantOrigin::Computed)),
+        ];
+        assert_eq!(
+            spec_constants_to_json(&constants),
+            "[\n  {\"override\": \"count\", \"spec_id\": 0, \"type\": \"u32\", \"default\": 4, \"assigned\": true, \"origin\": \"no_id\"},\n  \
+             {\"override\": \"scale\", \"spec_id\": 7, \"type\": \"f32\", \"default\": null, \"assigned\": false, \"origin\": null},\n  \
+             {\"override\": null, \"spec_id\": null, \"type\": \"u32\", \"default\": null, \"assigned\": false, \"origin\": \"computed\"}\n]\n"
+        );
+        assert_eq!(serde_json::from_str::<Vec<SpecConstant>>(&spec_constants_to_json(&constants)).unwrap(), constants);
     }
 
     #[test]

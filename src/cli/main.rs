@@ -94,7 +94,8 @@ struct Cli {
     #[arg(long)]
     annotate: bool,
     /// Write the resource bindings (group, binding, WGSL name and type, the SPIR-V set, binding
-    /// and name they came from, whether spv2wgsl assigned them) to FILE as JSON.
+    /// and name they came from, whether spv2wgsl assigned them) to FILE as JSON; for WGSL input,
+    /// the specialization constants (each override's SpecId, type and default).
     #[arg(long, value_name = "FILE", conflicts_with_all = ["out_dir", "check"])]
     binding_map: Option<PathBuf>,
     /// Bind the sampler split from the combined image sampler at SET:BINDING (or the comparison
@@ -350,6 +351,13 @@ fn to_spirv(
         let _ = reporter.reverse_error(stderr, shown_path, source, &error);
         ExitCode::from(error.exit_code() as u8)
     })?;
+    if let Some(path) = &cli.binding_map
+        && let Err(e) =
+            write_atomically(path, spv2wgsl::binding_map::spec_constants_to_json(&compiled.spec_constants).as_bytes())
+    {
+        eprintln!("error: cannot write the binding map: {e}");
+        return Err(ExitCode::from(1));
+    }
     Ok(match target {
         Target::Spvasm => compiled.disassemble().into_bytes(),
         _ => compiled.to_bytes(),

@@ -26,15 +26,35 @@ pub mod backend;
 #[allow(missing_docs)]
 pub mod conform;
 #[allow(missing_docs)]
+pub mod declarations;
+#[allow(missing_docs)]
+pub mod explicit_layout;
+#[allow(missing_docs)]
+pub mod frexp_result;
+#[allow(missing_docs)]
+pub mod images;
+#[allow(missing_docs)]
 pub mod interface_list;
 #[allow(missing_docs)]
 pub mod module_edit;
+#[allow(missing_docs)]
+pub mod overrides;
+#[allow(missing_docs)]
+pub mod panics;
 #[allow(missing_docs)]
 pub mod parse;
 #[allow(missing_docs)]
 pub mod plan;
 #[allow(missing_docs)]
+pub mod pointer_arguments;
+#[allow(missing_docs)]
 pub mod sample_mask;
+#[allow(missing_docs)]
+pub mod specialize;
+#[allow(missing_docs)]
+pub mod uniform_layout;
+#[allow(missing_docs)]
+pub mod workgroup_zeroing;
 
 use rspirv::binary::{Assemble, Disassemble};
 
@@ -65,6 +85,8 @@ pub const SPIRV_VERSIONS: &[(u8, u8)] = &[(1, 0), (1, 1), (1, 2), (1, 3), (1, 4)
 pub struct Compiled {
     /// The module as rspirv's data representation, for further editing.
     pub module: rspirv::dr::Module,
+    /// The WGSL's overrides as the module's specialization constants, in declaration order.
+    pub spec_constants: Vec<crate::binding_map::SpecConstant>,
 }
 
 impl Compiled {
@@ -90,7 +112,15 @@ pub fn compile(source: &str, options: &Options) -> Result<Compiled, Error> {
         let (major, minor) = options.spirv_version;
         return Err(Error::unsupported(format!("SPIR-V {major}.{minor}: the versions written are 1.0 to 1.6")));
     }
-    let (module, info) = parse::parse(source)?;
+    let (mut module, mut info) = parse::parse(source)?;
+    let rewritten = pointer_arguments::run(&mut module) | frexp_result::run(&mut module);
+    let specialization = overrides::take(&mut module, &info)?;
+    if rewritten || specialization.is_some() {
+        info = parse::revalidate(&module)?;
+    }
+    if let Some(specialization) = &specialization {
+        overrides::place(&mut module, specialization);
+    }
     let only = match &options.entry_point {
         Some(name) => Some(entry_point_index(&module, name)?),
         None => None,
@@ -101,8 +131,29 @@ pub fn compile(source: &str, options: &Options) -> Result<Compiled, Error> {
         .map_err(|error| Error::internal(format!("cannot read back naga's SPIR-V: {error}")))?;
     let arrays_of_one = conform::run(&mut spirv, &plans)?;
     sample_mask::run(&mut spirv, &arrays_of_one)?;
+    images::run(&mut spirv, has_bgra8_storage(&module))?;
+    uniform_layout::run(&mut spirv)?;
+    explicit_layout::run(&mut spirv);
+    frexp_result::drop_int16(&mut spirv);
+    if let Some(specialization) = &specialization {
+        specialize::run(&mut spirv, specialization)?;
+    }
+    workgroup_zeroing::run(&mut spirv)?;
     interface_list::run(&mut spirv);
-    Ok(Compiled { module: spirv })
+    let spec_constants = specialization.map(|s| s.report()).unwrap_or_default();
+    Ok(Compiled { module: spirv, spec_constants })
+}
+
+fn has_bgra8_storage(module: &naga::Module) -> bool {
+    module.types.iter().any(|(_, ty)| {
+        matches!(
+            ty.inner,
+            naga::TypeInner::Image {
+                class: naga::ImageClass::Storage { format: naga::StorageFormat::Bgra8Unorm, .. },
+                ..
+            }
+        )
+    })
 }
 
 fn entry_point_index(module: &naga::Module, name: &str) -> Result<usize, Error> {

@@ -71,3 +71,45 @@ pub fn entry_point_target(inst: &Instruction) -> Option<(Word, &str)> {
 pub fn entry_point_interface(inst: &Instruction) -> Vec<Word> {
     inst.operands.iter().skip(3).filter_map(|operand| operand.id_ref_any()).collect()
 }
+
+/// The module-scope instruction (type, constant or global variable) with result `id`.
+pub fn global_def(module: &Module, id: Word) -> Option<&Instruction> {
+    module.types_global_values.iter().find(|inst| inst.result_id == Some(id))
+}
+
+/// The result type of every instruction, module scope and function bodies, by result id.
+pub fn result_types(module: &Module) -> std::collections::HashMap<Word, Word> {
+    let functions = module.functions.iter().flat_map(|function| function.all_inst_iter());
+    module
+        .types_global_values
+        .iter()
+        .chain(functions)
+        .filter_map(|inst| Some((inst.result_id?, inst.result_type?)))
+        .collect()
+}
+
+/// Adds `OpCapability capability` unless the module declares it.
+pub fn require_capability(module: &mut Module, capability: spirv::Capability) {
+    let declared =
+        module.capabilities.iter().any(|inst| inst.operands.first() == Some(&Operand::Capability(capability)));
+    if !declared {
+        module.capabilities.push(Instruction::new(Op::Capability, None, None, vec![Operand::Capability(capability)]));
+    }
+}
+
+/// The pointee of the pointer type `pointer`.
+pub fn pointee(module: &Module, pointer: Word) -> Option<Word> {
+    match global_def(module, pointer)?.operands.as_slice() {
+        [Operand::StorageClass(_), Operand::IdRef(pointee)] => Some(*pointee),
+        _ => None,
+    }
+}
+
+/// The value of a 32-bit integer `OpConstant`.
+pub fn constant_u32(module: &Module, id: Word) -> Option<u32> {
+    let inst = global_def(module, id)?;
+    match (inst.class.opcode, inst.operands.as_slice()) {
+        (Op::Constant, &[Operand::LiteralBit32(value)]) => Some(value),
+        _ => None,
+    }
+}

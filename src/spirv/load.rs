@@ -94,6 +94,7 @@ pub fn load(words: &[u32]) -> Result<Module, Error> {
         type_depth: HashMap::new(),
         debug_info_sets: HashSet::new(),
         debug_sources: HashMap::new(),
+        texel_format_sets: HashSet::new(),
         entry_points_of: HashMap::new(),
     };
     let result = rspirv::binary::parse_words(words, &mut builder);
@@ -251,6 +252,8 @@ struct Builder<'a> {
     /// OpString naming their file: DebugLine becomes an OpLine for `--annotate`.
     debug_info_sets: HashSet<Id>,
     debug_sources: HashMap<Id, Id>,
+    /// Imports of [`STORAGE_TEXEL_FORMAT_SET`].
+    texel_format_sets: HashSet<Id>,
     /// Entry points by function, so an OpExecutionMode finds its own without a scan.
     entry_points_of: HashMap<Id, Vec<usize>>,
 }
@@ -327,6 +330,45 @@ impl Builder<'_> {
         }
     }
 
+    /// `StorageTexelFormat %image_type %format`: the WGSL format of an `Unknown`-format storage
+    /// image type.
+    fn texel_format(&mut self, ops: &Operands) -> Result<(), Error> {
+        let (ty, name) = (ops.id(2)?, ops.id(3)?);
+        let Def::String(name) = self.module.def(name) else {
+            return Err(Error::invalid(
+                format!("{STORAGE_TEXEL_FORMAT_SET}: %{name} is not an OpString"),
+                ops.location.clone(),
+            ));
+        };
+        let format = RECORDED_TEXEL_FORMATS.iter().find(|&&known| known == name.as_str()).ok_or_else(|| {
+            Error::unsupported(
+                format!(
+                    "{STORAGE_TEXEL_FORMAT_SET} records the format `{name}`; it records only {RECORDED_TEXEL_FORMATS:?}"
+                ),
+                ops.location.clone(),
+            )
+        })?;
+        let old = match self.module.defs.get(ty as usize) {
+            Some(Def::Type(old))
+                if matches!(**old, Type::Image(ImageType { sampled: 2, format: spirv::ImageFormat::Unknown, .. })) =>
+            {
+                (**old).clone()
+            }
+            _ => {
+                return Err(Error::invalid(
+                    format!("{STORAGE_TEXEL_FORMAT_SET}: %{ty} is not a storage image type of format Unknown"),
+                    ops.location.clone(),
+                ));
+            }
+        };
+        let Type::Image(mut image) = old.clone() else { return Ok(()) };
+        image.texel_format = Some(format);
+        self.module.type_ids.remove(&old);
+        self.module.type_ids.insert(Type::Image(image.clone()), ty);
+        self.module.defs[ty as usize] = Def::of_type(Type::Image(image));
+        Ok(())
+    }
+
     fn define(&mut self, id: Id, def: Def, location: &Location) -> Result<(), Error> {
         match self.module.defs.get_mut(id as usize) {
             None => Err(Error::invalid(
@@ -375,6 +417,9 @@ impl Builder<'_> {
                 if name == "NonSemantic.Shader.DebugInfo.100" {
                     self.debug_info_sets.insert(id);
                 }
+                if name == STORAGE_TEXEL_FORMAT_SET {
+                    self.texel_format_sets.insert(id);
+                }
                 self.define(id, Def::ExtInstSet(set), &location)?;
             }
             Op::ExtInst => {
@@ -390,6 +435,11 @@ impl Builder<'_> {
                     && self.debug_info_sets.contains(set)
                 {
                     self.debug_sources.insert(id, *file);
+                }
+                if let Some(Operand::IdRef(set)) = inst.operands.first()
+                    && self.texel_format_sets.contains(set)
+                {
+                    self.texel_format(&ops)?;
                 }
             }
             Op::MemoryModel => {
@@ -558,6 +608,7 @@ impl Builder<'_> {
                     Some(Operand::AccessQualifier(a)) => Some(*a),
                     _ => None,
                 },
+                texel_format: None,
             }),
             Op::TypeSampler => Type::Sampler { comparison: false },
             Op::TypeSampledImage => Type::SampledImage { image: self.type_id(ops.id(0)?, &location)? },
@@ -991,6 +1042,41 @@ mod tests {
         assert!(load(&words).is_ok());
         let error = crate::translate(text.as_bytes(), &crate::Options::default()).unwrap_err();
         assert!(error.to_string().contains("TaskEXT shader, a stage WGSL does not have"), "{error}");
+        assert_eq!(error.exit_code(), 1);
+    }
+
+    /// A module with an `Unknown`-format storage image whose recorded format is `format`.
+    fn recorded(format: &str) -> String {
+        format!(
+            "OpCapability Shader\nOpCapability StorageImageWriteWithoutFormat\n\
+             OpExtension \"SPV_KHR_non_semantic_info\"\n%set = OpExtInstImport \"{STORAGE_TEXEL_FORMAT_SET}\"\n\
+             OpMemoryModel Logical GLSL450\nOpEntryPoint GLCompute %main \"main\"\n\
+             OpExecutionMode %main LocalSize 1 1 1\n%name = OpString \"{format}\"\n\
+             %void = OpTypeVoid\n%fn = OpTypeFunction %void\n%float = OpTypeFloat 32\n\
+             %image = OpTypeImage %float 2D 0 0 0 2 Unknown\n%record = OpExtInst %void %set 1 %image %name\n\
+             %main = OpFunction %void None %fn\n%entry = OpLabel\nOpReturn\nOpFunctionEnd\n"
+        )
+    }
+
+    #[test]
+    fn a_recorded_storage_texel_format_is_the_image_types() {
+        let words = crate::spirv::assemble::assemble(&recorded("bgra8unorm")).unwrap().words;
+        let module = load(&words).unwrap();
+        let formats: Vec<Option<&str>> = module
+            .defs
+            .iter()
+            .filter_map(|def| match def {
+                Def::Type(ty) => match &**ty {
+                    Type::Image(image) => Some(image.texel_format),
+                    _ => None,
+                },
+                _ => None,
+            })
+            .collect();
+        assert_eq!(formats, [Some("bgra8unorm")]);
+        let words = crate::spirv::assemble::assemble(&recorded("rgba8unorm")).unwrap().words;
+        let error = load(&words).unwrap_err();
+        assert!(error.to_string().contains("records only [\"bgra8unorm\"]"), "{error}");
         assert_eq!(error.exit_code(), 1);
     }
 

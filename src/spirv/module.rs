@@ -81,7 +81,19 @@ pub struct ImageType {
     pub format: spirv::ImageFormat,
     /// The optional access qualifier; the `handles` pass sets it on every storage image.
     pub access: Option<spirv::AccessQualifier>,
+    /// The WGSL storage texel format of an `Unknown`-format storage image, where our reverse
+    /// path recorded it (`bgra8unorm`, which SPIR-V has no format for; see
+    /// [`STORAGE_TEXEL_FORMAT_SET`]).
+    pub texel_format: Option<&'static str>,
 }
+
+/// The non-semantic instruction set in which the reverse path records what SPIR-V cannot say:
+/// instruction 1, at module scope, `%void StorageTexelFormat %image_type %format_string`, gives
+/// an `Unknown`-format storage image type its WGSL storage texel format.
+pub const STORAGE_TEXEL_FORMAT_SET: &str = "NonSemantic.spv2wgsl.StorageTexelFormat";
+
+/// The formats [`STORAGE_TEXEL_FORMAT_SET`] records: WGSL's storage texel formats SPIR-V lacks.
+pub const RECORDED_TEXEL_FORMATS: &[&str] = &["bgra8unorm"];
 
 impl ImageType {
     /// Coordinate components that address a texel, without the array layer.

@@ -357,7 +357,7 @@ impl<'m> Emitter<'m> {
             }
         };
         if image.sampled == 2 {
-            let (format, _) = image::storage_format(image.format).ok_or_else(|| {
+            let (format, _) = image::storage_format(image).ok_or_else(|| {
                 self.unsupported(
                     id,
                     format!("storage image format {:?} has no WGSL storage texel format", image.format),

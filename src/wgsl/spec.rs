@@ -249,8 +249,10 @@ impl Emitter<'_> {
             let mut expr = self.constant(arg)?;
             if let Some(have) = int_signedness(module, arg_ty) {
                 let want = wanted(row.int.operand(position), have, result_signed, first_signed);
+                // A conversion, not `bitcast`: the same bits between 32-bit integers, and one naga's
+                // override evaluation (wgpu's pipeline creation) can compute.
                 if want != have {
-                    expr = Expr::call(format!("bitcast<{}>", flip_signedness(&self.ty(arg_ty)?, want)), vec![expr]);
+                    expr = Expr::call(flip_signedness(&self.ty(arg_ty)?, want), vec![expr]);
                 }
             }
             args.push(expr);
@@ -281,7 +283,7 @@ impl Emitter<'_> {
         if let (Some(computed), Some(declared)) = (computed(row.int), result_signed)
             && computed != declared
         {
-            expr = self.bitcast(ty, expr)?;
+            expr = Expr::call(self.ty(ty)?, vec![expr]);
         }
         Ok(expr)
     }

@@ -220,7 +220,12 @@ pub fn validate(wgsl: &str) -> Result<(), Error> {
         | naga::valid::Capabilities::SUBGROUP
         | naga::valid::Capabilities::PRIMITIVE_INDEX
         | naga::valid::Capabilities::CUBE_ARRAY_TEXTURES
-        | naga::valid::Capabilities::MULTISAMPLED_SHADING;
+        | naga::valid::Capabilities::MULTISAMPLED_SHADING
+        // r16unorm and the other 16-bit normalized storage formats: WebGPU's texture-formats-tier1.
+        | naga::valid::Capabilities::STORAGE_TEXTURE_16BIT_NORM_FORMATS
+        // naga types frexp's exponent of f16 values as i16 (WGSL: i32), and then needs this to
+        // validate its own type; WGSL text has no i16 to allow.
+        | naga::valid::Capabilities::SHADER_INT16;
     naga::valid::Validator::new(naga::valid::ValidationFlags::all(), capabilities)
         .subgroup_stages(naga::valid::ShaderStages::all())
         .subgroup_operations(naga::valid::SubgroupOperationSet::all())

@@ -148,7 +148,8 @@ impl Drop for TempDir {
 /// `unpack2x16float` and `quantizeToF16` behind it, but they are core WGSL),
 /// plus the optional features WGSL can `enable` (`f16`,
 /// `dual_source_blending`, `clip_distances`, `subgroups`, `primitive_index`) and the WebGPU
-/// features naga has as capabilities (cube-array textures, multisampled shading). A shader
+/// features naga has as capabilities (cube-array textures, multisampled shading, the 16-bit
+/// normalized storage formats of texture-formats-tier1). A shader
 /// still has to `enable` an extension to use it.
 pub fn webgpu_capabilities() -> naga::valid::Capabilities {
     use naga::valid::Capabilities as C;
@@ -161,6 +162,9 @@ pub fn webgpu_capabilities() -> naga::valid::Capabilities {
         | C::PRIMITIVE_INDEX
         | C::CUBE_ARRAY_TEXTURES
         | C::MULTISAMPLED_SHADING
+        | C::STORAGE_TEXTURE_16BIT_NORM_FORMATS
+        // naga's own type for frexp's exponent of f16 values (i16; WGSL says i32).
+        | C::SHADER_INT16
 }
 
 /// Parses and validates WGSL with naga (all validation flags, WebGPU

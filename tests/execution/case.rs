@@ -16,7 +16,7 @@
 //! | `expect B: VALUES` | the WGSL result at binding B must be VALUES; the Vulkan result is not the reference (say why in a comment) |
 //! | `pending AREA` | the translator does not support this yet: "cannot translate" is reported as ignored, anything else must pass |
 //! | `vulkan-fails TEXT` | the device cannot run the SPIR-V (a driver bug, say which): the SPIR-V side is skipped and every storage buffer needs an `expect` line |
-//! | `webgpu-fails TEXT` | wgpu on this device cannot run our (validated) WGSL (an upstream bug, say which): the WGSL is translated and validated but not run; reported as ignored |
+//! | `webgpu-fails TEXT` | wgpu on this device cannot run our (validated) WGSL (an upstream bug, say which): the WGSL is translated and validated but not run; reported as ignored. In a WGSL case, wgpu cannot run the original WGSL: every storage buffer needs an `expect` line, which stands in for its results |
 //! | `known-bug TEXT` | the translation is known to be wrong: a failure is reported as ignored, a pass fails (remove the line) |
 //! | `target W H FORMAT` | a colour attachment (render; one line per location) |
 //! | `draw VERTICES [INSTANCES]` | the draw call (render) |
@@ -233,6 +233,8 @@ pub struct Case {
     pub known_bug: Option<String>,
     pub vulkan_fails: Option<String>,
     pub webgpu_fails: Option<String>,
+    /// The WGSL source of a reverse-path case (its module is our SPIR-V for it).
+    pub wgsl: Option<String>,
 }
 
 impl Case {
@@ -290,6 +292,15 @@ impl Source {
 
 /// Builds a case from its modules and the directives of their sources.
 pub fn build(name: String, modules: Vec<Module>, sources: &[Source]) -> Result<Case, String> {
+    build_with(name, modules, sources, None)
+}
+
+/// Builds a reverse-path case: `wgsl`, and its module of our SPIR-V.
+pub fn build_wgsl(name: String, module: Module, source: &Source, wgsl: String) -> Result<Case, String> {
+    build_with(name, vec![module], std::slice::from_ref(source), Some(wgsl))
+}
+
+fn build_with(name: String, modules: Vec<Module>, sources: &[Source], wgsl: Option<String>) -> Result<Case, String> {
     let render = modules.iter().any(|m| m.stage != Stage::Compute);
     let mut case = Case {
         name,
@@ -313,6 +324,7 @@ pub fn build(name: String, modules: Vec<Module>, sources: &[Source]) -> Result<C
         known_bug: None,
         vulkan_fails: None,
         webgpu_fails: None,
+        wgsl,
     };
     for source in sources {
         for (line, text) in &source.directives {
@@ -468,11 +480,17 @@ fn check(case: &Case) -> Result<(), String> {
     if bindings.windows(2).any(|w| w[0] == w[1]) {
         return Err(format!("{}: two resources share a binding", case.name));
     }
-    if case.vulkan_fails.is_some() {
+    // The stated results stand in for the reference run.
+    let unrun = match (&case.vulkan_fails, &case.webgpu_fails, &case.wgsl) {
+        (Some(_), ..) => Some("vulkan-fails"),
+        (None, Some(_), Some(_)) => Some("webgpu-fails"),
+        _ => None,
+    };
+    if let Some(directive) = unrun {
         for resource in &case.resources {
             if matches!(resource.kind, ResourceKind::Storage(_)) && !case.expect.contains_key(&resource.binding) {
                 return Err(format!(
-                    "{}: `vulkan-fails` needs an `expect` line for storage buffer {}",
+                    "{}: `{directive}` needs an `expect` line for storage buffer {}",
                     case.name, resource.binding
                 ));
             }

@@ -11,6 +11,12 @@
 //!    wgpu on the same device, with the same inputs;
 //! 4. compares every storage buffer and render target (`compare.rs`).
 //!
+//!
+//! Every WGSL compute shader under `fixtures/exec/compute` (`NAME.wgsl`, with `// exec:` lines) is
+//! a test of the reverse path: the WGSL runs through wgpu (the reference), our SPIR-V for it
+//! (`spv2wgsl::reverse::compile`) runs on the Vulkan device, and our forward path's WGSL for that
+//! SPIR-V runs through wgpu again; all three must compute the same.
+//!
 //! One device serves the whole process. Without a Vulkan device the tests
 //! fail under CI (`CI=true`) and are otherwise reported as ignored, after a
 //! notice saying what to install. lavapipe (Mesa's CPU driver) is enough;
@@ -92,6 +98,12 @@ fn discover() -> Vec<Trial> {
             });
         trials.push(trial(name, built));
     }
+    for source in common::fixture_files(&["exec/compute"], &[".wgsl"]) {
+        let name = source.strip_prefix("exec/").unwrap_or(&source).to_string();
+        let built = load_wgsl(&source)
+            .and_then(|(text, module, directives)| case::build_wgsl(name.clone(), module, &directives, text));
+        trials.push(trial(name, built));
+    }
     for binary in common::fixture_files(&["exec/render"], &[".spv"]) {
         if !binary.contains(".vert.") {
             if !binary.contains(".frag.") {
@@ -124,6 +136,19 @@ fn load_module(binary: &str, stage: Stage) -> Result<(Module, Source), String> {
     let spirv = std::fs::read(common::fixture(binary)).map_err(|e| format!("cannot read {binary}: {e}"))?;
     let module = Module { stage, path: binary.to_string(), spirv };
     Ok((module, Source::read(source, &text)))
+}
+
+/// A WGSL compute shader, the module of our SPIR-V for it, and its `exec:` lines.
+fn load_wgsl(source: &str) -> Result<(String, Module, Source), String> {
+    let text = std::fs::read_to_string(common::fixture(source)).map_err(|e| format!("cannot read {source}: {e}"))?;
+    let compiled = panic::catch_unwind(AssertUnwindSafe(|| {
+        spv2wgsl::reverse::compile(&text, &spv2wgsl::reverse::Options::default())
+    }))
+    .map_err(|payload| format!("{source}: reverse::compile panicked: {}", common::panic_message(payload.as_ref())))?
+    .map_err(|error| format!("{source}: does not compile to SPIR-V: {error}"))?;
+    let module = Module { stage: Stage::Compute, path: source.to_string(), spirv: compiled.to_bytes() };
+    let directives = Source::read(source.to_string(), &text);
+    Ok((text, module, directives))
 }
 
 fn trial(name: String, built: Result<Case, String>) -> Trial {
@@ -161,18 +186,13 @@ fn run(case: &Case) -> Result<Completion, String> {
         }
     };
 
+    if let Some(wgsl) = &case.wgsl {
+        return run_wgsl(gpu, case, wgsl);
+    }
     // The reference runs first, so even a shader we cannot translate yet
     // proves its Vulkan side works.
     let reference = match (&case.vulkan_fails, &case.render) {
-        // The stated results stand in for the device's.
-        (Some(_), _) => compare::Outputs {
-            buffers: case
-                .expect
-                .iter()
-                .map(|(b, words)| (*b, words.iter().flat_map(|w| w.to_le_bytes()).collect()))
-                .collect(),
-            targets: Vec::new(),
-        },
+        (Some(_), _) => stated_outputs(case),
         (None, None) => gpu.vulkan.run_compute(case)?,
         (None, Some(_)) => gpu.vulkan.run_render(case)?,
     };
@@ -216,6 +236,38 @@ fn run(case: &Case) -> Result<Completion, String> {
             case.modules.iter().zip(&wgsl).map(|(m, text)| format!("--- WGSL of {}:\n{text}", m.path)).collect();
         format!("{problem}\n{}", listings.join("\n"))
     })
+}
+
+/// A WGSL case: the WGSL through wgpu is the reference; our SPIR-V on the Vulkan device and our
+/// forward path's WGSL for it through wgpu must match it.
+fn run_wgsl(gpu: &Gpu, case: &Case, wgsl: &str) -> Result<Completion, String> {
+    let reference = match case.webgpu_fails {
+        Some(_) => stated_outputs(case),
+        None => gpu.webgpu.run_compute(case, wgsl, &[])?,
+    };
+    compare::check_reference(case, &reference)?;
+    let ours = gpu.vulkan.run_compute(case)?;
+    compare::compare(case, &reference, &ours).map_err(|problem| format!("our SPIR-V: {problem}"))?;
+    let module = &case.modules[0];
+    let back =
+        translate(module).map_err(|(TranslateError::Unsupported(message) | TranslateError::Other(message))| {
+            format!("our SPIR-V does not translate back: {message}")
+        })?;
+    let (_, problems) = common::validate_wgsl(&back.wgsl, &module.path);
+    if !problems.is_empty() {
+        return Err(format!("the WGSL back: {}\n--- WGSL:\n{}", problems.join("\n"), back.wgsl));
+    }
+    let actual = gpu.webgpu.run_compute(case, &back.wgsl, &back.bindings)?;
+    compare::compare(case, &reference, &actual)
+        .map(|()| Completion::Completed)
+        .map_err(|problem| format!("the WGSL back: {problem}\n--- WGSL:\n{}", back.wgsl))
+}
+
+/// The results the `expect` lines state, standing in for a run that cannot happen.
+fn stated_outputs(case: &Case) -> compare::Outputs {
+    let buffers =
+        case.expect.iter().map(|(b, words)| (*b, words.iter().flat_map(|w| w.to_le_bytes()).collect())).collect();
+    compare::Outputs { buffers, targets: Vec::new() }
 }
 
 enum TranslateError {

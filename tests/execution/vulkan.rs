@@ -94,12 +94,26 @@ impl Vulkan {
         let priorities = [1.0];
         let queues = [vk::DeviceQueueCreateInfo::default().queue_family_index(family).queue_priorities(&priorities)];
         let mut vulkan13 = vk::PhysicalDeviceVulkan13Features::default().dynamic_rendering(true);
+        // 16-bit values (WGSL's f16, in buffers too), where the device has them.
+        let mut supported11 = vk::PhysicalDeviceVulkan11Features::default();
+        let mut supported12 = vk::PhysicalDeviceVulkan12Features::default();
+        let mut supported =
+            vk::PhysicalDeviceFeatures2::default().push_next(&mut supported11).push_next(&mut supported12);
+        unsafe { instance.get_physical_device_features2(physical, &mut supported) };
+        let mut vulkan11 = vk::PhysicalDeviceVulkan11Features::default()
+            .storage_buffer16_bit_access(supported11.storage_buffer16_bit_access == vk::TRUE)
+            .uniform_and_storage_buffer16_bit_access(supported11.uniform_and_storage_buffer16_bit_access == vk::TRUE)
+            .storage_input_output16(supported11.storage_input_output16 == vk::TRUE);
+        let mut vulkan12 =
+            vk::PhysicalDeviceVulkan12Features::default().shader_float16(supported12.shader_float16 == vk::TRUE);
         let features = vk::PhysicalDeviceFeatures::default()
             .fragment_stores_and_atomics(true)
             .vertex_pipeline_stores_and_atomics(true);
         let info = vk::DeviceCreateInfo::default()
             .queue_create_infos(&queues)
             .enabled_features(&features)
+            .push_next(&mut vulkan11)
+            .push_next(&mut vulkan12)
             .push_next(&mut vulkan13);
         let device =
             unsafe { instance.create_device(physical, &info, None) }.map_err(vk_error("creating the device"))?;

@@ -1,0 +1,281 @@
+#!/usr/bin/env python3
+"""Writes random WGSL compute shaders for the reverse-path differential test
+(fuzz/differential_wgsl.sh).
+
+    random_wgsl.py FIRST_SEED COUNT DIR
+
+Each program (DIR/wgsl_SEED.wgsl, with its `// exec:` lines) reads a storage buffer and a
+uniform buffer and writes integers to one storage buffer and floats to another. The execution
+tests run it three ways on one device: as WGSL through wgpu, as our SPIR-V for it through Vulkan,
+and as our forward path's WGSL for that SPIR-V through wgpu; all three must agree.
+
+The programs compute on u32 and i32 values (wrapping arithmetic, shifts by masked amounts,
+division and remainder with WGSL's defined results) and a few f32 values built exactly from
+integers; literals and overrides pass through a zero the compiler cannot see, so that no
+expression is a constant one (whose overflow WGSL rejects). They mix what the reverse path rewrites: overrides set by the pipeline, left at their
+defaults and computed from others (in expressions and a workgroup size); pointer arguments to
+function and private variables; workgroup memory with
+atomics inside structs and arrays; frexp and modf results; structs and arrays in uniform and
+storage buffers. The same seed always writes the same program.
+
+Pointer arguments into part of a variable (`f(&s.member)`), which our SPIR-V passes through a
+copy, are left out: naga's SPIR-V writer in wgpu panics on them, so the WGSL could not run.
+fixtures/exec/compute/reverse_pointer_arguments.wgsl tests them against results worked out by hand.
+"""
+import random
+import sys
+
+MAX_DEPTH = 3
+OUTPUTS = 8  # integer results per invocation
+INVOCATIONS = 8  # two workgroups of four
+
+
+class Program:
+    def __init__(self, seed):
+        self.r = random.Random(seed)
+        self.seed = seed
+        self.loop_depth = 0
+
+    # Expressions -------------------------------------------------------------------------
+
+    def u(self, depth=0):
+        """A u32 expression."""
+        r = self.r
+        if depth >= MAX_DEPTH:
+            return r.choice(["a", "b", "i", f"({r.randrange(1000)}u + z)", "(width + z)", "input[i]", "params.v0.y"])
+        d = depth + 1
+        kind = r.randrange(17)
+        if kind == 0:
+            return f"({r.randrange(0, 1 << 32)}u + z)"
+        if kind == 1:
+            return r.choice(["a", "b", "(width + z)", "cells_total"])
+        if kind == 2:
+            return f"({self.u(d)} {r.choice(['+', '-', '*', '^', '&', '|'])} {self.u(d)})"
+        if kind == 3:
+            return f"({self.u(d)} {r.choice(['<<', '>>'])} ({self.u(d)} & 31u))"
+        if kind == 4:
+            return f"({self.u(d)} {r.choice(['/', '%'])} {self.u(d)})"
+        if kind == 5:
+            return f"select({self.u(d)}, {self.u(d)}, {self.cond(d)})"
+        if kind == 6:
+            return f"u32({self.i(d)})"
+        if kind == 7:
+            return f"bitcast<u32>({self.i(d)})"
+        if kind == 8:
+            return f"local.v.{r.choice('xyzw')}"
+        if kind == 9:
+            return f"local.items[{self.u(d)} & 3u]"
+        if kind == 10:
+            return f"input[{self.u(d)} & 63u]"
+        if kind == 11:
+            return f"params.v{r.randrange(2)}.{r.choice('xyzw')}" if r.random() < 0.7 else f"params.rows[{self.u(d)} & 1u].{r.choice('xy')}"
+        if kind == 12:
+            fn = r.choice(["countOneBits", "reverseBits", "firstLeadingBit", "firstTrailingBit"])
+            return f"{fn}({self.u(d)})"
+        if kind == 13:
+            offset = r.randrange(32)
+            return f"extractBits({self.u(d)}, {offset}u, {r.randrange(0, 33 - offset)}u)"
+        if kind == 14:
+            return f"{r.choice(['min', 'max'])}({self.u(d)}, {self.u(d)})"
+        if kind == 15:
+            return f"helper(vec2u({self.u(d)}, {self.u(d)}), {self.i(d)})"
+        return f"cells[i & 1u].items[{self.u(d)} & 3u]"
+
+    def i(self, depth=0):
+        """An i32 expression."""
+        r = self.r
+        if depth >= MAX_DEPTH:
+            return r.choice(["c", "(offset + zi)", f"({r.randrange(-500, 500)}i + zi)", "params.v2.x"])
+        d = depth + 1
+        kind = r.randrange(9)
+        if kind == 0:
+            return f"({r.randrange(-(1 << 31) + 1, 1 << 31)}i + zi)"
+        if kind == 1:
+            return r.choice(["c", "(offset + zi)", "(signed_width + zi)"])
+        if kind == 2:
+            return f"({self.i(d)} {r.choice(['+', '-', '*', '^', '&', '|'])} {self.i(d)})"
+        if kind == 3:
+            return f"({self.i(d)} {r.choice(['/', '%'])} {self.i(d)})"
+        if kind == 4:
+            return f"i32({self.u(d)})"
+        if kind == 5:
+            return f"{r.choice(['abs', 'sign'])}({self.i(d)})"
+        if kind == 6:
+            return f"({self.i(d)} >> ({self.u(d)} & 31u))"
+        if kind == 7:
+            return f"frexp(f32({self.u(d)} & 0xFFFFu) + 0.75).exp"
+        return f"-({self.i(d)})"
+
+    def f(self, depth=0):
+        """An f32 expression built exactly from integers (no rounding that could differ)."""
+        r = self.r
+        if depth >= 2:
+            return f"f32({self.u(MAX_DEPTH)} & 0xFFFu)"
+        d = depth + 1
+        kind = r.randrange(6)
+        if kind == 0:
+            return f"({self.f(d)} {r.choice(['+', '-'])} {self.f(d)})"
+        if kind == 1:
+            return f"({self.f(d)} * 0.5)"
+        if kind == 2:
+            return f"{r.choice(['min', 'max'])}({self.f(d)}, {self.f(d)})"
+        if kind == 3:
+            return f"modf({self.f(d)} * 0.25).fract"
+        if kind == 4:
+            return f"frexp({self.f(d)} + 1.0).fract"
+        return f"select({self.f(d)}, {self.f(d)}, {self.cond(d)})"
+
+    def cond(self, depth=0):
+        r = self.r
+        if depth >= MAX_DEPTH or r.random() < 0.6:
+            if r.random() < 0.3:
+                return f"{self.i(depth + 1)} {r.choice(['<', '>=', '=='])} {self.i(depth + 1)}"
+            return f"{self.u(depth + 1)} {r.choice(['<', '>', '==', '!=', '<=', '>='])} {self.u(depth + 1)}"
+        if r.random() < 0.2:
+            return "enabled"
+        return f"({self.cond(depth + 1)} {r.choice(['&&', '||'])} {self.cond(depth + 1)})"
+
+    # Statements --------------------------------------------------------------------------
+
+    def statements(self, count, indent, depth):
+        return "".join(self.statement(indent, depth) for _ in range(count))
+
+    def statement(self, indent, depth):
+        r = self.r
+        pad = "    " * indent
+        kind = r.randrange(13 if depth < 2 else 8)
+        if kind == 0:
+            return f"{pad}a = {self.u()};\n"
+        if kind == 1:
+            return f"{pad}b = {self.u()};\n"
+        if kind == 2:
+            return f"{pad}c = {self.i()};\n"
+        if kind == 3:
+            return f"{pad}local.items[{self.u(1)} & 3u] = {self.u(1)};\n"
+        if kind == 4:
+            return f"{pad}a = a ^ bump(&lv, {self.u(1)});\n"
+        if kind == 5:
+            return f"{pad}scatter(&pitems, {self.u(1)});\n"
+        if kind == 6:
+            return f"{pad}atomicAdd(&tally.bins[{self.u(1)} & 3u].hits, {self.u(1)} & 15u);\n"
+        if kind == 7:
+            return f"{pad}local.w = vec4u({self.u(1)}, b, a, {self.u(1)});\n"
+        if kind == 8:
+            return (f"{pad}if {self.cond()} {{\n{self.statements(r.randrange(1, 3), indent + 1, depth + 1)}"
+                    f"{pad}}} else {{\n{self.statements(r.randrange(0, 3), indent + 1, depth + 1)}{pad}}}\n")
+        if kind == 9 and self.loop_depth < 2:
+            self.loop_depth += 1
+            var = f"j{self.loop_depth}"
+            body = self.statements(r.randrange(1, 3), indent + 1, depth + 1)
+            exit_ = ""
+            if r.random() < 0.5:
+                exit_ = f"{pad}    if {self.cond(1)} {{ {r.choice(['break', 'continue'])}; }}\n"
+            self.loop_depth -= 1
+            return (f"{pad}for (var {var} = 0u; {var} < {r.randrange(1, 5)}u; {var}++) {{\n{exit_}{body}"
+                    f"{pad}    b += {var};\n{pad}}}\n")
+        if kind == 10:
+            cases = ""
+            values = r.sample(range(6), 3)
+            for value in values[:2]:
+                cases += f"{pad}    case {value}u: {{\n{self.statements(1, indent + 2, depth + 1)}{pad}    }}\n"
+            cases += f"{pad}    case {values[2]}u, default: {{\n{self.statements(1, indent + 2, depth + 1)}{pad}    }}\n"
+            return f"{pad}switch {self.u(1)} % 6u {{\n{cases}{pad}}}\n"
+        return f"{pad}c += i32({self.u(1)} % 7u) - {self.i(2)};\n"
+
+    # The program -------------------------------------------------------------------------
+
+    def write(self):
+        r = self.r
+        enabled = r.randrange(2)
+        header = [
+            f"// Random WGSL program, seed {self.seed} (fuzz/random_wgsl.py).",
+            f"// exec: dispatch {INVOCATIONS // 4} 1 1",
+            "// exec: storage 0: random*64",
+            f"// exec: storage 1: 0*{INVOCATIONS * OUTPUTS}",
+            f"// exec: storage 3: 0*{INVOCATIONS}",
+            "// exec: uniform 2: random*20",
+            "// exec: spec 1 2",
+            f"// exec: spec 2 {enabled}",
+        ]
+        body = self.statements(r.randrange(4, 9), 1, 0)
+        result = [f"out[base + {k}u] = {self.u(1)};" for k in range(4)]
+        return "\n".join(header) + f"""
+
+// The spec line sets width to 2: a workgroup of four.
+@id(1) override width: u32 = 4u;
+@id(2) override enabled: bool = true;
+override offset: i32 = {r.randrange(-100, 100)};
+override signed_width = i32(width) * 3 - offset;
+override group_size = width * 2u;
+
+struct Local {{ v: vec4u, items: array<u32, 4>, w: vec4u }}
+struct Cell {{ items: array<u32, 4>, total: u32 }}
+struct Bin {{ weight: u32, hits: atomic<u32> }}
+struct Tally {{ count: atomic<u32>, bins: array<Bin, 4> }}
+struct Params {{ v0: vec4u, v1: vec4u, v2: vec4i, rows: array<vec4u, 2> }}
+
+@group(0) @binding(0) var<storage, read> input: array<u32, 64>;
+@group(0) @binding(1) var<storage, read_write> out: array<u32, {INVOCATIONS * OUTPUTS}>;
+@group(0) @binding(2) var<uniform> params: Params;
+@group(0) @binding(3) var<storage, read_write> floats: array<f32, {INVOCATIONS}>;
+
+var<private> cells: array<Cell, 2>;
+var<private> cells_total: u32;
+var<private> pitems: array<u32, 4>;
+var<workgroup> tally: Tally;
+
+fn bump(p: ptr<function, vec4u>, by: u32) -> u32 {{
+    (*p).x += by;
+    (*p).z ^= (*p).y;
+    return (*p).w + by;
+}}
+
+fn scatter(p: ptr<private, array<u32, 4>>, value: u32) {{
+    (*p)[value & 3u] = (*p)[(value >> 2u) & 3u] + value;
+    cells_total += value;
+    cells[value & 1u].items[(value >> 1u) & 3u] ^= value;
+}}
+
+fn helper(v: vec2u, s: i32) -> u32 {{
+    if s < 0 {{
+        return v.x - u32(-s);
+    }}
+    return (v.y << (u32(s) & 7u)) ^ v.x;
+}}
+
+@compute @workgroup_size(group_size)
+fn main(@builtin(global_invocation_id) gid: vec3u, @builtin(local_invocation_index) lid: u32) {{
+    let i = gid.x;
+    var a = input[i];
+    var b = input[(i * 7u + 3u) & 63u];
+    var c = i32(params.v0.x ^ i);
+    // Zeros the compiler cannot see: literals and overrides go through them, so that no
+    // expression is a constant one (whose overflow or division by zero WGSL rejects).
+    let z = input[0] & 0u;
+    let zi = i32(z);
+    var local = Local(vec4u(a, b, i, 5u), array<u32, 4>(1u, 2u, 3u, 4u), vec4u(params.v1));
+    var lv = vec4u(b, a, 3u, i);
+    atomicAdd(&tally.count, 1u);
+{body}    workgroupBarrier();
+    let base = i * {OUTPUTS}u;
+    out[base + 4u] = atomicLoad(&tally.count) + atomicLoad(&tally.bins[a & 3u].hits) + tally.bins[b & 3u].weight;
+    out[base + 5u] = local.v.x ^ local.v.z ^ local.items[a & 3u] ^ local.w.y ^ lv.x ^ lv.z ^ pitems[b & 3u];
+    out[base + 6u] = cells[0].items[b & 3u] + cells[1].items[2] + cells_total + cells[i & 1u].total;
+    out[base + 7u] = bitcast<u32>(c) + u32(signed_width) + select(0u, 1u, enabled);
+    {" ".join(result)}
+    floats[i] = {self.f()} + f32(i) + 0.5;
+}}
+"""
+
+
+def main():
+    if len(sys.argv) != 4:
+        sys.exit(__doc__)
+    first, count, directory = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
+    for seed in range(first, first + count):
+        with open(f"{directory}/wgsl_{seed}.wgsl", "w") as f:
+            f.write(Program(seed).write())
+
+
+if __name__ == "__main__":
+    main()
