@@ -107,34 +107,12 @@ fn try_inline(
     if mentions != 1 {
         return false;
     }
-    let next = stmts[index + 1].unnoted();
-    let Some(parts) = own_exprs(next) else { return false };
-    // What is evaluated before the use; an assignment's two sides are taken to come in either
-    // order.
-    let either_order = matches!(next, Stmt::Assign { .. });
-    let mut before = Vec::new();
-    let mut conditional = None;
-    for (at, part) in parts.iter().enumerate() {
-        let mut part_before = Vec::new();
-        if let Some(found) = evaluated_before(part, name, false, &mut part_before) {
-            conditional = Some(found);
-            before.extend(part_before);
-            if either_order {
-                before.extend(parts[at + 1..].iter().copied());
-            }
-            break;
-        }
-        before.push(*part);
-    }
-    let Some(conditional) = conditional else { return false };
-    if before.iter().any(|e| has_effect(e)) {
-        return false;
-    }
-    if has_effect(value) && (conditional || !before.iter().all(|e| reads_only_own(e, own))) {
-        return false;
-    }
     let (name, value) = (name.clone(), value.clone());
-    let mut parts = own_exprs_mut(stmts[index + 1].unnoted_mut());
+    let either_order = matches!(stmts[index + 1].unnoted(), Stmt::Assign { .. });
+    let mut parts = own_exprs(stmts[index + 1].unnoted_mut());
+    if !may_inline(&parts, &name, &value, either_order, own, has_effect) {
+        return false;
+    }
     let mut inlined: Vec<Expr> = parts.iter().map(|part| Expr::clone(part)).collect();
     inlined.iter_mut().for_each(|part| replace(part, &name, &value));
     if inlined.iter().any(|part| part.deeper_than(MAX_DEPTH)) {
@@ -146,24 +124,41 @@ fn try_inline(
     true
 }
 
-/// A statement's own expressions, each evaluated once, in order: `None` for a statement with
-/// none (a loop, whose `break if` is evaluated each iteration).
-fn own_exprs(stmt: &Stmt) -> Option<Vec<&Expr>> {
-    Some(match stmt {
-        Stmt::Let { value, .. }
-        | Stmt::Var { value: Some(value), .. }
-        | Stmt::Call(value)
-        | Stmt::Return(Some(value)) => {
-            vec![value]
+/// Whether `value` may go where `name` is used in `parts`, a statement's own expressions (an
+/// assignment's two sides, `either_order`, are taken to come in either order).
+fn may_inline(
+    parts: &[&mut Expr],
+    name: &str,
+    value: &Expr,
+    either_order: bool,
+    own: &Own,
+    has_effect: &dyn Fn(&Expr) -> bool,
+) -> bool {
+    // What is evaluated before the use.
+    let mut before: Vec<&Expr> = Vec::new();
+    let mut conditional = None;
+    for (at, part) in parts.iter().enumerate() {
+        let mut part_before = Vec::new();
+        if let Some(found) = evaluated_before(part, name, false, &mut part_before) {
+            conditional = Some(found);
+            before.extend(part_before);
+            if either_order {
+                before.extend(parts[at + 1..].iter().map(|p| &**p));
+            }
+            break;
         }
-        Stmt::Assign { target, value } => vec![target, value],
-        Stmt::If { condition, .. } => vec![condition],
-        Stmt::Switch { selector, .. } => vec![selector],
-        _ => return None,
-    })
+        before.push(part);
+    }
+    let Some(conditional) = conditional else { return false };
+    if before.iter().any(|e| has_effect(e)) {
+        return false;
+    }
+    !has_effect(value) || (!conditional && before.iter().all(|e| reads_only_own(e, own)))
 }
 
-fn own_exprs_mut(stmt: &mut Stmt) -> Vec<&mut Expr> {
+/// A statement's own expressions, each evaluated once, in order; none for a loop, whose
+/// `break if` is evaluated each iteration.
+fn own_exprs(stmt: &mut Stmt) -> Vec<&mut Expr> {
     match stmt {
         Stmt::Let { value, .. }
         | Stmt::Var { value: Some(value), .. }
