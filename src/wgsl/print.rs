@@ -282,8 +282,10 @@ impl Printer {
 
     /// Attributes and `fn name(params) -> result {`.
     fn signature(&mut self, f: &Function) {
-        for attr in &f.attributes {
-            self.line(&attribute(attr));
+        // An entry point's stage and workgroup size: `@compute @workgroup_size(64, 1, 1)`.
+        if !f.attributes.is_empty() {
+            let attributes: Vec<String> = f.attributes.iter().map(attribute).collect();
+            self.line(&attributes.join(" "));
         }
         let params: Vec<String> =
             f.params.iter().map(|p| format!("{}{}: {}", attributes(&p.attributes), p.name, p.ty)).collect();
