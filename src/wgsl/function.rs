@@ -18,6 +18,7 @@ use super::declarations;
 use super::emit::Emitter;
 use super::entry_io::EntryResult;
 use super::inline_lets;
+use super::loop_phis;
 use super::names::Namer;
 use super::scopes::{self, Scopes};
 use super::uses::{self, Uses};
@@ -91,6 +92,7 @@ pub fn emit(e: &mut Emitter, f: usize, entry: Option<&EntryPoint>) -> Result<ast
     }
     let mut function = ast::Function { attributes: vec![], name, params, result, body, exits: lower.exits };
     inline_lets::inline(&mut function, &lower.unnamed, &|expr| has_effect(e, expr));
+    loop_phis::elide(&mut function);
     Ok(function)
 }
 

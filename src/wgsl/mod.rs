@@ -14,6 +14,7 @@ mod helpers;
 mod image;
 mod inline_lets;
 mod instruction;
+mod loop_phis;
 pub mod names;
 pub mod print;
 mod scopes;
