@@ -139,8 +139,10 @@ fn translate_module(input: &[u8], options: &Options) -> Result<Translation, Erro
     let mut module = spirv::load::load(&read_words(input)?)?;
     // The pass order: each pass states what holds before and after it at the top of its file.
     passes::entry_points::run(&mut module, options)?;
+    passes::stage_rules::run(&mut module, options)?;
     passes::spec_constants::run(&mut module, options)?;
     passes::single_value_phis::run(&mut module, options)?;
+    passes::global_params::run(&mut module, options)?;
     passes::value_params::run(&mut module, options)?;
     passes::argument_copies::run(&mut module, options)?;
     passes::single_store_locals::run(&mut module, options)?;

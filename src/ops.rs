@@ -293,6 +293,72 @@ pub fn glsl_row(instruction: u32) -> Option<&'static ExtRow> {
     GLSL_STD_450.iter().find(|row| row.op as u32 == instruction)
 }
 
+/// Instructions WGSL has no counterpart for, with why: a refusal names the reason.
+static LACKING: &[(&[Op], &str)] = &[
+    (&[Op::IsHelperInvocationEXT], "WGSL cannot ask whether an invocation is a helper invocation"),
+    (&[Op::BeginInvocationInterlockEXT, Op::EndInvocationInterlockEXT], "WGSL has no fragment shader interlock"),
+    (&[Op::ReadClockKHR], "WGSL has no shader clock"),
+    (&[Op::EmitVertex, Op::EndPrimitive, Op::EmitStreamVertex, Op::EndStreamPrimitive], "WGSL has no geometry shaders"),
+    (&[Op::EmitMeshTasksEXT, Op::SetMeshOutputsEXT], "WGSL has no mesh or task shaders"),
+    (
+        &[
+            Op::GroupAll,
+            Op::GroupAny,
+            Op::GroupBroadcast,
+            Op::GroupIAdd,
+            Op::GroupFAdd,
+            Op::GroupFMin,
+            Op::GroupUMin,
+            Op::GroupSMin,
+            Op::GroupFMax,
+            Op::GroupUMax,
+            Op::GroupSMax,
+        ],
+        "WGSL has no workgroup-wide group operations",
+    ),
+    (&[Op::FragmentMaskFetchAMD, Op::FragmentFetchAMD], "WGSL cannot read the fragment mask of a multisampled texture"),
+    (&[Op::ImageSampleFootprintNV], "WGSL has no texture footprint queries"),
+    (&[Op::GroupNonUniformPartitionNV], "WGSL has no subgroup partitions"),
+    (
+        &[Op::ConvertUToPtr, Op::ConvertPtrToU, Op::PtrAccessChain, Op::InBoundsPtrAccessChain],
+        "WGSL has no pointer arithmetic and no pointers made from integers",
+    ),
+    (
+        &[
+            Op::TraceRayKHR,
+            Op::ExecuteCallableKHR,
+            Op::ReportIntersectionKHR,
+            Op::IgnoreIntersectionKHR,
+            Op::TerminateRayKHR,
+            Op::RayQueryInitializeKHR,
+            Op::RayQueryProceedKHR,
+            Op::RayQueryGetIntersectionTypeKHR,
+        ],
+        "WGSL has no ray tracing",
+    ),
+    (
+        &[Op::CooperativeMatrixLoadKHR, Op::CooperativeMatrixStoreKHR, Op::CooperativeMatrixMulAddKHR],
+        "WGSL has no cooperative matrices",
+    ),
+];
+
+/// Why WGSL has no counterpart for `op`, where that is known.
+pub fn lacking(op: Op) -> Option<&'static str> {
+    LACKING.iter().find(|(ops, _)| ops.contains(&op)).map(|&(_, why)| why)
+}
+
+/// Why WGSL has no counterpart for the GLSL.std.450 instruction `instruction`, where known.
+pub fn glsl_lacking(instruction: u32) -> Option<&'static str> {
+    use spirv::GlslStd450Op as G;
+    match spirv::GlslStd450Op::from_u32(instruction)? {
+        G::InterpolateAtCentroid | G::InterpolateAtSample | G::InterpolateAtOffset => {
+            Some("WGSL has no interpolation functions: a fragment input is interpolated only as its declaration says")
+        }
+        G::PackDouble2x32 | G::UnpackDouble2x32 => Some("WGSL has no f64"),
+        _ => None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,5 +1,8 @@
 //! Resources WGSL cannot express must be refused with a message that says why, never with
-//! WGSL that does not validate. Each case is a small SPIR-V assembly module.
+//! WGSL that does not validate; those it expresses with a conversion must validate. Each case is
+//! a small SPIR-V assembly module.
+
+mod common;
 
 use spv2wgsl::{Error, Options};
 
@@ -9,8 +12,22 @@ fn fragment(declarations: &str, body: &str) -> String {
     fragment_with("", declarations, body)
 }
 
-/// `fragment` with decorations too.
+/// `fragment` with decorations too. Each handle variable without a binding gets the next free
+/// one at set 0, as Vulkan requires.
 fn fragment_with(decorations: &str, declarations: &str, body: &str) -> String {
+    let handles = declarations.lines().filter(|line| line.contains("OpVariable") && line.ends_with("UniformConstant"));
+    let unbound: Vec<&str> = handles
+        .filter_map(|line| line.split_whitespace().next())
+        .filter(|variable| !decorations.contains(&format!("OpDecorate {variable} Binding")))
+        .collect();
+    let bindings: String = unbound
+        .iter()
+        .enumerate()
+        .map(|(i, variable)| {
+            format!("OpDecorate {variable} DescriptorSet 0\nOpDecorate {variable} Binding {}\n", 16 + i)
+        })
+        .collect();
+    let decorations = format!("{decorations}\n{bindings}");
     format!(
         "OpCapability Shader
 OpCapability ImageQuery
@@ -59,6 +76,77 @@ fn assert_refused(spvasm: &str, needles: &[&str]) {
         Err(other) => panic!("expected an `Unsupported` error, got: {other}"),
         Ok(translation) => panic!("expected an error, got WGSL:\n{}", translation.wgsl),
     }
+}
+
+/// Translates and expects WGSL that naga and Tint accept and that contains each of `needles`.
+fn assert_translated(spvasm: &str, needles: &[&str]) {
+    let wgsl = match spv2wgsl::translate(spvasm.as_bytes(), &Options::default()) {
+        Ok(translation) => translation.wgsl,
+        Err(error) => panic!("expected a translation, got: {error}"),
+    };
+    let (_, problems) = common::validate_wgsl(&wgsl, "resources");
+    assert!(problems.is_empty(), "{problems:?}\n{wgsl}");
+    for needle in needles {
+        assert!(wgsl.contains(needle), "the WGSL should contain `{needle}`:\n{wgsl}");
+    }
+}
+
+#[test]
+fn f16_textures_are_read_as_f32_and_converted() {
+    // SPV_AMD_gpu_shader_half_float_fetch: an f16 texture, sampled with an f16 coordinate and
+    // level, fetched, and compared. spirv-val rejects f16 sampled types for Vulkan, but glslang
+    // emits them (GL_AMD_gpu_shader_half_float_fetch) and WGSL can read them.
+    let declarations = "%half = OpTypeFloat 16
+%v2half = OpTypeVector %half 2
+%v4half = OpTypeVector %half 4
+%v2int = OpTypeVector %int 2
+%half_0 = OpConstant %half 0
+%uv_half = OpConstantComposite %v2half %half_0 %half_0
+%coord = OpConstantComposite %v2int %int_0 %int_0
+%image = OpTypeImage %half 2D 0 0 0 1 Unknown
+%depth = OpTypeImage %half 2D 1 0 0 1 Unknown
+%sampled = OpTypeSampledImage %image
+%sampled_depth = OpTypeSampledImage %depth
+%ptr_image = OpTypePointer UniformConstant %image
+%ptr_depth = OpTypePointer UniformConstant %depth
+%texture = OpVariable %ptr_image UniformConstant
+%shadow = OpVariable %ptr_depth UniformConstant
+%smp = OpVariable %ptr_sampler UniformConstant
+%cmp = OpVariable %ptr_sampler UniformConstant
+%ptr_v4half = OpTypePointer Private %v4half
+%ptr_half = OpTypePointer Private %half
+%texels = OpVariable %ptr_v4half Private
+%depth_value = OpVariable %ptr_half Private";
+    let body = "%t = OpLoad %image %texture
+%s = OpLoad %sampler %smp
+%si = OpSampledImage %sampled %t %s
+%level = OpImageSampleExplicitLod %v4half %si %uv_half Lod %half_0
+%fetched = OpImageFetch %v4half %t %coord Lod %int_0
+%sum = OpFAdd %v4half %level %fetched
+%d = OpLoad %depth %shadow
+%c = OpLoad %sampler %cmp
+%sd = OpSampledImage %sampled_depth %d %c
+%compared = OpImageSampleDrefImplicitLod %half %sd %uv %float_1
+OpStore %texels %sum
+OpStore %depth_value %compared";
+    let decorations = "OpCapability Float16
+OpCapability Float16ImageAMD
+OpExtension \"SPV_AMD_gpu_shader_half_float_fetch\"";
+    let names = "OpName %texture \"tex\"\nOpName %smp \"smp\"";
+    let spvasm = fragment_with(names, declarations, body).replacen(
+        "OpCapability Shader",
+        &format!("OpCapability Shader\n{decorations}"),
+        1,
+    );
+    assert_translated(
+        &spvasm,
+        &[
+            "texture_2d<f32>",
+            "vec4<f16>(textureSampleLevel(tex, smp, vec2<f32>(vec2<f16>(0.0h)), f32(0.0h)))",
+            "vec4<f16>(textureLoad(tex, vec2<i32>(0i), 0i))",
+            "f16(textureSampleCompare(",
+        ],
+    );
 }
 
 #[test]

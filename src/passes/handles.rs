@@ -53,12 +53,20 @@ fn is_handle_array(module: &Module, ty: Id) -> bool {
     }
 }
 
-/// Handles WGSL cannot hold: arrays of them, and handles in function or private variables.
+/// Handles WGSL cannot hold: arrays of them, and handles in function or private variables; and
+/// arrays of buffers, which are binding arrays too.
 fn check_variables(module: &Module, functions: &[usize], used: &[bool]) -> Result<(), Error> {
     for (global, _) in module.globals.iter().zip(used).filter(|(_, used)| **used) {
         if is_handle_array(module, global.pointee) {
             return Err(Error::unsupported(
                 "an array of textures or samplers needs binding arrays, which WebGPU does not have",
+                module.variable_location(global.id),
+            ));
+        }
+        let buffer = matches!(global.class, StorageClass::Uniform | StorageClass::StorageBuffer);
+        if buffer && matches!(module.type_def(global.pointee), Some(Type::Array { .. } | Type::RuntimeArray { .. })) {
+            return Err(Error::unsupported(
+                "an array of uniform or storage buffers needs binding arrays, which WebGPU does not have",
                 module.variable_location(global.id),
             ));
         }

@@ -51,6 +51,8 @@ pub fn size_and_align(module: &Module, ty: Id) -> Result<(u32, u32), Error> {
         }
         Type::RuntimeArray { element } => (0, size_and_align(module, *element)?.1),
         Type::Atomic { inner } => size_and_align(module, *inner)?,
+        // WGSL structs need a member: an empty one is spelled with a `u32` (`emit.rs`).
+        Type::Struct { members } if members.is_empty() => (4, 4),
         Type::Struct { members } => {
             let mut end = 0;
             let mut max_align = 1;
@@ -476,6 +478,9 @@ impl Layouts<'_> {
     ) -> Result<(), Error> {
         let inst = self.module.functions[f].insts[index].clone();
         let base = inst.id(0).and_then(|id| self.place_of(id, adapted, places));
+        if inst.op == Op::CopyMemory {
+            return self.copy_memory(f, &inst, adapted, places, out, index);
+        }
         match (inst.op, base) {
             (Op::AccessChain | Op::InBoundsAccessChain | Op::CopyObject, Some(base)) => {
                 let mut place = base;
@@ -518,6 +523,50 @@ impl Layouts<'_> {
                     self.module.functions[f].insts[index].operands = operands;
                 }
                 out.push(index);
+                Ok(())
+            }
+        }
+    }
+
+    /// OpCopyMemory with a side in an adapted buffer: a load of the value from the source and a
+    /// store of it to the target, each converting between the value and the storage type.
+    fn copy_memory(
+        &mut self,
+        f: usize,
+        inst: &Inst,
+        adapted: &HashMap<Id, Id>,
+        places: &HashMap<Id, Place>,
+        out: &mut Vec<usize>,
+        index: usize,
+    ) -> Result<(), Error> {
+        let (Some(target), Some(source)) = (inst.id(0), inst.id(1)) else {
+            return Err(Error::invalid("OpCopyMemory without a target and a source", self.module.location_of(f, inst)));
+        };
+        let (target_place, source_place) =
+            (self.place_of(target, adapted, places), self.place_of(source, adapted, places));
+        if target_place.is_none() && source_place.is_none() {
+            out.push(index);
+            return Ok(());
+        }
+        let value = match source_place {
+            Some(place) => self.load(f, out, &place, None)?,
+            None => {
+                let pointee = match self.module.type_of(source).map(|ty| self.module.type_def(ty)) {
+                    Ok(Some(Type::Pointer { pointee, .. })) => *pointee,
+                    _ => {
+                        return Err(Error::invalid(
+                            "OpCopyMemory from a non-pointer",
+                            self.module.location_of(f, inst),
+                        ));
+                    }
+                };
+                self.push(f, out, Op::Load, Some(pointee), vec![source], None)
+            }
+        };
+        match target_place {
+            Some(place) => self.store(f, out, &place, value),
+            None => {
+                self.push(f, out, Op::Store, None, vec![target, value], None);
                 Ok(())
             }
         }

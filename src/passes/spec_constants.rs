@@ -8,7 +8,7 @@
 //! Every OpSpecConstantOp whose operands are all ordinary constants is folded into an ordinary
 //! constant; the rest stay `ConstValue::Op` and become override expressions.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
 
 use spirv::Op;
 
@@ -18,6 +18,7 @@ use crate::spirv::{ConstValue, Constant, Def, Id, Module, Operand, Type};
 
 pub fn run(module: &mut Module, options: &Options) -> Result<(), Error> {
     let mut unused: BTreeSet<u32> = options.overrides.iter().map(|(id, _)| *id).collect();
+    let primaries = shared_spec_id_primaries(module);
     for index in 0..module.declarations.len() {
         let id = module.declarations[index];
         let Some(constant) = module.constant(id).cloned() else {
@@ -27,7 +28,13 @@ pub fn run(module: &mut Module, options: &Options) -> Result<(), Error> {
             && let Some((_, text)) = options.overrides.iter().rev().find(|(wanted, _)| *wanted == spec_id)
         {
             unused.remove(&spec_id);
-            let value = parse_value(module, constant.ty, text).map_err(|reason| {
+            // A SpecId several constants share is read as its primary's type, then as each one's.
+            let primary = primaries.get(&spec_id).and_then(|&p| module.constant(p)).map_or(constant.ty, |p| p.ty);
+            let value = parse_value(module, primary, text).map(|value| match (&constant.value, value) {
+                (ConstValue::Bool(_), ConstValue::Scalar(bits)) => ConstValue::Bool(bits != 0),
+                (_, value) => value,
+            });
+            let value = value.map_err(|reason| {
                 Error::unsupported(
                     format!("--override {spec_id}={text}: {reason}"),
                     Location { result_id: Some(id), ..Location::default() },
@@ -48,6 +55,34 @@ pub fn run(module: &mut Module, options: &Options) -> Result<(), Error> {
         ));
     }
     Ok(())
+}
+
+/// For each SpecId that more than one constant has, the constant whose type reads the value:
+/// the first of 32 bits, or else the first. The others read the same 32 bits as their own type,
+/// a bool as true when they are not zero.
+pub fn shared_spec_id_primaries(module: &Module) -> HashMap<u32, Id> {
+    let mut by_id: HashMap<u32, Vec<Id>> = HashMap::new();
+    for &id in &module.declarations {
+        if let Some(spec_id) = module.constant(id).and_then(|c| c.spec_id) {
+            by_id.entry(spec_id).or_default().push(id);
+        }
+    }
+    by_id
+        .into_iter()
+        .filter(|(_, ids)| ids.len() > 1)
+        .map(|(spec_id, ids)| {
+            let numeric = ids.iter().copied().find(|&id| bit_width(module, id) == Some(32));
+            (spec_id, numeric.unwrap_or(ids[0]))
+        })
+        .collect()
+}
+
+/// The bit width of a numeric constant's type; `None` for a bool.
+pub fn bit_width(module: &Module, id: Id) -> Option<u32> {
+    match module.type_def(module.constant(id)?.ty)? {
+        Type::Int { width, .. } | Type::Float { width } => Some(*width),
+        _ => None,
+    }
 }
 
 /// A value given on the command line, as the bits of a constant of type `ty`.

@@ -618,6 +618,24 @@ impl Module {
         }
     }
 
+    /// The types whose values hold nothing: empty structs, and structs and arrays of such (WGSL
+    /// spells them with a member that is never read). One walk in declaration order, where a
+    /// type comes after its parts.
+    pub fn types_holding_no_data(&self) -> IdSet<Id> {
+        let mut empty = IdSet::default();
+        for &id in &self.declarations {
+            let holds_nothing = match self.type_def(id) {
+                Some(Type::Array { element, .. }) => empty.contains(element),
+                Some(Type::Struct { members }) => members.iter().all(|m| empty.contains(m)),
+                _ => false,
+            };
+            if holds_nothing {
+                empty.insert(id);
+            }
+        }
+        empty
+    }
+
     /// The scalar type at the bottom of a scalar or vector type, and the vector size (1 for scalars).
     pub fn scalar_of(&self, ty: Id) -> Option<(Id, u32)> {
         match self.type_def(ty) {

@@ -118,6 +118,8 @@ pub enum Literal {
     Bool(bool),
     I32(i32),
     U32(u32),
+    /// A `u32` that is a bit pattern, written in hexadecimal (`0x7f800000u`).
+    Bits(u32),
     /// Bit pattern of a finite f32.
     F32(u32),
     /// Bit pattern of a finite f16.

@@ -13,8 +13,10 @@ use super::for_loops;
 use super::function;
 use super::image;
 use super::names::Namer;
+use super::non_finite;
 use super::print;
 use super::uniformity;
+use super::vertex_storage::VertexStorage;
 use crate::Options;
 use crate::binding_map::{Binding, Original, ResourceBinding};
 use crate::error::{Error, Location};
@@ -42,6 +44,8 @@ pub struct Emitter<'m> {
     pub(super) overrides: IdMap<Id, String>,
     /// The OpSpecConstantOp results declared as `override`s of their own (`spec::named_ops`).
     pub(super) named_spec_ops: IdSet<Id>,
+    /// The `@id` override's constant of each SpecId several constants share (`shared_spec_ids.rs`).
+    pub(super) shared_spec_ids: HashMap<u32, Id>,
     /// Names of the helper functions declared (`helpers.rs`), by the type they work on.
     pub(super) helpers: HashMap<String, String>,
     uniformity: uniformity::Analysis,
@@ -50,15 +54,22 @@ pub struct Emitter<'m> {
     builtins: HashMap<&'static str, ast::Name>,
     /// How many of `out.globals` the uniformity analysis has been told of.
     globals_analysed: usize,
-    /// The globals vertex entry points reach, and the globals translated code writes through,
-    /// found once on first need: a writable storage buffer needs them (WebGPU gives vertex
-    /// shaders no writable storage), and asking per buffer would walk the module per buffer.
-    vertex_globals: OnceCell<Vec<bool>>,
-    written_globals: OnceCell<IdSet<Id>>,
+    /// What vertex entry points reach and write, found once on first need (`vertex_storage.rs`).
+    vertex_storage: OnceCell<VertexStorage>,
     /// `Module::new_bindings` by variable, for the binding map's entry of each resource.
     new_bindings: IdMap<Id, &'m NewBinding>,
     /// The globals nothing writes while a shader runs: uniform and read-only storage buffers.
     pub(super) read_only: IdSet<Id>,
+    /// Module-scope initializers stored at the start of the entry points instead
+    /// (`entry_initializers.rs`): (variable, constant).
+    pub(super) moved_initializers: Vec<(Id, Id)>,
+    /// Set while spelling a constant or override expression: a constant WGSL can only spell at
+    /// run time is refused there (`non_finite.rs`).
+    pub(super) in_constant_expression: bool,
+    /// Types whose values hold nothing (`Module::types_holding_no_data`): never loaded or stored.
+    pub(super) no_data: IdSet<Id>,
+    /// Names claimed for declarations made on first use, before function bodies (`late_names.rs`).
+    claimed: IdMap<Id, String>,
 }
 
 /// The WGSL syntax tree (its functions already printed), the binding map of its resources, and
@@ -76,15 +87,19 @@ pub fn emit(module: &Module, options: &Options) -> Result<(ast::Module, Vec<Bind
         bindings: Vec::new(),
         overrides: IdMap::default(),
         named_spec_ops: super::spec::named_ops(module)?,
+        shared_spec_ids: crate::passes::spec_constants::shared_spec_id_primaries(module),
         helpers: HashMap::new(),
         uniformity: uniformity::Analysis::default(),
         bitcasts: IdMap::default(),
         builtins: HashMap::new(),
         globals_analysed: 0,
-        vertex_globals: OnceCell::new(),
-        written_globals: OnceCell::new(),
+        vertex_storage: OnceCell::new(),
         new_bindings: IdMap::default(),
         read_only: IdSet::default(),
+        claimed: IdMap::default(),
+        no_data: module.types_holding_no_data(),
+        moved_initializers: Vec::new(),
+        in_constant_expression: false,
     };
     for new in &module.new_bindings {
         e.new_bindings.entry(new.variable).or_insert(new);
@@ -129,11 +144,14 @@ pub fn emit(module: &Module, options: &Options) -> Result<(ast::Module, Vec<Bind
     for global in used_globals(module, &functions) {
         e.global(global)?;
     }
+    e.claim_late_names(&functions);
     for &f in &functions {
         let entry = unwrapped.get(&module.functions[f].id).copied();
         let mut lowered = function::emit(&mut e, f, entry)?;
         if let Some(entry) = entry {
             lowered.attributes = e.stage_attributes(entry)?;
+            let stores = e.entry_initializer_stores(entry)?;
+            lowered.body.splice(0..0, stores);
         }
         e.finish_function(lowered);
     }
@@ -307,7 +325,13 @@ impl<'m> Emitter<'m> {
             Type::RuntimeArray { element } => format!("array<{}>", self.ty(*element)?),
             Type::Struct { members } => self.declare_struct(id, members)?,
             Type::Pointer { class, pointee } => {
-                format!("ptr<{}, {}>", address_space(module, *class, *pointee)?, self.ty(*pointee)?)
+                // The access mode, if any, comes after the type: `ptr<storage, T, read>`.
+                let space = address_space(module, *class, *pointee)?;
+                let pointee = self.ty(*pointee)?;
+                match space.split_once(", ") {
+                    Some((space, access)) => format!("ptr<{space}, {pointee}, {access}>"),
+                    None => format!("ptr<{space}, {pointee}>"),
+                }
             }
             Type::Atomic { inner } => format!("atomic<{}>", self.ty(*inner)?),
             Type::Sampler { comparison: false } => "sampler".to_string(),
@@ -374,26 +398,54 @@ impl<'m> Emitter<'m> {
             return Ok(format!("texture_storage_{dim}<{format}, {access}>"));
         }
         if image.depth == 1 {
+            if image.dim == Dim::Dim1D {
+                return Err(self.unsupported(
+                    id,
+                    "a 1D depth texture sampled with a depth reference (sampler1DShadow): WGSL has no \
+                     texture_depth_1d and no comparison sampling of 1D textures"
+                        .into(),
+                ));
+            }
             return Ok(format!("texture_depth_{dim}"));
         }
         let sampled = match self.module.ty(image.sampled_type)? {
             Type::Float { width: 32 } | Type::Int { width: 32, .. } => self.ty(image.sampled_type)?,
+            // WGSL textures hold no f16: sampled as f32, the texels are converted (`image.rs`).
+            Type::Float { width: 16 } => "f32".into(),
             _ => {
-                return Err(
-                    self.unsupported(id, "textures of other than 32-bit floats or integers have no WGSL type".into())
-                );
+                return Err(self.unsupported(
+                    id,
+                    "textures of other than 32-bit integers or 16- or 32-bit floats have no WGSL type".into(),
+                ));
             }
         };
         Ok(format!("texture_{dim}<{sampled}>"))
     }
 
+    pub(super) fn struct_base_name(&self, id: Id) -> String {
+        self.module.name(id).map(str::to_string).unwrap_or_else(|| format!("Struct_{id}"))
+    }
+
+    /// Takes a module-scope name for `id`, to be declared later (`late_names.rs`).
+    pub(super) fn claim_name(&mut self, id: Id, base: &str) {
+        if !self.claimed.contains_key(&id) {
+            let name = self.namer.fresh(base, None);
+            self.claimed.insert(id, name);
+        }
+    }
+
+    /// The module-scope name of `id`: the one claimed for it, or a fresh one.
+    pub(super) fn module_name(&mut self, id: Id, base: &str) -> String {
+        self.claimed.remove(&id).unwrap_or_else(|| self.namer.fresh(base, None))
+    }
+
     fn declare_struct(&mut self, id: Id, members: &[Id]) -> Result<String, Error> {
         let module = self.module;
-        let base = module.name(id).map(str::to_string).unwrap_or_else(|| format!("Struct_{id}"));
-        let name = self.namer.fresh(&base, None);
+        let base = self.struct_base_name(id);
+        let name = self.module_name(id, &base);
         // Claimed before the members are spelled so a recursive reference finds it.
         self.types.insert(id, name.as_str().into());
-        let mut member_namer = Namer::default();
+        let mut member_namer = Namer::for_members();
         let mut names = Vec::with_capacity(members.len());
         let mut out = Vec::with_capacity(members.len());
         let mut natural_end = 0u32;
@@ -432,9 +484,14 @@ impl<'m> Emitter<'m> {
             }
             out.push(ast::Member { attributes: Vec::new(), name: member_name, ty });
         }
+        if members.is_empty() {
+            // WGSL structs need a member; this one is never read.
+            out.push(ast::Member { attributes: Vec::new(), name: "unused".into(), ty: "u32".into() });
+        }
         // A struct padded to an array stride ends in a member as long as the padding reaches.
         if let (Some(&padded), Some(last)) = (module.padded_sizes.get(&id), out.last_mut()) {
-            let last_offset = module.member_decorations(id, members.len() as u32 - 1).offset.unwrap_or(0);
+            let last_offset =
+                module.member_decorations(id, (members.len() as u32).saturating_sub(1)).offset.unwrap_or(0);
             last.attributes.push(Attribute::Size(padded - last_offset));
         }
         self.member_names.insert(id, names);
@@ -477,32 +534,57 @@ impl<'m> Emitter<'m> {
         let mut space = address_space(module, global.class, global.pointee).map_err(|_| {
             self.unsupported(global.id, format!("{:?} variables have no WGSL counterpart", global.class))
         })?;
-        if space == "storage, read_write" && self.vertex_globals.get_or_init(|| vertex_globals(module))[g] {
-            // WebGPU vertex shaders cannot have writable storage buffers.
-            if self.written_globals.get_or_init(|| written_globals(module)).contains(&global.id) {
-                return Err(self.unsupported(
-                    global.id,
-                    "a vertex shader writes a storage buffer, which WebGPU does not allow".into(),
-                ));
+        if space == "storage, read_write" {
+            let vertex = self.vertex_storage.get_or_init(|| VertexStorage::new(module));
+            if vertex.reaches(g) {
+                vertex.check(module, global)?;
+                space = "storage, read".into();
             }
-            space = "storage, read".into();
         }
         if space == "uniform" || space == "storage, read" {
             self.read_only.insert(global.id);
         }
         let mut attributes = Vec::new();
         if matches!(global.class, StorageClass::Uniform | StorageClass::StorageBuffer | StorageClass::UniformConstant) {
-            let binding =
-                ResourceBinding { group: decorations.set.unwrap_or(0), binding: decorations.binding.unwrap_or(0) };
+            let (Some(group), Some(binding)) = (decorations.set, decorations.binding) else {
+                return Err(Error::invalid(
+                    "a resource variable without a DescriptorSet and Binding, which Vulkan requires \
+                     (VUID-StandaloneSpirv-UniformConstant-06677)",
+                    location_of_id(module, global.id),
+                ));
+            };
+            let binding = ResourceBinding { group, binding };
             attributes.push(Attribute::Group(binding.group));
             attributes.push(Attribute::Binding(binding.binding));
             let entry = self.binding_entry(global.id, binding, &name, &ty, &space);
             self.bindings.push(entry);
         }
         let init = match global.initializer {
-            Some(init) if module.constant(init).is_some() => Some(self.constant(init)?),
-            Some(_) => return Err(self.unsupported(global.id, "a variable initialised with another variable".into())),
             None => None,
+            Some(init) if module.constant(init).is_none() => {
+                return Err(self.unsupported(global.id, "a variable initialised with another variable".into()));
+            }
+            Some(init) if global.class == StorageClass::Workgroup => {
+                if !matches!(module.constant(init).map(|c| &c.value), Some(ConstValue::Null)) {
+                    return Err(Error::invalid(
+                        "a Workgroup variable's initializer must be OpConstantNull in Vulkan \
+                         (VUID-StandaloneSpirv-OpVariable-04734)",
+                        location_of_id(module, global.id),
+                    ));
+                }
+                // WebGPU zero-initialises workgroup memory, which is what the null initializer asks.
+                None
+            }
+            Some(init) if non_finite::contains_non_finite(module, init) => {
+                self.moved_initializers.push((global.id, init));
+                None
+            }
+            Some(init) => {
+                self.in_constant_expression = true;
+                let value = self.constant(init);
+                self.in_constant_expression = false;
+                Some(value?)
+            }
         };
         self.out.globals.push(ast::Global {
             attributes,
@@ -557,7 +639,12 @@ impl<'m> Emitter<'m> {
             ConstValue::Op { .. } if self.named_spec_ops.contains(&id) => self.named_spec_op(id),
             ConstValue::Op { op, operands } => self.spec_op(id, constant.ty, *op, operands),
             ConstValue::Bool(b) => Ok(Expr::Literal(Literal::Bool(*b))),
-            ConstValue::Scalar(bits) => self.constant_bits(constant.ty, *bits),
+            ConstValue::Scalar(bits) => self.constant_bits(constant.ty, *bits).map_err(|mut error| {
+                if let Some(location) = error.location_mut() {
+                    location.result_id = Some(id);
+                }
+                error
+            }),
             ConstValue::Composite(parts) => {
                 let ty = self.ty(constant.ty)?;
                 // A vector of one repeated component is written once, as a splat.
@@ -587,14 +674,10 @@ impl<'m> Emitter<'m> {
         let literal = match self.module.ty(ty)? {
             Type::Int { width: 32, signed: true } => Literal::I32(bits as u32 as i32),
             Type::Int { width: 32, signed: false } => Literal::U32(bits as u32),
-            Type::Float { width: 32 } => {
-                let value = f32::from_bits(bits as u32);
-                if !value.is_finite() {
-                    // WGSL has no literal for infinities and NaNs.
-                    return Ok(Expr::call("bitcast<f32>", vec![Expr::Literal(Literal::U32(bits as u32))]));
-                }
-                Literal::F32(bits as u32)
+            &Type::Float { width } if non_finite::is_non_finite(width, bits) => {
+                return self.non_finite_float(width, bits);
             }
+            Type::Float { width: 32 } => Literal::F32(bits as u32),
             Type::Float { width: 16 } => {
                 self.enables.insert("f16");
                 Literal::F16(bits as u16)
@@ -615,12 +698,15 @@ impl<'m> Emitter<'m> {
         let inner = self.names.get(&entry.function).cloned().unwrap_or_default();
         let mut local = Namer::default();
         let mut params = Vec::new();
-        let mut body = Vec::new();
+        let mut body = self.entry_initializer_stores(entry)?;
         for value in &plan.inputs {
             let param_name = local.fresh(&format!("{}_param", value.name), Some(&self.namer));
-            let (param, copy) = self.input_copy(value, param_name)?;
+            let (param, copy) = self.input_copy(value, param_name.clone())?;
+            match self.computed_input(&plan, value, &param_name) {
+                Some(computed) => body.extend(computed),
+                None => params.push(param),
+            }
             body.extend(copy);
-            params.push(param);
         }
         body.push(Stmt::Call(Expr::call(inner.as_str(), vec![])));
         let (result, struct_name) = self.entry_result(&name, &plan.outputs)?;
@@ -798,41 +884,6 @@ fn padding(out: &mut Vec<ast::Member>, namer: &mut Namer, bytes: u32) -> u32 {
     let attributes = if bytes > 4 { vec![Attribute::Size(bytes)] } else { Vec::new() };
     out.push(ast::Member { attributes, name: namer.fresh("padding", None), ty: "u32".into() });
     bytes
-}
-
-/// Which globals (by index) the vertex entry points reach.
-fn vertex_globals(module: &Module) -> Vec<bool> {
-    let vertex = module.entry_points.iter().filter(|e| e.model == ExecutionModel::Vertex);
-    let roots: Vec<usize> = vertex.filter_map(|entry| module.function_index(entry.function)).collect();
-    module.globals_used_in(&module.reachable_from(&roots))
-}
-
-/// The globals a translated instruction writes memory in.
-fn written_globals(module: &Module) -> IdSet<Id> {
-    let root = |mut id: Id| {
-        for _ in 0..64 {
-            match module.value_inst(id) {
-                Some(inst)
-                    if matches!(
-                        inst.op,
-                        spirv::Op::AccessChain | spirv::Op::InBoundsAccessChain | spirv::Op::CopyObject
-                    ) =>
-                {
-                    id = inst.id(0).unwrap_or(0);
-                }
-                _ => return id,
-            }
-        }
-        id
-    };
-    let instructions = module.entry_functions().into_iter().flat_map(|f| module.functions[f].insts.iter());
-    instructions
-        .filter(|inst| {
-            matches!(inst.op, spirv::Op::Store | spirv::Op::CopyMemory)
-                || (crate::passes::atomics::is_atomic(inst.op) && inst.op != spirv::Op::AtomicLoad)
-        })
-        .filter_map(|inst| inst.id(0).map(root))
-        .collect()
 }
 
 fn lower_first(name: &str) -> String {

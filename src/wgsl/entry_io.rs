@@ -61,7 +61,7 @@ impl Emitter<'_> {
         outputs: &[IoValue],
     ) -> Result<(FunctionResult, Option<Name>), Error> {
         let mut members = Vec::new();
-        let mut member_namer = super::names::Namer::default();
+        let mut member_namer = super::names::Namer::for_members();
         for value in outputs {
             let ty = self.ty(value.wgsl_ty)?;
             let attributes = self.io_attributes(value);
@@ -111,9 +111,12 @@ impl Lower<'_> {
                 let pointer = Pointer { base: read, steps: Vec::new(), memory: Memory::ReadOnly };
                 self.values.insert(*global, Value::Pointer(Box::new(pointer)));
             }
-            let (param, copy) = e.input_copy(value, name)?;
+            let (param, copy) = e.input_copy(value, name.clone())?;
+            match e.computed_input(&plan, value, &name) {
+                Some(computed) => copies.extend(computed),
+                None => params.push(param),
+            }
             copies.extend(copy.filter(|_| proxied));
-            params.push(param);
         }
         let (result, struct_name) = e.entry_result(&entry.name, &plan.outputs)?;
         let mut outputs = Vec::new();

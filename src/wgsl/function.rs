@@ -56,6 +56,7 @@ pub fn emit(e: &mut Emitter, f: usize, entry: Option<&EntryPoint>) -> Result<ast
         entry: None,
         exits: Vec::new(),
         unnamed: HashSet::new(),
+        constant_lets: IdMap::default(),
     };
     let name = e.names.get(&function.id).cloned().unwrap_or_default();
     let mut params = Vec::new();
@@ -220,6 +221,9 @@ pub(super) struct Lower<'m> {
     exits: Vec<(Expr, Expr)>,
     /// The names given to values without a name of their own (`x_12`).
     unnamed: HashSet<Name>,
+    /// Constant operands of the instruction being lowered read through a `let`
+    /// (`runtime_constants.rs`).
+    pub(super) constant_lets: IdMap<Id, Name>,
 }
 
 impl<'m> Lower<'m> {
@@ -305,7 +309,9 @@ impl<'m> Lower<'m> {
                         continue;
                     }
                     let before = self.stmts.len();
+                    self.bind_constant_operand(e, inst)?;
                     self.instruction(e, inst)?;
+                    self.constant_lets.clear();
                     if let Some(id) = inst.result {
                         self.store_hoisted(e, id)?;
                     }
@@ -692,6 +698,9 @@ impl<'m> Lower<'m> {
 
     /// The expression for value `id`, consuming it if it was pending.
     pub(super) fn take(&mut self, e: &mut Emitter, id: Id) -> Result<Expr, Error> {
+        if let Some(name) = self.constant_lets.get(&id) {
+            return Ok(Expr::Ident(name.clone()));
+        }
         match self.values.get(&id) {
             Some(Value::Ident(name)) => return Ok(Expr::Ident(name.clone())),
             Some(Value::Named(expr)) => return Ok(Expr::clone(expr)),

@@ -12,7 +12,7 @@ use super::ast::{BinaryOp, Expr, Literal, Stmt};
 use super::emit::Emitter;
 use super::function::{COMPONENTS, Lower, Value};
 use crate::error::Error;
-use crate::spirv::{Def, Id, ImageType, Inst, Operand, Type};
+use crate::spirv::{Def, Id, ImageType, Inst, Module, Operand, Type};
 
 /// Each SPIR-V storage image format WGSL has a storage texel format for, with that format and its
 /// channel type: the core formats and WebGPU's `texture-formats-tier1` ones (naga and Tint accept
@@ -66,6 +66,11 @@ pub(super) fn storage_format(image: &ImageType) -> Option<(&'static str, &'stati
         return Some((recorded, "f32"));
     }
     STORAGE_FORMATS.iter().find(|&&(spirv, ..)| spirv == image.format).map(|&(_, wgsl, channel)| (wgsl, channel))
+}
+
+/// Whether `ty` is f16.
+pub(super) fn is_f16(module: &Module, ty: Id) -> bool {
+    matches!(module.type_def(ty), Some(Type::Float { width: 16 }))
 }
 
 /// The optional image operands of one instruction.
@@ -150,6 +155,7 @@ fn scalar_literal(scalar: &str, value: u8) -> Expr {
     Expr::Literal(match scalar {
         "i32" => Literal::I32(i32::from(value)),
         "u32" => Literal::U32(u32::from(value)),
+        "f16" => Literal::F16(if value == 0 { 0 } else { 0x3c00 }),
         _ => Literal::F32(f32::from(value).to_bits()),
     })
 }
@@ -294,6 +300,7 @@ impl Lower<'_> {
             ));
         }
         let value = if needed > count { self.take_shared(e, id)? } else { self.take(e, id)? };
+        let value = self.as_f32(id, value)?;
         let mut coords = components(value.clone(), have, 0, count);
         let layer = image.arrayed.then(|| {
             let layer = components(value.clone(), have, count, 1);
@@ -371,10 +378,11 @@ impl Lower<'_> {
             if image.depth == 1 {
                 return Err(self.not_in_wgsl(inst, "sampling a depth texture with a bias"));
             }
-            args.push(self.take(e, bias)?);
+            let bias_value = self.take(e, bias)?;
+            args.push(self.as_f32(bias, bias_value)?);
             "textureSampleBias"
         } else if let Some(lod) = extra.lod {
-            let lod = self.take(e, lod)?;
+            let lod = self.take(e, lod).and_then(|value| self.as_f32(lod, value))?;
             // A depth texture's level is an integer in WGSL.
             args.push(if image.depth == 1 { Expr::call("i32", vec![lod]) } else { lod });
             "textureSampleLevel"
@@ -382,14 +390,30 @@ impl Lower<'_> {
             if image.depth == 1 {
                 return Err(self.not_in_wgsl(inst, "sampling a depth texture with gradients"));
             }
-            args.push(self.take(e, dx)?);
-            args.push(self.take(e, dy)?);
+            for d in [dx, dy] {
+                let value = self.take(e, d)?;
+                args.push(self.as_f32(d, value)?);
+            }
             "textureSampleGrad"
         } else if explicit {
             return Err(Error::invalid("an explicit-lod sample without Lod or Grad", self.location(inst)));
         } else {
             "textureSample"
         };
+        if image.dim == Dim::Dim1D && name != "textureSample" {
+            return Err(Error::unsupported(
+                format!(
+                    "sampling a 1D texture with {}: WGSL samples 1D textures only with textureSample \
+                     (implicit level of detail, in fragment shaders)",
+                    match name {
+                        "textureSampleLevel" => "an explicit level of detail",
+                        "textureSampleBias" => "a level-of-detail bias",
+                        _ => "explicit gradients",
+                    }
+                ),
+                self.location(inst),
+            ));
+        }
         if let Some(offset) = extra.offset {
             args.push(self.offset(e, inst, &image, offset)?);
         }
@@ -494,7 +518,9 @@ impl Lower<'_> {
             texel = Expr::call(format!("vec4<{scalar}>"), parts);
         }
         let (channel, _) = self.texel(e, &image)?;
-        if *channel != *scalar {
+        if &*scalar == "f16" {
+            texel = Expr::call("vec4<f32>", vec![texel]);
+        } else if *channel != *scalar {
             texel = Expr::call(format!("bitcast<vec4<{channel}>>"), vec![texel]);
         }
         let mut args = vec![texture.texture, coords];
@@ -531,6 +557,10 @@ impl Lower<'_> {
         if image.depth == 1 {
             return Ok(("f32".to_string(), 1));
         }
+        // An f16 texture is an f32 one in WGSL (`Emitter::image_type`).
+        if is_f16(self.module, image.sampled_type) {
+            return Ok(("f32".to_string(), 4));
+        }
         Ok((e.ty(image.sampled_type)?.to_string(), 4))
     }
 
@@ -555,7 +585,10 @@ impl Lower<'_> {
                 self.location(inst),
             ));
         }
-        if &*result_scalar != scalar {
+        if &*result_scalar == "f16" && scalar == "f32" {
+            // Texels of an f16 texture, read as f32, converted back exactly.
+            value = Expr::call(e.ty(result)?, vec![value]);
+        } else if &*result_scalar != scalar {
             if &*result_scalar == "f32" || scalar == "f32" {
                 return Err(Error::invalid(
                     format!("an image result of {result_scalar} from a texture of {scalar}"),
@@ -565,6 +598,16 @@ impl Lower<'_> {
             value = e.bitcast(result, value)?;
         }
         Ok(value)
+    }
+
+    /// A float operand as f32: an f16 one (SPV_AMD_gpu_shader_half_float_fetch allows f16
+    /// coordinates, levels and gradients) converted, since WGSL's texture builtins take f32.
+    fn as_f32(&self, id: Id, value: Expr) -> Result<Expr, Error> {
+        let Some((scalar, count)) = self.module.scalar_of(self.module.type_of(id)?) else { return Ok(value) };
+        if !is_f16(self.module, scalar) {
+            return Ok(value);
+        }
+        Ok(Expr::call(if count == 1 { "f32".to_string() } else { format!("vec{count}<f32>") }, vec![value]))
     }
 
     fn missing_sampler(&self, inst: &Inst) -> Error {

@@ -11,7 +11,9 @@
 //!   only the function's own values (`let`s, parameters, `var`s whose address is never taken,
 //!   which no call can write), and not in the right operand of `&&` or `||`, which may not run.
 //!
-//! Only unnamed values (`x_12`): a name from the source says what the value is.
+//! Only unnamed values (`x_12`): a name from the source says what the value is. Not constants:
+//! bound, they make their use a run-time expression rather than one evaluated when the shader is
+//! created (`runtime_constants.rs`).
 
 use std::collections::HashSet;
 
@@ -98,6 +100,10 @@ fn try_inline(
 ) -> bool {
     let Stmt::Let { name, ty: None, value } = stmts[index].unnoted() else { return false };
     if !unnamed.contains(name) || used_after.contains(name) {
+        return false;
+    }
+    // A constant's `let` is what makes its use a run-time expression (`runtime_constants.rs`).
+    if !value.any(&|e| matches!(e, Expr::Ident(_))) {
         return false;
     }
     let mut mentions = 0;

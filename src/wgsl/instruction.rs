@@ -28,6 +28,12 @@ impl Lower<'_> {
                 if let Some(inner) = self.atomic_inner(self.operand(inst, 0)?) {
                     return self.load_atomic(e, inst, inner);
                 }
+                let ty = self.result_type(inst)?;
+                if e.no_data.contains(&ty) {
+                    // Nothing to read: the struct's placeholder member is not data.
+                    let zero = Expr::call(e.ty(ty)?, vec![]);
+                    return self.define(e, inst, zero, false);
+                }
                 let pointer = self.pointer(e, self.operand(inst, 0)?)?;
                 let expr = self.pointer_expr(e, self.operand(inst, 0)?)?;
                 if pointer.memory != Memory::ReadOnly {
@@ -43,6 +49,13 @@ impl Lower<'_> {
             Op::Store => {
                 if let Some(inner) = self.atomic_inner(self.operand(inst, 0)?) {
                     return self.store_atomic(e, inst, inner);
+                }
+                let value = self.operand(inst, 1)?;
+                if e.no_data.contains(&self.module.type_of(value)?) {
+                    // Nothing to write: storing the placeholder member could clobber memory the
+                    // SPIR-V never touches.
+                    self.take(e, value)?;
+                    return Ok(());
                 }
                 if self.store_output(e, inst)? {
                     return Ok(());
@@ -88,11 +101,7 @@ impl Lower<'_> {
             Op::FunctionCall => self.call(e, inst),
             Op::ExtInst => self.ext_inst(e, inst),
             // The signedness pass has collapsed chains of bitcasts.
-            Op::Bitcast => {
-                let value = self.take(e, self.operand(inst, 0)?)?;
-                let cast = e.bitcast(self.result_type(inst)?, value)?;
-                self.define(e, inst, cast, false)
-            }
+            Op::Bitcast => self.bitcast(e, inst),
             Op::Undef => {
                 let zero = e.zero(self.result_type(inst)?)?;
                 self.define(e, inst, zero, false)
@@ -103,13 +112,13 @@ impl Lower<'_> {
             Op::VectorShuffle => self.vector_shuffle(e, inst),
             Op::VectorExtractDynamic => {
                 let base = self.take(e, self.operand(inst, 0)?)?;
-                let index = self.take(e, self.operand(inst, 1)?)?;
+                let index = self.vector_index(e, self.operand(inst, 0)?, self.operand(inst, 1)?)?;
                 self.define(e, inst, Expr::index(base, index), false)
             }
             Op::VectorInsertDynamic => {
                 let (var, target) = self.copy_to_var(e, inst, 0)?;
                 let value = self.take(e, self.operand(inst, 1)?)?;
-                let index = self.take(e, self.operand(inst, 2)?)?;
+                let index = self.vector_index(e, self.operand(inst, 0)?, self.operand(inst, 2)?)?;
                 self.stmts.push(Stmt::Assign { target: Expr::index(target, index), value });
                 self.values.insert(self.result(inst)?, Value::Ident(var));
                 Ok(())
@@ -157,7 +166,13 @@ impl Lower<'_> {
                     let expr = self.spell(e, inst, row.spelling, operands)?;
                     self.define(e, inst, expr, false)
                 }
-                None => Err(Error::unsupported(format!("Op{:?} is not supported yet", inst.op), self.location(inst))),
+                None => Err(Error::unsupported(
+                    match ops::lacking(inst.op) {
+                        Some(why) => format!("Op{:?}: {why}", inst.op),
+                        None => format!("Op{:?} is not supported yet", inst.op),
+                    },
+                    self.location(inst),
+                )),
             },
         }
     }
@@ -270,16 +285,22 @@ impl Lower<'_> {
                         .ok_or_else(|| Error::invalid(format!("struct has no member {i}"), self.location(inst)))?;
                     (Step::Member(e.member_name(ty, i)?), member_ty)
                 }
-                (Type::Vector { count, .. } | Type::Matrix { columns: count, .. }, Some(i)) if i >= *count => {
-                    return Err(Error::invalid(format!("constant index {i} is out of bounds"), self.location(inst)));
+                // A constant index out of bounds leaves the access undefined in SPIR-V (and under
+                // robust buffer access, reads any element or zero and writes any element or
+                // nothing), while WGSL rejects it outright: the last element stands for it.
+                (Type::Vector { count, component }, Some(i)) => {
+                    (Step::Component(COMPONENTS[i.min(count - 1) as usize % 4]), *component)
                 }
-                (Type::Vector { component, .. }, Some(i)) => (Step::Component(COMPONENTS[i as usize % 4]), *component),
                 (Type::Vector { component, .. }, _) => (Step::Dynamic(index), *component),
-                (Type::Array { length, .. }, Some(i)) if self.module.const_u32(*length).is_some_and(|n| i >= n) => {
-                    return Err(Error::invalid(format!("constant index {i} is out of bounds"), self.location(inst)));
+                (Type::Matrix { columns, column }, Some(i)) if i >= *columns => (Step::Constant(columns - 1), *column),
+                (Type::Array { length, element }, Some(i))
+                    if self.module.const_u32(*length).is_some_and(|n| i >= n) =>
+                {
+                    (Step::Constant(self.module.const_u32(*length).unwrap_or(1).saturating_sub(1)), *element)
                 }
+                // Past i32's range, a constant index into a runtime array is out of bounds anyway.
                 (Type::Array { element, .. } | Type::RuntimeArray { element }, Some(i)) => {
-                    (Step::Constant(i), *element)
+                    (Step::Constant(i.min(i32::MAX as u32)), *element)
                 }
                 (Type::Array { element, .. } | Type::RuntimeArray { element }, None) => {
                     (Step::Dynamic(index), *element)
@@ -398,10 +419,8 @@ impl Lower<'_> {
         let row = ops::glsl_row(number).ok_or_else(|| {
             let name =
                 spirv::GlslStd450Op::from_u32(number).map(|op| format!("{op:?}")).unwrap_or_else(|| number.to_string());
-            Error::unsupported(
-                format!("GLSL.std.450 {name} has no WGSL counterpart (not supported yet)"),
-                self.location(inst),
-            )
+            let why = ops::glsl_lacking(number).unwrap_or("no WGSL counterpart (not supported yet)");
+            Error::unsupported(format!("GLSL.std.450 {name}: {why}"), self.location(inst))
         })?;
         // rspirv reads extended-instruction operands as a plain list: check the count here.
         let expected = rspirv::grammar::GLSL_STD_450_INSTRUCTION_TABLE.lookup_opcode(number).map(|g| g.operands.len());
@@ -644,6 +663,16 @@ impl Lower<'_> {
         Ok(Some(e.constant(id)?))
     }
 
+    /// The index into vector `vector`: a constant out of bounds (undefined in SPIR-V, an error
+    /// in WGSL) is the last component, as in `access_chain`.
+    fn vector_index(&mut self, e: &mut Emitter, vector: Id, index: Id) -> Result<Expr, Error> {
+        let count = self.module.scalar_of(self.module.type_of(vector)?).map_or(4, |(_, n)| n);
+        match self.module.constant(index).and_then(|_| self.module.const_u32(index)) {
+            Some(i) if i >= count => Ok(Expr::Literal(Literal::Abstract(i64::from(count - 1)))),
+            _ => self.take(e, index),
+        }
+    }
+
     /// The type inside `ty` at a literal index, and how to write the access.
     fn literal_step(&mut self, e: &mut Emitter, ty: Id, index: u32, inst: &Inst) -> Result<(Id, Step), Error> {
         let out_of_bounds = || Error::invalid(format!("constant index {index} is out of bounds"), self.location(inst));
@@ -766,13 +795,17 @@ impl Lower<'_> {
     /// OpIsNan / OpIsInf as exact tests on the bits, since WGSL may assume floats are finite.
     fn float_class(&mut self, e: &mut Emitter, inst: &Inst) -> Result<(), Error> {
         let operand = self.operand(inst, 0)?;
-        let count = self.module.scalar_of(self.module.type_of(operand)?).map_or(1, |(_, n)| n);
+        let (scalar, count) = self.module.scalar_of(self.module.type_of(operand)?).unwrap_or((operand, 1));
         let u32_of = |v: u32| -> Expr {
             let literal = Expr::Literal(Literal::U32(v));
             if count == 1 { literal } else { Expr::call(format!("vec{count}<u32>"), vec![literal]) }
         };
         let bits_ty = if count == 1 { "u32".to_string() } else { format!("vec{count}<u32>") };
-        let value = self.take(e, operand)?;
+        let mut value = self.take(e, operand)?;
+        if let Some(Type::Float { width: 16 }) = self.module.type_def(scalar) {
+            // f16 has no 16-bit integer to bitcast to; widening to f32 keeps infinities and NaNs.
+            value = Expr::call(if count == 1 { "f32".to_string() } else { format!("vec{count}<f32>") }, vec![value]);
+        }
         let magnitude =
             Expr::binary(BinaryOp::And, Expr::call(format!("bitcast<{bits_ty}>"), vec![value]), u32_of(0x7fff_ffff));
         let op = if inst.op == Op::IsNan { BinaryOp::Greater } else { BinaryOp::Equal };

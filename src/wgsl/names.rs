@@ -7,359 +7,48 @@ use std::sync::OnceLock;
 
 use super::ast::Name;
 
-/// WGSL keywords, reserved words, and predeclared names we call (types, builtin functions):
-/// a declaration with one of these names would be an error or would shadow what we call.
-const RESERVED: &[&str] = &[
-    // Keywords.
-    "alias",
-    "break",
-    "case",
-    "const",
-    "const_assert",
-    "continue",
-    "continuing",
-    "default",
-    "diagnostic",
-    "discard",
-    "else",
-    "enable",
-    "false",
-    "fn",
-    "for",
-    "if",
-    "let",
-    "loop",
-    "override",
-    "requires",
-    "return",
-    "struct",
-    "switch",
-    "true",
-    "var",
-    "while",
-    // Reserved words.
-    "NULL",
-    "Self",
-    "abstract",
-    "active",
-    "alignas",
-    "alignof",
-    "as",
-    "asm",
-    "asm_fragment",
-    "async",
-    "attribute",
-    "auto",
-    "await",
-    "become",
-    "cast",
-    "catch",
-    "class",
-    "co_await",
-    "co_return",
-    "co_yield",
-    "coherent",
-    "column_major",
-    "common",
-    "compile",
-    "compile_fragment",
-    "concept",
-    "const_cast",
-    "consteval",
-    "constexpr",
-    "constinit",
-    "crate",
-    "debugger",
-    "decltype",
-    "delete",
-    "demote",
-    "demote_to_helper",
-    "do",
-    "dynamic_cast",
-    "enum",
-    "explicit",
-    "export",
-    "extends",
-    "extern",
-    "external",
-    "fallthrough",
-    "filter",
-    "final",
-    "finally",
-    "friend",
-    "from",
-    "fxgroup",
-    "get",
-    "goto",
-    "groupshared",
-    "highp",
-    "impl",
-    "implements",
-    "import",
-    "inline",
-    "instanceof",
-    "interface",
-    "layout",
-    "lowp",
-    "macro",
-    "macro_rules",
-    "match",
-    "mediump",
-    "meta",
-    "mod",
-    "module",
-    "move",
-    "mut",
-    "mutable",
-    "namespace",
-    "new",
-    "nil",
-    "noexcept",
-    "noinline",
-    "nointerpolation",
-    "non_coherent",
-    "noncoherent",
-    "noperspective",
-    "null",
-    "nullptr",
-    "of",
-    "operator",
-    "package",
-    "packoffset",
-    "partition",
-    "pass",
-    "patch",
-    "pixelfragment",
-    "precise",
-    "precision",
-    "premerge",
-    "priv",
-    "protected",
-    "pub",
-    "public",
-    "readonly",
-    "ref",
-    "regardless",
-    "register",
-    "reinterpret_cast",
-    "require",
-    "resource",
-    "restrict",
-    "self",
-    "set",
-    "shared",
-    "sizeof",
-    "smooth",
-    "snorm",
-    "static",
-    "static_assert",
-    "static_cast",
-    "std",
-    "subroutine",
-    "super",
-    "target",
-    "template",
-    "this",
-    "thread_local",
-    "throw",
-    "trait",
-    "try",
-    "type",
-    "typedef",
-    "typeid",
-    "typename",
-    "typeof",
-    "union",
-    "unless",
-    "unorm",
-    "unsafe",
-    "unsized",
-    "use",
-    "using",
-    "varying",
-    "virtual",
-    "volatile",
-    "wgsl",
-    "where",
-    "with",
-    "writeonly",
-    "yield",
-    // Predeclared types and type generators.
-    "bool",
-    "f16",
-    "f32",
-    "i32",
-    "u32",
-    "vec2",
-    "vec3",
-    "vec4",
-    "mat2x2",
-    "mat2x3",
-    "mat2x4",
-    "mat3x2",
-    "mat3x3",
-    "mat3x4",
-    "mat4x2",
-    "mat4x3",
-    "mat4x4",
-    "array",
-    "atomic",
-    "ptr",
-    "sampler",
-    "sampler_comparison",
-    "texture_1d",
-    "texture_2d",
-    "texture_2d_array",
-    "texture_3d",
-    "texture_cube",
-    "texture_cube_array",
-    "texture_multisampled_2d",
-    "texture_depth_2d",
-    "texture_depth_2d_array",
-    "texture_depth_cube",
-    "texture_depth_cube_array",
-    "texture_depth_multisampled_2d",
-    "texture_storage_1d",
-    "texture_storage_2d",
-    "texture_storage_2d_array",
-    "texture_storage_3d",
-    "texture_external",
-    "vec2f",
-    "vec3f",
-    "vec4f",
-    "vec2i",
-    "vec3i",
-    "vec4i",
-    "vec2u",
-    "vec3u",
-    "vec4u",
-    "vec2h",
-    "vec3h",
-    "vec4h",
-    // Builtin functions.
-    "abs",
-    "acos",
-    "acosh",
-    "all",
-    "any",
-    "arrayLength",
-    "asin",
-    "asinh",
-    "atan",
-    "atan2",
-    "atanh",
-    "atomicAdd",
-    "atomicAnd",
-    "atomicCompareExchangeWeak",
-    "atomicExchange",
-    "atomicLoad",
-    "atomicMax",
-    "atomicMin",
-    "atomicOr",
-    "atomicStore",
-    "atomicSub",
-    "atomicXor",
-    "bitcast",
-    "ceil",
-    "clamp",
-    "cos",
-    "cosh",
-    "countLeadingZeros",
-    "countOneBits",
-    "countTrailingZeros",
-    "cross",
-    "degrees",
-    "determinant",
-    "distance",
-    "dot",
-    "dpdx",
-    "dpdxCoarse",
-    "dpdxFine",
-    "dpdy",
-    "dpdyCoarse",
-    "dpdyFine",
-    "exp",
-    "exp2",
-    "extractBits",
-    "faceForward",
-    "firstLeadingBit",
-    "firstTrailingBit",
-    "floor",
-    "fma",
-    "fract",
-    "frexp",
-    "fwidth",
-    "fwidthCoarse",
-    "fwidthFine",
-    "insertBits",
-    "inverseSqrt",
-    "ldexp",
-    "length",
-    "log",
-    "log2",
-    "max",
-    "min",
-    "mix",
-    "modf",
-    "normalize",
-    "pack2x16float",
-    "pack2x16snorm",
-    "pack2x16unorm",
-    "pack4x8snorm",
-    "pack4x8unorm",
-    "pow",
-    "quantizeToF16",
-    "radians",
-    "reflect",
-    "refract",
-    "reverseBits",
-    "round",
-    "saturate",
-    "select",
-    "sign",
-    "sin",
-    "sinh",
-    "smoothstep",
-    "sqrt",
-    "step",
-    "storageBarrier",
-    "tan",
-    "tanh",
-    "textureBarrier",
-    "textureDimensions",
-    "textureGather",
-    "textureGatherCompare",
-    "textureLoad",
-    "textureNumLayers",
-    "textureNumLevels",
-    "textureNumSamples",
-    "textureSample",
-    "textureSampleBias",
-    "textureSampleCompare",
-    "textureSampleCompareLevel",
-    "textureSampleGrad",
-    "textureSampleLevel",
-    "textureSampleBaseClampToEdge",
-    "textureStore",
-    "transpose",
-    "trunc",
-    "unpack2x16float",
-    "unpack2x16snorm",
-    "unpack2x16unorm",
-    "unpack4x8snorm",
-    "unpack4x8unorm",
-    "workgroupBarrier",
-    "workgroupUniformLoad",
+/// Predeclared names naga's list (`BUILTIN_IDENTIFIERS`) leaves out: the type aliases
+/// (WGSL spec, "Predeclared type aliases"). A declaration with one of them would shadow the alias.
+const PREDECLARED_ALIASES: &[&str] = &[
+    "vec2i", "vec3i", "vec4i", "vec2u", "vec3u", "vec4u", "vec2f", "vec3f", "vec4f", "vec2h", "vec3h", "vec4h",
+    "mat2x2f", "mat2x3f", "mat2x4f", "mat3x2f", "mat3x3f", "mat3x4f", "mat4x2f", "mat4x3f", "mat4x4f", "mat2x2h",
+    "mat2x3h", "mat2x4h", "mat3x2h", "mat3x3h", "mat3x4h", "mat4x2h", "mat4x3h", "mat4x4h",
 ];
 
+/// Keywords and reserved words: no identifier may be one (WGSL spec, "Keyword Summary" and
+/// "Reserved Words"). naga keeps the list in step with the spec.
+fn is_keyword(name: &str) -> bool {
+    static SET: OnceLock<HashSet<&'static str>> = OnceLock::new();
+    SET.get_or_init(|| naga::keywords::wgsl::RESERVED.iter().copied().collect()).contains(name)
+}
+
+/// Keywords, reserved words, and every predeclared name: types and type generators, type
+/// aliases, enumerants (address spaces, access modes, texel formats: `var<uniform>` resolves
+/// `uniform` by scope, so a declaration named `uniform` breaks it) and builtin functions. A
+/// declaration with one of these names would be an error or shadow what the output uses.
 fn is_reserved(name: &str) -> bool {
     static SET: OnceLock<HashSet<&'static str>> = OnceLock::new();
-    SET.get_or_init(|| RESERVED.iter().copied().collect()).contains(name)
+    is_keyword(name)
+        || SET
+            .get_or_init(|| {
+                naga::keywords::wgsl::BUILTIN_IDENTIFIERS.iter().chain(PREDECLARED_ALIASES).copied().collect()
+            })
+            .contains(name)
 }
 
 /// Turns any OpName into a WGSL identifier: ASCII letters, digits and `_`, not starting with a
 /// digit or `__`, never `_` alone, never reserved. A name that is all that already is borrowed.
 pub fn sanitize(name: &str) -> Cow<'_, str> {
+    sanitize_against(name, is_reserved)
+}
+
+/// [`sanitize`] for a struct member: member names are looked up in their struct, never by
+/// scope, so only keywords and reserved words are out (`min`, `read`, `vec4` stay).
+pub fn sanitize_member(name: &str) -> Cow<'_, str> {
+    sanitize_against(name, is_keyword)
+}
+
+fn sanitize_against(name: &str, is_reserved: fn(&str) -> bool) -> Cow<'_, str> {
     let clean = !name.is_empty()
         && name != "_"
         && !name.starts_with(|c: char| c.is_ascii_digit())
@@ -398,9 +87,16 @@ pub struct Namer {
     /// back, so every smaller one is still taken, and the search resumes there. Without this,
     /// many values of one OpName would cost quadratic time.
     counters: HashMap<String, u32>,
+    /// Names struct members ([`sanitize_member`]) rather than scoped declarations.
+    members: bool,
 }
 
 impl Namer {
+    /// A namer for the members of one struct.
+    pub fn for_members() -> Namer {
+        Namer { members: true, ..Namer::default() }
+    }
+
     /// A unique identifier based on `base` (any text), also unique against `outer` if given.
     pub fn fresh(&mut self, base: &str, outer: Option<&Namer>) -> String {
         self.fresh_name(base, outer).to_string()
@@ -409,7 +105,7 @@ impl Namer {
     /// [`Namer::fresh`], as a shared name: the one copy of its text is shared with the record
     /// of names taken.
     pub fn fresh_name(&mut self, base: &str, outer: Option<&Namer>) -> Name {
-        let base = sanitize(base);
+        let base = if self.members { sanitize_member(base) } else { sanitize(base) };
         // Nearly always the base is free: one insert both checks and takes it.
         if !outer.is_some_and(|o| o.used.contains(base.as_ref())) {
             let name = Name::from(base.as_ref());
@@ -455,6 +151,20 @@ mod tests {
         assert_eq!(sanitize("struct"), "struct_");
         assert_eq!(sanitize("sin"), "sin_");
         assert_eq!(sanitize("naïve"), "na_ve");
+    }
+
+    #[test]
+    fn predeclared_names_are_avoided_by_declarations_but_not_by_members() {
+        // Enumerants resolve by scope (`var<uniform>`), as do types, aliases and builtins.
+        for name in ["uniform", "read_write", "storage", "private", "rgba8unorm", "vec4f", "mat3x3h", "min", "f32"] {
+            assert_eq!(sanitize(name), format!("{name}_"));
+            assert_eq!(sanitize_member(name), name);
+        }
+        for keyword in ["override", "enable", "requires", "diagnostic", "fn", "struct"] {
+            assert_eq!(sanitize_member(keyword), format!("{keyword}_"));
+        }
+        assert_eq!(sanitize_member("__x"), "_x");
+        assert_eq!(sanitize_member("_"), "v_");
     }
 
     #[test]

@@ -152,7 +152,7 @@ fn literal_is_negative(lit: &Literal) -> bool {
         Literal::Abstract(v) => *v < 0,
         Literal::F32(bits) => bits >> 31 == 1,
         Literal::F16(bits) => bits >> 15 == 1,
-        Literal::Bool(_) | Literal::U32(_) => false,
+        Literal::Bool(_) | Literal::U32(_) | Literal::Bits(_) => false,
     }
 }
 
@@ -580,6 +580,7 @@ impl Printer {
             Literal::I32(i32::MIN) => write!(self.out, "i32(-2147483648)"),
             Literal::I32(v) => write!(self.out, "{v}i"),
             Literal::U32(v) => write!(self.out, "{v}u"),
+            Literal::Bits(v) => write!(self.out, "{v:#x}u"),
             Literal::F32(bits) => write!(self.out, "{:?}f", f32::from_bits(*bits)),
             Literal::F16(bits) => write!(self.out, "{:?}h", f16_to_f32(*bits)),
             Literal::Abstract(v) => write!(self.out, "{v}"),

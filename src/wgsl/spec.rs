@@ -102,6 +102,11 @@ impl Emitter<'_> {
         let module = self.module;
         let constant = module.constant(id).ok_or_else(|| Error::invalid(format!("%{id} is not a constant"), at(id)))?;
         let spec_id = constant.spec_id.unwrap_or_default();
+        if let Some(&primary) = self.shared_spec_ids.get(&spec_id)
+            && primary != id
+        {
+            return self.shared_spec_id_override(id, primary);
+        }
         if spec_id > 0xffff {
             return Err(Error::unsupported(format!("SpecId {spec_id} is above 65535, the largest WGSL @id"), at(id)));
         }
@@ -111,16 +116,46 @@ impl Emitter<'_> {
         }
         let default = match &constant.value {
             ConstValue::Bool(b) => Expr::Literal(Literal::Bool(*b)),
-            ConstValue::Scalar(bits) => self.constant_bits(constant.ty, *bits)?,
+            ConstValue::Scalar(bits) => {
+                self.in_constant_expression = true;
+                let default = self.constant_bits(constant.ty, *bits);
+                self.in_constant_expression = false;
+                default.map_err(|_| {
+                    Error::unsupported(
+                        "a specialization constant whose default is infinite or NaN: an override's default \
+                         must be a finite value in WGSL",
+                        at(id),
+                    )
+                })?
+            }
             _ => self.zero(constant.ty)?,
         };
-        let base = format!("spec_constant_{spec_id}");
+        let base = self.override_base_name(id).unwrap_or_default();
         Ok(self.declare_override(id, &base, vec![Attribute::Id(spec_id)], ty, default))
     }
 
-    /// Declares `id`'s `override`, named by its OpName or else `base`; returns its name.
-    fn declare_override(&mut self, id: Id, base: &str, attributes: Vec<Attribute>, ty: ast::Type, init: Expr) -> Expr {
-        let name = self.namer.fresh(self.module.name(id).unwrap_or(base), None);
+    /// The name an `override` for constant `id` takes, if it gets one: its OpName, or else
+    /// `spec_constant_ID` or `spec_op_ID`.
+    pub(super) fn override_base_name(&self, id: Id) -> Option<String> {
+        let module = self.module;
+        let base = match module.constant(id)? {
+            constant if constant.spec_id.is_some() => format!("spec_constant_{}", constant.spec_id.unwrap_or_default()),
+            _ if self.named_spec_ops.contains(&id) => format!("spec_op_{id}"),
+            _ => return None,
+        };
+        Some(module.name(id).map_or(base, str::to_string))
+    }
+
+    /// Declares `id`'s `override`, named `base`; returns its name.
+    pub(super) fn declare_override(
+        &mut self,
+        id: Id,
+        base: &str,
+        attributes: Vec<Attribute>,
+        ty: ast::Type,
+        init: Expr,
+    ) -> Expr {
+        let name = self.module_name(id, base);
         self.overrides.insert(id, name.clone());
         let kind = ast::GlobalKind::Override;
         self.out.globals.push(ast::Global { attributes, kind, name: name.clone(), ty: Some(ty), init: Some(init) });
@@ -166,9 +201,13 @@ impl Emitter<'_> {
             return Err(Error::internal(format!("%{id} is not an OpSpecConstantOp")));
         };
         let ty = module.type_of(id)?;
-        let init = self.spec_op(id, ty, *op, operands)?;
+        let outer = std::mem::replace(&mut self.in_constant_expression, true);
+        let init = self.spec_op(id, ty, *op, operands);
+        self.in_constant_expression = outer;
+        let init = init?;
         let spelled_ty = self.ty(ty)?;
-        Ok(self.declare_override(id, &format!("spec_op_{id}"), vec![], spelled_ty, init))
+        let base = self.override_base_name(id).unwrap_or_default();
+        Ok(self.declare_override(id, &base, vec![], spelled_ty, init))
     }
 
     /// An OpSpecConstantOp that depends on an `override`, as an override expression.

@@ -529,6 +529,11 @@ const BAD_INPUTS: &[BadInput] = &[
         all_of: &["opspecconstantop"],
     },
     BadInput { fixture: "invalid/huge_relaid_out_array_copy.spv", any_of: &["element by element"], all_of: &["65536"] },
+    BadInput {
+        fixture: "invalid/workgroup_initializer_not_null.spvasm",
+        any_of: &["must be opconstantnull"],
+        all_of: &["workgroup"],
+    },
     BadInput { fixture: "invalid/irreducible_cycle.spvasm", any_of: &["irreducible"], all_of: &["cycle"] },
     BadInput {
         // Stores and loads of locals whose values form a cycle: translating must end.
@@ -1486,6 +1491,20 @@ fn override_gives_spec_constants_values() {
     let plain = library_wgsl(SPEC_CONSTANT_FIXTURE);
     for id in 0..5 {
         assert!(plain.contains(&format!("@id({id}) override")), "SpecId {id}:\n{plain}");
+    }
+}
+
+#[test]
+fn override_of_a_shared_spec_id_is_read_as_its_first_32_bit_constant() {
+    // SpecId 3: an int (read first), a uint reading the same bits, and a bool.
+    let dir = TempDir::new("cli-override-shared");
+    let out = dir.join("out.wgsl");
+    let output = run_fixture_to("exec/compute/shared_spec_ids.spvasm", &out, &["--override", "3=-5"]);
+    assert_success(&output);
+    let wgsl = std::fs::read_to_string(&out).expect("the WGSL was written");
+    assert_valid_wgsl(&wgsl, "shared override");
+    for value in ["= 4294967291u;", "= -5i;", "select(1u, 9u, true)"] {
+        assert!(wgsl.contains(value), "{value}:\n{wgsl}");
     }
 }
 

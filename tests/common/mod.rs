@@ -573,8 +573,10 @@ pub fn compare_interface(facts: &SpirvFacts, module: &naga::Module) -> Vec<Strin
         ));
     }
     for fact in expected {
-        let Some(entry) = module.entry_points.iter().find(|e| e.name == fact.name) else {
-            problems.push(format!("the WGSL has no entry point named `{}`", fact.name));
+        // A name WGSL reserves or cannot spell is sanitised, as the README says.
+        let name = spv2wgsl::wgsl::names::sanitize(&fact.name);
+        let Some(entry) = module.entry_points.iter().find(|e| e.name == name) else {
+            problems.push(format!("the WGSL has no entry point named `{name}`"));
             continue;
         };
         if Some(entry.stage) != fact.stage {

@@ -46,7 +46,7 @@ impl WebGpu {
             .ok_or_else(|| format!("wgpu finds no Vulkan adapter named {device_name:?} (it sees {names:?})"))?;
         let descriptor = wgpu::DeviceDescriptor {
             label: Some("execution tests"),
-            required_features: adapter.features() & wgpu::Features::SHADER_F16,
+            required_features: adapter.features() & (wgpu::Features::SHADER_F16 | wgpu::Features::SUBGROUP),
             required_limits: adapter.limits(),
             ..Default::default()
         };
@@ -223,7 +223,7 @@ impl WebGpu {
     fn shader(&self, wgsl: &str) -> wgpu::ShaderModule {
         self.device.create_shader_module(wgpu::ShaderModuleDescriptor {
             label: None,
-            source: wgpu::ShaderSource::Wgsl(wgsl.into()),
+            source: wgpu::ShaderSource::Wgsl(for_naga(wgsl).into()),
         })
     }
 
@@ -416,9 +416,15 @@ enum Resource {
 
 /// The `@binding`s of `@group(0)` the WGSL modules declare (naga parses them;
 /// the test has validated them already).
+/// The WGSL as wgpu 30's naga reads it: naga has the subgroup builtins but cannot parse their
+/// `enable` (gfx-rs/wgpu issue 5555); the device's SUBGROUP feature enables them.
+fn for_naga(wgsl: &str) -> String {
+    wgsl.replacen("enable subgroups;", "", 1)
+}
+
 fn declared_bindings(wgsl: &[&str]) -> Vec<u32> {
     wgsl.iter()
-        .filter_map(|text| naga::front::wgsl::parse_str(text).ok())
+        .filter_map(|text| naga::front::wgsl::parse_str(&for_naga(text)).ok())
         .flat_map(|module| {
             module
                 .global_variables
@@ -440,7 +446,7 @@ fn constant_keys(case: &Case) -> Vec<String> {
 /// The constants a module declares (wgpu rejects the others): those whose
 /// id an `override` of the WGSL carries.
 fn constants<'a>(case: &Case, keys: &'a [String], wgsl: &str) -> Vec<(&'a str, f64)> {
-    let ids: Vec<u16> = naga::front::wgsl::parse_str(wgsl)
+    let ids: Vec<u16> = naga::front::wgsl::parse_str(&for_naga(wgsl))
         .map(|module| module.overrides.iter().filter_map(|(_, o)| o.id).collect())
         .unwrap_or_default();
     keys.iter()
