@@ -103,7 +103,7 @@ fn try_inline(
         return false;
     }
     // A constant's `let` is what makes its use a run-time expression (`runtime_constants.rs`).
-    if !value.any(&|e| matches!(e, Expr::Ident(_))) {
+    if !value.any(&|e| matches!(e, Expr::Ident(_))) && !has_effect(value) {
         return false;
     }
     let mut mentions = 0;
@@ -281,6 +281,10 @@ mod tests {
         // A name from the source stays.
         let body = vec![let_("named", ident("a")), Stmt::Return(Some(ident("named")))];
         assert!(inlined(body).contains("let named = a;"));
+        // So does a constant, whose `let` keeps its use from being evaluated at shader creation.
+        let constant = Expr::Literal(Literal::F32(1.0f32.to_bits()));
+        let body = vec![let_("x_1", constant), Stmt::Return(Some(call("quantizeToF16", vec![ident("x_1")])))];
+        assert!(inlined(body).contains("let x_1 = 1.0f;"));
     }
 
     #[test]
