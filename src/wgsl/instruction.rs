@@ -24,28 +24,7 @@ impl Lower<'_> {
             Op::AccessChain | Op::InBoundsAccessChain => self.access_chain(e, inst),
             // Textures and samplers are named where they are used (see `image.rs`).
             Op::Load | Op::CopyObject if self.is_handle_value(inst)? => Ok(()),
-            Op::Load => {
-                if let Some(inner) = self.atomic_inner(self.operand(inst, 0)?) {
-                    return self.load_atomic(e, inst, inner);
-                }
-                let ty = self.result_type(inst)?;
-                if e.no_data.contains(&ty) {
-                    // Nothing to read: the struct's placeholder member is not data.
-                    let zero = Expr::call(e.ty(ty)?, vec![]);
-                    return self.define(e, inst, zero, false);
-                }
-                let pointer = self.pointer(e, self.operand(inst, 0)?)?;
-                let expr = self.pointer_expr(e, self.operand(inst, 0)?)?;
-                if pointer.memory != Memory::ReadOnly {
-                    return self.define(e, inst, expr, true);
-                }
-                // Read again at each use where that costs nothing (`ubo.model`, `ubo.lights[2].xyz`).
-                let constant_path = pointer.steps.iter().all(|step| !matches!(step, Step::Dynamic(_)));
-                match constant_path && expr.is_path() {
-                    true => self.define_repeated(e, inst, expr),
-                    false => self.define(e, inst, expr, false),
-                }
-            }
+            Op::Load => self.load_memory(e, inst),
             Op::Store => {
                 if let Some(inner) = self.atomic_inner(self.operand(inst, 0)?) {
                     return self.store_atomic(e, inst, inner);
@@ -613,6 +592,30 @@ impl Lower<'_> {
             ty = next;
         }
         self.define(e, inst, expr, false)
+    }
+
+    /// A load: a value read from memory, or, from memory nothing writes, a value like any other.
+    fn load_memory(&mut self, e: &mut Emitter, inst: &Inst) -> Result<(), Error> {
+        if let Some(inner) = self.atomic_inner(self.operand(inst, 0)?) {
+            return self.load_atomic(e, inst, inner);
+        }
+        let ty = self.result_type(inst)?;
+        if e.no_data.contains(&ty) {
+            // Nothing to read: the struct's placeholder member is not data.
+            let zero = Expr::call(e.ty(ty)?, vec![]);
+            return self.define(e, inst, zero, false);
+        }
+        let pointer = self.pointer(e, self.operand(inst, 0)?)?;
+        let expr = self.pointer_expr(e, self.operand(inst, 0)?)?;
+        if pointer.memory != Memory::ReadOnly {
+            return self.define(e, inst, expr, true);
+        }
+        // Read again at each use where that costs nothing (`ubo.model`, `ubo.lights[2].xyz`).
+        let constant_path = pointer.steps.iter().all(|step| !matches!(step, Step::Dynamic(_)));
+        match constant_path && expr.is_path() {
+            true => self.define_repeated(e, inst, expr),
+            false => self.define(e, inst, expr, false),
+        }
     }
 
     fn select(&mut self, e: &mut Emitter, inst: &Inst) -> Result<(), Error> {
