@@ -47,6 +47,11 @@ pub enum BindingOrigin {
     /// A sampler at the same binding as an image (a combined image sampler descriptor read
     /// through two variables), moved to a binding of its own.
     SharedWithImage,
+    /// A resource an entry point uses at the same binding as another (two views of one
+    /// descriptor), moved to a binding of its own, where the same resource is bound again.
+    Aliased,
+    /// The uniform buffer of `--emulate-draw-parameters` (base vertex, base instance, draw index).
+    DrawParameters,
 }
 
 /// One resource variable of the WGSL; in JSON, one object with these keys in this order (the

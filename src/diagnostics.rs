@@ -8,6 +8,7 @@ use rspirv::binary::{Consumer, Disassemble, ParseAction as Action};
 use rspirv::dr;
 
 use crate::error::Error;
+use crate::spirv::spec_constant_op;
 
 /// How many instructions to show before and after the culprit in a binary's listing.
 const CONTEXT: usize = 3;
@@ -89,7 +90,8 @@ pub fn locate_definition(mut error: Error, input: &[u8]) -> Error {
     let Some(words) = words else { return error };
     let (offsets, _) = crate::spirv::load::instruction_offsets(&words);
     let mut collector = Collector { insts: Vec::new() };
-    let _ = rspirv::binary::parse_words(&words, &mut collector);
+    let _ = rspirv::binary::parse_words(spec_constant_op::parseable(&words, &offsets), &mut collector);
+    spec_constant_op::restore_all(&words, &offsets, &mut collector.insts);
     if let Some((offset, inst)) = offsets.iter().zip(&collector.insts).find(|(_, inst)| inst.result_id == Some(id)) {
         location.word_offset = Some(*offset as u32);
         location.opcode = Some(inst.class.opcode);
@@ -114,7 +116,8 @@ fn binary_listing(input: &[u8], offset: usize) -> Option<(String, std::ops::Rang
     offsets.truncate(culprit + CONTEXT + 1);
     let end = offsets.last().map_or(5, |&last| last + (words[last] >> 16) as usize);
     let mut collector = Collector { insts: Vec::new() };
-    let _ = rspirv::binary::parse_words(&words[..end], &mut collector);
+    let _ = rspirv::binary::parse_words(spec_constant_op::parseable(&words[..end], &offsets), &mut collector);
+    spec_constant_op::restore_all(&words, &offsets, &mut collector.insts);
     // rspirv stops early on an opcode it does not know; the culprit must have been read.
     if culprit >= collector.insts.len() {
         return None;

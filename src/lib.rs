@@ -89,6 +89,11 @@ pub struct Options {
     pub sampler_bindings: Vec<(ResourceBinding, ResourceBinding)>,
     /// Where to bind the uniform buffer that replaces push constants.
     pub push_constant_binding: Option<ResourceBinding>,
+    /// Read `BaseVertex`, `BaseInstance` and `DrawIndex`, which WebGPU lacks, from a uniform
+    /// buffer the application fills (`docs/builtins.md`) instead of failing.
+    pub emulate_draw_parameters: bool,
+    /// Where to bind that buffer.
+    pub draw_parameters_binding: Option<ResourceBinding>,
     /// Refuse input whose derivatives or implicit-lod sampling WGSL's uniformity analysis rejects,
     /// instead of emitting `diagnostic(off, derivative_uniformity)`.
     pub strict_uniformity: bool,
@@ -106,6 +111,8 @@ impl Default for Options {
             annotate: false,
             sampler_bindings: Vec::new(),
             push_constant_binding: None,
+            emulate_draw_parameters: false,
+            draw_parameters_binding: None,
             overrides: Vec::new(),
             strict_uniformity: false,
         }
@@ -147,13 +154,15 @@ fn translate_module(input: &[u8], options: &Options) -> Result<Translation, Erro
     passes::argument_copies::run(&mut module, options)?;
     passes::single_store_locals::run(&mut module, options)?;
     passes::structurize::run(&mut module, options)?;
+    passes::draw_parameters::run(&mut module, options)?;
     passes::io_wrapper::run(&mut module, options)?;
     passes::signedness::run(&mut module, options)?;
     passes::handles::run(&mut module, options)?;
     passes::bindings::run(&mut module, options)?;
     passes::layout::run(&mut module, options)?;
     passes::atomics::run(&mut module, options)?;
-    let (mut ast, bindings, uniformity) = wgsl::emit::emit(&module, options)?;
+    let wgsl::emit::Emitted { mut ast, bindings, uniformity, warnings } = wgsl::emit::emit(&module, options)?;
+    module.warnings.extend(warnings);
     if uniformity.breaks_barriers {
         return Err(Error::unsupported(
             "a barrier in control flow WGSL cannot prove uniform (after a branch or early return that \
@@ -177,6 +186,11 @@ fn translate_module(input: &[u8], options: &Options) -> Result<Translation, Erro
              (--strict-uniformity makes this an error)",
             Location::default(),
         ));
+    }
+    if uniformity.breaks_subgroups {
+        // SPIR-V's subgroup operations act on the active invocations wherever they are, as WGSL's
+        // do: the check is for portability only.
+        ast.diagnostics.push("off, subgroup_uniformity");
     }
     // Done with the module: validation takes memory of its own.
     let mut warnings = std::mem::take(&mut module.warnings);

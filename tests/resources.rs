@@ -163,7 +163,7 @@ fn arrays_of_textures_need_binding_arrays() {
 }
 
 #[test]
-fn integer_textures_cannot_be_filtered() {
+fn integer_textures_are_sampled_at_the_nearest_texel_with_a_warning() {
     let declarations = "%image = OpTypeImage %int 2D 0 0 0 1 Unknown
 %sampled = OpTypeSampledImage %image
 %ptr_image = OpTypePointer UniformConstant %image
@@ -172,8 +172,30 @@ fn integer_textures_cannot_be_filtered() {
     let body = "%t = OpLoad %image %texture
 %s = OpLoad %sampler %smp
 %si = OpSampledImage %sampled %t %s
-%texel = OpImageSampleImplicitLod %v4int %si %uv";
-    assert_refused(&fragment(declarations, body), &["OpImageSampleImplicitLod", "integer texture"]);
+%texel = OpImageSampleImplicitLod %v4int %si %uv
+OpStore %kept %texel";
+    let declarations =
+        format!("{declarations}\n%ptr_kept = OpTypePointer Private %v4int\n%kept = OpVariable %ptr_kept Private");
+    let module = fragment(&declarations, body);
+    let translation = spv2wgsl::translate(module.as_bytes(), &Options::default()).expect("translates");
+    assert!(translation.wgsl.contains("textureLoad("), "{}", translation.wgsl);
+    assert!(
+        translation.warnings.iter().any(|w| w.message.contains("clamp-to-edge") && w.message.contains("level 0")),
+        "{:?}",
+        translation.warnings
+    );
+    // A cube map has no texel to load without choosing a face.
+    let cube = module
+        .replace("%image = OpTypeImage %int 2D", "%image = OpTypeImage %int Cube")
+        .replace(
+            "%kept = OpVariable",
+            "%dir = OpConstantComposite %v3float %float_1 %float_0 %float_0\n%kept = OpVariable",
+        )
+        .replace(
+            "%texel = OpImageSampleImplicitLod %v4int %si %uv",
+            "%texel = OpImageSampleImplicitLod %v4int %si %dir",
+        );
+    assert_refused(&cube, &["OpImageSampleImplicitLod", "integer texture that is a cube map"]);
 }
 
 #[test]
@@ -282,7 +304,7 @@ fn array_strides_smaller_than_the_element_are_refused() {
 }
 
 #[test]
-fn uniform_buffers_need_16_byte_array_strides() {
+fn a_uniform_buffer_without_16_byte_array_strides_is_read_only_storage() {
     let decorations = format!("{BUFFER_DECORATIONS}\nOpDecorate %floats ArrayStride 4");
     let declarations = "%floats = OpTypeArray %float %uint_2
 %Buf = OpTypeStruct %floats
@@ -290,11 +312,18 @@ fn uniform_buffers_need_16_byte_array_strides() {
 %ptr_float = OpTypePointer Uniform %float
 %buf = OpVariable %ptr_Buf Uniform";
     let body = "%p = OpAccessChain %ptr_float %buf %uint_0 %uint_1
-%v = OpLoad %float %p";
-    assert_refused(
-        &fragment_with(&decorations, declarations, body),
-        &["uniform buffer layout", "array stride of 4 bytes", "multiple of 16"],
-    );
+%v = OpLoad %float %p
+OpStore %kept %v";
+    let declarations =
+        format!("{declarations}\n%ptr_kept = OpTypePointer Private %float\n%kept = OpVariable %ptr_kept Private");
+    let module = fragment_with(&decorations, &declarations, body);
+    let translation = spv2wgsl::translate(module.as_bytes(), &Options::default()).expect("translates");
+    assert!(translation.wgsl.contains("var<storage, read> global_"), "{}", translation.wgsl);
+    let warned = |w: &spv2wgsl::Warning| {
+        w.message.contains("is a read-only storage buffer, which the application binds as such")
+            && w.message.contains("array stride of 4 bytes")
+    };
+    assert!(translation.warnings.iter().any(warned), "{:?}", translation.warnings);
 }
 
 /// A vertex shader `main` with `body` (after `%p` points at `buf`'s member) in its entry block,
@@ -437,15 +466,65 @@ OpDecorate %other Binding 4";
 }
 
 #[test]
-fn two_buffers_one_entry_point_uses_at_one_binding_are_refused() {
-    let module = vertex_and_compute(
-        "%r = OpAccessChain %ptr_float %out %uint_0
-%y = OpLoad %float %r
-%v = OpCompositeConstruct %v4float %y %y %y %float_1
-OpStore %position %v",
-    )
-    .replace("OpDecorate %out Binding 1", "OpDecorate %out Binding 0");
-    assert_refused(&module, &["`buf` and `out` share set 0, binding 0 in entry point `main`", "-fvk-u-shift"]);
+fn resources_one_entry_point_uses_at_one_binding_get_bindings_of_their_own() {
+    // Two views of one storage buffer (Vulkan aliasing): all but the first declared move, and
+    // the binding map says where they came from.
+    let module = "OpCapability Shader
+OpMemoryModel Logical GLSL450
+OpEntryPoint GLCompute %main \"main\"
+OpExecutionMode %main LocalSize 1 1 1
+OpName %floats \"floats\"
+OpName %words \"words\"
+OpDecorate %Floats Block
+OpMemberDecorate %Floats 0 Offset 0
+OpDecorate %Words Block
+OpMemberDecorate %Words 0 Offset 0
+OpDecorate %float_array ArrayStride 4
+OpDecorate %uint_array ArrayStride 4
+OpDecorate %floats DescriptorSet 1
+OpDecorate %floats Binding 2
+OpDecorate %words DescriptorSet 1
+OpDecorate %words Binding 2
+%void = OpTypeVoid
+%fn = OpTypeFunction %void
+%float = OpTypeFloat 32
+%uint = OpTypeInt 32 0
+%uint_0 = OpConstant %uint 0
+%uint_1 = OpConstant %uint 1
+%float_array = OpTypeRuntimeArray %float
+%uint_array = OpTypeRuntimeArray %uint
+%Floats = OpTypeStruct %float_array
+%Words = OpTypeStruct %uint_array
+%ptr_Floats = OpTypePointer StorageBuffer %Floats
+%ptr_Words = OpTypePointer StorageBuffer %Words
+%ptr_float = OpTypePointer StorageBuffer %float
+%ptr_uint = OpTypePointer StorageBuffer %uint
+%floats = OpVariable %ptr_Floats StorageBuffer
+%words = OpVariable %ptr_Words StorageBuffer
+%main = OpFunction %void None %fn
+%entry = OpLabel
+%p = OpAccessChain %ptr_float %floats %uint_0 %uint_0
+%x = OpLoad %float %p
+%bits = OpBitcast %uint %x
+%q = OpAccessChain %ptr_uint %words %uint_0 %uint_1
+OpStore %q %bits
+OpReturn
+OpFunctionEnd
+";
+    let translation = spv2wgsl::translate(module.as_bytes(), &Options::default()).expect("translates");
+    let wgsl = &translation.wgsl;
+    assert!(wgsl.contains("@group(1) @binding(2) var<storage, read_write> floats: "), "{wgsl}");
+    assert!(wgsl.contains("@group(1) @binding(3) var<storage, read_write> words: "), "{wgsl}");
+    let words = translation.bindings.iter().find(|b| b.name == "words").expect("`words` is bound");
+    assert!(words.assigned);
+    assert_eq!(words.origin, Some(spv2wgsl::BindingOrigin::Aliased));
+    assert_eq!(words.original, spv2wgsl::Original { set: Some(1), binding: Some(2), name: Some("words".into()) });
+    let moved = |w: &&spv2wgsl::Warning| {
+        w.message.contains("`words`, which shared `floats`'s binding (set 1, binding 2)")
+            && w.message.contains("@group(1) @binding(3)")
+    };
+    let warning = translation.warnings.iter().find(moved).unwrap_or_else(|| panic!("{:?}", translation.warnings));
+    assert_eq!(warning.location.opcode, Some(spirv::Op::Variable), "{warning}");
 }
 
 #[test]

@@ -106,6 +106,13 @@ struct Cli {
     /// the next free binding).
     #[arg(long, value_name = "GROUP:BINDING")]
     push_constant_binding: Option<ResourceBinding>,
+    /// Read BaseVertex, BaseInstance and DrawIndex (which WebGPU lacks) from a uniform buffer the
+    /// application fills before each draw, instead of failing (see docs/builtins.md).
+    #[arg(long)]
+    emulate_draw_parameters: bool,
+    /// Bind that uniform buffer at GROUP:BINDING (default: group 0, the next free binding).
+    #[arg(long, value_name = "GROUP:BINDING", requires = "emulate_draw_parameters")]
+    draw_parameters_binding: Option<ResourceBinding>,
     /// Give the specialization constant with SpecId ID this value (true/false, an integer or a
     /// number); it becomes a constant instead of a WGSL `override`. Repeatable.
     #[arg(long = "override", value_name = "ID=VALUE", value_parser = parse_override)]
@@ -195,6 +202,8 @@ fn forward_options(cli: &Cli) -> spv2wgsl::Options {
         annotate: cli.annotate,
         sampler_bindings: cli.sampler_binding.clone(),
         push_constant_binding: cli.push_constant_binding,
+        emulate_draw_parameters: cli.emulate_draw_parameters,
+        draw_parameters_binding: cli.draw_parameters_binding,
         overrides: cli.overrides.clone(),
         strict_uniformity: cli.strict_uniformity,
     }
@@ -282,7 +291,11 @@ fn target(cli: &Cli, from_wgsl: bool) -> Target {
 /// A direction the input cannot go, or an option of the other direction.
 fn usage_problem(cli: &Cli, from_wgsl: bool, target: Target) -> Option<String> {
     if from_wgsl {
-        let forward_only = [("--no-validate", cli.no_validate), ("--ignore-point-size", cli.ignore_point_size)];
+        let forward_only = [
+            ("--no-validate", cli.no_validate),
+            ("--ignore-point-size", cli.ignore_point_size),
+            ("--emulate-draw-parameters", cli.emulate_draw_parameters),
+        ];
         if target == Target::Wgsl {
             return Some(
                 "the input is WGSL: it translates to SPIR-V (-o FILE.spv, -o FILE.spvasm or --to spirv|spvasm)".into(),

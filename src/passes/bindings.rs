@@ -7,6 +7,9 @@
 //! buffers) and are listed too, so are samplers moved off an image's binding; every listed
 //! variable has a DescriptorSet and Binding; no entry point uses two resources at one binding.
 //!
+//! Other resources one entry point uses at one binding (aliases of one descriptor) are listed
+//! too, all but the first declared.
+//!
 //! The rule (docs/bindings.md): a new sampler goes in its source's group (DescriptorSet), a push
 //! constant block in group 0; each takes one past the highest binding used in that group by any
 //! resource variable of the module, in the order they are listed. `Options::sampler_bindings`
@@ -19,11 +22,11 @@ use spirv::StorageClass;
 use crate::Options;
 use crate::binding_map::ResourceBinding;
 use crate::error::{Error, Location, Warning};
-use crate::spirv::{BindingOrigin, Global, Id, Module, NewBinding, Type};
+use crate::spirv::{BindingOrigin, Id, Module, NewBinding, Type};
 
 pub fn run(module: &mut Module, options: &Options) -> Result<(), Error> {
     push_constants_to_uniforms(module);
-    separate_shared_bindings(module)?;
+    separate_shared_bindings(module);
     let mut taken: BTreeSet<ResourceBinding> = module
         .globals
         .iter()
@@ -90,9 +93,10 @@ fn push_constants_to_uniforms(module: &mut Module) {
 /// descriptor be read through an image and a sampler variable at the same binding (DXC's
 /// `[[vk::combinedImageSampler]]`, and HLSL `register(t0)` with `register(s0)` when no shift
 /// separates them): such a sampler is moved to a binding of its own, like the sampler of a
-/// combined image sampler. Any other pair (a buffer and a texture, two buffers) is an error:
-/// WGSL needs a binding per resource, and Vulkan cannot bind two kinds of descriptor at one.
-fn separate_shared_bindings(module: &mut Module) -> Result<(), Error> {
+/// combined image sampler. Any other resources sharing a binding alias one descriptor (two views
+/// of one buffer, typically): WGSL needs a binding per resource, so all but the first declared
+/// move to bindings of their own, where the application binds the same resource again.
+fn separate_shared_bindings(module: &mut Module) {
     let used = module.globals_used_in(&module.entry_functions());
     let mut at: BTreeMap<ResourceBinding, Vec<usize>> = BTreeMap::new();
     for (g, global) in module.globals.iter().enumerate().filter(|&(g, _)| used[g]) {
@@ -103,7 +107,7 @@ fn separate_shared_bindings(module: &mut Module) -> Result<(), Error> {
     }
     at.retain(|_, globals| globals.len() > 1);
     if at.is_empty() {
-        return Ok(());
+        return;
     }
     // Which of those globals each function names itself, found in one walk of the module, so
     // that an entry point's are found by walking its functions, not their instructions: a
@@ -126,20 +130,10 @@ fn separate_shared_bindings(module: &mut Module) -> Result<(), Error> {
             named
         })
         .collect();
-    // An unnamed block instance (HLSL's `cbuffer`) by its block's name.
-    let name = |g: usize| {
-        let Global { id, pointee, .. } = module.globals[g];
-        match (module.name(id), module.name(pointee)) {
-            (Some(n), _) => format!("`{n}`"),
-            (None, Some(block)) => format!("the `{block}` block"),
-            (None, None) => format!("%{id}"),
-        }
-    };
     let kind = |g: usize| module.type_def(module.globals[g].pointee);
+    // (moved, staying, origin)
     let mut moved = Vec::new();
-    // The conflict to report: the lowest binding, then the first entry point.
-    let mut conflict: Option<(ResourceBinding, usize, Vec<usize>)> = None;
-    for (e, entry) in module.entry_points.iter().enumerate() {
+    for entry in &module.entry_points {
         let Some(f) = module.function_index(entry.function) else { continue };
         let mut used: BTreeMap<ResourceBinding, Vec<usize>> = BTreeMap::new();
         for function in module.reachable_functions(f) {
@@ -147,7 +141,7 @@ fn separate_shared_bindings(module: &mut Module) -> Result<(), Error> {
                 used.entry(binding_of[&g]).or_default().push(g);
             }
         }
-        for (binding, mut shared) in used {
+        for (_, mut shared) in used {
             shared.sort_unstable();
             shared.dedup();
             if shared.len() < 2 {
@@ -156,37 +150,18 @@ fn separate_shared_bindings(module: &mut Module) -> Result<(), Error> {
             let (samplers, others): (Vec<usize>, Vec<usize>) =
                 shared.iter().partition(|&&g| matches!(kind(g), Some(Type::Sampler { .. })));
             if matches!(&others[..], [image] if matches!(kind(*image), Some(Type::Image(_)))) {
-                moved.extend(samplers.into_iter().map(|g| (g, others[0])));
-            } else if conflict.as_ref().is_none_or(|(b, _, _)| binding < *b) {
-                conflict = Some((binding, e, shared));
+                moved.extend(samplers.into_iter().map(|g| (g, others[0], BindingOrigin::SharedWithImage)));
+            } else {
+                moved.extend(shared[1..].iter().map(|&g| (g, shared[0], BindingOrigin::Aliased)));
             }
         }
     }
-    if let Some((binding, e, shared)) = conflict {
-        let names: Vec<String> = shared.iter().map(|&g| name(g)).collect();
-        return Err(Error::unsupported(
-            format!(
-                "{} share set {}, binding {} in entry point `{}`: WGSL needs a binding of its own for \
-                 each resource (give them distinct bindings: for HLSL, registers of their own or DXC's \
-                 -fvk-b-shift, -fvk-t-shift, -fvk-s-shift and -fvk-u-shift)",
-                names.join(" and "),
-                binding.group,
-                binding.binding,
-                module.entry_points[e].name
-            ),
-            module.variable_location(module.globals[shared[1]].id),
-        ));
+    moved.sort_unstable_by_key(|&(g, ..)| g);
+    moved.dedup_by_key(|(g, ..)| *g);
+    for (g, staying, origin) in moved {
+        let (variable, source) = (module.globals[g].id, module.globals[staying].id);
+        module.new_bindings.push(NewBinding { variable, source, origin });
     }
-    moved.sort_unstable();
-    moved.dedup_by_key(|(sampler, _)| *sampler);
-    for (sampler, image) in moved {
-        module.new_bindings.push(NewBinding {
-            variable: module.globals[sampler].id,
-            source: module.globals[image].id,
-            origin: BindingOrigin::SharedWithImage,
-        });
-    }
-    Ok(())
 }
 
 /// The SPIR-V binding of the variable a new resource was made from.
@@ -197,8 +172,11 @@ fn source_binding(module: &Module, new: &NewBinding) -> Option<ResourceBinding> 
 
 /// The binding the options ask for, with the option's key.
 fn chosen_binding(module: &Module, options: &Options, new: &NewBinding) -> Option<(ResourceBinding, ResourceBinding)> {
-    if new.origin == BindingOrigin::PushConstant {
-        return options.push_constant_binding.map(|b| (b, b));
+    match new.origin {
+        BindingOrigin::PushConstant => return options.push_constant_binding.map(|b| (b, b)),
+        BindingOrigin::DrawParameters => return options.draw_parameters_binding.map(|b| (b, b)),
+        BindingOrigin::Aliased => return None,
+        _ => {}
     }
     let source = source_binding(module, new)?;
     options.sampler_bindings.iter().find(|(key, _)| *key == source).copied()
@@ -206,7 +184,7 @@ fn chosen_binding(module: &Module, options: &Options, new: &NewBinding) -> Optio
 
 fn default_group(module: &Module, new: &NewBinding) -> u32 {
     match new.origin {
-        BindingOrigin::PushConstant => 0,
+        BindingOrigin::PushConstant | BindingOrigin::DrawParameters => 0,
         _ => module.decorations(new.source).set.unwrap_or(0),
     }
 }
@@ -234,5 +212,13 @@ fn describe(module: &Module, new: &NewBinding) -> String {
         BindingOrigin::SharedWithImage => {
             format!("sampler {}, which shared image {}'s binding{at},", name(new.variable), name(new.source))
         }
+        BindingOrigin::DrawParameters => {
+            "the draw-parameters uniform buffer (base vertex, base instance, draw index)".to_string()
+        }
+        BindingOrigin::Aliased => format!(
+            "{}, which shared {}'s binding{at} (bind the same resource at both),",
+            name(new.variable),
+            name(new.source)
+        ),
     }
 }

@@ -16,6 +16,8 @@
 //!   precedes it and before all that follows), or a part no value is planned for (a point size of
 //!   1.0), which goes nowhere. Nothing reads the variable, so a return gives the value stored
 //!   before it, or zero where none was.
+//! - A value sharing its location with others (`Component` decorations) keeps its proxy: the
+//!   entry point packs the location's `vec4` from and into the proxies.
 //! - An output no value is planned for (a point size of 1.0) that only the entry function uses,
 //!   and only stores to, is `dropped`: its stores go nowhere.
 
@@ -25,7 +27,7 @@ use spirv::{Op, StorageClass};
 
 use crate::id_hash::{IdMap, IdSet};
 use crate::spirv::structured::Node;
-use crate::spirv::{Function, Id, IoSource, IoValue, Module};
+use crate::spirv::{Function, Id, IoBinding, IoSource, IoValue, Module};
 
 /// Marks the unwrapped entry points and the direct values; returns the Input and Output
 /// variables that still need their proxy. `io_reached` holds, per function, the Input and
@@ -51,7 +53,12 @@ pub(super) fn run(module: &mut Module, io_reached: &[Vec<Id>]) -> BTreeSet<Id> {
         for global in globals {
             let Some(g) = module.global_index(global).map(|g| &module.globals[g]) else { continue };
             let values = |list: &[IoValue]| list.iter().filter(|v| proxy_global(v) == Some(global)).count();
+            // Values sharing a location are packed from and into their proxies.
+            let packed = plan.inputs.iter().chain(&plan.outputs).any(|v| {
+                proxy_global(v) == Some(global) && matches!(v.binding, IoBinding::Location { component: Some(_), .. })
+            });
             let direct = plan.unwrapped
+                && !packed
                 && match g.class {
                     StorageClass::Input => {
                         !written.contains(&global)

@@ -27,9 +27,7 @@ use spirv::{AccessQualifier, Op, StorageClass};
 use crate::Options;
 use crate::error::{Error, Location};
 use crate::id_hash::IdSet;
-use crate::spirv::{
-    BindingOrigin, Def, Global, Id, ImageType, Inst, MAX_HANDLE_STEPS, Module, NewBinding, Param, Type,
-};
+use crate::spirv::{BindingOrigin, Def, Id, ImageType, Inst, MAX_HANDLE_STEPS, Module, NewBinding, Param, Type};
 
 pub fn run(module: &mut Module, _options: &Options) -> Result<(), Error> {
     let functions = module.entry_functions();
@@ -130,13 +128,8 @@ fn name_companion(module: &mut Module, of: Id, companion: Id, suffix: &str) {
 
 /// A new UniformConstant variable of type `pointee`, declared like `like`.
 fn add_global(module: &mut Module, like: usize, pointee: Id) -> Id {
-    let ty = module.intern_type(Type::Pointer { class: StorageClass::UniformConstant, pointee });
-    let index = module.globals.len();
-    let id = module.add_def(Def::Global(index));
     let offset = module.globals[like].offset;
-    module.globals.push(Global { id, ty, class: StorageClass::UniformConstant, pointee, initializer: None, offset });
-    module.declarations.push(id);
-    id
+    module.add_global(StorageClass::UniformConstant, pointee, offset)
 }
 
 fn split_combined_globals(module: &mut Module, used: &[bool]) {

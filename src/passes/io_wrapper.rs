@@ -22,6 +22,8 @@
 //!   or is an array of one (`gl_SampleMask[1]`) is converted by the wrapper, both directions.
 //! - A vertex shader that writes no position outputs a zero one: WGSL requires it.
 //! - Integer varyings are flat; the other interpolation decorations map to `@interpolate`.
+//! - Values sharing a location through `Component` decorations are packed into one `vec4` there
+//!   (`io_wrapper_locations.rs`).
 //! - Execution modes WGSL cannot express are warned about or rejected (`MODES`).
 
 use std::cell::OnceCell;
@@ -32,10 +34,12 @@ use spirv::{BuiltIn, ExecutionMode, ExecutionModel, Op, StorageClass};
 use crate::Options;
 use crate::builtins::{Scalar, Use, builtin_row};
 use crate::error::{Error, Location, Warning};
+use crate::passes::draw_parameters;
 use crate::spirv::{
-    ConstValue, Decorations, Def, EntryPoint, Id, Inst, IoBinding, IoPlan, IoSource, IoValue, Module, Type,
-    WorkgroupDimension,
+    Computed, ConstValue, Decorations, Def, EntryPoint, Id, Inst, IoBinding, IoPlan, IoSource, IoValue, Module,
+    SubgroupMask, Type, WorkgroupDimension,
 };
+use crate::wgsl::subgroup;
 
 /// More locations than any WebGPU device has between stages (the limit is at most 32): an
 /// interface array beyond this is refused before it is flattened.
@@ -48,7 +52,9 @@ pub fn run(module: &mut Module, options: &Options) -> Result<(), Error> {
         let entry = module.entry_points[e].clone();
         let mut warnings = Vec::new();
         check_modes(&entry, &mut warnings)?;
-        let planned = Planner::new(module, &entry, options, &io_reached)?.plan(&mut warnings)?;
+        let planner = Planner::new(module, &entry, options, &io_reached)?;
+        let planned = planner.plan(&mut warnings)?;
+        let needs_subgroup_id = planner.runs(|inst| subgroup::needs_invocation_id(module, inst));
         let workgroup_size = workgroup_size(module, &entry, workgroup_size_constant)?;
         let mut plan = IoPlan { workgroup_size, ..IoPlan::default() };
         for Planned { mut value, wgsl, output } in planned {
@@ -63,6 +69,11 @@ pub fn run(module: &mut Module, options: &Options) -> Result<(), Error> {
                 module.names.insert(global, name);
             }
             if output { plan.outputs.push(value) } else { plan.inputs.push(value) }
+        }
+        locations::pack(module, &mut plan.inputs, &entry)?;
+        locations::pack(module, &mut plan.outputs, &entry)?;
+        if needs_subgroup_id {
+            plan.inputs.push(subgroup_invocation_id(module, &entry)?);
         }
         let has_position =
             plan.outputs.iter().any(|v| matches!(v.binding, IoBinding::BuiltIn { name: "position", .. }));
@@ -258,6 +269,11 @@ impl<'a> Planner<'a> {
         self.functions.get_or_init(|| self.module.reachable_functions(self.root))
     }
 
+    /// Whether the entry point runs an instruction `wanted` accepts.
+    fn runs(&self, wanted: impl Fn(&Inst) -> bool) -> bool {
+        self.functions().iter().any(|&f| self.module.functions[f].insts.iter().any(&wanted))
+    }
+
     fn plan(&self, warnings: &mut Vec<Warning>) -> Result<Vec<Planned>, Error> {
         let mut planned = Vec::new();
         for &id in &self.entry.interface {
@@ -377,6 +393,12 @@ impl<'a> Planner<'a> {
                 self.location(var),
             ));
         }
+        if let Some(mask) = subgroup_mask(builtin) {
+            return self.subgroup_mask(var, mask, Part { path, name, ty }).map(Some);
+        }
+        if let Some(member) = draw_parameters::member(builtin) {
+            return self.draw_parameter(var, builtin, member, Part { path, name, ty }).map(Some);
+        }
         let row = builtin_row(builtin).ok_or_else(|| {
             Error::unsupported(
                 format!("builtin {builtin:?} ({}) has no WGSL counterpart", describe(usage)),
@@ -439,6 +461,70 @@ impl<'a> Planner<'a> {
         Ok(Some(Planned { value, wgsl: row.ty, output: var.output }))
     }
 
+    /// A subgroup mask input (`gl_SubgroupEqMask`, ...), which the wrapper computes from the
+    /// invocation's id in its subgroup.
+    fn subgroup_mask(&self, var: Var, mask: SubgroupMask, part: Part) -> Result<Planned, Error> {
+        let module = self.module;
+        let usage = self.usage(var.output);
+        if !matches!(usage, Use::ComputeInput | Use::FragmentInput) {
+            return Err(Error::unsupported(
+                format!(
+                    "subgroup mask builtins as a {}: WGSL has subgroup invocation ids in compute and fragment \
+                     shaders only",
+                    describe(usage)
+                ),
+                self.location(var),
+            ));
+        }
+        let four_words = module.scalar_of(part.ty).is_some_and(|(scalar, count)| {
+            count == 4 && matches!(module.type_def(scalar), Some(Type::Int { width: 32, .. }))
+        });
+        if !four_words {
+            return Err(Error::unsupported(
+                format!(
+                    "a subgroup mask declared as {} (a 64-bit mask needs 64-bit integers, which WGSL lacks)",
+                    describe_type(module, part.ty)
+                ),
+                self.location(var),
+            ));
+        }
+        let Part { path, name, ty } = part;
+        let binding = IoBinding::Computed(Computed::SubgroupMask(mask));
+        let value =
+            IoValue { source: IoSource::Proxy { global: var.id, path }, name, ty, wgsl_ty: ty, binding, direct: false };
+        Ok(Planned { value, wgsl: None, output: false })
+    }
+
+    /// A draw parameter (`BaseVertex`, `BaseInstance`, `DrawIndex`), which WebGPU lacks: read from
+    /// the uniform buffer of `--emulate-draw-parameters` (the `draw_parameters` pass).
+    fn draw_parameter(&self, var: Var, builtin: BuiltIn, member: u32, part: Part) -> Result<Planned, Error> {
+        let module = self.module;
+        let Some(buffer) = module.draw_parameters else {
+            return Err(Error::unsupported(
+                format!(
+                    "builtin {builtin:?}: WebGPU has no base vertex, base instance or draw index \
+                     (--emulate-draw-parameters reads them from a uniform buffer the application fills)"
+                ),
+                self.location(var),
+            ));
+        };
+        let integer = module.type_def(part.ty).is_some_and(|t| matches!(t, Type::Int { width: 32, .. }));
+        if self.usage(var.output) != Use::VertexInput || !integer {
+            return Err(Error::unsupported(
+                format!(
+                    "builtin {builtin:?} is used as a {}, or is not a 32-bit integer",
+                    describe(self.usage(var.output))
+                ),
+                self.location(var),
+            ));
+        }
+        let Part { path, name, ty } = part;
+        let binding = IoBinding::Computed(Computed::BufferMember { buffer, member });
+        let value =
+            IoValue { source: IoSource::Proxy { global: var.id, path }, name, ty, wgsl_ty: ty, binding, direct: false };
+        Ok(Planned { value, wgsl: None, output: false })
+    }
+
     /// A value at consecutive locations from `next`: structs, arrays and matrices take one
     /// location per scalar or vector inside them.
     fn located(
@@ -451,15 +537,6 @@ impl<'a> Planner<'a> {
     ) -> Result<(), Error> {
         let module = self.module;
         let (name, ty) = (&part.name, part.ty);
-        if decorations.component.unwrap_or(0) != 0 {
-            return Err(Error::unsupported(
-                format!(
-                    "`{name}` is at component {} of a location; WGSL cannot share a location between values",
-                    decorations.component.unwrap_or(0)
-                ),
-                self.location(var),
-            ));
-        }
         match module.ty(ty)? {
             Type::Array { element, length } => {
                 let count = module.const_u32(*length).unwrap_or(0);
@@ -534,7 +611,8 @@ impl<'a> Planner<'a> {
             .is_some_and(|(scalar, _)| matches!(self.module.type_def(scalar), Some(Type::Int { .. })));
         let interpolation = if varying { interpolation(decorations, integer) } else { None };
         let blend_src = if usage == Use::FragmentOutput { decorations.index } else { None };
-        IoBinding::Location { location, interpolation, blend_src }
+        // Kept only where values share the location (`locations::pack`).
+        IoBinding::Location { location, interpolation, blend_src, component: decorations.component }
     }
 
     fn usage(&self, output: bool) -> Use {
@@ -636,6 +714,46 @@ fn part_of(module: &Module, value: Id, path: &[u32]) -> Option<Id> {
         _ => return None,
     };
     part_of(module, part, rest)
+}
+
+/// The input that sets the private variable holding the invocation's id in its subgroup, for the
+/// subgroup operations the translation computes from it; the variable is made on first need.
+fn subgroup_invocation_id(module: &mut Module, entry: &EntryPoint) -> Result<IoValue, Error> {
+    if !matches!(entry.model, ExecutionModel::GLCompute | ExecutionModel::Fragment) {
+        return Err(Error::unsupported(
+            format!(
+                "entry point `{}` runs subgroup operations WGSL computes from the invocation's id in its subgroup, \
+                 which WGSL has in compute and fragment shaders only",
+                entry.name
+            ),
+            Location { word_offset: Some(entry.offset), opcode: Some(Op::EntryPoint), ..Location::default() },
+        ));
+    }
+    let ty = module.intern_type(Type::Int { width: 32, signed: false });
+    let global = match module.subgroup_invocation_id {
+        Some(global) => global,
+        None => {
+            let global = module.add_global(StorageClass::Private, ty, entry.offset);
+            module.names.insert(global, "subgroup_invocation_id".into());
+            module.subgroup_invocation_id = Some(global);
+            global
+        }
+    };
+    let binding = IoBinding::BuiltIn { name: "subgroup_invocation_id", enable: Some("subgroups"), invariant: false };
+    let source = IoSource::Proxy { global, path: Vec::new() };
+    Ok(IoValue { source, name: "subgroup_invocation_id".into(), ty, wgsl_ty: ty, binding, direct: false })
+}
+
+/// The subgroup mask a builtin is, if it is one.
+fn subgroup_mask(builtin: BuiltIn) -> Option<SubgroupMask> {
+    Some(match builtin {
+        BuiltIn::SubgroupEqMask => SubgroupMask::Eq,
+        BuiltIn::SubgroupGeMask => SubgroupMask::Ge,
+        BuiltIn::SubgroupGtMask => SubgroupMask::Gt,
+        BuiltIn::SubgroupLeMask => SubgroupMask::Le,
+        BuiltIn::SubgroupLtMask => SubgroupMask::Lt,
+        _ => return None,
+    })
 }
 
 /// The name of an interface variable: its OpName, else what it holds (`vertex_index`, a block's
@@ -794,6 +912,9 @@ fn workgroup_size(
     }
     Ok(Some(size))
 }
+
+#[path = "io_wrapper_locations.rs"]
+mod locations;
 
 #[cfg(test)]
 #[path = "io_wrapper_tests.rs"]

@@ -171,7 +171,7 @@ fn execution_modes_wgsl_lacks_are_warned_about_or_rejected() {
 }
 
 #[test]
-fn a_component_decoration_is_an_error() {
+fn a_value_alone_at_a_component_other_than_0_is_packed_into_a_vec4() {
     let text = shader(
         "Fragment",
         "%out",
@@ -180,7 +180,9 @@ fn a_component_decoration_is_an_error() {
         "%out = OpVariable %ptr_out_float Output",
         "OpStore %out %float_1",
     );
-    assert!(error(&text).contains("component 2"), "{}", error(&text));
+    let wgsl = translate(text.as_bytes(), &Options::default()).expect("translates").wgsl;
+    assert!(wgsl.contains("-> @location(0) vec4<f32>"), "{wgsl}");
+    assert!(wgsl.contains("return vec4<f32>(0.0f, 0.0f, out_location_0, 0.0f);"), "{wgsl}");
 }
 
 #[test]
@@ -237,4 +239,37 @@ fn the_workgroup_size_comes_from_local_size_id_or_the_decorated_constant() {
         "%v3uint = OpTypeVector %uint 3\n%size = OpConstantComposite %v3uint %uint_2 %uint_2 %uint_1",
     );
     assert_eq!(decorated, Some([2, 2, 1]), "the decorated constant wins over LocalSize");
+}
+
+/// A fragment shader writing `a` and `b` (types `a_ty`, `b_ty`) at location 0, components 0 and
+/// `b_component`.
+fn shared_location(a_ty: &str, b_ty: &str, b_component: u32) -> String {
+    let decorations = format!(
+        "OpDecorate %a Location 0\nOpDecorate %b Location 0\nOpDecorate %b Component {b_component}\n\
+         OpDecorate %a Component 0"
+    );
+    let variables = format!("%a = OpVariable {a_ty} Output\n%b = OpVariable {b_ty} Output");
+    shader("Fragment", "%a %b", "OpExecutionMode %main OriginUpperLeft", &decorations, &variables, "")
+}
+
+#[test]
+fn values_sharing_a_location_are_packed_at_their_components() {
+    let module = planned(&shared_location("%ptr_out_float", "%ptr_out_float", 2));
+    let components: Vec<Option<u32>> = plan(&module)
+        .outputs
+        .iter()
+        .map(|v| match v.binding {
+            IoBinding::Location { location: 0, component, .. } => component,
+            _ => panic!("{:?}", v.binding),
+        })
+        .collect();
+    assert_eq!(components, [Some(0), Some(2)]);
+}
+
+#[test]
+fn values_sharing_a_location_must_fit_one_vec4_of_one_kind() {
+    let overlapping = error(&shared_location("%ptr_out_v4", "%ptr_out_float", 3));
+    assert!(overlapping.contains("overlaps another value"), "{overlapping}");
+    let mixed = error(&shared_location("%ptr_out_float", "%ptr_out_int", 1));
+    assert!(mixed.contains("floats and integers cannot share a location"), "{mixed}");
 }

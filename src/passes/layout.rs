@@ -11,9 +11,9 @@
 //! Values never have storage types. A load through a pointer to memory with adapted parts loads
 //! the parts and builds the value (transposing row-major matrices); a store takes the value apart,
 //! except a zero, which is stored whole as the zero value of the storage type.
-//! What WGSL cannot lay out (a stride smaller than its element, a uniform-buffer array stride that
-//! is not a multiple of 16) is an error; a push-constant block that breaks only WGSL's uniform-buffer
-//! rules becomes a read-only storage buffer instead.
+//! What WGSL cannot lay out (a stride smaller than its element) is an error; a uniform buffer or
+//! push-constant block that breaks only WGSL's uniform-buffer rules (16-byte array strides and
+//! struct offsets) becomes a read-only storage buffer instead, with a warning.
 //!
 //! Before: buffer variables have their SPIR-V store types. After: they have storage types, and
 //! every access chain into a changed one leads, from the variable, to storage types.
@@ -125,18 +125,24 @@ pub fn run(module: &mut Module, _options: &Options) -> Result<(), Error> {
         if uniform_buffer && let Err(reason) = uniform_rules(layouts.module, storage) {
             let push_constant =
                 layouts.module.new_bindings.iter().any(|n| n.variable == id && n.origin == BindingOrigin::PushConstant);
-            if !push_constant {
-                return Err(Error::unsupported(format!("uniform buffer layout: {reason}"), at));
-            }
-            // A read-only storage buffer has none of the uniform buffer's 16-byte rules.
+            // A read-only storage buffer has none of the uniform buffer's 16-byte rules, and holds
+            // the same bytes (std430 and scalar layouts in a uniform block, say).
             layouts.module.globals[g].class = StorageClass::StorageBuffer;
             layouts.module.globals[g].ty =
                 layouts.module.intern_type(Type::Pointer { class: StorageClass::StorageBuffer, pointee: storage });
             layouts.module.decorations.entry(storage).or_default().non_writable = true;
-            let message = format!(
-                "push-constant block {} is a read-only storage buffer: its layout breaks WGSL's uniform-buffer rules ({reason})",
-                layouts.module.name(id).map_or(format!("%{id}"), |n| format!("`{n}`"))
-            );
+            let name = layouts.module.name(id).or_else(|| layouts.module.name(value));
+            let name = name.map_or(format!("%{id}"), |n| format!("`{n}`"));
+            let message = match push_constant {
+                true => format!(
+                    "push-constant block {name} is a read-only storage buffer: its layout breaks WGSL's \
+                     uniform-buffer rules ({reason})"
+                ),
+                false => format!(
+                    "uniform buffer {name} is a read-only storage buffer, which the application binds as \
+                     such: its layout breaks WGSL's uniform-buffer rules ({reason})"
+                ),
+            };
             layouts.module.warnings.push(Warning::new(message, at.clone()));
         }
         if storage != value {

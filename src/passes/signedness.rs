@@ -184,7 +184,7 @@ impl Rectifier<'_> {
                 *id = self.cast(*id, want);
             }
         }
-        self.tame_constants(op, &mut operands[first..]);
+        tame_constants(self.module, op, &mut operands[first..]);
         self.func().insts[index].operands = operands;
         match (computed(rule), result_signed, result, ty) {
             (Some(computed), Some(declared), Some(result), Some(ty)) if computed != declared => {
@@ -199,90 +199,6 @@ impl Rectifier<'_> {
             _ => self.out.push(index),
         }
         Ok(())
-    }
-
-    /// Constant operands WGSL rejects where SPIR-V only leaves the result undefined: a zero
-    /// divisor, a shift by 32 or more, a bit field past bit 31. Each becomes the constant for
-    /// which WGSL computes what it defines for the original at run time: x / 0 is x and x % 0 is
-    /// 0 (as with a divisor of 1), shifts use the amount's low five bits, and bit-field offsets
-    /// and counts are clamped to the word.
-    fn tame_constants(&mut self, op: Op, values: &mut [Operand]) {
-        match op {
-            Op::SDiv | Op::UDiv | Op::SRem | Op::UMod | Op::SMod => self.tame(values, 1, &|d| d.max(1)),
-            Op::ShiftLeftLogical | Op::ShiftRightLogical | Op::ShiftRightArithmetic => {
-                self.tame(values, 1, &|amount| amount & 31)
-            }
-            Op::BitFieldInsert => self.tame_field(values, 2),
-            Op::BitFieldSExtract | Op::BitFieldUExtract => self.tame_field(values, 1),
-            _ => {}
-        }
-    }
-
-    /// The offset and count at `at` and `at + 1`, clamped as WGSL does: the offset to 32, the
-    /// count to what is left of the word.
-    fn tame_field(&mut self, values: &mut [Operand], at: usize) {
-        let offset = match values.get(at) {
-            Some(Operand::IdRef(id)) => self.module.const_u32(*id).map(|o| o.min(32)),
-            _ => None,
-        };
-        self.tame(values, at, &|o| o.min(32));
-        self.tame(values, at + 1, &|c| c.min(32 - offset.unwrap_or(0)));
-    }
-
-    /// Applies `fix` to the components of the constant operand at `at`, if it is one.
-    fn tame(&mut self, values: &mut [Operand], at: usize, fix: &dyn Fn(u32) -> u32) {
-        if let Some(Operand::IdRef(id)) = values.get(at)
-            && let Some(tamed) = self.mapped_constant(*id, fix)
-        {
-            values[at] = Operand::IdRef(tamed);
-        }
-    }
-
-    /// A non-specialization integer constant with `fix` applied to each component; `None` when
-    /// `id` is no such constant or nothing changes.
-    fn mapped_constant(&mut self, id: Id, fix: &dyn Fn(u32) -> u32) -> Option<Id> {
-        let constant = self.module.constant(id)?.clone();
-        int_signedness(self.module, constant.ty)?;
-        if constant.spec_id.is_some() {
-            return None;
-        }
-        let value = match &constant.value {
-            ConstValue::Scalar(bits) => {
-                let fixed = u64::from(fix(*bits as u32));
-                if fixed == *bits {
-                    return None;
-                }
-                ConstValue::Scalar(fixed)
-            }
-            ConstValue::Null if fix(0) == 0 => return None,
-            ConstValue::Null => {
-                let (component, count) = self.module.scalar_of(constant.ty)?;
-                let zero = ConstValue::Scalar(u64::from(fix(0)));
-                if count == 1 {
-                    zero
-                } else {
-                    let part = self.module.add_def(Def::Constant(Box::new(Constant {
-                        ty: component,
-                        value: zero,
-                        spec_id: None,
-                    })));
-                    ConstValue::Composite(vec![part; count as usize])
-                }
-            }
-            ConstValue::Composite(parts) => {
-                let parts = parts.clone();
-                let fixed: Vec<Id> = parts.iter().map(|&p| self.mapped_constant(p, fix).unwrap_or(p)).collect();
-                if fixed == parts {
-                    return None;
-                }
-                ConstValue::Composite(fixed)
-            }
-            // A specialization operation keeps its operands; bitcast its value instead.
-            ConstValue::Bool(_) | ConstValue::Undef | ConstValue::Op { .. } => return None,
-        };
-        let new = self.module.add_def(Def::Constant(Box::new(Constant { ty: constant.ty, value, spec_id: None })));
-        self.module.declarations.push(new);
-        Some(new)
     }
 
     /// An input `OpBitcast` starts from the value before any bitcast, and is a plain copy when
@@ -438,6 +354,88 @@ pub fn with_signedness(module: &mut Module, ty: Id, signed: bool) -> Id {
         }
         _ => ty,
     }
+}
+
+/// Constant operands WGSL rejects where SPIR-V only leaves the result undefined (of an
+/// instruction here, of a specialization-constant operation in `spec_constants`): a zero
+/// divisor, a shift by 32 or more, a bit field past bit 31. Each becomes the constant for
+/// which WGSL computes what it defines for the original at run time: x / 0 is x and x % 0 is
+/// 0 (as with a divisor of 1), shifts use the amount's low five bits, and bit-field offsets
+/// and counts are clamped to the word.
+pub fn tame_constants(module: &mut Module, op: Op, values: &mut [Operand]) {
+    match op {
+        Op::SDiv | Op::UDiv | Op::SRem | Op::UMod | Op::SMod => tame(module, values, 1, &|d| d.max(1)),
+        Op::ShiftLeftLogical | Op::ShiftRightLogical | Op::ShiftRightArithmetic => {
+            tame(module, values, 1, &|amount| amount & 31)
+        }
+        Op::BitFieldInsert => tame_field(module, values, 2),
+        Op::BitFieldSExtract | Op::BitFieldUExtract => tame_field(module, values, 1),
+        _ => {}
+    }
+}
+
+/// The offset and count at `at` and `at + 1`, clamped as WGSL does: the offset to 32, the
+/// count to what is left of the word.
+fn tame_field(module: &mut Module, values: &mut [Operand], at: usize) {
+    let offset = match values.get(at) {
+        Some(Operand::IdRef(id)) => module.const_u32(*id).map(|o| o.min(32)),
+        _ => None,
+    };
+    tame(module, values, at, &|o| o.min(32));
+    tame(module, values, at + 1, &|c| c.min(32 - offset.unwrap_or(0)));
+}
+
+/// Applies `fix` to the components of the constant operand at `at`, if it is one.
+fn tame(module: &mut Module, values: &mut [Operand], at: usize, fix: &dyn Fn(u32) -> u32) {
+    if let Some(Operand::IdRef(id)) = values.get(at)
+        && let Some(tamed) = mapped_constant(module, *id, fix)
+    {
+        values[at] = Operand::IdRef(tamed);
+    }
+}
+
+/// A non-specialization integer constant with `fix` applied to each component; `None` when
+/// `id` is no such constant or nothing changes.
+fn mapped_constant(module: &mut Module, id: Id, fix: &dyn Fn(u32) -> u32) -> Option<Id> {
+    let constant = module.constant(id)?.clone();
+    int_signedness(module, constant.ty)?;
+    if constant.spec_id.is_some() {
+        return None;
+    }
+    let value = match &constant.value {
+        ConstValue::Scalar(bits) => {
+            let fixed = u64::from(fix(*bits as u32));
+            if fixed == *bits {
+                return None;
+            }
+            ConstValue::Scalar(fixed)
+        }
+        ConstValue::Null if fix(0) == 0 => return None,
+        ConstValue::Null => {
+            let (component, count) = module.scalar_of(constant.ty)?;
+            let zero = ConstValue::Scalar(u64::from(fix(0)));
+            if count == 1 {
+                zero
+            } else {
+                let part =
+                    module.add_def(Def::Constant(Box::new(Constant { ty: component, value: zero, spec_id: None })));
+                ConstValue::Composite(vec![part; count as usize])
+            }
+        }
+        ConstValue::Composite(parts) => {
+            let parts = parts.clone();
+            let fixed: Vec<Id> = parts.iter().map(|&p| mapped_constant(module, p, fix).unwrap_or(p)).collect();
+            if fixed == parts {
+                return None;
+            }
+            ConstValue::Composite(fixed)
+        }
+        // A specialization operation keeps its operands; bitcast its value instead.
+        ConstValue::Bool(_) | ConstValue::Undef | ConstValue::Op { .. } => return None,
+    };
+    let new = module.add_def(Def::Constant(Box::new(Constant { ty: constant.ty, value, spec_id: None })));
+    module.declarations.push(new);
+    Some(new)
 }
 
 #[cfg(test)]

@@ -6,7 +6,11 @@
 //! After: a spec constant given a value by `Options::overrides` holds that value and no SpecId,
 //! so it is an ordinary constant; the others keep their SpecId and become WGSL `override`s.
 //! Every OpSpecConstantOp whose operands are all ordinary constants is folded into an ordinary
-//! constant; the rest stay `ConstValue::Op` and become override expressions.
+//! constant, and one on composites into the composite it makes; the rest stay `ConstValue::Op` and
+//! become override expressions. A part of a composite that is an overridable scalar becomes an
+//! `OpCopyObject` of it, an operation only this pass makes. An operation that stays has a constant
+//! zero divisor or over-wide shift amount replaced as the `signedness` pass does for instructions
+//! (WGSL rejects them where SPIR-V's result is only undefined).
 
 use std::collections::{BTreeSet, HashMap};
 
@@ -14,6 +18,7 @@ use spirv::Op;
 
 use crate::Options;
 use crate::error::{Error, Location};
+use crate::passes::signedness::tame_constants;
 use crate::spirv::{ConstValue, Constant, Def, Id, Module, Operand, Type};
 
 pub fn run(module: &mut Module, options: &Options) -> Result<(), Error> {
@@ -42,9 +47,16 @@ pub fn run(module: &mut Module, options: &Options) -> Result<(), Error> {
             })?;
             module.defs[id as usize] = Def::Constant(Box::new(Constant { ty: constant.ty, value, spec_id: None }));
         }
-        if let ConstValue::Op { op, operands } = &constant.value
-            && let Some(value) = fold(module, constant.ty, *op, operands)
-        {
+        if let ConstValue::Op { op, operands } = &constant.value {
+            let value = match fold(module, constant.ty, *op, operands) {
+                Some(value) => value,
+                None => {
+                    // A zero divisor or an over-wide shift WGSL rejects in the override expression.
+                    let mut operands = operands.clone();
+                    tame_constants(module, *op, &mut operands);
+                    ConstValue::Op { op: *op, operands }
+                }
+            };
             module.defs[id as usize] = Def::Constant(Box::new(Constant { ty: constant.ty, value, spec_id: None }));
         }
     }
@@ -186,10 +198,14 @@ fn id_at(operands: &[Operand], index: usize) -> Option<Id> {
 }
 
 /// Evaluates an OpSpecConstantOp whose operands are ordinary constants; `None` if any is not,
-/// or the operation is one this does not fold (it then stays an override expression).
+/// or the operation is one this does not fold (it then stays an override expression). Composite
+/// operations fold whenever their composite operands are made of parts, overridable or not.
 fn fold(module: &mut Module, ty: Id, op: Op, operands: &[Operand]) -> Option<ConstValue> {
-    if op == Op::CompositeExtract {
-        return fold_extract(module, operands);
+    match op {
+        Op::CompositeExtract => return fold_extract(module, operands),
+        Op::CompositeInsert => return fold_insert(module, operands),
+        Op::VectorShuffle => return fold_shuffle(module, operands),
+        _ => {}
     }
     let args: Vec<Lanes> = (0..operands.len()).map(|i| lanes(module, id_at(operands, i)?)).collect::<Option<_>>()?;
     let result = match (op, args.as_slice()) {
@@ -285,22 +301,161 @@ fn compare(op: Op, a: u32, b: u32) -> Option<bool> {
     })
 }
 
-/// A component of an ordinary composite constant: the value of the part it names.
-fn fold_extract(module: &Module, operands: &[Operand]) -> Option<ConstValue> {
-    let mut id = id_at(operands, 0)?;
-    for operand in &operands[1..] {
-        let Operand::LiteralBit32(index) = operand else {
-            return None;
-        };
-        let constant = module.constant(id)?;
-        match &constant.value {
-            ConstValue::Composite(parts) if constant.spec_id.is_none() => id = *parts.get(*index as usize)?,
-            _ => return None,
+/// The most parts a null composite is split into to fold an operation on it.
+const MAX_NULL_PARTS: u32 = 1024;
+
+/// The constants a composite constant is made of, one per member, element, column or
+/// component; `None` if it is computed by an operation. A null or undefined composite's parts
+/// are new null (or undefined) constants.
+fn composite_parts(module: &mut Module, id: Id) -> Option<Vec<Id>> {
+    let constant = module.constant(id)?.clone();
+    match constant.value {
+        ConstValue::Composite(parts) => Some(parts),
+        ConstValue::Null | ConstValue::Undef => {
+            let types = match module.type_def(constant.ty)? {
+                Type::Vector { component, count } => vec![*component; *count as usize],
+                Type::Matrix { column, columns } => vec![*column; *columns as usize],
+                Type::Array { element, length } => {
+                    let length = module.const_u32(*length).filter(|&n| n <= MAX_NULL_PARTS)?;
+                    vec![*element; length as usize]
+                }
+                Type::Struct { members } => members.clone(),
+                _ => return None,
+            };
+            let value = constant.value;
+            Some(types.into_iter().map(|ty| new_constant(module, ty, value.clone())).collect())
         }
+        _ => None,
+    }
+}
+
+fn new_constant(module: &mut Module, ty: Id, value: ConstValue) -> Id {
+    let id = module.add_def(Def::Constant(Box::new(Constant { ty, value, spec_id: None })));
+    module.declarations.push(id);
+    id
+}
+
+/// The literal indices of a composite operation, from operand `first` on.
+fn indices(operands: &[Operand], first: usize) -> Option<Vec<u32>> {
+    operands.get(first..)?.iter().map(|o| if let Operand::LiteralBit32(i) = o { Some(*i) } else { None }).collect()
+}
+
+/// A part of a composite constant: the value of the part the indices name. An overridable
+/// scalar is not copied (that would be a second `override` with its SpecId): the result is an
+/// OpCopyObject of it, which only this pass makes.
+fn fold_extract(module: &mut Module, operands: &[Operand]) -> Option<ConstValue> {
+    let mut id = id_at(operands, 0)?;
+    for index in indices(operands, 1)? {
+        id = *composite_parts(module, id)?.get(index as usize)?;
     }
     let constant = module.constant(id)?;
-    match constant.value {
-        ConstValue::Scalar(_) | ConstValue::Bool(_) if constant.spec_id.is_none() => Some(constant.value.clone()),
-        _ => None,
+    Some(match constant.spec_id {
+        Some(_) => ConstValue::Op { op: Op::CopyObject, operands: Box::new([Operand::IdRef(id)]) },
+        None => constant.value.clone(),
+    })
+}
+
+/// A composite constant with the part the indices name replaced by the object.
+fn fold_insert(module: &mut Module, operands: &[Operand]) -> Option<ConstValue> {
+    let (object, composite) = (id_at(operands, 0)?, id_at(operands, 1)?);
+    let path = indices(operands, 2)?;
+    // The composites along the path, outermost first, each with its parts.
+    let mut levels = Vec::with_capacity(path.len());
+    let mut id = composite;
+    for &index in &path {
+        let parts = composite_parts(module, id)?;
+        let next = *parts.get(index as usize)?;
+        levels.push((id, parts));
+        id = next;
+    }
+    // Rebuilt innermost first: each level takes the new part made from the one inside it.
+    let mut replacement = object;
+    while let Some((id, mut parts)) = levels.pop() {
+        parts[path[levels.len()] as usize] = replacement;
+        if levels.is_empty() {
+            return Some(ConstValue::Composite(parts));
+        }
+        let ty = module.constant(id)?.ty;
+        replacement = new_constant(module, ty, ConstValue::Composite(parts));
+    }
+    None
+}
+
+/// A vector constant made of components of two others; an undefined component (0xFFFFFFFF) is
+/// the first one.
+fn fold_shuffle(module: &mut Module, operands: &[Operand]) -> Option<ConstValue> {
+    let mut components = composite_parts(module, id_at(operands, 0)?)?;
+    components.extend(composite_parts(module, id_at(operands, 1)?)?);
+    let selected = indices(operands, 2)?.into_iter().map(|c| if c == u32::MAX { 0 } else { c });
+    Some(ConstValue::Composite(selected.map(|c| components.get(c as usize).copied()).collect::<Option<_>>()?))
+}
+
+/// How deep `default_value` follows operations before it gives up (a hostile module can chain
+/// constants without end).
+const MAX_DEFAULT_DEPTH: u32 = 64;
+
+/// The value of a scalar integer or boolean constant (a boolean as 0 or 1) when every
+/// specialization constant keeps its default: for an array length WGSL cannot leave
+/// overridable. `None` for what this does not evaluate.
+pub fn default_value(module: &Module, id: Id) -> Option<u32> {
+    default_at(module, id, 0)
+}
+
+fn default_at(module: &Module, id: Id, depth: u32) -> Option<u32> {
+    if depth > MAX_DEFAULT_DEPTH {
+        return None;
+    }
+    let value = |id: Id| default_at(module, id, depth + 1);
+    let constant = module.constant(id)?;
+    let (op, operands) = match &constant.value {
+        ConstValue::Scalar(bits) => return u32::try_from(*bits).ok(),
+        ConstValue::Bool(b) => return Some(u32::from(*b)),
+        ConstValue::Null => return Some(0),
+        ConstValue::Op { op, operands } => (*op, operands),
+        _ => return None,
+    };
+    let arg = |index: usize| id_at(operands, index);
+    Some(match op {
+        Op::CompositeExtract => {
+            let mut part = arg(0)?;
+            for index in indices(operands, 1)? {
+                part = match &module.constant(part)?.value {
+                    ConstValue::Composite(parts) => *parts.get(index as usize)?,
+                    _ => return None,
+                };
+            }
+            value(part)?
+        }
+        Op::CopyObject | Op::SConvert | Op::UConvert | Op::Bitcast => value(arg(0)?)?,
+        Op::Select => value(if value(arg(0)?)? != 0 { arg(1)? } else { arg(2)? })?,
+        Op::SNegate => value(arg(0)?)?.wrapping_neg(),
+        Op::Not => !value(arg(0)?)?,
+        Op::LogicalNot => u32::from(value(arg(0)?)? == 0),
+        _ => {
+            let (a, b) = (value(arg(0)?)?, value(arg(1)?)?);
+            integer(op, a, b)
+                .or_else(|| compare(op, a, b).map(u32::from))
+                .or_else(|| logical(op, a != 0, b != 0).map(u32::from))?
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn an_override_divided_by_a_constant_zero_translates() {
+        // SPIR-V leaves the result undefined; WGSL rejects `x % 0i` and `x << 33u` outright.
+        let text = "OpCapability Shader\nOpMemoryModel Logical GLSL450\nOpEntryPoint GLCompute %main \"main\"\n\
+            OpExecutionMode %main LocalSize 1 1 1\nOpDecorate %x SpecId 0\nOpDecorate %buf DescriptorSet 0\n\
+            OpDecorate %buf Binding 0\nOpDecorate %B Block\nOpMemberDecorate %B 0 Offset 0\n\
+            %void = OpTypeVoid\n%fn = OpTypeFunction %void\n%int = OpTypeInt 32 1\n%zero = OpConstant %int 0\n\
+            %wide = OpConstant %int 33\n%x = OpSpecConstant %int 5\n%mod = OpSpecConstantOp %int SMod %x %zero\n\
+            %div = OpSpecConstantOp %int SDiv %mod %zero\n%shl = OpSpecConstantOp %int ShiftLeftLogical %div %wide\n\
+            %B = OpTypeStruct %int\n%pb = OpTypePointer StorageBuffer %B\n%pi = OpTypePointer StorageBuffer %int\n\
+            %buf = OpVariable %pb StorageBuffer\n%main = OpFunction %void None %fn\n%entry = OpLabel\n\
+            %p = OpAccessChain %pi %buf %zero\nOpStore %p %shl\nOpReturn\nOpFunctionEnd\n";
+        let wgsl = crate::translate(text.as_bytes(), &crate::Options::default()).expect("translates").wgsl;
+        assert!(!wgsl.contains("0i)") && !wgsl.contains("% 0i") && !wgsl.contains("/ 0i"), "{wgsl}");
+        assert!(!wgsl.contains("33"), "the shift by 33 is by 1: {wgsl}");
     }
 }

@@ -11,6 +11,7 @@ use spirv::Op;
 
 use super::module::Operand as Compact;
 use super::module::*;
+use super::spec_constant_op;
 use crate::error::{Error, Location};
 
 const MAGIC: u32 = 0x0723_0203;
@@ -96,8 +97,9 @@ pub fn load(words: &[u32]) -> Result<Module, Error> {
         debug_sources: HashMap::new(),
         texel_format_sets: HashSet::new(),
         entry_points_of: HashMap::new(),
+        decoration_groups: HashSet::new(),
     };
-    let result = rspirv::binary::parse_words(words, &mut builder);
+    let result = rspirv::binary::parse_words(spec_constant_op::parseable(words, &offsets), &mut builder);
     if let Some(error) = builder.error.take() {
         return Err(error);
     }
@@ -111,7 +113,11 @@ pub fn load(words: &[u32]) -> Result<Module, Error> {
             location: Location::default(),
         });
     }
-    let module = builder.module;
+    let mut module = builder.module;
+    for group in &builder.decoration_groups {
+        module.decorations.remove(group);
+        module.names.remove(group);
+    }
     check_operands(&module)?;
     Ok(module)
 }
@@ -138,86 +144,11 @@ pub fn instruction_offsets(words: &[u32]) -> (Vec<usize>, Option<Error>) {
             };
             return (offsets, Some(error));
         }
-        // rspirv's parser panics on an OpSpecConstantOp naming an opcode whose operands it cannot
-        // parse there (OpConstant, OpSwitch, ...): only the operations SPIR-V allows get through.
-        if words[at] & 0xffff == Op::SpecConstantOp as u32
-            && let Some(&embedded) = words.get(at + 3)
-            && !SPEC_CONSTANT_OPS.iter().any(|&op| op as u32 == embedded)
-        {
-            let error = Error::Malformed {
-                message: format!("OpSpecConstantOp with operation {embedded}, which it does not allow"),
-                location,
-            };
-            return (offsets, Some(error));
-        }
         offsets.push(at);
         at += count;
     }
     (offsets, None)
 }
-
-/// The operations OpSpecConstantOp may perform (SPIR-V 1.6, section 3.3.7, Shader and Kernel).
-const SPEC_CONSTANT_OPS: &[Op] = &[
-    Op::SConvert,
-    Op::UConvert,
-    Op::FConvert,
-    Op::SNegate,
-    Op::Not,
-    Op::IAdd,
-    Op::ISub,
-    Op::IMul,
-    Op::UDiv,
-    Op::SDiv,
-    Op::UMod,
-    Op::SRem,
-    Op::SMod,
-    Op::ShiftRightLogical,
-    Op::ShiftRightArithmetic,
-    Op::ShiftLeftLogical,
-    Op::BitwiseOr,
-    Op::BitwiseXor,
-    Op::BitwiseAnd,
-    Op::VectorShuffle,
-    Op::CompositeExtract,
-    Op::CompositeInsert,
-    Op::LogicalOr,
-    Op::LogicalAnd,
-    Op::LogicalNot,
-    Op::LogicalEqual,
-    Op::LogicalNotEqual,
-    Op::Select,
-    Op::IEqual,
-    Op::INotEqual,
-    Op::ULessThan,
-    Op::SLessThan,
-    Op::UGreaterThan,
-    Op::SGreaterThan,
-    Op::ULessThanEqual,
-    Op::SLessThanEqual,
-    Op::UGreaterThanEqual,
-    Op::SGreaterThanEqual,
-    Op::QuantizeToF16,
-    Op::ConvertFToS,
-    Op::ConvertSToF,
-    Op::ConvertFToU,
-    Op::ConvertUToF,
-    Op::ConvertPtrToU,
-    Op::ConvertUToPtr,
-    Op::GenericCastToPtr,
-    Op::PtrCastToGeneric,
-    Op::Bitcast,
-    Op::FNegate,
-    Op::FAdd,
-    Op::FSub,
-    Op::FMul,
-    Op::FDiv,
-    Op::FRem,
-    Op::FMod,
-    Op::AccessChain,
-    Op::InBoundsAccessChain,
-    Op::PtrAccessChain,
-    Op::InBoundsPtrAccessChain,
-];
 
 /// Deeper type nesting is refused (see `Builder::type_depth`).
 const MAX_TYPE_DEPTH: u32 = 64;
@@ -256,6 +187,8 @@ struct Builder<'a> {
     texel_format_sets: HashSet<Id>,
     /// Entry points by function, so an OpExecutionMode finds its own without a scan.
     entry_points_of: HashMap<Id, Vec<usize>>,
+    /// Results of OpDecorationGroup: their decorations and names go once the module is read.
+    decoration_groups: HashSet<Id>,
 }
 
 /// NonSemantic.Shader.DebugInfo.100 instruction numbers.
@@ -274,7 +207,7 @@ impl Consumer for Builder<'_> {
         Action::Continue
     }
     fn consume_instruction(&mut self, inst: dr::Instruction) -> Action {
-        let result = self.instruction(inst);
+        let result = self.restored(inst).and_then(|inst| self.instruction(inst));
         self.index += 1;
         match result {
             Ok(()) => Action::Continue,
@@ -320,6 +253,57 @@ impl Operands<'_> {
 }
 
 impl Builder<'_> {
+    /// The instruction as the module has it: an OpSpecConstantOp rspirv saw as a stand-in is
+    /// decoded from the words.
+    fn restored(&self, inst: dr::Instruction) -> Result<dr::Instruction, Error> {
+        match self.offsets.get(self.index) {
+            Some(&at) if spec_constant_op::is_at(self.words, at) => {
+                let location = Location { opcode: Some(Op::SpecConstantOp), ..self.location(&inst) };
+                spec_constant_op::decode(self.words, at, &location)
+            }
+            _ => Ok(inst),
+        }
+    }
+
+    /// The parts of a composite constant or construct of type `ty`: its id operands, or for the
+    /// replicated forms (SPV_EXT_replicated_composites) its one operand once per member, column,
+    /// element or component.
+    fn composite_parts(&self, inst: &dr::Instruction, ty: Id, location: &Location) -> Result<Vec<Id>, Error> {
+        let ops = Operands { inst, location: location.clone() };
+        let replicated = matches!(
+            inst.class.opcode,
+            Op::ConstantCompositeReplicateEXT
+                | Op::SpecConstantCompositeReplicateEXT
+                | Op::CompositeConstructReplicateEXT
+        );
+        if !replicated {
+            return ops.ids_from(0);
+        }
+        let count = match self.module.type_def(ty) {
+            Some(Type::Vector { count, .. }) => Some(*count),
+            Some(Type::Matrix { columns, .. }) => Some(*columns),
+            Some(Type::Array { length, .. }) => self.module.const_u32(*length),
+            Some(Type::Struct { members }) => Some(members.len() as u32),
+            _ => None,
+        }
+        .ok_or_else(|| {
+            Error::invalid("a replicated composite of a type with no fixed number of parts", location.clone())
+        })?;
+        // Bounded like any array of constants the module could spell out: by its size.
+        if count as usize > 16 * self.words.len() + 1024 {
+            return Err(Error::unsupported(format!("a replicated composite of {count} parts"), location.clone()));
+        }
+        Ok(vec![ops.id(0)?; count as usize])
+    }
+
+    /// The decorations of a group declared by OpDecorationGroup.
+    fn decoration_group(&self, group: Id, location: &Location) -> Result<Decorations, Error> {
+        if !self.decoration_groups.contains(&group) {
+            return Err(Error::invalid(format!("%{group} is not a decoration group"), location.clone()));
+        }
+        Ok(self.module.decorations(group).clone())
+    }
+
     fn location(&self, inst: &dr::Instruction) -> Location {
         Location {
             word_offset: self.offsets.get(self.index).map(|&o| o as u32),
@@ -510,11 +494,22 @@ impl Builder<'_> {
                     self.module.member_decorations.entry(key).or_default().add(decoration, value, builtin);
                 }
             }
-            Op::DecorationGroup | Op::GroupDecorate | Op::GroupMemberDecorate => {
-                return Err(Error::unsupported(
-                    "decoration groups (deprecated since SPIR-V 1.5) are not supported",
-                    location,
-                ));
+            // A group collects the decorations before it and hands them to the targets after.
+            Op::DecorationGroup => {
+                self.decoration_groups.insert(result(&inst, &location)?);
+            }
+            Op::GroupDecorate => {
+                let group = self.decoration_group(ops.id(0)?, &location)?;
+                for target in ops.ids_from(1)? {
+                    self.module.decorations.entry(target).or_default().merge(&group);
+                }
+            }
+            Op::GroupMemberDecorate => {
+                let group = self.decoration_group(ops.id(0)?, &location)?;
+                for pair in (1..inst.operands.len()).step_by(2) {
+                    let key = (ops.id(pair)?, ops.literal(pair + 1)?);
+                    self.module.member_decorations.entry(key).or_default().merge(&group);
+                }
             }
             Op::Variable => self.global_variable(&inst, &ops, location)?,
             Op::Function => self.begin_function(&inst, &ops, location)?,
@@ -641,8 +636,11 @@ impl Builder<'_> {
                 Some(Operand::LiteralBit64(v)) => ConstValue::Scalar(*v),
                 _ => return Err(ops.missing(0, "a literal value")),
             },
-            Op::ConstantComposite | Op::SpecConstantComposite => {
-                let parts = ops.ids_from(0)?;
+            Op::ConstantComposite
+            | Op::SpecConstantComposite
+            | Op::ConstantCompositeReplicateEXT
+            | Op::SpecConstantCompositeReplicateEXT => {
+                let parts = self.composite_parts(inst, ty, &location)?;
                 // Declared before, so a composite can never contain itself.
                 for &part in &parts {
                     if !matches!(self.module.def(part), Def::Constant(_)) {
@@ -791,17 +789,19 @@ impl Builder<'_> {
             },
             (_, None) => Err(Error::invalid(format!("Op{op:?} outside a block"), location)),
             (_, Some(block)) => {
-                let f = &mut self.module.functions[function];
-                let index = f.insts.len();
+                let index = self.module.functions[function].insts.len();
                 let result = inst.result_id;
                 let ty = inst.result_type;
-                f.insts.push(Inst {
-                    op,
-                    ty,
-                    result,
-                    operands: compact(&inst.operands, &location)?,
-                    offset: location.word_offset.unwrap_or(0),
-                });
+                // A replicated construct is the construct of its one part repeated.
+                let (op, operands) = match op {
+                    Op::CompositeConstructReplicateEXT => {
+                        let parts = self.composite_parts(&inst, ty.unwrap_or_default(), &location)?;
+                        (Op::CompositeConstruct, parts.into_iter().map(Compact::IdRef).collect())
+                    }
+                    _ => (op, compact(&inst.operands, &location)?),
+                };
+                let f = &mut self.module.functions[function];
+                f.insts.push(Inst { op, ty, result, operands, offset: location.word_offset.unwrap_or(0) });
                 let b = &mut f.blocks[block];
                 if matches!(op, Op::SelectionMerge | Op::LoopMerge) {
                     b.merge = Some(index);
@@ -899,6 +899,7 @@ fn is_constant(op: Op) -> bool {
             | Op::ConstantFalse
             | Op::Constant
             | Op::ConstantComposite
+            | Op::ConstantCompositeReplicateEXT
             | Op::ConstantNull
             | Op::Undef
             | Op::SpecConstantOp
@@ -906,7 +907,14 @@ fn is_constant(op: Op) -> bool {
 }
 
 fn is_spec_constant(op: Op) -> bool {
-    matches!(op, Op::SpecConstantTrue | Op::SpecConstantFalse | Op::SpecConstant | Op::SpecConstantComposite)
+    matches!(
+        op,
+        Op::SpecConstantTrue
+            | Op::SpecConstantFalse
+            | Op::SpecConstant
+            | Op::SpecConstantComposite
+            | Op::SpecConstantCompositeReplicateEXT
+    )
 }
 
 pub fn is_terminator(op: Op) -> bool {
@@ -971,118 +979,5 @@ fn check_operands(module: &Module) -> Result<(), Error> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn magic_is_checked_in_both_byte_orders() {
-        let mut bytes = vec![0u8; 20];
-        bytes[..4].copy_from_slice(&MAGIC.to_be_bytes());
-        assert_eq!(words_from_bytes(&bytes).unwrap()[0], MAGIC);
-        bytes[..4].copy_from_slice(&MAGIC.to_le_bytes());
-        assert_eq!(words_from_bytes(&bytes).unwrap()[0], MAGIC);
-        bytes[0] = 0;
-        assert!(words_from_bytes(&bytes).unwrap_err().to_string().contains("wrong magic"));
-    }
-
-    #[test]
-    fn word_count_past_the_end_is_reported_as_truncation() {
-        // Header, then OpCapability claiming 3 words where only 2 remain.
-        let words = [MAGIC, 0x0001_0000, 0, 10, 0, (3 << 16) | 17, 1];
-        let error = load(&words).unwrap_err();
-        assert!(error.to_string().contains("truncated"), "{error}");
-        assert_eq!(error.location().unwrap().word_offset, Some(5));
-    }
-
-    #[test]
-    fn a_switch_on_a_64_bit_integer_is_refused_when_loaded() {
-        let text = "OpCapability Shader\nOpCapability Int64\nOpMemoryModel Logical GLSL450\n\
-            OpEntryPoint GLCompute %main \"main\"\nOpExecutionMode %main LocalSize 1 1 1\n\
-            %void = OpTypeVoid\n%fn = OpTypeFunction %void\n%u64 = OpTypeInt 64 0\n\
-            %big = OpConstant %u64 0x100000000\n\
-            %main = OpFunction %void None %fn\n%entry = OpLabel\nOpSelectionMerge %merge None\n\
-            OpSwitch %big %merge 0x100000000 %case\n%case = OpLabel\nOpBranch %merge\n\
-            %merge = OpLabel\nOpReturn\nOpFunctionEnd\n";
-        let words = crate::spirv::assemble::assemble(text).unwrap().words;
-        let error = load(&words).unwrap_err();
-        assert!(error.to_string().contains("a 64-bit literal"), "{error}");
-        assert_eq!(error.exit_code(), 1);
-    }
-
-    #[test]
-    fn an_array_length_must_be_a_constant_declared_before_the_array() {
-        let module = |declarations: &str| {
-            format!(
-                "OpCapability Shader\nOpMemoryModel Logical GLSL450\n%float = OpTypeFloat 32\n\
-                 %uint = OpTypeInt 32 0\n{declarations}\n"
-            )
-        };
-        let before = module("%four = OpConstant %uint 4\n%arr = OpTypeArray %float %four");
-        assert!(load(&crate::spirv::assemble::assemble(&before).unwrap().words).is_ok());
-        // A mutated module named an id never defined (spirv-val: "requires a previous definition").
-        for declarations in
-            ["%arr = OpTypeArray %float %four\n%four = OpConstant %uint 4", "%arr = OpTypeArray %float %uint"]
-        {
-            let words = crate::spirv::assemble::assemble(&module(declarations)).unwrap().words;
-            let error = load(&words).unwrap_err();
-            assert!(error.to_string().contains("is not a constant declared before it"), "{error}");
-        }
-    }
-
-    #[test]
-    fn a_task_shader_loads_and_is_refused_for_its_stage() {
-        // OpEmitMeshTasksEXT ends its block: loading must not take the function as unfinished.
-        let text = "OpCapability MeshShadingEXT\nOpExtension \"SPV_EXT_mesh_shader\"\n\
-            OpMemoryModel Logical GLSL450\nOpEntryPoint TaskEXT %main \"main\"\n\
-            OpExecutionMode %main LocalSize 1 1 1\n%void = OpTypeVoid\n%fn = OpTypeFunction %void\n\
-            %uint = OpTypeInt 32 0\n%one = OpConstant %uint 1\n\
-            %main = OpFunction %void None %fn\n%entry = OpLabel\nOpEmitMeshTasksEXT %one %one %one\n\
-            OpFunctionEnd\n";
-        let words = crate::spirv::assemble::assemble(text).unwrap().words;
-        assert!(load(&words).is_ok());
-        let error = crate::translate(text.as_bytes(), &crate::Options::default()).unwrap_err();
-        assert!(error.to_string().contains("TaskEXT shader, a stage WGSL does not have"), "{error}");
-        assert_eq!(error.exit_code(), 1);
-    }
-
-    /// A module with an `Unknown`-format storage image whose recorded format is `format`.
-    fn recorded(format: &str) -> String {
-        format!(
-            "OpCapability Shader\nOpCapability StorageImageWriteWithoutFormat\n\
-             OpExtension \"SPV_KHR_non_semantic_info\"\n%set = OpExtInstImport \"{STORAGE_TEXEL_FORMAT_SET}\"\n\
-             OpMemoryModel Logical GLSL450\nOpEntryPoint GLCompute %main \"main\"\n\
-             OpExecutionMode %main LocalSize 1 1 1\n%name = OpString \"{format}\"\n\
-             %void = OpTypeVoid\n%fn = OpTypeFunction %void\n%float = OpTypeFloat 32\n\
-             %image = OpTypeImage %float 2D 0 0 0 2 Unknown\n%record = OpExtInst %void %set 1 %image %name\n\
-             %main = OpFunction %void None %fn\n%entry = OpLabel\nOpReturn\nOpFunctionEnd\n"
-        )
-    }
-
-    #[test]
-    fn a_recorded_storage_texel_format_is_the_image_types() {
-        let words = crate::spirv::assemble::assemble(&recorded("bgra8unorm")).unwrap().words;
-        let module = load(&words).unwrap();
-        let formats: Vec<Option<&str>> = module
-            .defs
-            .iter()
-            .filter_map(|def| match def {
-                Def::Type(ty) => match &**ty {
-                    Type::Image(image) => Some(image.texel_format),
-                    _ => None,
-                },
-                _ => None,
-            })
-            .collect();
-        assert_eq!(formats, [Some("bgra8unorm")]);
-        let words = crate::spirv::assemble::assemble(&recorded("rgba8unorm")).unwrap().words;
-        let error = load(&words).unwrap_err();
-        assert!(error.to_string().contains("records only [\"bgra8unorm\"]"), "{error}");
-        assert_eq!(error.exit_code(), 1);
-    }
-
-    #[test]
-    fn absurd_id_bound_is_refused() {
-        let words = [MAGIC, 0x0001_0000, 0, u32::MAX, 0];
-        assert!(load(&words).unwrap_err().to_string().contains("implausibly large"));
-    }
-}
+#[path = "load_tests.rs"]
+mod tests;

@@ -3,8 +3,10 @@
 
 pub mod assemble;
 pub mod cfg;
+mod decorations;
 pub mod load;
 pub mod module;
+pub mod spec_constant_op;
 pub mod structured;
 
 pub use module::*;

@@ -6,8 +6,10 @@
 
 use std::collections::HashMap;
 
-use spirv::{BuiltIn, Decoration as D, ExecutionMode, ExecutionModel, Op, StorageClass};
+use spirv::{ExecutionMode, ExecutionModel, Op, StorageClass};
 
+pub use super::decorations::Decorations;
+use super::decorations::NO_DECORATIONS;
 pub use crate::binding_map::BindingOrigin;
 use crate::error::{Error, Location, Warning};
 use crate::id_hash::{IdMap, IdSet};
@@ -236,61 +238,6 @@ pub enum ExtSet {
     Other,
 }
 
-/// The decorations of an id or of a struct member, gathered into fields.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct Decorations {
-    pub location: Option<u32>,
-    pub component: Option<u32>,
-    pub index: Option<u32>,
-    pub binding: Option<u32>,
-    pub set: Option<u32>,
-    pub builtin: Option<BuiltIn>,
-    pub offset: Option<u32>,
-    pub array_stride: Option<u32>,
-    pub matrix_stride: Option<u32>,
-    pub spec_id: Option<u32>,
-    pub row_major: bool,
-    pub block: bool,
-    pub buffer_block: bool,
-    pub non_writable: bool,
-    pub non_readable: bool,
-    pub flat: bool,
-    pub no_perspective: bool,
-    pub centroid: bool,
-    pub sample: bool,
-    pub invariant: bool,
-}
-
-impl Decorations {
-    /// Records one decoration; ones that do not change the translation are ignored.
-    pub fn add(&mut self, decoration: D, value: Option<u32>, builtin: Option<BuiltIn>) {
-        match decoration {
-            D::Location => self.location = value,
-            D::Component => self.component = value,
-            D::Index => self.index = value,
-            D::Binding => self.binding = value,
-            D::DescriptorSet => self.set = value,
-            D::BuiltIn => self.builtin = builtin,
-            D::Offset => self.offset = value,
-            D::ArrayStride => self.array_stride = value,
-            D::MatrixStride => self.matrix_stride = value,
-            D::SpecId => self.spec_id = value,
-            D::RowMajor => self.row_major = true,
-            D::ColMajor => self.row_major = false,
-            D::Block => self.block = true,
-            D::BufferBlock => self.buffer_block = true,
-            D::NonWritable => self.non_writable = true,
-            D::NonReadable => self.non_readable = true,
-            D::Flat => self.flat = true,
-            D::NoPerspective => self.no_perspective = true,
-            D::Centroid => self.centroid = true,
-            D::Sample => self.sample = true,
-            D::Invariant => self.invariant = true,
-            _ => {}
-        }
-    }
-}
-
 /// One operand of an instruction in a function or of an OpSpecConstantOp, in 8 bytes where
 /// rspirv's is 24: operands are most of a loaded module's memory. The names are rspirv's.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -432,16 +379,37 @@ pub enum IoSource {
 #[derive(Debug, Clone, PartialEq)]
 pub enum IoBinding {
     /// A WGSL builtin, the `enable` directive it needs, and whether it is `@invariant`.
-    BuiltIn {
-        name: &'static str,
-        enable: Option<&'static str>,
-        invariant: bool,
-    },
+    BuiltIn { name: &'static str, enable: Option<&'static str>, invariant: bool },
     Location {
         location: u32,
         interpolation: Option<String>,
         blend_src: Option<u32>,
+        /// For values sharing their location through `Component` decorations: the first
+        /// component of the location's `vec4` this value occupies (`io_wrapper` packs them).
+        component: Option<u32>,
     },
+    /// An input WGSL has no builtin for, which the wrapper computes (it is no parameter).
+    Computed(Computed),
+}
+
+/// How the entry-point wrapper computes an input WGSL lacks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Computed {
+    /// A subgroup mask builtin, from the invocation's id in its subgroup (and the subgroup size).
+    SubgroupMask(SubgroupMask),
+    /// Member `member` of the uniform buffer `buffer` the translation adds (draw parameters).
+    BufferMember { buffer: Id, member: u32 },
+}
+
+/// The subgroup mask builtins: the bits of the invocations whose id in the subgroup is equal to,
+/// greater than or equal to, ... the invocation's own (those at or above the subgroup size clear).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SubgroupMask {
+    Eq,
+    Ge,
+    Gt,
+    Le,
+    Lt,
 }
 
 /// One dimension of a compute shader's workgroup size.
@@ -512,30 +480,13 @@ pub struct Module {
     pub new_bindings: Vec<NewBinding>,
     /// Sizes of structs padded beyond their members (array-stride wrappers, `layout` pass).
     pub padded_sizes: IdMap<Id, u32>,
+    /// The private variable the entry-point wrappers set to the invocation's id in its subgroup,
+    /// for the subgroup operations WGSL lacks and the translation computes from it
+    /// (`io_wrapper` pass).
+    pub subgroup_invocation_id: Option<Id>,
+    /// The uniform buffer the draw parameters are read from (`draw_parameters` pass).
+    pub draw_parameters: Option<Id>,
 }
-
-static NO_DECORATIONS: Decorations = Decorations {
-    location: None,
-    component: None,
-    index: None,
-    binding: None,
-    set: None,
-    builtin: None,
-    offset: None,
-    array_stride: None,
-    matrix_stride: None,
-    spec_id: None,
-    row_major: false,
-    block: false,
-    buffer_block: false,
-    non_writable: false,
-    non_readable: false,
-    flat: false,
-    no_perspective: false,
-    centroid: false,
-    sample: false,
-    invariant: false,
-};
 
 impl Module {
     pub fn def(&self, id: Id) -> &Def {
@@ -670,6 +621,17 @@ impl Module {
         let id = self.bound;
         self.bound += 1;
         self.defs.push(def);
+        id
+    }
+
+    /// A new global variable of `pointee` in `class`, declared last; `offset` is the word an
+    /// error about it points at.
+    pub fn add_global(&mut self, class: spirv::StorageClass, pointee: Id, offset: u32) -> Id {
+        let ty = self.intern_type(Type::Pointer { class, pointee });
+        let index = self.globals.len();
+        let id = self.add_def(Def::Global(index));
+        self.globals.push(Global { id, ty, class, pointee, initializer: None, offset });
+        self.declarations.push(id);
         id
     }
 

@@ -1,14 +1,14 @@
 //! Lowering the structured module to the WGSL syntax tree: module scope (types, structs with their
-//! explicit layout, globals, entry-point wrappers). Function bodies are in `function.rs`.
+//! explicit layout, globals). Function bodies are in `function.rs`, entry-point wrappers in
+//! `wrapper.rs`.
 
 use std::cell::OnceCell;
 use std::collections::{BTreeSet, HashMap};
 
-use spirv::{ExecutionModel, StorageClass};
+use spirv::StorageClass;
 
-use super::ast::{self, Attribute, Expr, Literal, Stmt};
+use super::ast::{self, Attribute, Expr, Literal};
 use super::deferred_returns;
-use super::entry_io::result_return;
 use super::for_loops;
 use super::function;
 use super::image;
@@ -19,12 +19,11 @@ use super::uniformity;
 use super::vertex_storage::VertexStorage;
 use crate::Options;
 use crate::binding_map::{Binding, Original, ResourceBinding};
-use crate::error::{Error, Location};
+use crate::error::{Error, Location, Warning};
 use crate::id_hash::{IdMap, IdSet};
 use crate::passes::layout::{round_up, size_and_align};
 use crate::spirv::{
-    BindingOrigin, ConstValue, EntryPoint, Id, IoBinding, IoSource, IoValue, Module, NewBinding, Type,
-    WorkgroupDimension,
+    BindingOrigin, Computed, ConstValue, EntryPoint, Id, IoBinding, IoSource, Module, NewBinding, Type,
 };
 
 /// Module-scope state shared by the function lowering: names and type spellings.
@@ -36,7 +35,7 @@ pub struct Emitter<'m> {
     pub names: IdMap<Id, String>,
     types: IdMap<Id, ast::Type>,
     member_names: IdMap<Id, Vec<String>>,
-    enables: BTreeSet<&'static str>,
+    pub(super) enables: BTreeSet<&'static str>,
     /// `--annotate`: statements name their SPIR-V origin.
     pub annotate: bool,
     bindings: Vec<Binding>,
@@ -70,11 +69,20 @@ pub struct Emitter<'m> {
     pub(super) no_data: IdSet<Id>,
     /// Names claimed for declarations made on first use, before function bodies (`late_names.rs`).
     claimed: IdMap<Id, String>,
+    /// Things the user should know, as `Translation::warnings`.
+    pub warnings: Vec<Warning>,
 }
 
-/// The WGSL syntax tree (its functions already printed), the binding map of its resources, and
-/// what the uniformity analysis found.
-pub fn emit(module: &Module, options: &Options) -> Result<(ast::Module, Vec<Binding>, uniformity::Verdict), Error> {
+/// What `emit` makes: the WGSL syntax tree (its functions already printed), the binding map of
+/// its resources, what the uniformity analysis found, and warnings.
+pub struct Emitted {
+    pub ast: ast::Module,
+    pub bindings: Vec<Binding>,
+    pub uniformity: uniformity::Verdict,
+    pub warnings: Vec<Warning>,
+}
+
+pub fn emit(module: &Module, options: &Options) -> Result<Emitted, Error> {
     let mut e = Emitter {
         module,
         out: ast::Module::default(),
@@ -96,6 +104,7 @@ pub fn emit(module: &Module, options: &Options) -> Result<(ast::Module, Vec<Bind
         vertex_storage: OnceCell::new(),
         new_bindings: IdMap::default(),
         read_only: IdSet::default(),
+        warnings: Vec::new(),
         claimed: IdMap::default(),
         no_data: module.types_holding_no_data(),
         moved_initializers: Vec::new(),
@@ -150,8 +159,6 @@ pub fn emit(module: &Module, options: &Options) -> Result<(ast::Module, Vec<Bind
         let mut lowered = function::emit(&mut e, f, entry)?;
         if let Some(entry) = entry {
             lowered.attributes = e.stage_attributes(entry)?;
-            let stores = e.entry_initializer_stores(entry)?;
-            lowered.body.splice(0..0, stores);
         }
         e.finish_function(lowered);
     }
@@ -163,7 +170,7 @@ pub fn emit(module: &Module, options: &Options) -> Result<(ast::Module, Vec<Bind
     }
     e.out.enables = e.enables.iter().copied().collect();
     e.bindings.sort_by_key(|b| b.binding);
-    Ok((e.out, e.bindings, e.uniformity.verdict()))
+    Ok(Emitted { ast: e.out, bindings: e.bindings, uniformity: e.uniformity.verdict(), warnings: e.warnings })
 }
 
 /// glslang names a function by its signature, `BRDF(vf3;vf3;f1;`: such a function is called by
@@ -193,11 +200,17 @@ fn unmangled_names<'m>(module: &'m Module, functions: &[usize]) -> HashMap<usize
 /// Globals the emitted functions refer to, in declaration order.
 fn used_globals(module: &Module, functions: &[usize]) -> Vec<usize> {
     let mut used = module.globals_used_in(functions);
-    // Proxies the entry points copy, even if no function reads them.
+    // Proxies the entry points copy, even if no function reads them, and the buffers they read
+    // computed inputs from.
     for entry in &module.entry_points {
         for value in entry.io.iter().flat_map(|plan| plan.inputs.iter().chain(&plan.outputs)) {
             if let IoSource::Proxy { global, .. } = value.source
                 && let Some(g) = module.global_index(global)
+            {
+                used[g] = true;
+            }
+            if let IoBinding::Computed(Computed::BufferMember { buffer, .. }) = value.binding
+                && let Some(g) = module.global_index(buffer)
             {
                 used[g] = true;
             }
@@ -315,11 +328,11 @@ impl<'m> Emitter<'m> {
                 let count = match module.constant(*length) {
                     Some(c) if c.spec_id.is_none() => module.const_u32(*length),
                     _ => None,
-                }
-                .ok_or_else(|| {
-                    let hint = override_hint(module, *length);
-                    self.unsupported(id, format!("an array sized by a specialization constant outside workgroup memory: WGSL sizes arrays by overrides only there{hint}"))
-                })?;
+                };
+                let count = match count {
+                    Some(count) => count,
+                    None => self.default_length(id, *length)?,
+                };
                 format!("array<{}, {count}>", self.ty(*element)?)
             }
             Type::RuntimeArray { element } => format!("array<{}>", self.ty(*element)?),
@@ -350,6 +363,30 @@ impl<'m> Emitter<'m> {
         let spelled: ast::Type = spelled.into();
         self.types.insert(id, spelled.clone());
         Ok(spelled)
+    }
+
+    /// The length of array type `id` sized by a specialization constant, outside workgroup
+    /// memory where WGSL cannot size it by an `override`: the length the defaults give, with a
+    /// warning naming the constants.
+    fn default_length(&mut self, id: Id, length: Id) -> Result<u32, Error> {
+        let module = self.module;
+        let count = crate::passes::spec_constants::default_value(module, length).ok_or_else(|| {
+            self.unsupported(
+                id,
+                "an array sized by a specialization-constant expression this cannot evaluate, outside \
+                 workgroup memory: WGSL sizes arrays by overrides only there"
+                    .into(),
+            )
+        })?;
+        self.warnings.push(Warning::new(
+            format!(
+                "an array is sized by a specialization constant outside workgroup memory, where WGSL sizes arrays \
+                 by constants only: its length is fixed at {count}, what the defaults give{}",
+                override_hint(module, length)
+            ),
+            Location { result_id: Some(id), ..Location::default() },
+        ));
+        Ok(count)
     }
 
     fn image_type(&mut self, id: Id, image: &crate::spirv::ImageType) -> Result<String, Error> {
@@ -602,27 +639,37 @@ impl<'m> Emitter<'m> {
         let made = |id: Id| self.new_bindings.get(&id).copied();
         let new = made(id);
         // A comparison twin of a split sampler comes, in the end, from the combined variable; a
-        // sampler moved off an image's binding is its own source, and was bound where the image is.
+        // sampler moved off an image's binding (or an alias off another resource's) is its own
+        // source, and was bound where the other is.
         let mut source = id;
         let mut bound_like = id;
         loop {
             match made(source) {
-                Some(n) if n.origin == BindingOrigin::SharedWithImage => break bound_like = n.source,
+                Some(n) if matches!(n.origin, BindingOrigin::SharedWithImage | BindingOrigin::Aliased) => {
+                    break bound_like = n.source;
+                }
                 Some(n) if n.source != source => (source, bound_like) = (n.source, n.source),
                 _ => break,
             }
         }
         let d = module.decorations(bound_like);
         let (set, original_binding) = match (new.map(|n| n.origin), d.set, d.binding) {
-            (Some(BindingOrigin::PushConstant), ..) | (_, None, _) | (_, _, None) => (None, None),
+            (Some(BindingOrigin::PushConstant | BindingOrigin::DrawParameters), ..) | (_, None, _) | (_, _, None) => {
+                (None, None)
+            }
             (_, set, binding) => (set, binding),
+        };
+        // The draw-parameters buffer comes from no SPIR-V variable.
+        let source_name = match new.map(|n| n.origin) {
+            Some(BindingOrigin::DrawParameters) => None,
+            _ => module.name(source).map(str::to_string),
         };
         Binding {
             binding,
             name: name.to_string(),
             ty: ty.to_string(),
             address_space: (!space.is_empty()).then(|| space.to_string()),
-            original: Original { set, binding: original_binding, name: module.name(source).map(str::to_string) },
+            original: Original { set, binding: original_binding, name: source_name },
             assigned: new.is_some(),
             origin: new.map(|n| n.origin),
         }
@@ -691,114 +738,6 @@ impl<'m> Emitter<'m> {
         self.enables.insert(extension);
     }
 
-    /// The entry point of a function other entry points share, written from its I/O plan:
-    /// parameters into proxies, the inner call, the outputs returned.
-    fn entry_wrapper(&mut self, entry: &EntryPoint, name: String) -> Result<ast::Function, Error> {
-        let plan = entry.io.clone().unwrap_or_default();
-        let inner = self.names.get(&entry.function).cloned().unwrap_or_default();
-        let mut local = Namer::default();
-        let mut params = Vec::new();
-        let mut body = self.entry_initializer_stores(entry)?;
-        for value in &plan.inputs {
-            let param_name = local.fresh(&format!("{}_param", value.name), Some(&self.namer));
-            let (param, copy) = self.input_copy(value, param_name.clone())?;
-            match self.computed_input(&plan, value, &param_name) {
-                Some(computed) => body.extend(computed),
-                None => params.push(param),
-            }
-            body.extend(copy);
-        }
-        body.push(Stmt::Call(Expr::call(inner.as_str(), vec![])));
-        let (result, struct_name) = self.entry_result(&name, &plan.outputs)?;
-        let mut results = Vec::new();
-        for value in &plan.outputs {
-            results.push(match self.proxy(value)? {
-                Some(proxy) => self.convert(proxy, value.ty, value.wgsl_ty)?,
-                None => self.zero(value.wgsl_ty)?,
-            });
-        }
-        body.extend(result_return(struct_name, results).map(|value| Stmt::Return(Some(value))));
-        let attributes = self.stage_attributes(entry)?;
-        Ok(ast::Function { attributes, name, params, result, body, exits: Vec::new() })
-    }
-
-    /// `@vertex`, `@fragment`, or `@compute` with its `@workgroup_size`.
-    pub(super) fn stage_attributes(&mut self, entry: &EntryPoint) -> Result<Vec<Attribute>, Error> {
-        let mut attributes = vec![Attribute::Stage(match entry.model {
-            ExecutionModel::Vertex => "vertex",
-            ExecutionModel::Fragment => "fragment",
-            _ => "compute",
-        })];
-        if let Some([x, y, z]) = entry.io.as_ref().and_then(|plan| plan.workgroup_size) {
-            let size = [self.workgroup_dimension(x)?, self.workgroup_dimension(y)?, self.workgroup_dimension(z)?];
-            attributes.push(Attribute::WorkgroupSize(Box::new(size)));
-        }
-        Ok(attributes)
-    }
-
-    pub(super) fn io_attributes(&mut self, value: &IoValue) -> Vec<Attribute> {
-        match &value.binding {
-            IoBinding::BuiltIn { name, enable, invariant } => {
-                if let Some(enable) = enable {
-                    self.enables.insert(enable);
-                }
-                let mut attributes = vec![Attribute::Builtin(name)];
-                if *invariant {
-                    attributes.push(Attribute::Invariant);
-                }
-                attributes
-            }
-            IoBinding::Location { location, interpolation, blend_src } => {
-                let mut attributes = vec![Attribute::Location(*location)];
-                if let Some(src) = blend_src {
-                    self.enables.insert("dual_source_blending");
-                    attributes.push(Attribute::BlendSrc(*src));
-                }
-                if let Some(how) = interpolation {
-                    attributes.push(Attribute::Interpolate(how.clone()));
-                }
-                attributes
-            }
-        }
-    }
-
-    /// The proxy variable, or the member, element or column of it, that an I/O value lives in;
-    /// `None` for a synthesised value.
-    pub(super) fn proxy(&mut self, value: &IoValue) -> Result<Option<Expr>, Error> {
-        let IoSource::Proxy { global, path } = &value.source else { return Ok(None) };
-        let module = self.module;
-        let mut expr = Expr::ident(self.names.get(global).cloned().unwrap_or_default());
-        let mut ty = module.globals[module.global_index(*global).unwrap_or_default()].pointee;
-        for &step in path {
-            match module.ty(ty)? {
-                Type::Struct { members } => {
-                    let member_ty = members[step as usize];
-                    expr = Expr::member(expr, self.member_name(ty, step)?);
-                    ty = member_ty;
-                }
-                Type::Array { element: inner, .. } | Type::Matrix { column: inner, .. } => {
-                    expr = Expr::index(expr, Expr::Literal(Literal::Abstract(i64::from(step))));
-                    ty = *inner;
-                }
-                _ => return Err(Error::internal("an I/O path steps into a non-composite")),
-            }
-        }
-        Ok(Some(expr))
-    }
-
-    /// A number, or the `override` (expression) of a specialization constant.
-    fn workgroup_dimension(&mut self, dimension: WorkgroupDimension) -> Result<Expr, Error> {
-        match dimension {
-            WorkgroupDimension::Literal(d) => Ok(Expr::Literal(Literal::Abstract(i64::from(d)))),
-            WorkgroupDimension::Constant(id) => self.constant(id),
-        }
-    }
-
-    /// `value` of type `from` as type `to`, where the two differ at most in signedness.
-    pub(super) fn convert(&mut self, value: Expr, from: Id, to: Id) -> Result<Expr, Error> {
-        Ok(if from == to { value } else { self.bitcast(to, value)? })
-    }
-
     /// `bitcast<to>(value)`; each type's spelling of the call is made once.
     pub fn bitcast(&mut self, to: Id, value: Expr) -> Result<Expr, Error> {
         let name = match self.bitcasts.get(&to) {
@@ -818,7 +757,7 @@ impl<'m> Emitter<'m> {
     }
 }
 
-/// For an array length that stays a specialization constant: which `--override` flags would fix
+/// For an array length that stays a specialization constant: which `--override` flags would set
 /// it, naming the SpecIds (and OpNames) the length is computed from.
 fn override_hint(module: &Module, length: Id) -> String {
     let mut pending = vec![length];
@@ -839,7 +778,7 @@ fn override_hint(module: &Module, length: Id) -> String {
             None => format!("--override {spec_id}=VALUE"),
         })
         .collect();
-    if flags.is_empty() { String::new() } else { format!("; {} fixes the size", flags.join(" ")) }
+    if flags.is_empty() { String::new() } else { format!("; {} sets another", flags.join(" ")) }
 }
 
 /// The WGSL address space (with access mode) for a SPIR-V storage class.

@@ -6,15 +6,13 @@
 //! output's value stored before the return (zero before its store), a proxy's current value, or a
 //! synthesised zero. A store to a direct output writes nothing: it records the value.
 
-use super::ast::{self, Attribute, Expr, Name, Stmt};
+use super::ast::{self, Expr, Name, Stmt};
 use super::emit::Emitter;
 use super::function::{Lower, Memory, Pointer, Value};
+use super::wrapper::{EntryInputs, EntryOutputs, FunctionResult, ResultPart, result_return};
 use crate::error::Error;
 use crate::id_hash::IdSet;
-use crate::spirv::{EntryPoint, Id, Inst, IoSource, IoValue, Module};
-
-/// A function's result: its type, with the attributes of an entry point's.
-pub(super) type FunctionResult = Option<(Vec<Attribute>, ast::Type)>;
+use crate::spirv::{EntryPoint, Id, Inst, IoSource, Module};
 
 /// The length past which one of several results computed at the return gets a `let`.
 const LONG_RESULT: usize = 32;
@@ -31,111 +29,47 @@ pub(super) struct EntryResult {
 }
 
 enum Output {
-    /// A proxy, read at the return and converted to the WGSL type.
-    Proxy(Expr),
+    /// Read at the return (from proxies) or synthesised.
+    Read(Expr),
     /// A direct value: the part of the variable, and the value last stored to it.
     Direct { global: Id, path: Vec<u32>, stored: Option<Id>, name: String, ty: Id, wgsl_ty: Id },
-    /// A synthesised zero.
-    Zero(Expr),
-}
-
-impl Emitter<'_> {
-    /// The parameter for input `value`, and the copy of it into the proxy if there is one.
-    pub(super) fn input_copy(&mut self, value: &IoValue, name: String) -> Result<(ast::Param, Option<Stmt>), Error> {
-        let ty = self.ty(value.wgsl_ty)?;
-        let copy = match self.proxy(value)? {
-            Some(target) => {
-                let value = self.convert(Expr::ident(name.as_str()), value.wgsl_ty, value.ty)?;
-                Some(Stmt::Assign { target, value })
-            }
-            None => None,
-        };
-        Ok((ast::Param { attributes: self.io_attributes(value), name, ty }, copy))
-    }
-
-    /// The result of entry point `name` returning `outputs`: one value with its attributes, or a
-    /// struct of them (declared here, and named).
-    pub(super) fn entry_result(
-        &mut self,
-        name: &str,
-        outputs: &[IoValue],
-    ) -> Result<(FunctionResult, Option<Name>), Error> {
-        let mut members = Vec::new();
-        let mut member_namer = super::names::Namer::for_members();
-        for value in outputs {
-            let ty = self.ty(value.wgsl_ty)?;
-            let attributes = self.io_attributes(value);
-            members.push(ast::Member { attributes, name: member_namer.fresh(&value.name, None), ty });
-        }
-        Ok(match members.len() {
-            0 => (None, None),
-            1 => {
-                let member = members.pop().expect("one member");
-                (Some((member.attributes, member.ty)), None)
-            }
-            _ => {
-                let struct_name = self.namer.fresh(&format!("{name}_out"), None);
-                self.out.structs.push(ast::Struct { name: struct_name.clone(), members });
-                let struct_name: Name = struct_name.into();
-                (Some((vec![], struct_name.clone())), Some(struct_name))
-            }
-        })
-    }
-}
-
-/// What an entry point returns: its one result, or the struct of them.
-pub(super) fn result_return(struct_name: Option<Name>, mut results: Vec<Expr>) -> Option<Expr> {
-    match struct_name {
-        Some(name) => Some(Expr::call(name, results)),
-        None => results.pop(),
-    }
 }
 
 impl Lower<'_> {
-    /// For an unwrapped entry function: its parameters, the copies into proxies that start its
-    /// body, and its result. Direct inputs become the values its loads read.
+    /// For an unwrapped entry function: its parameters, the statements that start its body
+    /// (initializers stored, builtins computed, inputs copied into proxies), and its result.
+    /// Direct inputs become the values its loads read.
     pub(super) fn entry_interface(
         &mut self,
         e: &mut Emitter,
         entry: &EntryPoint,
     ) -> Result<(Vec<ast::Param>, Vec<Stmt>, FunctionResult), Error> {
-        let plan = entry.io.clone().unwrap_or_default();
-        let mut params = Vec::new();
-        let mut copies = Vec::new();
-        for value in &plan.inputs {
-            let proxied = self.is_proxied(value);
-            let base = if proxied { format!("{}_param", value.name) } else { value.name.clone() };
-            let name = self.namer.fresh(&base, Some(&e.namer));
-            if let (IoSource::Proxy { global, .. }, true) = (&value.source, value.direct) {
-                let read = e.convert(Expr::ident(name.as_str()), value.wgsl_ty, value.ty)?;
-                let pointer = Pointer { base: read, steps: Vec::new(), memory: Memory::ReadOnly };
-                self.values.insert(*global, Value::Pointer(Box::new(pointer)));
-            }
-            let (param, copy) = e.input_copy(value, name.clone())?;
-            match e.computed_input(&plan, value, &name) {
-                Some(computed) => copies.extend(computed),
-                None => params.push(param),
-            }
-            copies.extend(copy.filter(|_| proxied));
+        let namer = std::mem::take(&mut self.namer);
+        let EntryInputs { params, body, direct: inputs, local } = e.entry_inputs(entry, namer, true)?;
+        self.namer = local;
+        for (global, read) in inputs {
+            let pointer = Pointer { base: read, steps: Vec::new(), memory: Memory::ReadOnly };
+            self.values.insert(global, Value::Pointer(Box::new(pointer)));
         }
-        let (result, struct_name) = e.entry_result(&entry.name, &plan.outputs)?;
+        let plan = entry.io.clone().unwrap_or_default();
+        let EntryOutputs { result, struct_name, parts, zero } = e.entry_outputs(&entry.name, &plan, true)?;
         let mut outputs = Vec::new();
         let mut direct = IdSet::default();
-        for value in &plan.outputs {
-            outputs.push(match (&value.source, value.direct) {
-                (IoSource::Proxy { global, path }, true) => {
+        for part in parts {
+            outputs.push(match part {
+                ResultPart::Read(expr) => Output::Read(expr),
+                ResultPart::Direct(i) => {
+                    let value = &plan.outputs[i];
+                    let IoSource::Proxy { global, path } = &value.source else {
+                        return Err(Error::internal("a direct output without a variable"));
+                    };
                     direct.insert(*global);
                     // A store through an access chain into it needs a pointer to start from.
-                    let base = Expr::ident(value.name.as_str());
-                    let pointer = Pointer { base, steps: Vec::new(), memory: Memory::Output };
+                    let pointer = Pointer { base: Expr::ident("_"), steps: Vec::new(), memory: Memory::Output };
                     self.values.insert(*global, Value::Pointer(Box::new(pointer)));
                     let (name, ty, wgsl_ty) = (value.name.clone(), value.ty, value.wgsl_ty);
                     Output::Direct { global: *global, path: path.clone(), stored: None, name, ty, wgsl_ty }
                 }
-                _ => match e.proxy(value)? {
-                    Some(proxy) => Output::Proxy(e.convert(proxy, value.ty, value.wgsl_ty)?),
-                    None => Output::Zero(e.zero(value.wgsl_ty)?),
-                },
             });
         }
         for &global in &plan.dropped {
@@ -143,24 +77,8 @@ impl Lower<'_> {
             let pointer = Pointer { base: Expr::ident("_"), steps: Vec::new(), memory: Memory::Output };
             self.values.insert(global, Value::Pointer(Box::new(pointer)));
         }
-        let zero = match (&struct_name, &plan.outputs[..]) {
-            (Some(name), _) => Some(Expr::call(name.clone(), vec![])),
-            (None, [value]) => Some(e.zero(value.wgsl_ty)?),
-            (None, _) => None,
-        };
         self.entry = Some(EntryResult { struct_name, outputs, zero, direct });
-        Ok((params, copies, result))
-    }
-
-    /// Whether input `value` lives in a proxy the entry function fills.
-    fn is_proxied(&self, value: &IoValue) -> bool {
-        let module = self.module;
-        match &value.source {
-            IoSource::Proxy { global, .. } => {
-                module.global_index(*global).is_some_and(|g| module.globals[g].class == spirv::StorageClass::Private)
-            }
-            IoSource::Zero => false,
-        }
+        Ok((params, body, result))
     }
 
     /// A store to a direct output records the value for the returns after it (a part no value is
@@ -200,7 +118,7 @@ impl Lower<'_> {
         let mut values = Vec::new();
         for output in &result.outputs {
             values.push(match output {
-                Output::Proxy(expr) | Output::Zero(expr) => expr.clone(),
+                Output::Read(expr) => expr.clone(),
                 Output::Direct { stored: Some(value), ty, wgsl_ty, name, .. } => {
                     let pending = matches!(self.values.get(value), Some(Value::Pending { .. }));
                     let mut value = self.take(e, *value)?;

@@ -48,6 +48,7 @@ pub fn emit(e: &mut Emitter, f: usize, entry: Option<&EntryPoint>) -> Result<ast
         next_scope: 0,
         hoisted_names: IdMap::default(),
         phi_vars: IdMap::default(),
+        pointer_phis: IdMap::default(),
         guard_names: IdMap::default(),
         break_if: None,
         annotate: e.annotate,
@@ -108,6 +109,8 @@ pub(super) enum Value {
     Pending { expr: Box<Expr>, reads_memory: bool, number: u32 },
     /// Boxed: a value is kept per id, and pointers are the largest and fewest.
     Pointer(Box<Pointer>),
+    /// A pointer chosen at run time (pointer-typed OpSelect and OpPhi; `pointers.rs`).
+    Choice(Box<Choice>),
 }
 
 impl Value {
@@ -168,6 +171,25 @@ pub(super) enum Step {
     Component(&'static str),
     Constant(u32),
     Dynamic(Id),
+    /// An index computed where the pointer is used (`pointers.rs`).
+    Index(Expr),
+}
+
+/// One of several pointers, chosen at run time: WGSL cannot keep a pointer in a variable, so each
+/// use is written for the options (`pointers.rs`).
+#[derive(Clone)]
+pub(super) struct Choice {
+    pub(super) selector: Selector,
+    pub(super) options: Vec<Pointer>,
+}
+
+/// What picks the option of a `Choice`.
+#[derive(Clone)]
+pub(super) enum Selector {
+    /// An OpSelect's condition: the first option if it holds, else the second.
+    Condition(Id),
+    /// A pointer phi's `u32` variable: the index of the option.
+    Var(Name),
 }
 
 impl Step {
@@ -177,6 +199,7 @@ impl Step {
             Step::Member(name) => Expr::member(base, name),
             Step::Component(c) => Expr::member(base, c),
             Step::Constant(i) => Expr::index(base, Expr::Literal(Literal::Abstract(i64::from(i)))),
+            Step::Index(index) => Expr::index(base, index),
             Step::Dynamic(_) => base,
         }
     }
@@ -202,11 +225,14 @@ pub(super) struct Lower<'m> {
     pub(super) consumed_memory: bool,
     /// `var`s made for OpCompositeInsert results, which a single-use insert may update in place.
     pub(super) insert_vars: IdSet<Id>,
-    scopes: Scopes,
+    pub(super) scopes: Scopes,
     /// The number of the next scope `nodes` enters, as `scopes::analyse` numbered them.
     next_scope: usize,
     pub(super) hoisted_names: IdMap<Id, Name>,
     phi_vars: IdMap<Id, Name>,
+    /// Pointer phis: the variable holding the index of the incoming pointer taken, and for each
+    /// incoming pointer the variables holding its dynamic indices (`pointers.rs`).
+    pub(super) pointer_phis: IdMap<Id, (Name, Vec<Vec<Name>>)>,
     guard_names: IdMap<Guard, Name>,
     /// Set by the `BreakIf` ending a `continuing`.
     break_if: Option<Expr>,
@@ -251,10 +277,8 @@ impl<'m> Lower<'m> {
         for phi in self.scopes.phis.get(&scope).cloned().unwrap_or_default() {
             let phi_ty = self.module.type_of(phi)?;
             if let Type::Pointer { .. } = self.module.ty(phi_ty)? {
-                return Err(Error::unsupported(
-                    "a phi that chooses between pointers: WGSL cannot store a pointer in a variable",
-                    Location { result_id: Some(phi), function: Some(self.function.id), ..Location::default() },
-                ));
+                self.declare_pointer_phi(e, phi)?;
+                continue;
             }
             let ty = e.ty(phi_ty)?;
             let name = if self.scopes.direct_phis.contains(&phi) {
@@ -300,8 +324,12 @@ impl<'m> Lower<'m> {
                     let inst = &self.function.insts[index];
                     self.rest = &insts[position + 1..];
                     if inst.op == Op::Phi {
-                        // A loop header's phi: the snapshot every use reads, never the `var`.
                         let id = self.result(inst)?;
+                        if self.pointer_phis.contains_key(&id) {
+                            self.choose_pointer_phi(e, inst)?;
+                            continue;
+                        }
+                        // A loop header's phi: the snapshot every use reads, never the `var`.
                         if !self.scopes.direct_phis.contains(&id) {
                             let var = self.phi_vars.get(&id).cloned().unwrap_or_default();
                             self.bind(e, id, Expr::ident(var));
@@ -567,6 +595,10 @@ impl<'m> Lower<'m> {
                     _ => break,
                 }
                 let incoming = phi.phi_incoming().find_map(|(value, parent)| (parent == label).then_some(value));
+                if phi.result.is_some_and(|id| self.pointer_phis.contains_key(&id)) {
+                    self.pointer_phi_copies(e, phi, label)?;
+                    continue;
+                }
                 let (Some(value), Some(var)) = (incoming, phi.result.and_then(|id| self.phi_vars.get(&id).cloned()))
                 else {
                     continue;
@@ -639,6 +671,18 @@ impl<'m> Lower<'m> {
         }
     }
 
+    /// `value` bound to `let <name of id>_<what>`, a step towards the value of `id`; a name or
+    /// literal is returned as it is.
+    pub(super) fn temporary(&mut self, e: &Emitter, id: Id, what: &str, value: Expr) -> Expr {
+        if matches!(value, Expr::Ident(_) | Expr::Literal(_)) {
+            return value;
+        }
+        let base = self.module.name(id).map(str::to_string).unwrap_or_else(|| format!("x_{id}"));
+        let name = self.namer.fresh_name(&format!("{base}_{what}"), Some(&e.namer));
+        self.stmts.push(Stmt::Let { name: name.clone(), ty: None, value });
+        Expr::ident(name)
+    }
+
     /// `let name = expr;` for `id`, or an assignment to its `var` if it is hoisted.
     pub(super) fn bind(&mut self, e: &Emitter, id: Id, expr: Expr) {
         if let Some(name) = self.hoisted_names.get(&id).cloned() {
@@ -709,7 +753,7 @@ impl<'m> Lower<'m> {
                 self.consumed_memory |= reads_memory;
                 return Ok(*expr);
             }
-            Some(Value::Pointer(_)) => {
+            Some(Value::Pointer(_) | Value::Choice(_)) => {
                 return Err(Error::unsupported(
                     format!("pointer %{id} used as a value (pointer-typed phis or selects)"),
                     Location { result_id: Some(id), ..Location::default() },
@@ -735,9 +779,23 @@ impl<'m> Lower<'m> {
     }
 
     /// The pointer value for `id`: a global, a local variable, a parameter, or an access chain.
-    pub(super) fn pointer(&mut self, e: &Emitter, id: Id) -> Result<Pointer, Error> {
-        if let Some(Value::Pointer(pointer)) = self.values.get(&id) {
-            return Ok(Pointer::clone(pointer));
+    pub(super) fn pointer(&mut self, e: &mut Emitter, id: Id) -> Result<Pointer, Error> {
+        match self.values.get(&id) {
+            Some(Value::Pointer(pointer)) => return Ok(Pointer::clone(pointer)),
+            Some(Value::Choice(choice)) => {
+                let choice = Choice::clone(choice);
+                return self.merged(e, &choice)?.ok_or_else(|| {
+                    Error::unsupported(
+                        format!(
+                            "pointer %{id} is chosen at run time between different variables or members \
+                             (pointer-typed OpSelect or OpPhi), and this use of it cannot be written once \
+                             per option"
+                        ),
+                        Location { result_id: Some(id), function: Some(self.function.id), ..Location::default() },
+                    )
+                });
+            }
+            _ => {}
         }
         match e.names.get(&id) {
             Some(name) if matches!(self.module.def(id), Def::Global(_)) => {
@@ -755,6 +813,11 @@ impl<'m> Lower<'m> {
     pub(super) fn pointer_expr(&mut self, e: &mut Emitter, id: Id) -> Result<Expr, Error> {
         let pointer = self.pointer(e, id)?;
         let shared = self.uses.get(&id).is_none_or(|u| u.count > 1 || u.block != self.block);
+        self.reference(e, pointer, shared)
+    }
+
+    /// The reference expression of `pointer`; `shared` when its dynamic indices are read again.
+    pub(super) fn reference(&mut self, e: &mut Emitter, pointer: Pointer, shared: bool) -> Result<Expr, Error> {
         let mut expr = pointer.base;
         for step in pointer.steps {
             expr = match step {

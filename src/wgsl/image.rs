@@ -11,7 +11,8 @@ use spirv::{Dim, ImageFormat, ImageOperands as Mask, Op};
 use super::ast::{BinaryOp, Expr, Literal, Stmt};
 use super::emit::Emitter;
 use super::function::{COMPONENTS, Lower, Value};
-use crate::error::Error;
+use crate::error::{Error, Warning};
+use crate::passes::signedness::int_signedness;
 use crate::spirv::{Def, Id, ImageType, Inst, Module, Operand, Type};
 
 /// Each SPIR-V storage image format WGSL has a storage texel format for, with that format and its
@@ -81,6 +82,8 @@ struct Extra {
     grad: Option<(Id, Id)>,
     /// ConstOffset, or Offset when its operand is a constant anyway.
     offset: Option<Id>,
+    /// ConstOffsets: a constant array of four offsets, one per gathered texel.
+    offsets: Option<Id>,
     sample: Option<Id>,
 }
 
@@ -258,17 +261,11 @@ impl Lower<'_> {
             extra.offset = Some(id()?);
         }
         if mask.contains(Mask::OFFSET) {
-            let offset = id()?;
-            if self.module.constant(offset).is_none() {
-                return Err(Error::unsupported(
-                    "a texel offset that is not a constant: WGSL offsets must be constant expressions",
-                    self.location(inst),
-                ));
-            }
-            extra.offset = Some(offset);
+            // Sampling and gathering need a constant (`offset`); a fetch adds any value.
+            extra.offset = Some(id()?);
         }
         if mask.contains(Mask::CONST_OFFSETS) {
-            return Err(self.not_in_wgsl(inst, "gathering with four texel offsets (ConstOffsets)"));
+            extra.offsets = Some(id()?);
         }
         if mask.contains(Mask::SAMPLE) {
             extra.sample = Some(id()?);
@@ -314,8 +311,14 @@ impl Lower<'_> {
         Ok((coords, layer, q))
     }
 
-    /// A constant offset as the `vecN<i32>` WGSL wants.
+    /// A constant offset as the `vecN<i32>` WGSL's sampling and gathering want.
     fn offset(&mut self, e: &mut Emitter, inst: &Inst, image: &ImageType, offset: Id) -> Result<Expr, Error> {
+        if self.module.constant(offset).is_none() {
+            return Err(Error::unsupported(
+                "a texel offset that is not a constant: WGSL samples and gathers with constant offsets only",
+                self.location(inst),
+            ));
+        }
         if matches!(image.dim, Dim::Dim1D | Dim::DimCube) {
             return Err(self.not_in_wgsl(inst, "a texel offset on a 1D or cube texture"));
         }
@@ -339,14 +342,11 @@ impl Lower<'_> {
         let depth_reference = has_depth_reference(inst.op);
         let texture = self.texture(e, inst, depth_reference)?;
         let image = texture.image.clone();
-        if !matches!(self.module.type_def(image.sampled_type), Some(Type::Float { .. })) {
-            return Err(self.not_in_wgsl(
-                inst,
-                "sampling an integer texture (WGSL filters only float textures; texelFetch reads one)",
-            ));
-        }
         let (coords, layer, q) = self.coordinates(e, inst, &image, true)?;
         let extra = self.extra(inst, if depth_reference { 3 } else { 2 })?;
+        if !matches!(self.module.type_def(image.sampled_type), Some(Type::Float { .. })) && !depth_reference {
+            return self.sample_integer(e, inst, texture, coords, layer, extra);
+        }
         let explicit = matches!(
             inst.op,
             Op::ImageSampleExplicitLod
@@ -422,6 +422,87 @@ impl Lower<'_> {
         self.define(e, inst, expr, false)
     }
 
+    /// Sampling an integer texture, which WGSL forbids: Vulkan cannot filter integer formats, so
+    /// the sampler is nearest; with clamp-to-edge addressing (assumed, and warned about) the
+    /// sample is the texel `floor(coordinate * size)` clamped to the texture, which `textureLoad`
+    /// reads. The level is the explicit Lod rounded as nearest mipmapping does, or level 0 for
+    /// an implicit one (also assumed).
+    fn sample_integer(
+        &mut self,
+        e: &mut Emitter,
+        inst: &Inst,
+        texture: Texture,
+        coords: Expr,
+        layer: Option<Expr>,
+        extra: Extra,
+    ) -> Result<(), Error> {
+        let image = &texture.image;
+        if !self.is_used(inst) {
+            return Ok(());
+        }
+        if image.dim == Dim::DimCube || extra.bias.is_some() || extra.grad.is_some() {
+            return Err(self.not_in_wgsl(
+                inst,
+                "sampling an integer texture that is a cube map, or with a bias or gradients (WGSL samples only \
+                 float textures; an integer one is read with textureLoad, which picks no face and no level \
+                 from derivatives)",
+            ));
+        }
+        let id = self.result(inst)?;
+        let level = match extra.lod {
+            Some(lod) if self.module.const_u32(lod) == Some(0) => Expr::Literal(Literal::I32(0)),
+            Some(lod) => {
+                // Nearest mipmapping takes level ceil(lod + 0.5) - 1, within the texture's levels.
+                let lod = self.take(e, lod)?;
+                let rounded = Expr::binary(
+                    BinaryOp::Subtract,
+                    Expr::call(
+                        "i32",
+                        vec![Expr::call("ceil", vec![Expr::binary(BinaryOp::Add, lod, f32_literal(0.5))])],
+                    ),
+                    Expr::Literal(Literal::I32(1)),
+                );
+                let levels = Expr::call("i32", vec![Expr::call("textureNumLevels", vec![texture.texture.clone()])]);
+                let last = Expr::binary(BinaryOp::Subtract, levels, Expr::Literal(Literal::I32(1)));
+                let level = Expr::call("clamp", vec![rounded, Expr::Literal(Literal::I32(0)), last]);
+                self.temporary(e, id, "level", level)
+            }
+            None => Expr::Literal(Literal::I32(0)),
+        };
+        let count = image.coordinate_count();
+        let float_ty = if count == 1 { "f32".to_string() } else { format!("vec{count}<f32>") };
+        let int_ty = if count == 1 { "i32".to_string() } else { format!("vec{count}<i32>") };
+        let dimensions = Expr::call("textureDimensions", vec![texture.texture.clone(), level.clone()]);
+        let size = self.temporary(e, id, "size", Expr::call(float_ty.as_str(), vec![dimensions]));
+        let mut scaled = Expr::call("floor", vec![Expr::binary(BinaryOp::Multiply, coords, size.clone())]);
+        if let Some(offset) = extra.offset {
+            let offset = self.offset(e, inst, image, offset)?;
+            scaled = Expr::binary(BinaryOp::Add, scaled, Expr::call(float_ty.as_str(), vec![offset]));
+        }
+        let last = Expr::binary(BinaryOp::Subtract, size, f32_literal(1.0));
+        let zero = if count == 1 { f32_literal(0.0) } else { Expr::call(float_ty.as_str(), vec![f32_literal(0.0)]) };
+        let texel = Expr::call(int_ty.as_str(), vec![Expr::call("clamp", vec![scaled, zero, last])]);
+        let mut args = vec![texture.texture.clone(), texel];
+        if let Some(layer) = layer {
+            let layers = Expr::call("i32", vec![Expr::call("textureNumLayers", vec![texture.texture.clone()])]);
+            let last = Expr::binary(BinaryOp::Subtract, layers, Expr::Literal(Literal::I32(1)));
+            args.push(Expr::call("clamp", vec![layer, Expr::Literal(Literal::I32(0)), last]));
+        }
+        args.push(level);
+        e.warnings.push(Warning::new(
+            format!(
+                "sampling integer texture `{}` reads the nearest texel with textureLoad (WGSL samples only float \
+                 textures): exact for a sampler with clamp-to-edge addressing{}",
+                super::print::expr_to_string(&texture.texture),
+                if extra.lod.is_none() { ", reading level 0 (implicit level of detail)" } else { "" }
+            ),
+            self.location(inst),
+        ));
+        let (scalar, count) = self.texel(e, image)?;
+        let expr = self.reshape(e, inst, Expr::call("textureLoad", args), &scalar, count)?;
+        self.define(e, inst, expr, false)
+    }
+
     fn gather(&mut self, e: &mut Emitter, inst: &Inst) -> Result<(), Error> {
         let depth_reference = inst.op == Op::ImageDrefGather;
         let texture = self.texture(e, inst, depth_reference)?;
@@ -442,13 +523,57 @@ impl Lower<'_> {
         if depth_reference {
             args.push(self.take(e, self.operand(inst, 2)?)?);
         }
-        if let Some(offset) = extra.offset {
-            args.push(self.offset(e, inst, &image, offset)?);
-        }
         let name = if depth_reference { "textureGatherCompare" } else { "textureGather" };
         let (scalar, _) = self.texel(e, &image)?;
-        let expr = self.reshape(e, inst, Expr::call(name, args), &scalar, 4)?;
+        let gathered = match (extra.offset, extra.offsets) {
+            (Some(offset), _) => {
+                args.push(self.offset(e, inst, &image, offset)?);
+                Expr::call(name, args)
+            }
+            (None, Some(offsets)) => self.gather_offsets(e, inst, &image, name, args, offsets, &scalar)?,
+            (None, None) => Expr::call(name, args),
+        };
+        let expr = self.reshape(e, inst, gathered, &scalar, 4)?;
         self.define(e, inst, expr, false)
+    }
+
+    /// A gather with one offset per texel (ConstOffsets), which WGSL lacks: four gathers, each
+    /// at one of the offsets, of which texel i is the one at (i0, j0) of the footprint, the
+    /// gather's fourth component (as GLSL's textureGatherOffsets defines it).
+    #[allow(clippy::too_many_arguments)]
+    fn gather_offsets(
+        &mut self,
+        e: &mut Emitter,
+        inst: &Inst,
+        image: &ImageType,
+        name: &str,
+        mut args: Vec<Expr>,
+        offsets: Id,
+        scalar: &str,
+    ) -> Result<Expr, Error> {
+        let parts = match self.module.constant(offsets).map(|c| &c.value) {
+            Some(crate::spirv::ConstValue::Composite(parts)) if parts.len() == 4 => parts.clone(),
+            _ => {
+                return Err(Error::invalid(
+                    "ConstOffsets is not a constant array of four offsets",
+                    self.location(inst),
+                ));
+            }
+        };
+        // The coordinates and the like are read four times.
+        let id = self.result(inst)?;
+        for arg in &mut args {
+            if !matches!(arg, Expr::Ident(_) | Expr::Literal(_)) {
+                *arg = self.temporary(e, id, "gathered", std::mem::replace(arg, Expr::ident("")));
+            }
+        }
+        let mut texels = Vec::with_capacity(4);
+        for offset in parts {
+            let mut gather_args = args.clone();
+            gather_args.push(self.offset(e, inst, image, offset)?);
+            texels.push(Expr::member(Expr::call(name, gather_args), "w"));
+        }
+        Ok(Expr::call(format!("vec4<{scalar}>"), texels))
     }
 
     /// OpImageFetch and OpImageRead: `textureLoad`.
@@ -489,16 +614,22 @@ impl Lower<'_> {
         coords: Expr,
         offset: Id,
     ) -> Result<Expr, Error> {
-        let offset = self.offset(e, inst, image, offset)?;
         let coordinate = self.module.type_of(self.operand(inst, 1)?)?;
-        let count = image.coordinate_count();
-        let offset = match self.module.scalar_of(coordinate) {
-            Some((scalar, _)) if matches!(self.module.type_def(scalar), Some(Type::Int { signed: false, .. })) => {
-                Expr::call(format!("vec{count}<u32>"), vec![offset])
-            }
-            _ => offset,
+        let value = match self.module.constant(offset) {
+            Some(_) => e.constant(offset)?,
+            None => self.take(e, offset)?,
         };
-        Ok(Expr::binary(BinaryOp::Add, coords, offset))
+        // In the coordinates' signedness: a negative offset wraps into the same sum.
+        let unsigned = |ty: Id| int_signedness(self.module, ty) == Some(false);
+        let value = match unsigned(coordinate) == unsigned(self.module.type_of(offset)?) {
+            true => value,
+            false => {
+                let scalar = if unsigned(coordinate) { "u32" } else { "i32" };
+                let count = image.coordinate_count();
+                Expr::call(if count == 1 { scalar.to_string() } else { format!("vec{count}<{scalar}>") }, vec![value])
+            }
+        };
+        Ok(Expr::binary(BinaryOp::Add, coords, value))
     }
 
     fn store(&mut self, e: &mut Emitter, inst: &Inst) -> Result<(), Error> {

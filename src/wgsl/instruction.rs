@@ -5,9 +5,9 @@ use spirv::Op;
 
 use super::ast::{BinaryOp, Call, Expr, Literal, Name, Stmt, UnaryOp};
 use super::emit::Emitter;
-use super::function::{COMPONENTS, Lower, Memory, Pointer, Step, Value};
+use super::function::{COMPONENTS, Choice, Lower, Memory, Pointer, Step, Value};
 use super::uses::vector_component;
-use super::{image, subgroup};
+use super::{image, integer_dot, subgroup};
 use crate::error::Error;
 use crate::ops::{self, Spelling};
 use crate::passes::atomics;
@@ -38,6 +38,9 @@ impl Lower<'_> {
                 }
                 if self.store_output(e, inst)? {
                     return Ok(());
+                }
+                if let Some(choice) = self.unmerged_choice(e, self.operand(inst, 0)?)? {
+                    return self.store_choice(e, self.operand(inst, 1)?, choice);
                 }
                 let target = self.pointer_expr(e, self.operand(inst, 0)?)?;
                 let value = self.take(e, self.operand(inst, 1)?)?;
@@ -70,8 +73,11 @@ impl Lower<'_> {
             Op::CopyObject => {
                 let source = self.operand(inst, 0)?;
                 if let Type::Pointer { .. } = self.module.ty(self.module.type_of(source)?)? {
-                    let pointer = self.pointer(e, source)?;
-                    self.values.insert(self.result(inst)?, Value::Pointer(Box::new(pointer)));
+                    let value = match self.values.get(&source) {
+                        Some(Value::Choice(choice)) => Value::Choice(choice.clone()),
+                        _ => Value::Pointer(Box::new(self.pointer(e, source)?)),
+                    };
+                    self.values.insert(self.result(inst)?, value);
                     return Ok(());
                 }
                 let expr = self.take(e, source)?;
@@ -102,6 +108,11 @@ impl Lower<'_> {
                 self.values.insert(self.result(inst)?, Value::Ident(var));
                 Ok(())
             }
+            Op::Select if matches!(self.module.ty(self.result_type(inst)?)?, Type::Pointer { .. }) => {
+                self.select_pointer(e, inst)
+            }
+            Op::PtrEqual | Op::PtrNotEqual => self.pointer_equality(e, inst),
+            Op::PtrDiff => self.pointer_difference(e, inst),
             Op::Select => self.select(e, inst),
             Op::IsNan | Op::IsInf => self.float_class(e, inst),
             Op::SMod | Op::FMod => self.modulo(e, inst),
@@ -139,6 +150,7 @@ impl Lower<'_> {
             op if image::is_image_instruction(op) => self.image_instruction(e, inst),
             op if atomics::is_atomic(op) => self.atomic(e, inst),
             op if subgroup::is_subgroup(op) => self.subgroup(e, inst),
+            op if integer_dot::is_integer_dot(op) => self.integer_dot(e, inst),
             _ => match ops::core_row(inst.op) {
                 Some(row) => {
                     let operands = self.take_all(e, &inst.operands)?;
@@ -244,12 +256,15 @@ impl Lower<'_> {
 
     fn access_chain(&mut self, e: &mut Emitter, inst: &Inst) -> Result<(), Error> {
         let base = self.operand(inst, 0)?;
-        let mut pointer = self.pointer(e, base)?;
-        if pointer.memory == Memory::Output {
+        if let Some(Value::Pointer(pointer)) = self.values.get(&base)
+            && pointer.memory == Memory::Output
+        {
             // Only stores use it, and they find their part from the SPIR-V.
-            self.values.insert(self.result(inst)?, Value::Pointer(Box::new(pointer)));
+            let pointer = pointer.clone();
+            self.values.insert(self.result(inst)?, Value::Pointer(pointer));
             return Ok(());
         }
+        let mut steps = Vec::with_capacity(inst.operands.len() - 1);
         let mut ty = match self.module.ty(self.module.type_of(base)?)? {
             Type::Pointer { pointee, .. } => *pointee,
             _ => return Err(Error::invalid("access chain base is not a pointer", self.location(inst))),
@@ -288,11 +303,24 @@ impl Lower<'_> {
                 (Type::Matrix { column, .. }, None) => (Step::Dynamic(index), *column),
                 _ => return Err(Error::invalid("access chain index into a non-composite", self.location(inst))),
             };
-            pointer.steps.push(step);
+            steps.push(step);
             ty = next;
         }
+        if let Some(Value::Choice(choice)) = self.values.get(&base) {
+            let choice = Choice::clone(choice);
+            return self.chain_choice(inst, choice, steps);
+        }
+        let mut pointer = self.pointer(e, base)?;
+        pointer.steps.extend(steps);
         self.values.insert(self.result(inst)?, Value::Pointer(Box::new(pointer)));
         Ok(())
+    }
+
+    /// The choice of pointers `id` is, if it is one whose options cannot be merged into one.
+    fn unmerged_choice(&mut self, e: &mut Emitter, id: Id) -> Result<Option<Choice>, Error> {
+        let Some(Value::Choice(choice)) = self.values.get(&id) else { return Ok(None) };
+        let choice = Choice::clone(choice);
+        Ok(self.merged(e, &choice)?.is_none().then_some(choice))
     }
 
     fn call(&mut self, e: &mut Emitter, inst: &Inst) -> Result<(), Error> {
@@ -604,6 +632,9 @@ impl Lower<'_> {
             // Nothing to read: the struct's placeholder member is not data.
             let zero = Expr::call(e.ty(ty)?, vec![]);
             return self.define(e, inst, zero, false);
+        }
+        if let Some(choice) = self.unmerged_choice(e, self.operand(inst, 0)?)? {
+            return self.load_choice(e, inst, choice);
         }
         let pointer = self.pointer(e, self.operand(inst, 0)?)?;
         let expr = self.pointer_expr(e, self.operand(inst, 0)?)?;

@@ -48,9 +48,10 @@ pub(super) fn named_ops(module: &Module) -> Result<IdSet<Id>, Error> {
         if constant.spec_id.is_some() {
             continue;
         }
-        let (depth, size) = constant.value.parts().iter().fold((0u32, 1u64), |(depth, size), part| {
+        let copies = spelled_copies(module, &constant.value);
+        let (depth, size) = constant.value.parts().iter().zip(copies).fold((0u32, 1u64), |(depth, size), (part, n)| {
             let (d, s) = spelled.get(part).copied().unwrap_or((1, 1));
-            (depth.max(d), size.saturating_add(s))
+            (depth.max(d), size.saturating_add(s.saturating_mul(n)))
         });
         let depth = depth + 1;
         let is_op = matches!(constant.value, ConstValue::Op { .. });
@@ -77,6 +78,33 @@ pub(super) fn named_ops(module: &Module) -> Result<IdSet<Id>, Error> {
     Ok(named)
 }
 
+/// How often the spelling of a constant writes out each of its parts: once, except in an
+/// OpSMod (the remainder is written four times, the divisor in it and three more) and the
+/// composite an OpCompositeInsert rebuilds, whose every part along the path is written.
+fn spelled_copies(module: &Module, value: &ConstValue) -> impl Iterator<Item = u64> {
+    let mut first_two = [1u64, 1];
+    match value {
+        ConstValue::Op { op: Op::SMod, .. } => first_two = [4, 7],
+        ConstValue::Op { op: Op::CompositeInsert, operands } => {
+            if let Some(Operand::IdRef(composite)) = operands.get(1)
+                && let Ok(mut ty) = module.type_of(*composite)
+            {
+                for index in literals(operands, 2) {
+                    first_two[1] = first_two[1].saturating_mul(u64::from(part_count(module, ty)));
+                    ty = match module.type_def(ty) {
+                        Some(Type::Struct { members }) => members.get(index as usize).copied().unwrap_or(ty),
+                        Some(Type::Vector { component: inner, .. } | Type::Matrix { column: inner, .. }) => *inner,
+                        Some(Type::Array { element, .. }) => *element,
+                        _ => ty,
+                    };
+                }
+            }
+        }
+        _ => {}
+    }
+    first_two.into_iter().chain(std::iter::repeat(1))
+}
+
 fn at(id: Id) -> Location {
     Location { result_id: Some(id), ..Location::default() }
 }
@@ -85,6 +113,22 @@ fn id_at(operands: &[Operand], index: usize, id: Id) -> Result<Id, Error> {
     match operands.get(index) {
         Some(Operand::IdRef(operand)) => Ok(*operand),
         _ => Err(Error::invalid(format!("operand {index} of OpSpecConstantOp should be an id"), at(id))),
+    }
+}
+
+/// The literal operands from `first` on (composite indices, shuffle components).
+fn literals(operands: &[Operand], first: usize) -> impl Iterator<Item = u32> + '_ {
+    operands.iter().skip(first).filter_map(|o| if let Operand::LiteralBit32(v) = o { Some(*v) } else { None })
+}
+
+/// How many members, elements, columns or components a composite type has.
+fn part_count(module: &Module, ty: Id) -> u32 {
+    match module.type_def(ty) {
+        Some(Type::Struct { members }) => members.len() as u32,
+        Some(Type::Vector { count, .. }) => *count,
+        Some(Type::Matrix { columns, .. }) => *columns,
+        Some(Type::Array { length, .. }) => module.const_u32(*length).unwrap_or(0),
+        _ => 0,
     }
 }
 
@@ -215,47 +259,48 @@ impl Emitter<'_> {
         let module = self.module;
         match op {
             Op::CompositeExtract => {
-                let mut base_ty = module.type_of(id_at(operands, 0, id)?)?;
-                let mut expr = self.constant(id_at(operands, 0, id)?)?;
-                for operand in &operands[1..] {
-                    let Operand::LiteralBit32(index) = operand else {
-                        continue;
-                    };
-                    (expr, base_ty) = match module.ty(base_ty)? {
-                        Type::Struct { members } => {
-                            let member = *members
-                                .get(*index as usize)
-                                .ok_or_else(|| Error::invalid("no such member", at(id)))?;
-                            (Expr::member(expr, self.member_name(base_ty, *index)?), member)
-                        }
-                        Type::Vector { component, .. } => {
-                            (Expr::member(expr, COMPONENTS[*index as usize % 4]), *component)
-                        }
-                        Type::Array { element: inner, .. } | Type::Matrix { column: inner, .. } => {
-                            (Expr::index(expr, Expr::Literal(Literal::Abstract(i64::from(*index)))), *inner)
-                        }
-                        _ => {
-                            return Err(Error::invalid("composite index into a non-composite", at(id)));
-                        }
-                    };
+                let composite = id_at(operands, 0, id)?;
+                let (mut expr, mut ty) = (self.constant(composite)?, module.type_of(composite)?);
+                for index in literals(operands, 1) {
+                    (expr, ty) = self.part(expr, ty, index, id)?;
                 }
                 Ok(expr)
+            }
+            Op::CompositeInsert => {
+                let object = self.constant(id_at(operands, 0, id)?)?;
+                let composite = id_at(operands, 1, id)?;
+                let base = self.constant(composite)?;
+                let path: Vec<u32> = literals(operands, 2).collect();
+                self.inserted(base, module.type_of(composite)?, &path, object, id)
             }
             Op::VectorShuffle => {
                 let (a, b) = (id_at(operands, 0, id)?, id_at(operands, 1, id)?);
                 let first_len = module.scalar_of(module.type_of(a)?).map_or(1, |(_, n)| n);
-                let (a, b) = (self.constant(a)?, self.constant(b)?);
-                let mut parts = Vec::new();
-                for operand in &operands[2..] {
-                    let Operand::LiteralBit32(c) = operand else {
-                        continue;
-                    };
-                    // 0xFFFFFFFF selects an undefined component: any will do.
-                    let c = if *c == u32::MAX { 0 } else { *c };
-                    let (source, index) = if c < first_len { (&a, c) } else { (&b, c - first_len) };
-                    parts.push(Expr::member(source.clone(), COMPONENTS[index as usize % 4]));
+                let second_len = module.scalar_of(module.type_of(b)?).map_or(1, |(_, n)| n);
+                if literals(operands, 2).any(|c| c != u32::MAX && c >= first_len + second_len) {
+                    return Err(Error::invalid("a shuffle component beyond both vectors", at(id)));
                 }
-                Ok(Expr::call(self.ty(ty)?, parts))
+                let (a, b) = (self.constant(a)?, self.constant(b)?);
+                // Each run of components from one operand is one swizzle of it.
+                let mut runs: Vec<(bool, String)> = Vec::new();
+                for c in literals(operands, 2) {
+                    // 0xFFFFFFFF selects an undefined component: any will do.
+                    let c = if c == u32::MAX { 0 } else { c };
+                    let (second, index) = if c < first_len { (false, c) } else { (true, c - first_len) };
+                    let component = COMPONENTS[index as usize % 4];
+                    match runs.last_mut() {
+                        Some((run_second, swizzle)) if *run_second == second => swizzle.push_str(component),
+                        _ => runs.push((second, component.to_string())),
+                    }
+                }
+                let mut parts: Vec<Expr> = runs
+                    .into_iter()
+                    .map(|(second, swizzle)| Expr::member(if second { b.clone() } else { a.clone() }, swizzle))
+                    .collect();
+                match parts.len() {
+                    1 => Ok(parts.remove(0)),
+                    _ => Ok(Expr::call(self.ty(ty)?, parts)),
+                }
             }
             Op::Select => {
                 let condition = self.constant(id_at(operands, 0, id)?)?;
@@ -263,12 +308,72 @@ impl Emitter<'_> {
                 let reject = self.constant(id_at(operands, 2, id)?)?;
                 Ok(Expr::call("select", vec![reject, accept, condition]))
             }
+            Op::SMod => self.spec_smod(id, ty, operands),
+            // Made by `spec_constants` for a part of a composite that is an `override`.
+            Op::CopyObject => self.constant(id_at(operands, 0, id)?),
             Op::QuantizeToF16 => Ok(Expr::call("quantizeToF16", vec![self.constant(id_at(operands, 0, id)?)?])),
             Op::UConvert | Op::SConvert | Op::FConvert => {
                 let value = self.constant(id_at(operands, 0, id)?)?;
                 Ok(Expr::call(self.ty(ty)?, vec![value]))
             }
             _ => self.spec_operation(id, ty, op, operands),
+        }
+    }
+
+    /// Member, element, column or component `index` of `base`, a constant expression of type
+    /// `ty`, with its type.
+    fn part(&mut self, base: Expr, ty: Id, index: u32, id: Id) -> Result<(Expr, Id), Error> {
+        if index >= part_count(self.module, ty) {
+            return Err(Error::invalid(format!("composite index {index} is out of bounds"), at(id)));
+        }
+        Ok(match self.module.ty(ty)? {
+            Type::Struct { members } => {
+                let member = *members.get(index as usize).ok_or_else(|| Error::invalid("no such member", at(id)))?;
+                (Expr::member(base, self.member_name(ty, index)?), member)
+            }
+            Type::Vector { component, .. } => (Expr::member(base, COMPONENTS[index as usize % 4]), *component),
+            Type::Array { element: inner, .. } | Type::Matrix { column: inner, .. } => {
+                (Expr::index(base, Expr::Literal(Literal::Abstract(i64::from(index)))), *inner)
+            }
+            _ => return Err(Error::invalid("composite index into a non-composite", at(id))),
+        })
+    }
+
+    /// `base` (of type `ty`) with the part at `path` replaced by `object`, rebuilt from its parts.
+    fn inserted(&mut self, base: Expr, ty: Id, path: &[u32], object: Expr, id: Id) -> Result<Expr, Error> {
+        let Some((&first, rest)) = path.split_first() else { return Ok(object) };
+        let mut parts = Vec::new();
+        for index in 0..part_count(self.module, ty) {
+            let (part, part_ty) = self.part(base.clone(), ty, index, id)?;
+            parts.push(if index == first { self.inserted(part, part_ty, rest, object.clone(), id)? } else { part });
+        }
+        Ok(Expr::call(self.ty(ty)?, parts))
+    }
+
+    /// OpSMod: the remainder takes the divisor's sign, `select(r, r + y, r != 0 && (r < 0) != (y < 0))`
+    /// with `r` the truncating remainder, all in signed integers.
+    fn spec_smod(&mut self, id: Id, ty: Id, operands: &[Operand]) -> Result<Expr, Error> {
+        let module = self.module;
+        let signed_ty = flip_signedness(&self.ty(ty)?, true);
+        let as_signed = |expr: Expr, of: Id| match int_signedness(module, of) {
+            Some(false) => Expr::call(format!("bitcast<{signed_ty}>"), vec![expr]),
+            _ => expr,
+        };
+        let divisor = id_at(operands, 1, id)?;
+        let r = as_signed(self.spec_operation(id, ty, Op::SRem, operands)?, ty);
+        let y = as_signed(self.constant(divisor)?, module.type_of(divisor)?);
+        let zero = Expr::call(signed_ty.as_str(), vec![]);
+        let and = if module.scalar_of(ty).is_some_and(|(_, n)| n > 1) { BinaryOp::And } else { BinaryOp::LogicalAnd };
+        let signs_differ = Expr::binary(
+            BinaryOp::NotEqual,
+            Expr::binary(BinaryOp::Less, r.clone(), zero.clone()),
+            Expr::binary(BinaryOp::Less, y.clone(), zero.clone()),
+        );
+        let fix = Expr::binary(and, Expr::binary(BinaryOp::NotEqual, r.clone(), zero), signs_differ);
+        let expr = Expr::call("select", vec![r.clone(), Expr::binary(BinaryOp::Add, r, y), fix]);
+        match int_signedness(module, ty) {
+            Some(false) => self.bitcast(ty, expr),
+            _ => Ok(expr),
         }
     }
 

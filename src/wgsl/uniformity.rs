@@ -1,7 +1,8 @@
-//! WGSL's uniformity rules: derivatives, implicit-level-of-detail sampling and barriers only in
-//! control flow the uniformity analysis proves uniform. SPIR-V has no such rule, so a translated
-//! shader may break it; then the output needs `diagnostic(off, derivative_uniformity)`, or, for
-//! a barrier, which no diagnostic covers, the shader cannot be translated.
+//! WGSL's uniformity rules: derivatives, implicit-level-of-detail sampling, barriers and subgroup
+//! operations only in control flow the uniformity analysis proves uniform. SPIR-V has no such
+//! rule, so a translated shader may break it; then the output needs `diagnostic(off,
+//! derivative_uniformity)` (or `subgroup_uniformity`), or, for a barrier, which no diagnostic
+//! covers, the shader cannot be translated.
 //!
 //! naga does not check the rule the way Tint does, so this is our own analysis of the syntax
 //! tree. It errs on the side of finding a problem. Uniform values are literals, overrides, uniform
@@ -34,6 +35,37 @@ const NEEDS_UNIFORMITY: &[&str] = &[
     "fwidthFine",
 ];
 
+/// Subgroup builtins: WGSL's `subgroup_uniformity` check wants them in uniform control flow, where
+/// SPIR-V's non-uniform operations need not be (they act on the active invocations, as WGSL's
+/// do); the output then turns the check off.
+const SUBGROUP_BUILTINS: &[&str] = &[
+    "subgroupAdd",
+    "subgroupAll",
+    "subgroupAnd",
+    "subgroupAny",
+    "subgroupBallot",
+    "subgroupBroadcast",
+    "subgroupBroadcastFirst",
+    "subgroupElect",
+    "subgroupExclusiveAdd",
+    "subgroupExclusiveMul",
+    "subgroupInclusiveAdd",
+    "subgroupInclusiveMul",
+    "subgroupMax",
+    "subgroupMin",
+    "subgroupMul",
+    "subgroupOr",
+    "subgroupShuffle",
+    "subgroupShuffleDown",
+    "subgroupShuffleUp",
+    "subgroupShuffleXor",
+    "subgroupXor",
+    "quadBroadcast",
+    "quadSwapDiagonal",
+    "quadSwapX",
+    "quadSwapY",
+];
+
 /// Builtins WGSL requires in uniform control flow with no way to turn the check off.
 pub(super) const BARRIERS: &[&str] = &["workgroupBarrier", "storageBarrier", "textureBarrier", "workgroupUniformLoad"];
 
@@ -43,6 +75,8 @@ pub(super) const BARRIERS: &[&str] = &["workgroupBarrier", "storageBarrier", "te
 pub struct Verdict {
     pub breaks_derivatives: bool,
     pub breaks_barriers: bool,
+    /// Whether some subgroup builtin may be in control flow WGSL cannot prove uniform.
+    pub breaks_subgroups: bool,
 }
 
 /// The analysis, fed one function at a time as the emitter lowers it, so that no function's tree
@@ -145,7 +179,11 @@ impl Analysis {
     }
 
     pub fn verdict(&self) -> Verdict {
-        Verdict { breaks_derivatives: self.breaks(NEEDS_UNIFORMITY), breaks_barriers: self.breaks(BARRIERS) }
+        Verdict {
+            breaks_derivatives: self.breaks(NEEDS_UNIFORMITY),
+            breaks_barriers: self.breaks(BARRIERS),
+            breaks_subgroups: self.breaks(SUBGROUP_BUILTINS),
+        }
     }
 
     /// Whether a call of one of `needs` may be in control flow WGSL cannot prove uniform.
@@ -179,7 +217,7 @@ impl Analysis {
 }
 
 fn is_uniformity_builtin(name: &str) -> bool {
-    NEEDS_UNIFORMITY.contains(&name) || BARRIERS.contains(&name)
+    NEEDS_UNIFORMITY.contains(&name) || BARRIERS.contains(&name) || SUBGROUP_BUILTINS.contains(&name)
 }
 
 /// The calls `relevant` accepts that `function` makes in control flow WGSL cannot prove uniform.

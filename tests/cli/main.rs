@@ -1574,18 +1574,22 @@ const ARRAY_SIZED_BY_SPEC_CONSTANT: &str = r#"
 "#;
 
 #[test]
-fn an_array_sized_by_a_spec_constant_needs_an_override_which_the_error_names() {
+fn an_array_sized_by_a_spec_constant_takes_the_default_with_a_warning_naming_the_override() {
     let output = run(&[], Some(ARRAY_SIZED_BY_SPEC_CONSTANT.as_bytes()));
-    assert_failure(&output, 1);
-    assert_stderr_mentions(&output, "--override 7=VALUE (`COUNT`) fixes the size", "the flag that fixes the size");
-    // The error is about a type, which it names by id: it is shown at the type's declaration.
-    assert_stderr_mentions(&output, "= OpTypeArray)", "the declaration's opcode");
-    assert_stderr_mentions(&output, "%array = OpTypeArray %v4float %length", "the declaration's line");
+    assert_success(&output);
+    let wgsl = stdout_of(&output);
+    assert_valid_wgsl(&wgsl, "array sized by a spec constant's default");
+    assert!(wgsl.contains("array<vec4<f32>, 4>"), "COUNT + 1 with COUNT's default 3:\n{wgsl}");
+    assert_stderr_mentions(&output, "its length is fixed at 4", "the length chosen");
+    assert_stderr_mentions(&output, "--override 7=VALUE (`COUNT`) sets another", "the flag that sets another");
     let output = run(&["--override", "7=4"], Some(ARRAY_SIZED_BY_SPEC_CONSTANT.as_bytes()));
     assert_success(&output);
+    assert!(!String::from_utf8_lossy(&output.stderr).contains("warning"), "no warning with --override");
     let wgsl = stdout_of(&output);
     assert_valid_wgsl(&wgsl, "array sized by an overridden spec constant");
     assert!(wgsl.contains("array<vec4<f32>, 5>"), "COUNT + 1 with COUNT = 4:\n{wgsl}");
+    let output = run(&["--deny-warnings"], Some(ARRAY_SIZED_BY_SPEC_CONSTANT.as_bytes()));
+    assert_failure(&output, 1);
 }
 
 #[test]
@@ -1598,4 +1602,25 @@ fn strict_uniformity_changes_nothing_for_uniform_code() {
     let wgsl = std::fs::read_to_string(&out).expect("the WGSL was written");
     assert!(!wgsl.contains("diagnostic"), "{wgsl}");
     assert_same_wgsl(&wgsl, &library_wgsl("glsl/derivatives.frag.spv"));
+}
+
+#[test]
+fn draw_parameters_are_refused_unless_emulated_at_a_binding_the_option_may_choose() {
+    let dir = TempDir::new("cli-draw-parameters");
+    let out = dir.join("out.wgsl");
+    let vertex = "exec/render/draw_parameters.vert.spv";
+    let output = run_fixture_to(vertex, &out, &[]);
+    assert_failure(&output, 1);
+    assert_stderr_mentions(&output, "builtin BaseVertex", "the builtin WebGPU lacks");
+    assert_stderr_mentions(&output, "--emulate-draw-parameters", "the option that emulates it");
+    let output = run_fixture_to(vertex, &out, &["--emulate-draw-parameters", "--draw-parameters-binding", "1:7"]);
+    assert_success(&output);
+    let wgsl = std::fs::read_to_string(&out).expect("the WGSL was written");
+    assert_valid_wgsl(&wgsl, "emulated draw parameters");
+    assert!(wgsl.contains("@group(1) @binding(7) var<uniform> draw_parameters: DrawParameters;"), "{wgsl}");
+    assert!(wgsl.contains("draw_parameters.base_vertex"), "{wgsl}");
+    assert_stderr_mentions(&output, "draw-parameters uniform buffer", "the warning naming the binding");
+    // The binding option alone is a usage error.
+    let output = run_fixture_to(vertex, &out, &["--draw-parameters-binding", "1:7"]);
+    assert_failure(&output, 2);
 }

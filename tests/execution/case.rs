@@ -19,7 +19,8 @@
 //! | `webgpu-fails TEXT` | wgpu on this device cannot run our (validated) WGSL (an upstream bug, say which): the WGSL is translated and validated but not run; reported as ignored. In a WGSL case, wgpu cannot run the original WGSL: every storage buffer needs an `expect` line, which stands in for its results |
 //! | `known-bug TEXT` | the translation is known to be wrong: a failure is reported as ignored, a pass fails (remove the line) |
 //! | `target W H FORMAT` | a colour attachment (render; one line per location) |
-//! | `draw VERTICES [INSTANCES]` | the draw call (render) |
+//! | `draw VERTICES [INSTANCES [FIRST_VERTEX FIRST_INSTANCE]]` | the draw call (render) |
+//! | `emulate-draw-parameters` | translate with `--emulate-draw-parameters`; WebGPU's draw-parameters buffer holds the draw's first vertex and first instance, draw index 0 |
 //! | `vertex LOCATION FORMAT: VALUES` | a per-vertex attribute in its own buffer (render) |
 //! | `tolerance N` | largest allowed difference per channel: unorm steps or f32 ULPs (render) |
 //! | `samples N` | render with N samples per pixel and compare the resolved (averaged) targets (render; not integer formats) |
@@ -194,6 +195,8 @@ pub struct Render {
     pub targets: Vec<TexelFormat>,
     pub vertices: u32,
     pub instances: u32,
+    pub first_vertex: u32,
+    pub first_instance: u32,
     pub attributes: Vec<Attribute>,
     /// Samples per pixel: 1, or 4 with the targets resolved by averaging.
     pub samples: u32,
@@ -233,6 +236,8 @@ pub struct Case {
     pub known_bug: Option<String>,
     pub vulkan_fails: Option<String>,
     pub webgpu_fails: Option<String>,
+    /// Translated with `Options::emulate_draw_parameters`.
+    pub emulate_draw_parameters: bool,
     /// The WGSL source of a reverse-path case (its module is our SPIR-V for it).
     pub wgsl: Option<String>,
 }
@@ -313,6 +318,8 @@ fn build_with(name: String, modules: Vec<Module>, sources: &[Source], wgsl: Opti
             targets: Vec::new(),
             vertices: 0,
             instances: 1,
+            first_vertex: 0,
+            first_instance: 0,
             attributes: Vec::new(),
             samples: 1,
         }),
@@ -324,6 +331,7 @@ fn build_with(name: String, modules: Vec<Module>, sources: &[Source], wgsl: Opti
         known_bug: None,
         vulkan_fails: None,
         webgpu_fails: None,
+        emulate_draw_parameters: false,
         wgsl,
     };
     for source in sources {
@@ -377,6 +385,7 @@ fn apply(case: &mut Case, text: &str) -> Result<(), String> {
     };
     let render = case.render.as_mut();
     match keyword {
+        "emulate-draw-parameters" => case.emulate_draw_parameters = true,
         "dispatch" => case.dispatch = [number(0)?, number(1)?, number(2)?],
         "storage" | "uniform" => {
             let binding = number(0)?;
@@ -441,6 +450,10 @@ fn apply(case: &mut Case, text: &str) -> Result<(), String> {
             render.vertices = number(0)?;
             if args.len() > 1 {
                 render.instances = number(1)?;
+            }
+            if args.len() > 2 {
+                render.first_vertex = number(2)?;
+                render.first_instance = number(3)?;
             }
         }
         "samples" => {

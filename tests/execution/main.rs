@@ -201,7 +201,7 @@ fn run(case: &Case) -> Result<Completion, String> {
     let mut wgsl = Vec::new();
     let mut bindings = Vec::new();
     for module in &case.modules {
-        match translate(module) {
+        match translate(module, case) {
             Ok(translation) => {
                 wgsl.push(translation.wgsl);
                 bindings.extend(translation.bindings);
@@ -249,10 +249,11 @@ fn run_wgsl(gpu: &Gpu, case: &Case, wgsl: &str) -> Result<Completion, String> {
     let ours = gpu.vulkan.run_compute(case)?;
     compare::compare(case, &reference, &ours).map_err(|problem| format!("our SPIR-V: {problem}"))?;
     let module = &case.modules[0];
-    let back =
-        translate(module).map_err(|(TranslateError::Unsupported(message) | TranslateError::Other(message))| {
+    let back = translate(module, case).map_err(
+        |(TranslateError::Unsupported(message) | TranslateError::Other(message))| {
             format!("our SPIR-V does not translate back: {message}")
-        })?;
+        },
+    )?;
     let (_, problems) = common::validate_wgsl(&back.wgsl, &module.path);
     if !problems.is_empty() {
         return Err(format!("the WGSL back: {}\n--- WGSL:\n{}", problems.join("\n"), back.wgsl));
@@ -275,9 +276,9 @@ enum TranslateError {
     Other(String),
 }
 
-fn translate(module: &Module) -> Result<spv2wgsl::Translation, TranslateError> {
-    let outcome =
-        panic::catch_unwind(AssertUnwindSafe(|| spv2wgsl::translate(&module.spirv, &spv2wgsl::Options::default())));
+fn translate(module: &Module, case: &Case) -> Result<spv2wgsl::Translation, TranslateError> {
+    let options = spv2wgsl::Options { emulate_draw_parameters: case.emulate_draw_parameters, ..Default::default() };
+    let outcome = panic::catch_unwind(AssertUnwindSafe(|| spv2wgsl::translate(&module.spirv, &options)));
     match outcome {
         Ok(Ok(translation)) => Ok(translation),
         Ok(Err(error @ spv2wgsl::Error::Unsupported { .. })) => Err(TranslateError::Unsupported(error.to_string())),

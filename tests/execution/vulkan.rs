@@ -317,7 +317,7 @@ impl Vulkan {
                 let offsets = vec![0; vertex_buffers.len()];
                 device.cmd_bind_vertex_buffers(commands, 0, &vertex_buffers, &offsets);
             }
-            device.cmd_draw(commands, render.vertices, render.instances, 0, 0);
+            device.cmd_draw(commands, render.vertices, render.instances, render.first_vertex, render.first_instance);
             device.cmd_end_rendering(commands);
             for (image, resolve, readback) in &targets {
                 let image = resolve.as_ref().unwrap_or(image);

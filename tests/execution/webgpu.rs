@@ -186,7 +186,8 @@ impl WebGpu {
                 for (slot, buffer) in vertex_buffers.iter().enumerate() {
                     pass.set_vertex_buffer(slot as u32, buffer.slice(..));
                 }
-                pass.draw(0..render.vertices, 0..render.instances);
+                let vertices = render.first_vertex..render.first_vertex + render.vertices;
+                pass.draw(vertices, render.first_instance..render.first_instance + render.instances);
             }
             let pixels: Vec<_> = textures
                 .iter()
@@ -258,7 +259,10 @@ impl WebGpu {
                 ResourceKind::Storage(words) => Resource::Storage(
                     self.buffer_with(words, wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC),
                 ),
-                ResourceKind::Uniform(words) => Resource::Uniform(self.buffer_with(words, wgpu::BufferUsages::UNIFORM)),
+                // Also storage: a uniform block WGSL's uniform rules cannot lay out is read-only storage.
+                ResourceKind::Uniform(words) => Resource::Uniform(
+                    self.buffer_with(words, wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::STORAGE),
+                ),
                 ResourceKind::Texture(texture) => Resource::Texture(self.texture(texture)),
                 ResourceKind::Sampler { linear } => Resource::Sampler(self.sampler(*linear)),
                 ResourceKind::Combined { texture, linear } => {
@@ -273,6 +277,25 @@ impl WebGpu {
                 }
             };
             resources.push((r.binding, resource));
+        }
+        // The draw parameters WebGPU lacks, where the translation reads them (a non-indexed draw:
+        // the base vertex is the first vertex).
+        let draw_parameters = bindings.iter().find(|b| b.origin == Some(spv2wgsl::BindingOrigin::DrawParameters));
+        if let (Some(binding), Some(render)) = (draw_parameters, &case.render) {
+            let words = [render.first_vertex, render.first_instance, 0, 0];
+            resources.push((
+                binding.binding.binding,
+                Resource::Uniform(self.buffer_with(&words, wgpu::BufferUsages::UNIFORM)),
+            ));
+        }
+        // A resource the translation moved off a binding it shared with another (Vulkan
+        // aliasing) is bound again where the binding map puts it.
+        for binding in bindings.iter().filter(|b| b.origin == Some(spv2wgsl::BindingOrigin::Aliased)) {
+            let original = binding.original.binding;
+            let aliased = resources.iter().find(|(at, _)| Some(*at) == original).map(|(_, r)| r.alias());
+            if let Some(alias) = aliased {
+                resources.push((binding.binding.binding, alias));
+            }
         }
         resources
     }
@@ -337,7 +360,9 @@ impl WebGpu {
             .map(|(binding, resource)| wgpu::BindGroupEntry {
                 binding: *binding,
                 resource: match resource {
-                    Resource::Storage(buffer) | Resource::Uniform(buffer) => buffer.as_entire_binding(),
+                    Resource::Storage(buffer) | Resource::Uniform(buffer) | Resource::Alias(buffer) => {
+                        buffer.as_entire_binding()
+                    }
                     Resource::Texture(view) => wgpu::BindingResource::TextureView(view),
                     Resource::Sampler(sampler) => wgpu::BindingResource::Sampler(sampler),
                 },
@@ -412,6 +437,20 @@ enum Resource {
     Uniform(wgpu::Buffer),
     Texture(wgpu::TextureView),
     Sampler(wgpu::Sampler),
+    /// A storage buffer bound a second time (not read back twice).
+    Alias(wgpu::Buffer),
+}
+
+impl Resource {
+    /// The same resource, for a second binding.
+    fn alias(&self) -> Resource {
+        match self {
+            Resource::Storage(buffer) | Resource::Alias(buffer) => Resource::Alias(buffer.clone()),
+            Resource::Uniform(buffer) => Resource::Uniform(buffer.clone()),
+            Resource::Texture(view) => Resource::Texture(view.clone()),
+            Resource::Sampler(sampler) => Resource::Sampler(sampler.clone()),
+        }
+    }
 }
 
 /// The `@binding`s of `@group(0)` the WGSL modules declare (naga parses them;

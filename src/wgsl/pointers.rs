@@ -1,0 +1,433 @@
+//! Pointers SPIR-V's variable-pointers capabilities allow and WGSL cannot keep: pointers chosen
+//! at run time (pointer-typed OpSelect and OpPhi) and compared (OpPtrEqual, OpPtrNotEqual,
+//! OpPtrDiff).
+//!
+//! A chosen pointer is a `Choice`: its options, each re-derived where it is used, and what picks
+//! one. Where the options lead to the same variable through the same members, differing only in
+//! array or vector indices, a use reads one reference whose indices are chosen (`a[select(j, i,
+//! c)]`); otherwise a load reads each option and selects the value, and a store writes the
+//! option the selector names. Pointers are compared by their access paths: different variables
+//! never alias, and indices are compared at run time where they are not constants.
+//!
+//! A pointer phi (not at a loop header) becomes a `u32` variable set to the index of the
+//! incoming pointer at the end of each predecessor, with the dynamic indices of that pointer in
+//! variables of their own (they may be out of scope where the phi is used).
+
+use spirv::Op;
+
+use super::ast::{BinaryOp, Expr, Literal, Stmt, UnaryOp};
+use super::emit::Emitter;
+use super::function::{Choice, Lower, Pointer, Selector, Step, Value};
+use crate::error::{Error, Location};
+use crate::passes::signedness::int_signedness;
+use crate::spirv::{Def, Id, Inst, Module};
+
+/// The non-constant indices of the access chains a pointer is derived through, in the order
+/// its re-derivation reads them; `None` for a pointer that is itself chosen at run time.
+fn dynamic_indices(module: &Module, id: Id) -> Option<Vec<Id>> {
+    let mut indices = Vec::new();
+    let mut at = id;
+    // Bounded: an invalid module may derive a pointer from itself.
+    for _ in 0..1024 {
+        let inst = match module.def(at) {
+            Def::Global(_) | Def::Param { .. } => break,
+            _ => module.value_inst(at)?,
+        };
+        match inst.op {
+            Op::Variable => break,
+            Op::CopyObject => at = inst.id(0)?,
+            Op::AccessChain | Op::InBoundsAccessChain => {
+                // As the access chain's lowering decides: constants are literal steps.
+                let dynamic = inst
+                    .id_operands()
+                    .skip(1)
+                    .filter(|&index| module.constant(index).and_then(|_| module.const_u32(index)).is_none());
+                let mut here: Vec<Id> = dynamic.collect();
+                here.append(&mut indices);
+                indices = here;
+                at = inst.id(0)?;
+            }
+            _ => return None,
+        }
+    }
+    Some(indices)
+}
+
+/// What a pointer operand is: one pointer, or one of several.
+enum Pointers {
+    One(Pointer),
+    Many(Choice),
+}
+
+impl Pointers {
+    fn options(&self) -> &[Pointer] {
+        match self {
+            Pointers::One(pointer) => std::slice::from_ref(pointer),
+            Pointers::Many(choice) => &choice.options,
+        }
+    }
+}
+
+/// Two paths compared: equal always, never, or when an expression holds.
+enum Same {
+    Always,
+    Never,
+    When(Expr),
+}
+
+impl Lower<'_> {
+    /// Declares the variables of a pointer phi: which incoming pointer was taken, and the
+    /// dynamic indices of each.
+    pub(super) fn declare_pointer_phi(&mut self, e: &mut Emitter, phi: Id) -> Result<(), Error> {
+        let location = Location { result_id: Some(phi), function: Some(self.function.id), ..Location::default() };
+        if !self.scopes.direct_phis.contains(&phi) {
+            return Err(Error::unsupported(
+                "a pointer phi at a loop header (a pointer that changes from one iteration to the next): WGSL \
+                 cannot keep a pointer in a variable",
+                location,
+            ));
+        }
+        let inst = self.module.value_inst(phi).ok_or_else(|| Error::internal("a phi without its instruction"))?;
+        let base = self.module.name(phi).map(str::to_string).unwrap_or_else(|| format!("x_{phi}"));
+        let which = self.namer.fresh_name(&format!("{base}_which"), Some(&e.namer));
+        self.stmts.push(Stmt::Var { name: which.clone(), ty: Some("u32".into()), value: None });
+        let mut options = Vec::new();
+        for (k, (value, _)) in inst.phi_incoming().enumerate() {
+            let indices = dynamic_indices(self.module, value).ok_or_else(|| {
+                Error::unsupported("a pointer phi taking a pointer that is itself chosen at run time", location.clone())
+            })?;
+            let mut vars = Vec::with_capacity(indices.len());
+            for (d, index) in indices.into_iter().enumerate() {
+                let name = self.namer.fresh_name(&format!("{base}_{k}_index_{d}"), Some(&e.namer));
+                let ty = e.ty(self.module.type_of(index)?)?;
+                self.stmts.push(Stmt::Var { name: name.clone(), ty: Some(ty), value: None });
+                vars.push(name);
+            }
+            options.push(vars);
+        }
+        self.pointer_phis.insert(phi, (which, options));
+        Ok(())
+    }
+
+    /// At the end of predecessor `label`: a pointer phi's variables take the index of the
+    /// pointer coming from it, and its dynamic indices.
+    pub(super) fn pointer_phi_copies(&mut self, e: &mut Emitter, phi: &Inst, label: Id) -> Result<(), Error> {
+        let Some((which, options)) = phi.result.and_then(|id| self.pointer_phis.get(&id)).cloned() else {
+            return Ok(());
+        };
+        let Some((k, (value, _))) = phi.phi_incoming().enumerate().find(|(_, (_, parent))| *parent == label) else {
+            return Ok(());
+        };
+        self.stmts.push(Stmt::Assign { target: Expr::ident(which), value: Expr::Literal(Literal::U32(k as u32)) });
+        let pointer = match self.pointers(e, value)? {
+            Pointers::One(pointer) => pointer,
+            Pointers::Many(_) => return Err(self.nested(phi)),
+        };
+        let dynamic =
+            pointer.steps.iter().filter_map(|step| if let Step::Dynamic(id) = step { Some(*id) } else { None });
+        for (var, index) in options[k].iter().zip(dynamic.collect::<Vec<_>>()) {
+            let value = self.take_shared(e, index)?;
+            self.stmts.push(Stmt::Assign { target: Expr::ident(var.clone()), value });
+        }
+        Ok(())
+    }
+
+    /// A pointer phi where it is defined: the choice of its incoming pointers, their dynamic
+    /// indices read from the phi's variables.
+    pub(super) fn choose_pointer_phi(&mut self, e: &mut Emitter, phi: &Inst) -> Result<(), Error> {
+        let id = self.result(phi)?;
+        let Some((which, vars)) = self.pointer_phis.get(&id).cloned() else { return Ok(()) };
+        let mut options = Vec::new();
+        for ((value, _), vars) in phi.phi_incoming().zip(vars) {
+            let mut pointer = match self.pointers(e, value)? {
+                Pointers::One(pointer) => pointer,
+                Pointers::Many(_) => return Err(self.nested(phi)),
+            };
+            let mut vars = vars.into_iter();
+            for step in &mut pointer.steps {
+                if let Step::Dynamic(_) = step {
+                    let var = vars.next().ok_or_else(|| Error::internal("a pointer phi's index variables"))?;
+                    *step = Step::Index(Expr::ident(var));
+                }
+            }
+            options.push(pointer);
+        }
+        self.values.insert(id, Value::Choice(Box::new(Choice { selector: Selector::Var(which), options })));
+        Ok(())
+    }
+
+    /// The pointer or choice of pointers `id` is.
+    fn pointers(&mut self, e: &mut Emitter, id: Id) -> Result<Pointers, Error> {
+        match self.values.get(&id) {
+            Some(Value::Choice(choice)) => Ok(Pointers::Many(Choice::clone(choice))),
+            _ => Ok(Pointers::One(self.pointer(e, id)?)),
+        }
+    }
+
+    /// A pointer-typed OpSelect.
+    pub(super) fn select_pointer(&mut self, e: &mut Emitter, inst: &Inst) -> Result<(), Error> {
+        let condition = self.operand(inst, 0)?;
+        let mut options = Vec::new();
+        for position in [1, 2] {
+            match self.pointers(e, self.operand(inst, position)?)? {
+                Pointers::One(pointer) => options.push(pointer),
+                Pointers::Many(_) => return Err(self.nested(inst)),
+            }
+        }
+        let choice = Choice { selector: Selector::Condition(condition), options };
+        self.values.insert(self.result(inst)?, Value::Choice(Box::new(choice)));
+        Ok(())
+    }
+
+    fn nested(&self, inst: &Inst) -> Error {
+        Error::unsupported(
+            format!("Op{:?} chooses between pointers that are themselves chosen at run time", inst.op),
+            self.location(inst),
+        )
+    }
+
+    /// Whether option `k` of `choice` is the chosen one.
+    fn picks(&mut self, e: &mut Emitter, selector: &Selector, k: usize) -> Result<Expr, Error> {
+        Ok(match selector {
+            Selector::Condition(condition) => {
+                let condition = self.take_shared(e, *condition)?;
+                if k == 0 { condition } else { Expr::unary(UnaryOp::Not, condition) }
+            }
+            Selector::Var(name) => {
+                Expr::binary(BinaryOp::Equal, Expr::ident(name.clone()), Expr::Literal(Literal::U32(k as u32)))
+            }
+        })
+    }
+
+    /// `values[k]` for the chosen option `k`, as nested selects (of booleans, as what they
+    /// come to: `select(false, true, c)` is `c`).
+    fn chosen(&mut self, e: &mut Emitter, selector: &Selector, mut values: Vec<Expr>) -> Result<Expr, Error> {
+        let mut chosen = values.pop().ok_or_else(|| Error::internal("a choice of no pointers"))?;
+        while let Some(value) = values.pop() {
+            let picked = self.picks(e, selector, values.len())?;
+            let boolean = |b: bool| Expr::Literal(Literal::Bool(b));
+            chosen = match (chosen, value) {
+                (otherwise, value) if otherwise == value => value,
+                (otherwise, value) if otherwise == boolean(false) && value == boolean(true) => picked,
+                (otherwise, value) if otherwise == boolean(true) && value == boolean(false) => {
+                    Expr::unary(UnaryOp::Not, picked)
+                }
+                (otherwise, value) => Expr::call("select", vec![otherwise, value, picked]),
+            };
+        }
+        Ok(chosen)
+    }
+
+    /// The one pointer a choice comes to when its options differ only in indices: those
+    /// indices chosen where it is used. `None` if they lead to different variables or members.
+    pub(super) fn merged(&mut self, e: &mut Emitter, choice: &Choice) -> Result<Option<Pointer>, Error> {
+        let first = &choice.options[0];
+        let same_shape = choice.options.iter().all(|option| {
+            option.base == first.base
+                && option.steps.len() == first.steps.len()
+                && option.steps.iter().zip(&first.steps).all(|pair| match pair {
+                    (Step::Member(a), Step::Member(b)) => a == b,
+                    (Step::Component(a), Step::Component(b)) => a == b,
+                    (Step::Member(_) | Step::Component(_), _) | (_, Step::Member(_) | Step::Component(_)) => false,
+                    _ => true,
+                })
+        });
+        if !same_shape {
+            return Ok(None);
+        }
+        let mut steps = Vec::with_capacity(first.steps.len());
+        for (position, step) in first.steps.iter().enumerate() {
+            if matches!(step, Step::Member(_) | Step::Component(_)) {
+                steps.push(step.clone());
+                continue;
+            }
+            let mut indices = Vec::with_capacity(choice.options.len());
+            for option in &choice.options {
+                indices.push(self.index(e, &option.steps[position])?);
+            }
+            let all_same = indices.iter().all(|index| *index == indices[0]);
+            let index = if all_same { indices.swap_remove(0) } else { self.chosen(e, &choice.selector, indices)? };
+            steps.push(Step::Index(index));
+        }
+        Ok(Some(Pointer { base: first.base.clone(), steps, memory: first.memory }))
+    }
+
+    /// An index step as an expression of a `u32`: the options' indices may differ in type.
+    fn index(&mut self, e: &mut Emitter, step: &Step) -> Result<Expr, Error> {
+        Ok(match step {
+            Step::Constant(i) => Expr::Literal(Literal::U32(*i)),
+            Step::Dynamic(id) => {
+                let index = self.take_shared(e, *id)?;
+                let unsigned = int_signedness(self.module, self.module.type_of(*id)?) == Some(false);
+                if unsigned { index } else { Expr::call("u32", vec![index]) }
+            }
+            Step::Index(index) => index.clone(),
+            Step::Member(_) | Step::Component(_) => return Err(Error::internal("a member step taken as an index")),
+        })
+    }
+
+    /// OpLoad through a choice of pointers to different variables or members: each option read,
+    /// the chosen value kept (`select` for scalars and vectors, an `if` for the rest).
+    pub(super) fn load_choice(&mut self, e: &mut Emitter, inst: &Inst, choice: Choice) -> Result<(), Error> {
+        let mut loads = Vec::with_capacity(choice.options.len());
+        for option in choice.options.clone() {
+            loads.push(self.reference(e, option, true)?);
+        }
+        let ty = self.result_type(inst)?;
+        if self.module.scalar_of(ty).is_some() {
+            let value = self.chosen(e, &choice.selector, loads)?;
+            return self.define(e, inst, value, true);
+        }
+        let name = self.local_name(e, self.result(inst)?);
+        let target = Expr::ident(name.clone());
+        let assignments = loads.into_iter().map(|value| Stmt::Assign { target: target.clone(), value }).collect();
+        let chosen = self.each_option(e, &choice.selector, assignments)?;
+        self.flush(e, true);
+        self.stmts.push(Stmt::Var { name: name.clone(), ty: Some(e.ty(ty)?), value: None });
+        self.stmts.push(chosen);
+        self.values.insert(self.result(inst)?, Value::Ident(name));
+        Ok(())
+    }
+
+    /// OpStore through a choice of pointers to different variables or members: to the chosen
+    /// option only.
+    pub(super) fn store_choice(&mut self, e: &mut Emitter, value: Id, choice: Choice) -> Result<(), Error> {
+        let value = self.take_shared(e, value)?;
+        let mut stores = Vec::with_capacity(choice.options.len());
+        for option in choice.options.clone() {
+            let target = self.reference(e, option, true)?;
+            stores.push(Stmt::Assign { target, value: value.clone() });
+        }
+        let chosen = self.each_option(e, &choice.selector, stores)?;
+        self.side_effect(e, chosen);
+        Ok(())
+    }
+
+    /// `if picks(0) { stmts[0] } else if picks(1) { stmts[1] } ... else { last }`.
+    fn each_option(&mut self, e: &mut Emitter, selector: &Selector, mut stmts: Vec<Stmt>) -> Result<Stmt, Error> {
+        let last = stmts.pop().ok_or_else(|| Error::internal("a choice of no pointers"))?;
+        let mut chosen = last;
+        while let Some(stmt) = stmts.pop() {
+            let condition = self.picks(e, selector, stmts.len())?;
+            chosen = Stmt::If { condition, accept: vec![stmt], reject: vec![chosen] };
+        }
+        Ok(chosen)
+    }
+
+    /// An access chain whose base is a choice: the same steps after each option.
+    pub(super) fn chain_choice(&mut self, inst: &Inst, mut choice: Choice, steps: Vec<Step>) -> Result<(), Error> {
+        for option in &mut choice.options {
+            option.steps.extend(steps.iter().cloned());
+        }
+        self.values.insert(self.result(inst)?, Value::Choice(Box::new(choice)));
+        Ok(())
+    }
+
+    /// OpPtrEqual and OpPtrNotEqual: the access paths compared.
+    pub(super) fn pointer_equality(&mut self, e: &mut Emitter, inst: &Inst) -> Result<(), Error> {
+        let a = self.pointers(e, self.operand(inst, 0)?)?;
+        let b = self.pointers(e, self.operand(inst, 1)?)?;
+        let mut rows = Vec::new();
+        for option in a.options().to_vec() {
+            let mut row = Vec::new();
+            for other in b.options().to_vec() {
+                row.push(match self.same(e, inst, &option, &other)? {
+                    Same::Always => Expr::Literal(Literal::Bool(true)),
+                    Same::Never => Expr::Literal(Literal::Bool(false)),
+                    Same::When(condition) => condition,
+                });
+            }
+            rows.push(match &b {
+                Pointers::One(_) => row.swap_remove(0),
+                Pointers::Many(choice) => self.chosen(e, &choice.selector.clone(), row)?,
+            });
+        }
+        let mut equal = match &a {
+            Pointers::One(_) => rows.swap_remove(0),
+            Pointers::Many(choice) => self.chosen(e, &choice.selector.clone(), rows)?,
+        };
+        if inst.op == Op::PtrNotEqual {
+            equal = match equal {
+                Expr::Literal(Literal::Bool(b)) => Expr::Literal(Literal::Bool(!b)),
+                equal => Expr::unary(UnaryOp::Not, equal),
+            };
+        }
+        self.define(e, inst, equal, false)
+    }
+
+    /// Whether two pointers of one type designate the same memory.
+    fn same(&mut self, e: &mut Emitter, inst: &Inst, a: &Pointer, b: &Pointer) -> Result<Same, Error> {
+        if a.base != b.base {
+            // Distinct variables never alias; a pointer parameter may point anywhere.
+            let parameter = |p: &Pointer| matches!(p.base, Expr::Unary(UnaryOp::Deref, _));
+            if parameter(a) || parameter(b) {
+                return Err(Error::unsupported(
+                    format!(
+                        "Op{:?} compares a pointer parameter with another pointer: WGSL cannot tell whether \
+                         they point to the same memory",
+                        inst.op
+                    ),
+                    self.location(inst),
+                ));
+            }
+            return Ok(Same::Never);
+        }
+        let mut conditions = Vec::new();
+        for (x, y) in a.steps.iter().zip(&b.steps) {
+            match (x, y) {
+                (Step::Member(m), Step::Member(n)) if m != n => return Ok(Same::Never),
+                (Step::Component(m), Step::Component(n)) if m != n => return Ok(Same::Never),
+                (Step::Member(_), _) | (Step::Component(_), _) | (_, Step::Member(_)) | (_, Step::Component(_)) => {}
+                (Step::Constant(i), Step::Constant(j)) if i != j => return Ok(Same::Never),
+                (Step::Constant(_), Step::Constant(_)) => {}
+                (x, y) => {
+                    let (x, y) = (self.index(e, x)?, self.index(e, y)?);
+                    if x != y {
+                        conditions.push(Expr::binary(BinaryOp::Equal, x, y));
+                    }
+                }
+            }
+        }
+        Ok(match conditions.into_iter().reduce(|a, b| Expr::binary(BinaryOp::LogicalAnd, a, b)) {
+            Some(condition) => Same::When(condition),
+            None => Same::Always,
+        })
+    }
+
+    /// OpPtrDiff: how many elements apart two pointers into one array are, from their last
+    /// indices (the result is undefined for pointers into different arrays).
+    pub(super) fn pointer_difference(&mut self, e: &mut Emitter, inst: &Inst) -> Result<(), Error> {
+        let a = self.pointer(e, self.operand(inst, 0)?)?;
+        let b = self.pointer(e, self.operand(inst, 1)?)?;
+        let mut last = |pointer: &Pointer| -> Result<Expr, Error> {
+            Ok(match pointer.steps.last() {
+                Some(step @ (Step::Constant(_) | Step::Dynamic(_) | Step::Index(_))) => {
+                    Expr::call("i32", vec![self.index(e, step)?])
+                }
+                _ => Expr::Literal(Literal::I32(0)),
+            })
+        };
+        let difference = Expr::binary(BinaryOp::Subtract, last(&a)?, last(&b)?);
+        let ty = self.result_type(inst)?;
+        let difference = if &*e.ty(ty)? == "i32" { difference } else { e.bitcast(ty, difference)? };
+        self.define(e, inst, difference, false)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_pointer_parameter_compared_with_another_pointer_is_refused() {
+        let text = "OpCapability Shader\nOpCapability VariablePointers\nOpMemoryModel Logical GLSL450\n\
+            OpEntryPoint GLCompute %main \"main\"\nOpExecutionMode %main LocalSize 1 1 1\n\
+            %void = OpTypeVoid\n%bool = OpTypeBool\n%float = OpTypeFloat 32\n\
+            %ptr = OpTypePointer Private %float\n%fn = OpTypeFunction %void\n\
+            %helper_fn = OpTypeFunction %bool %ptr\n%g = OpVariable %ptr Private\n%h = OpVariable %ptr Private\n\
+            %helper = OpFunction %bool None %helper_fn\n%p = OpFunctionParameter %ptr\n%he = OpLabel\n\
+            %same = OpPtrEqual %bool %p %g\nOpReturnValue %same\nOpFunctionEnd\n\
+            %main = OpFunction %void None %fn\n%entry = OpLabel\n%r = OpFunctionCall %bool %helper %h\n\
+            OpReturn\nOpFunctionEnd\n";
+        let error = crate::translate(text.as_bytes(), &crate::Options::default()).unwrap_err().to_string();
+        assert!(error.contains("OpPtrEqual compares a pointer parameter with another pointer"), "{error}");
+    }
+}
