@@ -168,8 +168,15 @@ fn main() -> ExitCode {
         Color::Auto => ColorChoice::Never,
     };
     let spirv_val = SpirvVal::find();
-    if cli.validate_input && spirv_val.is_none() {
-        usage_error("--validate-input needs spirv-val (SPIRV-Tools) on the PATH");
+    if cli.validate_input {
+        match &spirv_val {
+            None => usage_error("--validate-input needs spirv-val (SPIRV-Tools) on the PATH"),
+            Some(spirv_val) => {
+                if let Err(error) = spirv_val.runs() {
+                    usage_error(format!("--validate-input: spirv-val is on the PATH but does not run: {error}"))
+                }
+            }
+        }
     }
     if cli.check || cli.out_dir.is_some() {
         return many::run(&cli, color, spirv_val.as_ref());

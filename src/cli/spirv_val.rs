@@ -30,6 +30,16 @@ impl SpirvVal {
         Some(SpirvVal { program })
     }
 
+    /// Whether it starts and answers `--version`: a file named `spirv-val` that cannot run (not
+    /// executable, a broken interpreter) must not let `--validate-input` pass unchecked.
+    pub fn runs(&self) -> std::io::Result<()> {
+        let output = Command::new(&self.program).arg("--version").stdin(Stdio::null()).output()?;
+        match output.status.success() {
+            true => Ok(()),
+            false => Err(std::io::Error::other(format!("`--version` ends with {}", output.status))),
+        }
+    }
+
     /// Validates `words` for the Vulkan version their SPIR-V version needs.
     pub fn check(&self, words: &[u32]) -> std::io::Result<Verdict> {
         let version = words.get(1).map_or((1, 0), |&word| ((word >> 16) as u8, (word >> 8) as u8));

@@ -167,6 +167,16 @@ fn validate_input_runs_spirv_val_first() {
     let output = run_with_path(dir.path(), &["good.spv", "--validate-input"], Some(nowhere.as_os_str()));
     assert_failure(&output, 2);
     assert_stderr_mentions(&output, "--validate-input needs spirv-val", "why");
+
+    // There and not runnable (not executable): a usage error too, not a translation left unchecked.
+    let broken = fake_spirv_val(&dir, "exit 0");
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(broken.join("spirv-val"), std::fs::Permissions::from_mode(0o644)).unwrap();
+    }
+    let output = run_with_path(dir.path(), &["good.spv", "--validate-input"], Some(broken.as_os_str()));
+    assert_failure(&output, 2);
+    assert_stderr_mentions(&output, "spirv-val is on the PATH but does not run", "why");
 }
 
 /// A WGSL shader that compiles, one that does not (an undeclared name on line 2), and SPIR-V.
