@@ -14,9 +14,6 @@ use crate::error::Error;
 use crate::id_hash::IdSet;
 use crate::spirv::{EntryPoint, Id, Inst, IoSource, Module};
 
-/// The length past which one of several results computed at the return gets a `let`.
-const LONG_RESULT: usize = 32;
-
 /// What the returns of an unwrapped entry function give.
 pub(super) struct EntryResult {
     /// The struct of the results when there are several.
@@ -113,6 +110,12 @@ impl Lower<'_> {
     }
 
     /// The value an unwrapped entry function returns here; `None` for one without outputs.
+    ///
+    /// Of several results, one computed where it is returned (an expression, not a name, a
+    /// literal or a path into memory) gets a `let` named as its output, so the return reads as a
+    /// list of output names. So does a value with an effect (a call just before the return):
+    /// the proxies the return reads are then read after the call, as in SPIR-V. (A pending read
+    /// of memory cannot precede such a call here: defining the call bound it.)
     pub(super) fn entry_return(&mut self, e: &mut Emitter) -> Result<Option<Expr>, Error> {
         let Some(result) = self.entry.take() else { return Ok(None) };
         let mut values = Vec::new();
@@ -121,11 +124,14 @@ impl Lower<'_> {
                 Output::Read(expr) => expr.clone(),
                 Output::Direct { stored: Some(value), ty, wgsl_ty, name, .. } => {
                     let pending = matches!(self.values.get(value), Some(Value::Pending { .. }));
+                    let effect = self.pending_effect(e, *value);
                     let mut value = self.take(e, *value)?;
-                    // One of several results, computed where it is returned and long: named as
-                    // the output, so the return reads as a list of names.
-                    let long = || super::print::expr_to_string(&value).len() > LONG_RESULT;
-                    if pending && result.struct_name.is_some() && !value.is_path() && long() {
+                    let named = match &value {
+                        _ if effect => true,
+                        Expr::Call(call) => !call.args.is_empty(),
+                        other => !other.is_path(),
+                    };
+                    if pending && result.struct_name.is_some() && named {
                         let name = self.namer.fresh_name(name, Some(&e.namer));
                         self.stmts.push(Stmt::Let { name: name.clone(), ty: None, value });
                         value = Expr::Ident(name);
