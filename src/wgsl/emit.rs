@@ -7,8 +7,9 @@ use std::collections::{BTreeSet, HashMap};
 
 use spirv::StorageClass;
 
-use super::ast::{self, Attribute, Expr, Literal};
+use super::ast::{self, Attribute, Expr, Literal, Stmt};
 use super::deferred_returns;
+use super::entry_locals;
 use super::for_loops;
 use super::function;
 use super::image;
@@ -71,6 +72,8 @@ pub struct Emitter<'m> {
     claimed: IdMap<Id, String>,
     /// Things the user should know, as `Translation::warnings`.
     pub warnings: Vec<Warning>,
+    /// Per entry function, the private variables declared in it (`entry_locals.rs`).
+    pub(super) entry_locals: IdMap<Id, Vec<Stmt>>,
 }
 
 /// What `emit` makes: the WGSL syntax tree (its functions already printed), the binding map of
@@ -105,6 +108,7 @@ pub fn emit(module: &Module, options: &Options) -> Result<Emitted, Error> {
         new_bindings: IdMap::default(),
         read_only: IdSet::default(),
         warnings: Vec::new(),
+        entry_locals: IdMap::default(),
         claimed: IdMap::default(),
         no_data: module.types_holding_no_data(),
         moved_initializers: Vec::new(),
@@ -150,8 +154,16 @@ pub fn emit(module: &Module, options: &Options) -> Result<Emitted, Error> {
         e.uniformity.declare_function(&name);
         e.names.insert(id, name);
     }
+    let private_to_entry = entry_locals::private_to_entry(module, &functions, &unwrapped);
     for global in used_globals(module, &functions) {
         e.global(global)?;
+        let id = module.globals[global].id;
+        let moved = e.moved_initializers.last().is_some_and(|&(g, _)| g == id);
+        if let (Some(&function), false) = (private_to_entry.get(&global), moved) {
+            let declared = e.out.globals.pop().ok_or_else(|| Error::internal("a global not declared"))?;
+            let var = Stmt::Var { name: declared.name.into(), ty: declared.ty, value: declared.init };
+            e.entry_locals.entry(function).or_default().push(var);
+        }
     }
     e.claim_late_names(&functions);
     for &f in &functions {

@@ -86,6 +86,10 @@ pub fn emit(e: &mut Emitter, f: usize, entry: Option<&EntryPoint>) -> Result<ast
     let body = function.body.as_deref().ok_or_else(|| Error::internal("function was not structurized"))?;
     lower.scopes = scopes::analyse(module, function, body, &lower.uses)?;
     let mut body = lower.nodes(e, body)?;
+    if entry.is_some() {
+        let locals = e.entry_locals.remove(&function.id).unwrap_or_default();
+        body.splice(0..0, locals);
+    }
     declarations::sink(&mut body);
     body.splice(0..0, copies);
     // A void function's final `return;` is implied.

@@ -8,6 +8,7 @@ mod deferred_returns;
 pub mod emit;
 mod entry_initializers;
 mod entry_io;
+mod entry_locals;
 mod extended_arith;
 mod for_loops;
 mod function;
