@@ -86,8 +86,9 @@ pub(super) fn initialize_at_first_assignment(
             let Stmt::Var { name, ty, .. } = stmts[at].unnoted() else { return false };
             let plain = ["bool", "i32", "u32", "f32", "f16", "vec", "mat"];
             let plain = ty.as_ref().is_some_and(|ty| plain.iter().any(|p| ty.starts_with(p)));
-            // The initializing assignment is the one write.
-            plain && writes.get(&**name) == Some(&1)
+            // The initializing assignment is the one write; a loop's `continuing` that mentions
+            // the variable may write it too.
+            plain && writes.get(&**name) == Some(&1) && !in_continuing(name)
         })
         .collect();
     drop(writes);
@@ -331,5 +332,8 @@ mod tests {
         let body = vec![var("x"), when(vec![set("x", 1)])];
         let text = sunk(vec![Stmt::Loop { body, continuing: vec![], break_if: Some(less) }]);
         assert!(text.contains("loop {\n        var x: u32;"), "{text}");
+        // Assigned first in the body and again in the `continuing`: a `var`, not a `let`.
+        let text = sunk(vec![var("x"), forever(vec![set("x", 1), read("y")], vec![set("x", 2)])]);
+        assert!(text.contains("loop {\n        var x = 1u;"), "{text}");
     }
 }
