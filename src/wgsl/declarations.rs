@@ -12,12 +12,15 @@ use super::ast::{Expr, Stmt};
 /// effect, down to the statement that first mentions the variable when that assigns it (its
 /// initial value then unused): `var x: T = value;`. Not past a `continue` (of the loop whose body
 /// `stmts` are) when `in_continuing` says the loop's `continuing` mentions the variable: WGSL
-/// forbids skipping such a declaration. One walk over the statements finds every variable's first
-/// mention, so the cost does not grow with variables times statements.
+/// forbids skipping such a declaration. A variable written once, there, is a `let`, unless what
+/// follows `stmts` writes it too (`written_after`: a loop's `continuing`). One walk over the
+/// statements finds every variable's first mention, so the cost does not grow with variables
+/// times statements.
 pub(super) fn initialize_at_first_assignment(
     stmts: &mut Vec<Stmt>,
     declared: usize,
     in_continuing: &dyn Fn(&str) -> bool,
+    written_after: &dyn Fn(&str) -> bool,
 ) {
     if declared == 0 {
         return;
@@ -86,9 +89,8 @@ pub(super) fn initialize_at_first_assignment(
             let Stmt::Var { name, ty, .. } = stmts[at].unnoted() else { return false };
             let plain = ["bool", "i32", "u32", "f32", "f16", "vec", "mat"];
             let plain = ty.as_ref().is_some_and(|ty| plain.iter().any(|p| ty.starts_with(p)));
-            // The initializing assignment is the one write; a loop's `continuing` that mentions
-            // the variable may write it too.
-            plain && writes.get(&**name) == Some(&1) && !in_continuing(name)
+            // The initializing assignment is the one write (a loop's `continuing` may write too).
+            plain && writes.get(&**name) == Some(&1) && !written_after(name)
         })
         .collect();
     drop(writes);
@@ -126,7 +128,7 @@ pub(super) fn initialize_at_first_assignment(
 /// iteration could see the value of the one before.
 pub(super) fn sink(body: &mut Vec<Stmt>) {
     sink_into_scopes(body, &|_| false);
-    initialize_at_first_assignment(body, leading_vars(body), &|_| false);
+    initialize_at_first_assignment(body, leading_vars(body), &|_| false, &|_| false);
 }
 
 /// `sink` for the scopes nested in `stmts`, after moving declarations from `stmts` into them;
@@ -153,15 +155,18 @@ fn sink_into_scopes(stmts: &mut Vec<Stmt>, used_after: &dyn Fn(&str) -> bool) {
             let in_break_if = names_in(&[], break_if.as_ref());
             let used_by_continuing = |name: &str| in_continuing.contains(name) || in_break_if.contains(name);
             sink_into_scopes(body, &used_by_continuing);
-            initialize_at_first_assignment(body, leading_vars(body), &used_by_continuing);
+            let mut written = HashSet::new();
+            continuing.iter().for_each(|stmt| stmt.for_each_written(&mut |name| _ = written.insert(name.to_string())));
+            let written_by_continuing = |name: &str| written.contains(name);
+            initialize_at_first_assignment(body, leading_vars(body), &used_by_continuing, &written_by_continuing);
             let used_by_break_if = |name: &str| in_break_if.contains(name);
             sink_into_scopes(continuing, &used_by_break_if);
-            initialize_at_first_assignment(continuing, leading_vars(continuing), &|_| false);
+            initialize_at_first_assignment(continuing, leading_vars(continuing), &|_| false, &|_| false);
             continue;
         }
         for list in stmt.lists_mut() {
             sink_into_scopes(list, &|_| false);
-            initialize_at_first_assignment(list, leading_vars(list), &|_| false);
+            initialize_at_first_assignment(list, leading_vars(list), &|_| false, &|_| false);
         }
     }
 }

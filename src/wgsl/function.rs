@@ -315,7 +315,7 @@ impl<'m> Lower<'m> {
             _ => false,
         });
         declared += own.count();
-        declarations::initialize_at_first_assignment(&mut stmts, declared, &|_| true);
+        declarations::initialize_at_first_assignment(&mut stmts, declared, &|_| true, &|_| false);
         Ok(stmts)
     }
 
