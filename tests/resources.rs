@@ -233,16 +233,38 @@ OpFunctionEnd";
 
 #[test]
 fn depth_comparison_only_at_level_zero() {
+    // Level 0 is a fixed Lod of 0, or fixed gradients of 0 (the level they select); an
+    // overridable 0 is no fixed level.
     let declarations = "%image = OpTypeImage %float 2D 1 0 0 1 Unknown
 %sampled = OpTypeSampledImage %image
 %ptr_image = OpTypePointer UniformConstant %image
 %texture = OpVariable %ptr_image UniformConstant
-%smp = OpVariable %ptr_sampler UniformConstant";
-    let body = "%t = OpLoad %image %texture
+%smp = OpVariable %ptr_sampler UniformConstant
+%null_v2 = OpConstantNull %v2float
+%half = OpConstant %float 0.5
+%small = OpConstantComposite %v2float %float_0 %half
+%spec_0 = OpSpecConstant %float 0
+%Buf = OpTypeStruct %float
+%ptr_Buf = OpTypePointer StorageBuffer %Buf
+%ptr_float = OpTypePointer StorageBuffer %float
+%buf = OpVariable %ptr_Buf StorageBuffer";
+    let sample = |operands: &str| {
+        let body = format!(
+            "%t = OpLoad %image %texture
 %s = OpLoad %sampler %smp
 %si = OpSampledImage %sampled %t %s
-%lit = OpImageSampleDrefExplicitLod %float %si %uv %float_0 Lod %float_1";
-    assert_refused(&fragment(declarations, body), &["depth comparison at a level other than 0"]);
+%compared = OpImageSampleDrefExplicitLod %float %si %uv %float_0 {operands}
+%result = OpAccessChain %ptr_float %buf %uint_0
+OpStore %result %compared"
+        );
+        fragment_with(&format!("{BUFFER_DECORATIONS}\nOpDecorate %spec_0 SpecId 3"), declarations, &body)
+    };
+    for level_zero in ["Lod %float_0", "Grad %uv %null_v2"] {
+        assert_translated(&sample(level_zero), &["= textureSampleCompareLevel(", "vec2<f32>(0.0f), 0.0f);"]);
+    }
+    for other in ["Lod %float_1", "Grad %uv %small", "Lod %spec_0"] {
+        assert_refused(&sample(other), &["depth comparison at a level other than 0"]);
+    }
 }
 
 #[test]
@@ -300,7 +322,7 @@ fn array_strides_smaller_than_the_element_are_refused() {
 %buf = OpVariable %ptr_Buf StorageBuffer";
     let body = "%p = OpAccessChain %ptr_v3 %buf %uint_0 %uint_1
 %v = OpLoad %v3float %p";
-    assert_refused(&fragment_with(&decorations, declarations, body), &["array stride of 8 bytes", "at least 16"]);
+    assert_refused(&fragment_with(&decorations, declarations, body), &["array stride of 8 bytes", "at least 12"]);
 }
 
 #[test]

@@ -27,15 +27,17 @@ pub enum Tool {
     OursNoValidate,
     /// naga: `front::spv` + `valid::Validator` + `back::wgsl`.
     Naga,
-    /// rspirv's `dr::load_bytes` alone: parsing, the floor of any translator built on it.
-    Rspirv,
+    /// rspirv's parser alone, `rspirv::binary::parse_words` with a consumer that drops each
+    /// instruction (the words read from the bytes first, as every tool does): the floor of any
+    /// translator that parses through rspirv.
+    Floor,
     /// The `spv2wgsl` executable: `spv2wgsl IN -o OUT`.
     OursCli,
     /// The `naga` executable: `naga IN OUT`.
     NagaCli,
 }
 
-pub const TOOLS: [Tool; 6] = [Tool::Ours, Tool::OursNoValidate, Tool::Naga, Tool::Rspirv, Tool::OursCli, Tool::NagaCli];
+pub const TOOLS: [Tool; 6] = [Tool::Ours, Tool::OursNoValidate, Tool::Naga, Tool::Floor, Tool::OursCli, Tool::NagaCli];
 
 impl Tool {
     pub fn name(self) -> &'static str {
@@ -43,7 +45,7 @@ impl Tool {
             Tool::Ours => "spv2wgsl",
             Tool::OursNoValidate => "spv2wgsl-no-validate",
             Tool::Naga => "naga",
-            Tool::Rspirv => "rspirv-load",
+            Tool::Floor => "rspirv-parse",
             Tool::OursCli => "spv2wgsl-cli",
             Tool::NagaCli => "naga-cli",
         }
@@ -68,7 +70,10 @@ impl Tool {
                     .map(drop)
                     .map_err(|e| e.to_string())
             }),
-            Tool::Rspirv => timed(|| rspirv::dr::load_bytes(bytes).map(drop).map_err(|e| e.to_string())),
+            Tool::Floor => timed(|| {
+                let words = spv2wgsl::spirv::load::words_from_bytes(bytes).map_err(|e| e.to_string())?;
+                rspirv::binary::parse_words(&words, &mut Nothing).map_err(|e| e.to_string())
+            }),
             Tool::OursCli | Tool::NagaCli => {
                 let program = if self == Tool::OursCli { env!("CARGO_BIN_EXE_spv2wgsl") } else { "naga" };
                 let mut command = Command::new(program);
@@ -80,6 +85,24 @@ impl Tool {
                 run_process(command, scratch)
             }
         }
+    }
+}
+
+/// A consumer of rspirv's parser that keeps nothing.
+struct Nothing;
+
+impl rspirv::binary::Consumer for Nothing {
+    fn initialize(&mut self) -> rspirv::binary::ParseAction {
+        rspirv::binary::ParseAction::Continue
+    }
+    fn finalize(&mut self) -> rspirv::binary::ParseAction {
+        rspirv::binary::ParseAction::Continue
+    }
+    fn consume_header(&mut self, _: rspirv::dr::ModuleHeader) -> rspirv::binary::ParseAction {
+        rspirv::binary::ParseAction::Continue
+    }
+    fn consume_instruction(&mut self, _: rspirv::dr::Instruction) -> rspirv::binary::ParseAction {
+        rspirv::binary::ParseAction::Continue
     }
 }
 

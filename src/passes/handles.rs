@@ -499,10 +499,11 @@ fn texture_type(module: &Module, members: &[Id], declared: ImageType, uses: &Use
         } else if decorated(|d| d.non_writable) {
             AccessQualifier::ReadOnly
         } else {
+            // One only queried is read-only, which every stage can use.
             match (uses.read.is_some(), uses.write.is_some()) {
-                (true, false) => AccessQualifier::ReadOnly,
+                (_, false) => AccessQualifier::ReadOnly,
                 (false, true) => AccessQualifier::WriteOnly,
-                _ => AccessQualifier::ReadWrite,
+                (true, true) => AccessQualifier::ReadWrite,
             }
         });
     }

@@ -6,6 +6,10 @@
 //!   to the stride (`Module::padded_sizes`); access chains step into `.value`;
 //! - a matrix whose MatrixStride differs from WGSL's column stride is an array of padded columns;
 //!   a RowMajor matrix is stored transposed: as the transposed matrix, or an array of padded rows;
+//! - a vector placed below WGSL's alignment for it (relaxed and scalar block layouts: a `vec3` at
+//!   offset 4, an array of `vec3` with a stride of 12) is an array of its components, and so is
+//!   every vector inside a struct, array or matrix placed so; access chains index the array as
+//!   they index the vector;
 //! - member offsets are left to the emitter, which pads the member before with `@size`.
 //!
 //! Values never have storage types. A load through a pointer to memory with adapted parts loads
@@ -84,8 +88,11 @@ enum Kind {
     Array { wrapped: bool },
     /// A row-major matrix, stored as the transposed matrix.
     Transposed,
-    /// A matrix stored as an array of padded columns, or rows if `row_major`.
-    Lines { row_major: bool },
+    /// A matrix stored as an array of columns, or rows if `row_major`, each in a padded wrapper
+    /// struct if `wrapped`.
+    Lines { row_major: bool, wrapped: bool },
+    /// A vector stored as an array of its components.
+    Components,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -119,7 +126,7 @@ pub fn run(module: &mut Module, _options: &Options) -> Result<(), Error> {
             opcode: Some(Op::Variable),
             ..Location::default()
         };
-        let storage = layouts.storage_type(value, None, &at)?;
+        let storage = layouts.storage_type(value, None, false, &at)?;
         // Uniform BufferBlock variables are storage buffers (SPIR-V 1.0 style).
         let uniform_buffer = class == StorageClass::Uniform && !layouts.module.decorations(value).buffer_block;
         if uniform_buffer && let Err(reason) = uniform_rules(layouts.module, storage) {
@@ -155,6 +162,7 @@ pub fn run(module: &mut Module, _options: &Options) -> Result<(), Error> {
     if adapted.is_empty() {
         return Ok(());
     }
+    layouts.forget_value_offsets();
     for f in layouts.module.entry_functions() {
         layouts.rewrite_function(f, &adapted)?;
     }
@@ -193,7 +201,7 @@ fn uniform_rules(module: &Module, ty: Id) -> Result<(), String> {
 
 struct Layouts<'m> {
     module: &'m mut Module,
-    memo: HashMap<(Id, Option<MatrixLayout>), Id>,
+    memo: HashMap<(Id, Option<MatrixLayout>, bool), Id>,
     /// Storage types made here, and how each differs from its value type.
     kinds: HashMap<Id, Kind>,
     constants: HashMap<u32, Id>,
@@ -244,6 +252,27 @@ struct Place {
 }
 
 impl Layouts<'_> {
+    /// A struct with a storage type of its own is never in a buffer again, only a value: its
+    /// member offsets, which WGSL may be unable to spell (a `vec3` at offset 4), mean nothing now.
+    fn forget_value_offsets(&mut self) {
+        let values: Vec<(Id, usize)> = self
+            .memo
+            .iter()
+            .filter(|&(&(ty, _, scalar), &storage)| !scalar && storage != ty)
+            .filter_map(|(&(ty, ..), _)| match self.module.type_def(ty) {
+                Some(Type::Struct { members }) => Some((ty, members.len())),
+                _ => None,
+            })
+            .collect();
+        for (ty, members) in values {
+            for i in 0..members as u32 {
+                if let Some(d) = self.module.member_decorations.get_mut(&(ty, i)) {
+                    d.offset = None;
+                }
+            }
+        }
+    }
+
     fn new_type(&mut self, ty: Type, like: Id, kind: Kind) -> Id {
         let id = self.module.add_def(Def::of_type(ty));
         self.module.declarations.push(id);
@@ -308,28 +337,47 @@ impl Layouts<'_> {
     }
 
     /// The storage type for a value of type `ty` laid out as its decorations say; `ty` itself
-    /// when WGSL's layout of it is the same.
-    fn storage_type(&mut self, ty: Id, matrix: Option<MatrixLayout>, at: &Location) -> Result<Id, Error> {
-        if let Some(&done) = self.memo.get(&(ty, matrix)) {
+    /// when WGSL's layout of it is the same. With `scalar`, every vector in it is an array of its
+    /// components, aligned as one component is.
+    fn storage_type(&mut self, ty: Id, matrix: Option<MatrixLayout>, scalar: bool, at: &Location) -> Result<Id, Error> {
+        if let Some(&done) = self.memo.get(&(ty, matrix, scalar)) {
             return Ok(done);
         }
         let storage = match self.module.ty(ty)?.clone() {
-            Type::Struct { members } => self.struct_storage(ty, &members, at)?,
-            Type::Array { element, length } => self.array_storage(ty, element, Some(length), matrix, at)?,
-            Type::RuntimeArray { element } => self.array_storage(ty, element, None, matrix, at)?,
-            Type::Matrix { column, columns } => self.matrix_storage(ty, column, columns, matrix, at)?,
+            Type::Struct { members } => self.struct_storage(ty, &members, scalar, at)?,
+            Type::Array { element, length } => self.array_storage(ty, element, Some(length), matrix, scalar, at)?,
+            Type::RuntimeArray { element } => self.array_storage(ty, element, None, matrix, scalar, at)?,
+            Type::Matrix { column, columns } => self.matrix_storage(ty, column, columns, matrix, scalar, at)?,
+            // Before strides are checked, which such an integer's would fail first.
+            Type::Int { width, .. } if width != 32 => {
+                return Err(Error::unsupported(
+                    format!("{width}-bit integers: WGSL has only 32-bit integers"),
+                    at.clone(),
+                ));
+            }
+            Type::Vector { component, count } if scalar => {
+                let length = self.constant(count);
+                let stride = size_and_align(self.module, component)?.0;
+                self.array(component, Some(length), stride, ty, Kind::Components)
+            }
             _ => ty,
         };
-        self.memo.insert((ty, matrix), storage);
+        self.memo.insert((ty, matrix, scalar), storage);
         Ok(storage)
     }
 
-    fn struct_storage(&mut self, ty: Id, members: &[Id], at: &Location) -> Result<Id, Error> {
+    fn struct_storage(&mut self, ty: Id, members: &[Id], scalar: bool, at: &Location) -> Result<Id, Error> {
         let mut storage = Vec::with_capacity(members.len());
         for (i, &member) in members.iter().enumerate() {
             let d = self.module.member_decorations(ty, i as u32);
-            let matrix = MatrixLayout { stride: d.matrix_stride, row_major: d.row_major };
-            storage.push(self.storage_type(member, Some(matrix), at)?);
+            let (offset, matrix) = (d.offset, MatrixLayout { stride: d.matrix_stride, row_major: d.row_major });
+            let mut member_storage = self.storage_type(member, Some(matrix), scalar, at)?;
+            // A member placed below WGSL's alignment for it keeps only its components' alignment.
+            let align = size_and_align(self.module, member_storage)?.1;
+            if offset.is_some_and(|offset| !offset.is_multiple_of(align)) {
+                member_storage = self.storage_type(member, Some(matrix), true, at)?;
+            }
+            storage.push(member_storage);
         }
         if storage == members {
             return Ok(ty);
@@ -358,12 +406,19 @@ impl Layouts<'_> {
         element: Id,
         length: Option<Id>,
         matrix: Option<MatrixLayout>,
+        scalar: bool,
         at: &Location,
     ) -> Result<Id, Error> {
-        let element_storage = self.storage_type(element, matrix, at)?;
-        let natural = natural_stride(self.module, element_storage)?;
+        let mut element_storage = self.storage_type(element, matrix, scalar, at)?;
+        let mut natural = natural_stride(self.module, element_storage)?;
         let stride = self.module.decorations(ty).array_stride.unwrap_or(natural);
-        let align = size_and_align(self.module, element_storage)?.1;
+        let mut align = size_and_align(self.module, element_storage)?.1;
+        if !scalar && (stride < natural || !stride.is_multiple_of(align)) {
+            // Elements closer together than WGSL places them may fit as arrays of components.
+            element_storage = self.storage_type(element, matrix, true, at)?;
+            natural = natural_stride(self.module, element_storage)?;
+            align = size_and_align(self.module, element_storage)?.1;
+        }
         if stride == natural && element_storage == element {
             return Ok(ty);
         }
@@ -388,31 +443,37 @@ impl Layouts<'_> {
         column: Id,
         columns: u32,
         matrix: Option<MatrixLayout>,
+        scalar: bool,
         at: &Location,
     ) -> Result<Id, Error> {
         let Some(MatrixLayout { stride, row_major }) = matrix else {
             return Ok(ty);
         };
-        let (scalar, rows) = self
+        let (component, rows) = self
             .module
             .scalar_of(column)
             .ok_or_else(|| Error::invalid("a matrix column that is not a vector", at.clone()))?;
         // The vectors laid out one after another: columns, or rows when row-major.
         let (line, lines) = if row_major {
-            (self.module.intern_type(Type::Vector { component: scalar, count: columns }), rows)
+            (self.module.intern_type(Type::Vector { component, count: columns }), rows)
         } else {
             (column, columns)
         };
-        let natural = natural_stride(self.module, line)?;
+        let line_storage = self.storage_type(line, None, scalar, at)?;
+        let natural = natural_stride(self.module, line_storage)?;
         let stride = stride.unwrap_or(natural);
-        if stride == natural {
+        if stride == natural && line_storage == line {
             if !row_major {
                 return Ok(ty);
             }
             return Ok(self.new_type(Type::Matrix { column: line, columns: lines }, ty, Kind::Transposed));
         }
-        let (size, align) = size_and_align(self.module, line)?;
+        let (size, align) = size_and_align(self.module, line_storage)?;
         if stride < size || !stride.is_multiple_of(align) {
+            if !scalar {
+                // Lines closer together than WGSL places vectors may fit as arrays of components.
+                return self.matrix_storage(ty, column, columns, matrix, true, at);
+            }
             return Err(Error::unsupported(
                 format!(
                     "a matrix stride of {stride} bytes, where WGSL needs at least {size} and a multiple of {align}"
@@ -420,9 +481,10 @@ impl Layouts<'_> {
                 at.clone(),
             ));
         }
-        let wrapper = self.wrapper(line, stride);
+        let wrapped = stride != natural;
+        let element = if wrapped { self.wrapper(line_storage, stride) } else { line_storage };
         let length = self.constant(lines);
-        Ok(self.array(wrapper, Some(length), stride, ty, Kind::Lines { row_major }))
+        Ok(self.array(element, Some(length), stride, ty, Kind::Lines { row_major, wrapped }))
     }
 }
 
@@ -591,7 +653,7 @@ impl Layouts<'_> {
             // A row of a column of a row-major matrix: the element, at [row][column] in storage.
             let kind = self.kinds.get(&matrix).copied();
             next.path.push(index);
-            if kind == Some(Kind::Lines { row_major: true }) {
+            if kind == Some(Kind::Lines { row_major: true, wrapped: true }) {
                 next.path.push(self.constant(0));
             }
             next.path.push(column);
@@ -624,13 +686,22 @@ impl Layouts<'_> {
                 }
                 next.storage = element;
             }
-            Some(Kind::Lines { row_major: false }) => {
+            Some(Kind::Lines { row_major: false, wrapped }) => {
                 next.path.push(index);
-                next.path.push(self.constant(0));
+                let mut line = self.part(place.storage, index).unwrap_or(value);
+                if wrapped {
+                    let zero = self.constant(0);
+                    next.path.push(zero);
+                    line = self.part(line, zero).unwrap_or(value);
+                }
+                next.storage = line;
+            }
+            Some(Kind::Transposed | Kind::Lines { row_major: true, .. }) => {
+                next.column = Some((place.storage, index));
                 next.storage = value;
             }
-            Some(Kind::Transposed | Kind::Lines { row_major: true }) => {
-                next.column = Some((place.storage, index));
+            Some(Kind::Components) => {
+                next.path.push(index);
                 next.storage = value;
             }
         }
@@ -785,8 +856,7 @@ impl Layouts<'_> {
     fn extract(&mut self, f: usize, out: &mut Vec<usize>, ty: Id, composite: Id, index: u32) -> Id {
         let id = self.push(f, out, Op::CompositeExtract, Some(ty), vec![composite], None);
         let at = *out.last().unwrap_or(&0);
-        self.module.functions[f].insts[at].operands =
-            Box::new([Operand::IdRef(composite), Operand::LiteralBit32(index)]);
+        self.module.functions[f].insts[at].operands = [Operand::IdRef(composite), Operand::LiteralBit32(index)].into();
         id
     }
 }

@@ -15,7 +15,6 @@ use spirv::{ImageOperands, Op};
 
 use crate::Options;
 use crate::error::Error;
-use crate::id_hash::{IdMap, IdSet};
 use crate::ops::{self, Int, IntRule};
 use crate::spirv::{ConstValue, Constant, Def, ExtSet, Function, Id, Inst, Module, Operand, Type};
 
@@ -32,7 +31,7 @@ pub fn run(module: &mut Module, _options: &Options) -> Result<(), Error> {
             new.shrink_to_fit();
             module.functions[f].blocks[b].insts = new;
         }
-        remove_unused_casts(&mut module.functions[f]);
+        remove_unused_casts(&mut module.functions[f], f, &module.defs);
         // The bitcasts were pushed one by one: give back what doubling reserved beyond them
         // before the emitter allocates its trees (0.6 MB of 63 on one 3 MB function).
         module.functions[f].insts.shrink_to_fit();
@@ -44,47 +43,51 @@ pub fn run(module: &mut Module, _options: &Options) -> Result<(), Error> {
 /// Drops bitcasts and copies nothing reads any more: those that looking through bitcasts left
 /// behind, and chains of them. Each cast's uses are counted once; dropping one takes a use from
 /// the cast it reads, which goes in turn when that was its last, so a chain costs its length.
-fn remove_unused_casts(function: &mut Function) {
-    // Only casts can go, so only their uses are counted: (uses, instruction) by result.
-    let mut casts: IdMap<Id, (u32, usize)> = IdMap::default();
+/// Function `f` is `function`; `defs` find which operands are its casts.
+fn remove_unused_casts(function: &mut Function, f: usize, defs: &[Def]) {
+    // Only casts can go, so only their uses are counted, by instruction: `None` for others.
+    let mut uses: Vec<Option<u32>> = vec![None; function.insts.len()];
     for &index in function.blocks.iter().flat_map(|block| &block.insts) {
-        let inst = &function.insts[index];
-        if let (Op::Bitcast | Op::CopyObject, Some(result)) = (inst.op, inst.result) {
-            casts.insert(result, (0, index));
+        if matches!(function.insts[index].op, Op::Bitcast | Op::CopyObject) {
+            uses[index] = Some(0);
         }
     }
-    if casts.is_empty() {
+    if uses.iter().all(Option::is_none) {
         return;
     }
+    // The cast instruction defining `id` in this function, if it is one.
+    let cast = |id: Id| match defs.get(id as usize) {
+        Some(&Def::Value { function, inst, .. }) if function as usize == f => Some(inst as usize),
+        _ => None,
+    };
     for block in &function.blocks {
         for index in block.all_insts() {
             for id in function.insts[index].id_operands() {
-                if let Some((uses, _)) = casts.get_mut(&id) {
-                    *uses += 1;
+                if let Some(Some(count)) = cast(id).and_then(|inst| uses.get_mut(inst)) {
+                    *count += 1;
                 }
             }
         }
     }
-    let mut unused: Vec<Id> = casts.iter().filter(|(_, (uses, _))| *uses == 0).map(|(&id, _)| id).collect();
-    let mut dropped: IdSet<Id> = IdSet::default();
-    while let Some(id) = unused.pop() {
-        dropped.insert(id);
-        let index = casts[&id].1;
+    let mut unused: Vec<usize> = (0..uses.len()).filter(|&i| uses[i] == Some(0)).collect();
+    let mut dropped = vec![false; function.insts.len()];
+    while let Some(index) = unused.pop() {
+        dropped[index] = true;
         for operand in function.insts[index].id_operands() {
-            if let Some((uses, _)) = casts.get_mut(&operand) {
-                *uses -= 1;
-                if *uses == 0 {
-                    unused.push(operand);
+            if let Some(inst) = cast(operand)
+                && let Some(Some(count)) = uses.get_mut(inst)
+            {
+                *count -= 1;
+                if *count == 0 {
+                    unused.push(inst);
                 }
             }
         }
     }
-    if dropped.is_empty() {
-        return;
-    }
-    let insts = &function.insts;
-    for block in &mut function.blocks {
-        block.insts.retain(|&index| !insts[index].result.is_some_and(|id| dropped.contains(&id)));
+    if dropped.iter().any(|&d| d) {
+        for block in &mut function.blocks {
+            block.insts.retain(|&index| !dropped[index]);
+        }
     }
 }
 
@@ -148,16 +151,12 @@ impl Rectifier<'_> {
 
     fn instruction(&mut self, index: usize) -> Result<(), Error> {
         let inst = &self.module.functions[self.function].insts[index];
-        // Most instructions have no integer rule: they are kept without a copy.
-        if inst.op != Op::Bitcast && rule(self.module, inst).is_none() {
-            self.out.push(index);
-            return Ok(());
-        }
         if inst.op == Op::Bitcast {
             let inst = inst.clone();
             self.collapse_bitcast(index, &inst);
             return Ok(());
         }
+        // Most instructions have no integer rule: they are kept without a copy.
         let Some((rule, first)) = rule(self.module, inst) else {
             self.out.push(index);
             return Ok(());
@@ -273,7 +272,7 @@ impl Rectifier<'_> {
             op: Op::Bitcast,
             ty: Some(ty),
             result: Some(result),
-            operands: Box::new([Operand::IdRef(value)]),
+            operands: [Operand::IdRef(value)].into(),
             offset: 0,
         });
         let def = Def::value(self.function, index, ty);

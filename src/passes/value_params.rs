@@ -135,7 +135,7 @@ fn load_arguments(module: &mut Module, f: usize, params: &IdMap<Id, (usize, usiz
                     op: Op::Load,
                     ty: Some(pointee),
                     result: Some(value),
-                    operands: Box::new([Operand::IdRef(pointer)]),
+                    operands: [Operand::IdRef(pointer)].into(),
                     offset: 0,
                 };
                 let function = &mut module.functions[f];

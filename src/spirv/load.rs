@@ -376,12 +376,12 @@ impl Builder<'_> {
     }
 
     fn instruction(&mut self, inst: dr::Instruction) -> Result<(), Error> {
+        if self.function.is_some() {
+            return self.function_instruction(inst);
+        }
         let location = self.location(&inst);
         let ops = Operands { inst: &inst, location: location.clone() };
         let op = inst.class.opcode;
-        if self.function.is_some() {
-            return self.function_instruction(inst, location);
-        }
         match op {
             Op::Capability => {
                 if let Some(Operand::Capability(c)) = inst.operands.first() {
@@ -656,7 +656,10 @@ impl Builder<'_> {
             Op::Undef => ConstValue::Undef,
             Op::SpecConstantOp => match inst.operands.split_first() {
                 Some((Operand::LiteralSpecConstantOpInteger(op), operands)) => {
-                    ConstValue::Op { op: *op, operands: compact(operands, &location)? }
+                    if operands.iter().any(|o| matches!(o, Operand::LiteralBit64(_))) {
+                        return Err(Error::unsupported(SIXTY_FOUR_BIT_LITERAL, location));
+                    }
+                    ConstValue::Op { op: *op, operands: operands.iter().map(compact).collect() }
                 }
                 _ => return Err(ops.missing(0, "an opcode")),
             },
@@ -756,9 +759,17 @@ impl Builder<'_> {
         }
     }
 
-    fn function_instruction(&mut self, inst: dr::Instruction, location: Location) -> Result<(), Error> {
+    /// An instruction inside a function. Its location is worked out only for an error: most of a
+    /// module is instructions in blocks, and loading each must cost little beyond rspirv's parse.
+    fn function_instruction(&mut self, inst: dr::Instruction) -> Result<(), Error> {
         let function = self.function.unwrap_or_default();
         let op = inst.class.opcode;
+        if let Some(block) = self.block
+            && op != Op::ExtInst
+        {
+            return self.block_instruction(inst, function, block);
+        }
+        let location = self.location(&inst);
         match (op, self.block) {
             (Op::FunctionParameter, None) => {
                 let id = result(&inst, &location)?;
@@ -784,63 +795,79 @@ impl Builder<'_> {
             // Kept inside blocks, where `--annotate` reads them; dropped elsewhere.
             (Op::Line | Op::NoLine, None) => Ok(()),
             (Op::ExtInst, _) if self.is_non_semantic(&inst) => match self.as_line(&inst) {
-                Some(line) if self.block.is_some() => self.function_instruction(line, location),
+                Some(line) => match self.block {
+                    Some(block) => self.block_instruction(line, function, block),
+                    None => Ok(()),
+                },
                 _ => Ok(()),
             },
             (_, None) => Err(Error::invalid(format!("Op{op:?} outside a block"), location)),
-            (_, Some(block)) => {
-                let index = self.module.functions[function].insts.len();
-                let result = inst.result_id;
-                let ty = inst.result_type;
-                // A replicated construct is the construct of its one part repeated.
-                let (op, operands) = match op {
-                    Op::CompositeConstructReplicateEXT => {
-                        let parts = self.composite_parts(&inst, ty.unwrap_or_default(), &location)?;
-                        (Op::CompositeConstruct, parts.into_iter().map(Compact::IdRef).collect())
-                    }
-                    _ => (op, compact(&inst.operands, &location)?),
-                };
-                let f = &mut self.module.functions[function];
-                f.insts.push(Inst { op, ty, result, operands, offset: location.word_offset.unwrap_or(0) });
-                let b = &mut f.blocks[block];
-                if matches!(op, Op::SelectionMerge | Op::LoopMerge) {
-                    b.merge = Some(index);
-                } else if is_terminator(op) {
-                    b.terminator = index;
-                    self.block = None;
-                } else {
-                    b.insts.push(index);
-                }
-                match (result, ty) {
-                    (Some(id), Some(ty)) => self.define(id, Def::value(function, index, ty), &location),
-                    (Some(_), None) => Err(Error::invalid("result without a result type", location)),
-                    _ => Ok(()),
-                }
+            (_, Some(block)) => self.block_instruction(inst, function, block),
+        }
+    }
+
+    /// An instruction in block `block` of function `function`.
+    fn block_instruction(&mut self, inst: dr::Instruction, function: usize, block: usize) -> Result<(), Error> {
+        let op = inst.class.opcode;
+        if inst.operands.iter().any(|o| matches!(o, Operand::LiteralBit64(_))) {
+            let location = self.location(&inst);
+            return Err(Error::unsupported(SIXTY_FOUR_BIT_LITERAL, location));
+        }
+        let (result, ty) = (inst.result_id, inst.result_type);
+        // A replicated construct is the construct of its one part repeated.
+        let (op, operands) = match op {
+            Op::CompositeConstructReplicateEXT => {
+                let location = self.location(&inst);
+                let parts = self.composite_parts(&inst, ty.unwrap_or_default(), &location)?;
+                (Op::CompositeConstruct, parts.into_iter().map(Compact::IdRef).collect())
+            }
+            _ => (op, inst.operands.iter().map(compact).collect()),
+        };
+        let offset = self.offsets.get(self.index).map_or(0, |&o| o as u32);
+        let f = &mut self.module.functions[function];
+        let index = f.insts.len();
+        f.insts.push(Inst { op, ty, result, operands, offset });
+        let b = &mut f.blocks[block];
+        if matches!(op, Op::SelectionMerge | Op::LoopMerge) {
+            b.merge = Some(index);
+        } else if is_terminator(op) {
+            b.terminator = index;
+            self.block = None;
+        } else {
+            b.insts.push(index);
+        }
+        let Some(id) = result else { return Ok(()) };
+        let Some(ty) = ty else {
+            return Err(Error::invalid("result without a result type", self.location(&inst)));
+        };
+        match self.module.defs.get_mut(id as usize) {
+            Some(def @ Def::None) => {
+                *def = Def::value(function, index, ty);
+                Ok(())
+            }
+            // Past the bound or defined twice: `define` says which.
+            _ => {
+                let location = self.location(&inst);
+                self.define(id, Def::None, &location)
             }
         }
     }
 }
 
-/// rspirv's operands in our compact form, which has no 64-bit literals: inside a function only
-/// a switch on a 64-bit integer has one, and WGSL has only 32-bit integers.
-fn compact(operands: &[Operand], location: &Location) -> Result<Box<[Compact]>, Error> {
-    // Sized exactly, so the boxing does not reallocate.
-    let mut compacted = Vec::with_capacity(operands.len());
-    for operand in operands {
-        compacted.push(match *operand {
-            Operand::IdRef(id) => Compact::IdRef(id),
-            Operand::IdScope(id) => Compact::IdScope(id),
-            Operand::IdMemorySemantics(id) => Compact::IdMemorySemantics(id),
-            Operand::LiteralBit32(v) | Operand::LiteralExtInstInteger(v) => Compact::LiteralBit32(v),
-            Operand::ImageOperands(mask) => Compact::ImageOperands(mask),
-            Operand::GroupOperation(operation) => Compact::GroupOperation(operation),
-            Operand::LiteralBit64(_) => {
-                return Err(Error::unsupported("a 64-bit literal: WGSL has only 32-bit integers", location.clone()));
-            }
-            _ => Compact::Other,
-        });
+const SIXTY_FOUR_BIT_LITERAL: &str = "a 64-bit literal: WGSL has only 32-bit integers";
+
+/// An rspirv operand in our compact form, which has no 64-bit literals (refused before: inside a
+/// function only a switch on a 64-bit integer has one, and WGSL has only 32-bit integers).
+fn compact(operand: &Operand) -> Compact {
+    match *operand {
+        Operand::IdRef(id) => Compact::IdRef(id),
+        Operand::IdScope(id) => Compact::IdScope(id),
+        Operand::IdMemorySemantics(id) => Compact::IdMemorySemantics(id),
+        Operand::LiteralBit32(v) | Operand::LiteralExtInstInteger(v) => Compact::LiteralBit32(v),
+        Operand::ImageOperands(mask) => Compact::ImageOperands(mask),
+        Operand::GroupOperation(operation) => Compact::GroupOperation(operation),
+        _ => Compact::Other,
     }
-    Ok(compacted.into_boxed_slice())
 }
 
 fn result(inst: &dr::Instruction, location: &Location) -> Result<Id, Error> {

@@ -6,7 +6,9 @@ pub mod cfg;
 mod decorations;
 pub mod load;
 pub mod module;
+pub mod operands;
 pub mod spec_constant_op;
 pub mod structured;
 
 pub use module::*;
+pub use operands::Operands;

@@ -258,7 +258,7 @@ pub struct Inst {
     pub op: Op,
     pub ty: Option<Id>,
     pub result: Option<Id>,
-    pub operands: Box<[Operand]>,
+    pub operands: super::Operands,
     /// Word offset in the input; 0 for instructions a pass created.
     pub offset: u32,
 }
@@ -566,6 +566,18 @@ impl Module {
             ConstValue::Scalar(bits) => u32::try_from(bits).ok(),
             ConstValue::Null => Some(0),
             _ => None,
+        }
+    }
+
+    /// Whether `id` is a constant that is zero in every component and not overridable: a level
+    /// of 0, or gradients of 0 (which also select level 0).
+    pub fn is_fixed_zero(&self, id: Id) -> bool {
+        let Some(constant) = self.constant(id).filter(|c| c.spec_id.is_none()) else { return false };
+        match &constant.value {
+            ConstValue::Scalar(bits) => *bits == 0,
+            ConstValue::Null => true,
+            ConstValue::Composite(parts) => parts.iter().all(|&part| self.is_fixed_zero(part)),
+            _ => false,
         }
     }
 
@@ -934,7 +946,8 @@ impl Function {
             block.insts.retain(|index| !dropped.contains(index));
         }
         for &index in dropped {
-            self.insts[index] = Inst { op: Op::Nop, ty: None, result: None, operands: Box::new([]), offset: 0 };
+            self.insts[index] =
+                Inst { op: Op::Nop, ty: None, result: None, operands: super::Operands::default(), offset: 0 };
         }
     }
 }

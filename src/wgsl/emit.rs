@@ -593,6 +593,9 @@ impl<'m> Emitter<'m> {
         if space == "uniform" || space == "storage, read" {
             self.read_only.insert(global.id);
         }
+        if global.class == StorageClass::UniformConstant {
+            self.vertex_storage.get_or_init(|| VertexStorage::new(module)).check_texture(module, g)?;
+        }
         let mut attributes = Vec::new();
         if matches!(global.class, StorageClass::Uniform | StorageClass::StorageBuffer | StorageClass::UniformConstant) {
             let (Some(group), Some(binding)) = (decorations.set, decorations.binding) else {

@@ -362,13 +362,14 @@ impl Lower<'_> {
                 reference = Expr::binary(BinaryOp::Divide, reference, q);
             }
             args.push(reference);
-            match (explicit, extra.lod) {
-                (false, _) if extra.bias.is_none() => "textureSampleCompare",
-                (true, Some(lod))
-                    if self.module.constant(lod).is_some_and(|_| self.module.const_u32(lod) == Some(0)) =>
-                {
-                    "textureSampleCompareLevel"
-                }
+            let level_zero = match (extra.lod, extra.grad) {
+                (Some(lod), _) => self.module.is_fixed_zero(lod),
+                (None, Some((dx, dy))) => self.module.is_fixed_zero(dx) && self.module.is_fixed_zero(dy),
+                (None, None) => false,
+            };
+            match explicit {
+                false if extra.bias.is_none() => "textureSampleCompare",
+                true if level_zero => "textureSampleCompareLevel",
                 _ => {
                     return Err(self
                         .not_in_wgsl(inst, "a depth comparison at a level other than 0, or with a bias or gradient"));

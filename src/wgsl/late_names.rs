@@ -27,6 +27,10 @@ impl Emitter<'_> {
                 // Depth first, so names are claimed in the order a reader meets them.
                 pending.reverse();
                 while let Some(id) = pending.pop() {
+                    // Results and parameters, most ids, claim nothing: kept out of the set.
+                    if matches!(module.def(id), Def::Value { .. } | Def::Param { .. }) {
+                        continue;
+                    }
                     if seen.insert(id) {
                         self.claim(id, &mut pending);
                     }

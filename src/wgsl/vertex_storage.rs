@@ -1,13 +1,13 @@
 //! WebGPU vertex shaders have no writable storage: a storage buffer a vertex entry point reaches
 //! is declared `read`. One a vertex shader writes is refused; one another entry point writes is
 //! refused too, since one WGSL variable serves every entry point (`--entry-point` translates
-//! them one at a time).
+//! them one at a time). Storage textures alike: one a vertex shader reaches must be `read`.
 
-use spirv::{ExecutionModel, Op};
+use spirv::{AccessQualifier, ExecutionModel, Op};
 
 use crate::error::Error;
 use crate::id_hash::IdSet;
-use crate::spirv::{Global, Id, Module};
+use crate::spirv::{Global, Id, Module, Type};
 
 pub(super) struct VertexStorage {
     /// The globals (by index) vertex entry points reach.
@@ -46,6 +46,24 @@ impl VertexStorage {
             return Ok(());
         };
         Err(Error::unsupported(message, module.variable_location(global.id)))
+    }
+
+    /// Refuses a storage texture a vertex entry point reaches that is not read-only: another
+    /// entry point writes it (a vertex shader writing one is refused up front, `stage_rules`).
+    pub(super) fn check_texture(&self, module: &Module, g: usize) -> Result<(), Error> {
+        let global = &module.globals[g];
+        let Some(Type::Image(image)) = module.type_def(global.pointee) else {
+            return Ok(());
+        };
+        if !self.reached[g] || image.sampled != 2 || image.access == Some(AccessQualifier::ReadOnly) {
+            return Ok(());
+        }
+        Err(Error::unsupported(
+            "a storage texture that a vertex shader reads and another entry point writes: WebGPU gives vertex \
+             shaders only read-only storage textures, and one WGSL variable serves both (translate them one at \
+             a time with --entry-point)",
+            module.variable_location(global.id),
+        ))
     }
 }
 

@@ -104,8 +104,11 @@ impl Vulkan {
             .storage_buffer16_bit_access(supported11.storage_buffer16_bit_access == vk::TRUE)
             .uniform_and_storage_buffer16_bit_access(supported11.uniform_and_storage_buffer16_bit_access == vk::TRUE)
             .storage_input_output16(supported11.storage_input_output16 == vk::TRUE);
-        let mut vulkan12 =
-            vk::PhysicalDeviceVulkan12Features::default().shader_float16(supported12.shader_float16 == vk::TRUE);
+        // Scalar and std430 uniform block layouts, where the device has them.
+        let mut vulkan12 = vk::PhysicalDeviceVulkan12Features::default()
+            .shader_float16(supported12.shader_float16 == vk::TRUE)
+            .scalar_block_layout(supported12.scalar_block_layout == vk::TRUE)
+            .uniform_buffer_standard_layout(supported12.uniform_buffer_standard_layout == vk::TRUE);
         let features = vk::PhysicalDeviceFeatures::default()
             .fragment_stores_and_atomics(true)
             .vertex_pipeline_stores_and_atomics(true);
