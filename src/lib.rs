@@ -20,7 +20,7 @@
 //!                OpFunctionEnd
 //! ";
 //! let translation = spv2wgsl::translate(spirv.as_bytes(), &spv2wgsl::Options::default())?;
-//! assert!(translation.wgsl.contains("@compute\n@workgroup_size(64, 1, 1)\nfn main()"));
+//! assert!(translation.wgsl.contains("@compute @workgroup_size(64, 1, 1)\nfn main()"));
 //! assert!(translation.warnings.is_empty());
 //!
 //! // A broken module is an error that points at the culprit.

@@ -122,6 +122,11 @@ pub fn run(module: &mut Module, _options: &Options) -> Result<(), Error> {
     Ok(())
 }
 
+/// The variable a pointer comes from, through access chains and copies.
+pub(super) fn variable_of(module: &Module, pointer: Id) -> Option<Id> {
+    place(module, pointer).map(|(variable, _)| variable)
+}
+
 /// The variable a pointer comes from and the steps to where it points.
 fn place(module: &Module, pointer: Id) -> Option<(Id, Vec<Step>)> {
     let mut chains: Vec<Vec<Id>> = Vec::new();

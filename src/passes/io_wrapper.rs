@@ -1,13 +1,15 @@
 //! Entry-point I/O (seed 000): SPIR-V pipeline inputs and outputs are `Input`/`Output` variables,
 //! WGSL's are entry-point parameters and the return value.
 //!
-//! Before: entry points read `Input` and write `Output` globals. After: those globals are
-//! `Private` proxies (same store type and initializer, uses unchanged), and each entry point
+//! Before: entry points read `Input` and write `Output` globals. After: those globals that some
+//! function still reads or writes as such are `Private` proxies (same store type and initializer,
+//! uses unchanged); the others stay `Input`/`Output` and are not declared. Each entry point
 //! carries an [`IoPlan`]: the parameters copied into proxy parts, the proxy parts (or synthesised
 //! values) returned, each with its builtin or location, interpolation and WGSL type, and the
-//! workgroup size. The emitter writes the wrapper function from the plan alone; the original
-//! entry function becomes `<name>_inner`. An entry point with neither inputs nor outputs needs
-//! no wrapper: its function is the WGSL entry point.
+//! workgroup size. Where the entry function is the WGSL entry point itself (`unwrapped`), it reads
+//! and returns some values directly, without a proxy (`direct_io.rs`); the emitter writes its
+//! parameters, its results and the copies from the plan. Where two entry points share a function,
+//! a wrapper function written from the plan alone calls it as `<name>_inner`.
 //!
 //! The rules:
 //! - An input is a parameter when the entry point's functions use it. An output at a location is
@@ -44,7 +46,6 @@ use crate::wgsl::subgroup;
 const MAX_LOCATED_VALUES: usize = 64;
 
 pub fn run(module: &mut Module, options: &Options) -> Result<(), Error> {
-    let mut proxies = BTreeSet::new();
     let workgroup_size_constant = workgroup_size_constant(module);
     let io_reached = io_globals_reached(module);
     for e in 0..module.entry_points.len() {
@@ -62,12 +63,10 @@ pub fn run(module: &mut Module, options: &Options) -> Result<(), Error> {
             }
             if let IoSource::Proxy { global, .. } = value.source
                 && let Some(g) = module.global_index(global)
+                && module.name(global).is_none()
             {
-                proxies.insert(g);
-                if module.name(global).is_none() {
-                    let name = interface_name(module, global, module.globals[g].pointee);
-                    module.names.insert(global, name);
-                }
+                let name = interface_name(module, global, module.globals[g].pointee);
+                module.names.insert(global, name);
             }
             if output { plan.outputs.push(value) } else { plan.inputs.push(value) }
         }
@@ -82,13 +81,16 @@ pub fn run(module: &mut Module, options: &Options) -> Result<(), Error> {
             // SPIR-V leaves the position undefined then; zero is as good as any value.
             let ty = wgsl_type(module, Scalar::F32, 4);
             let binding = IoBinding::BuiltIn { name: "position", enable: None, invariant: false };
-            plan.outputs.push(IoValue { source: IoSource::Zero, name: "position".into(), ty, wgsl_ty: ty, binding });
+            let source = IoSource::Zero;
+            plan.outputs.push(IoValue { source, name: "position".into(), ty, wgsl_ty: ty, binding, direct: false });
         }
         module.entry_points[e].io = Some(plan);
         module.warnings.extend(warnings);
     }
-    for g in proxies {
-        module.globals[g].class = StorageClass::Private;
+    for global in super::direct_io::run(module, &io_reached) {
+        if let Some(g) = module.global_index(global) {
+            module.globals[g].class = StorageClass::Private;
+        }
     }
     Ok(())
 }
@@ -454,7 +456,8 @@ impl<'a> Planner<'a> {
         }
         let invariant = builtin == BuiltIn::Position && (decorations.invariant || module.decorations(var.id).invariant);
         let binding = IoBinding::BuiltIn { name: row.name, enable: row.enable, invariant };
-        let value = IoValue { source: IoSource::Proxy { global: var.id, path }, name, ty, wgsl_ty: ty, binding };
+        let source = IoSource::Proxy { global: var.id, path };
+        let value = IoValue { source, name, ty, wgsl_ty: ty, binding, direct: false };
         Ok(Some(Planned { value, wgsl: row.ty, output: var.output }))
     }
 
@@ -487,7 +490,8 @@ impl<'a> Planner<'a> {
         }
         let Part { path, name, ty } = part;
         let binding = IoBinding::Computed(Computed::SubgroupMask(mask));
-        let value = IoValue { source: IoSource::Proxy { global: var.id, path }, name, ty, wgsl_ty: ty, binding };
+        let value =
+            IoValue { source: IoSource::Proxy { global: var.id, path }, name, ty, wgsl_ty: ty, binding, direct: false };
         Ok(Planned { value, wgsl: None, output: false })
     }
 
@@ -516,7 +520,8 @@ impl<'a> Planner<'a> {
         }
         let Part { path, name, ty } = part;
         let binding = IoBinding::Computed(Computed::BufferMember { buffer, member });
-        let value = IoValue { source: IoSource::Proxy { global: var.id, path }, name, ty, wgsl_ty: ty, binding };
+        let value =
+            IoValue { source: IoSource::Proxy { global: var.id, path }, name, ty, wgsl_ty: ty, binding, direct: false };
         Ok(Planned { value, wgsl: None, output: false })
     }
 
@@ -582,8 +587,8 @@ impl<'a> Planner<'a> {
                 let binding = self.location_binding(location, ty, decorations, var.output);
                 *next = Some(location + 1);
                 let Part { path, name, ty } = part;
-                let value =
-                    IoValue { source: IoSource::Proxy { global: var.id, path }, name, ty, wgsl_ty: ty, binding };
+                let source = IoSource::Proxy { global: var.id, path };
+                let value = IoValue { source, name, ty, wgsl_ty: ty, binding, direct: false };
                 values.push(Planned { value, wgsl: None, output: var.output });
             }
             _ => {
@@ -736,7 +741,7 @@ fn subgroup_invocation_id(module: &mut Module, entry: &EntryPoint) -> Result<IoV
     };
     let binding = IoBinding::BuiltIn { name: "subgroup_invocation_id", enable: Some("subgroups"), invariant: false };
     let source = IoSource::Proxy { global, path: Vec::new() };
-    Ok(IoValue { source, name: "subgroup_invocation_id".into(), ty, wgsl_ty: ty, binding })
+    Ok(IoValue { source, name: "subgroup_invocation_id".into(), ty, wgsl_ty: ty, binding, direct: false })
 }
 
 /// The subgroup mask a builtin is, if it is one.

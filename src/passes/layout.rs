@@ -13,7 +13,8 @@
 //! - member offsets are left to the emitter, which pads the member before with `@size`.
 //!
 //! Values never have storage types. A load through a pointer to memory with adapted parts loads
-//! the parts and builds the value (transposing row-major matrices); a store takes the value apart.
+//! the parts and builds the value (transposing row-major matrices); a store takes the value apart,
+//! except a zero, which is stored whole as the zero value of the storage type.
 //! What WGSL cannot lay out (a stride smaller than its element) is an error; a uniform buffer or
 //! push-constant block that breaks only WGSL's uniform-buffer rules (16-byte array strides and
 //! struct offsets) becomes a read-only storage buffer instead, with a warning.
@@ -21,10 +22,11 @@
 //! Before: buffer variables have their SPIR-V store types. After: they have storage types, and
 //! every access chain into a changed one leads, from the variable, to storage types.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use spirv::{Op, StorageClass};
 
+use super::atomics;
 use crate::Options;
 use crate::error::{Error, Location, Warning};
 use crate::spirv::{BindingOrigin, ConstValue, Constant, Def, Id, Inst, Module, Operand, Type};
@@ -100,11 +102,14 @@ struct MatrixLayout {
 }
 
 pub fn run(module: &mut Module, _options: &Options) -> Result<(), Error> {
+    let atomic_variables = atomic_variables(module);
     let mut layouts = Layouts {
         module,
         memo: HashMap::new(),
         kinds: HashMap::new(),
         constants: HashMap::new(),
+        zeros: HashMap::new(),
+        atomic_variables,
         wrappers: HashMap::new(),
         expanded: 0,
     };
@@ -200,9 +205,33 @@ struct Layouts<'m> {
     /// Storage types made here, and how each differs from its value type.
     kinds: HashMap<Id, Kind>,
     constants: HashMap<u32, Id>,
+    /// The zero value of each storage type that one is stored of.
+    zeros: HashMap<Id, Id>,
+    /// Variables atomic instructions touch: their integers become atomics, which cannot be
+    /// stored as part of a whole value.
+    atomic_variables: HashSet<Id>,
     wrappers: HashMap<(Id, u32), Id>,
     /// Parts written out so far by whole-value loads and stores, which go element by element.
     expanded: usize,
+}
+
+/// The variables atomic instructions touch, through access chains.
+fn atomic_variables(module: &Module) -> HashSet<Id> {
+    let functions = module.entry_functions();
+    let atomics = functions.iter().flat_map(|&f| &module.functions[f].insts).filter(|i| atomics::is_atomic(i.op));
+    atomics.filter_map(|inst| atomics::variable_of(module, inst.id(0)?)).collect()
+}
+
+/// How deep `is_zero` looks into composite constants.
+const ZERO_DEPTH: u32 = 16;
+
+/// Whether `value` is a constant whose every bit is zero (looking `depth` levels into composites).
+fn is_zero(module: &Module, value: Id, depth: u32) -> bool {
+    match module.constant(value).filter(|c| c.spec_id.is_none()).map(|c| &c.value) {
+        Some(ConstValue::Null | ConstValue::Bool(false) | ConstValue::Scalar(0)) => true,
+        Some(ConstValue::Composite(parts)) => depth > 0 && parts.iter().all(|&part| is_zero(module, part, depth - 1)),
+        _ => false,
+    }
 }
 
 /// The most parts whole-value loads and stores of re-laid-out buffers may write out in a module.
@@ -267,6 +296,17 @@ impl Layouts<'_> {
         })));
         self.module.declarations.push(id);
         self.constants.insert(value, id);
+        id
+    }
+
+    /// The zero value (`OpConstantNull`) of type `ty`.
+    fn zero(&mut self, ty: Id) -> Id {
+        if let Some(&id) = self.zeros.get(&ty) {
+            return id;
+        }
+        let id = self.module.add_def(Def::Constant(Box::new(Constant { ty, value: ConstValue::Null, spec_id: None })));
+        self.module.declarations.push(id);
+        self.zeros.insert(ty, id);
         id
     }
 
@@ -787,6 +827,16 @@ impl Layouts<'_> {
         if place.column.is_none() && place.storage == place.value {
             let pointer = self.access_chain(f, out, &place.variable, place.class, &place.path, place.storage);
             self.push(f, out, Op::Store, None, vec![pointer, value], None);
+            return Ok(());
+        }
+        if place.column.is_none()
+            && !self.atomic_variables.contains(&place.variable)
+            && is_zero(self.module, value, ZERO_DEPTH)
+        {
+            // Every part of zero is zero: one zero value of the storage type (`array<Stride16, 4>()`).
+            let pointer = self.access_chain(f, out, &place.variable, place.class, &place.path, place.storage);
+            let zero = self.zero(place.storage);
+            self.push(f, out, Op::Store, None, vec![pointer, zero], None);
             return Ok(());
         }
         if place.column.is_none() && self.kinds.get(&place.storage) == Some(&Kind::Transposed) {

@@ -4,6 +4,7 @@
 pub mod argument_copies;
 pub mod atomics;
 pub mod bindings;
+mod direct_io;
 pub mod draw_parameters;
 pub mod entry_points;
 pub mod global_params;

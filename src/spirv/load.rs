@@ -553,7 +553,14 @@ impl Builder<'_> {
                     }
                 }
             }
-            Op::TypeArray => Type::Array { element: self.type_id(ops.id(0)?, &location)?, length: ops.id(1)? },
+            Op::TypeArray => {
+                let length = ops.id(1)?;
+                if !matches!(self.module.def(length), Def::Constant(_)) {
+                    let message = format!("the length %{length} of an array type is not a constant declared before it");
+                    return Err(Error::invalid(message, location));
+                }
+                Type::Array { element: self.type_id(ops.id(0)?, &location)?, length }
+            }
             Op::TypeRuntimeArray => Type::RuntimeArray { element: self.type_id(ops.id(0)?, &location)? },
             Op::TypeStruct => {
                 let members = ops.ids_from(0)?;

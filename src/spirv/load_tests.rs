@@ -38,6 +38,26 @@ fn a_switch_on_a_64_bit_integer_is_refused_when_loaded() {
 }
 
 #[test]
+fn an_array_length_must_be_a_constant_declared_before_the_array() {
+    let module = |declarations: &str| {
+        format!(
+            "OpCapability Shader\nOpMemoryModel Logical GLSL450\n%float = OpTypeFloat 32\n\
+             %uint = OpTypeInt 32 0\n{declarations}\n"
+        )
+    };
+    let before = module("%four = OpConstant %uint 4\n%arr = OpTypeArray %float %four");
+    assert!(load(&crate::spirv::assemble::assemble(&before).unwrap().words).is_ok());
+    // A mutated module named an id never defined (spirv-val: "requires a previous definition").
+    for declarations in
+        ["%arr = OpTypeArray %float %four\n%four = OpConstant %uint 4", "%arr = OpTypeArray %float %uint"]
+    {
+        let words = crate::spirv::assemble::assemble(&module(declarations)).unwrap().words;
+        let error = load(&words).unwrap_err();
+        assert!(error.to_string().contains("is not a constant declared before it"), "{error}");
+    }
+}
+
+#[test]
 fn a_task_shader_loads_and_is_refused_for_its_stage() {
     // OpEmitMeshTasksEXT ends its block: loading must not take the function as unfinished.
     let text = "OpCapability MeshShadingEXT\nOpExtension \"SPV_EXT_mesh_shader\"\n\

@@ -361,6 +361,10 @@ pub struct IoValue {
     /// signedness (`u32` for GLSL's `int gl_VertexIndex`); the wrapper bitcasts between them.
     pub wgsl_ty: Id,
     pub binding: IoBinding,
+    /// Set only where the entry function is the WGSL entry point (`IoPlan::unwrapped`): an input
+    /// the entry function reads from its parameter where it loads the variable, an output whose
+    /// stored value it returns, rather than a proxy (`passes/direct_io.rs`).
+    pub direct: bool,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -423,6 +427,13 @@ pub struct IoPlan {
     pub outputs: Vec<IoValue>,
     /// `@workgroup_size` of a compute shader.
     pub workgroup_size: Option<[WorkgroupDimension; 3]>,
+    /// The entry point's function is the WGSL entry point itself, taking the parameters and
+    /// returning the results: no other entry point runs it and no call reaches it. Otherwise a
+    /// wrapper entry point does, around the function.
+    pub unwrapped: bool,
+    /// Output variables the unwrapped entry function only stores to, none of them planned (a
+    /// point size of 1.0): the stores go nowhere.
+    pub dropped: Vec<Id>,
 }
 
 #[derive(Debug, Clone)]

@@ -100,6 +100,10 @@ pub struct Function {
     pub params: Vec<Param>,
     pub result: Option<(Vec<Attribute>, Type)>,
     pub body: Vec<Stmt>,
+    /// For each `if c { break; }` the lowering wrote: `c`, and the exact condition for going on
+    /// (`i < n` for `i >= n` between integers, `!(x >= 1.0f)` between floats), which a `for` or
+    /// `while` header tests (`for_loops.rs`).
+    pub exits: Vec<(Expr, Expr)>,
 }
 
 #[derive(Debug)]
@@ -269,9 +273,10 @@ pub enum Stmt {
         ty: Option<Type>,
         value: Expr,
     },
+    /// `var name: ty = value;`; the type is left out (`var i = 0i;`) where the value gives it.
     Var {
         name: Name,
-        ty: Type,
+        ty: Option<Type>,
         value: Option<Expr>,
     },
     Assign {
@@ -303,6 +308,55 @@ pub enum Stmt {
         stmt: Box<Stmt>,
         note: String,
     },
+    /// `for (init; condition; update) { body }`, made from a counted `loop` once the function
+    /// has been analysed (`for_loops.rs`): the analyses see the `loop`.
+    For(Box<For>),
+    /// `while condition { body }`, likewise.
+    While {
+        condition: Expr,
+        body: Vec<Stmt>,
+    },
+}
+
+/// A `for` statement.
+#[derive(Debug, Clone, PartialEq)]
+pub struct For {
+    pub init: Option<Init>,
+    pub condition: Expr,
+    pub update: Update,
+    pub body: Vec<Stmt>,
+}
+
+/// A `for` statement's initializer of its variable.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Init {
+    /// `var i = value`, the variable's declaration.
+    Var(Name, Expr),
+    /// `i = value`
+    Assign(Expr, Expr),
+}
+
+/// A `for` statement's update of its variable.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Update {
+    /// `i++`
+    Increment(Expr),
+    /// `i--`
+    Decrement(Expr),
+    /// `i op= value`: `i += 2i`, `i *= 2u`
+    Compound(Expr, BinaryOp, Expr),
+    /// `i = value`
+    Assign(Expr, Expr),
+}
+
+impl Update {
+    /// The variable it assigns, and the value it assigns from, if any.
+    pub fn parts(&self) -> (&Expr, Option<&Expr>) {
+        match self {
+            Update::Increment(target) | Update::Decrement(target) => (target, None),
+            Update::Compound(target, _, value) | Update::Assign(target, value) => (target, Some(value)),
+        }
+    }
 }
 
 impl Expr {
@@ -354,6 +408,8 @@ impl Stmt {
                 Stmt::Loop { body, continuing, .. } => body.iter().chain(continuing).any(|s| s.any(f)),
                 Stmt::Switch { cases, .. } => cases.iter().flat_map(|c| &c.body).any(|s| s.any(f)),
                 Stmt::Noted { stmt, .. } => stmt.any(f),
+                Stmt::For(l) => l.body.iter().any(|s| s.any(f)),
+                Stmt::While { body, .. } => body.iter().any(|s| s.any(f)),
                 _ => false,
             }
     }
@@ -363,6 +419,27 @@ impl Stmt {
         match self {
             Stmt::Noted { stmt, .. } => stmt.unnoted(),
             other => other,
+        }
+    }
+
+    /// [`Stmt::unnoted`], to change it.
+    pub fn unnoted_mut(&mut self) -> &mut Stmt {
+        match self {
+            Stmt::Noted { stmt, .. } => stmt.unnoted_mut(),
+            other => other,
+        }
+    }
+
+    /// The statement lists nested directly in this statement (not through a note): an `if`'s
+    /// arms, a switch's cases, a loop's body and `continuing`, a `for` or `while` body.
+    pub fn lists_mut(&mut self) -> Vec<&mut Vec<Stmt>> {
+        match self {
+            Stmt::If { accept, reject, .. } => vec![accept, reject],
+            Stmt::Switch { cases, .. } => cases.iter_mut().map(|case| &mut case.body).collect(),
+            Stmt::Loop { body, continuing, .. } => vec![body, continuing],
+            Stmt::For(l) => vec![&mut l.body],
+            Stmt::While { body, .. } => vec![body],
+            _ => Vec::new(),
         }
     }
 
@@ -384,6 +461,8 @@ impl Stmt {
                 body.iter().chain(continuing).any(|s| s.may_leave(false, false, by_return))
             }
             Stmt::Noted { stmt, .. } => stmt.may_leave(by_break, by_continue, by_return),
+            Stmt::For(l) => l.body.iter().any(|s| s.may_leave(false, false, by_return)),
+            Stmt::While { body, .. } => body.iter().any(|s| s.may_leave(false, false, by_return)),
             _ => false,
         }
     }
@@ -396,6 +475,8 @@ impl Stmt {
             Stmt::Loop { body, continuing, .. } => body.iter().chain(continuing).for_each(|s| s.for_each_stmt(f)),
             Stmt::Switch { cases, .. } => cases.iter().flat_map(|c| &c.body).for_each(|s| s.for_each_stmt(f)),
             Stmt::Noted { stmt, .. } => stmt.for_each_stmt(f),
+            Stmt::For(l) => l.body.iter().for_each(|s| s.for_each_stmt(f)),
+            Stmt::While { body, .. } => body.iter().for_each(|s| s.for_each_stmt(f)),
             _ => {}
         }
     }
@@ -423,6 +504,25 @@ impl Stmt {
                 cases.iter().flat_map(|c| &c.body).for_each(|s| s.for_each_expr(f));
             }
             Stmt::Noted { stmt, .. } => stmt.for_each_expr(f),
+            Stmt::For(l) => {
+                match &l.init {
+                    Some(Init::Var(_, value)) => f(value),
+                    Some(Init::Assign(target, value)) => {
+                        f(target);
+                        f(value);
+                    }
+                    None => {}
+                }
+                f(&l.condition);
+                let (target, value) = l.update.parts();
+                f(target);
+                value.into_iter().for_each(&mut *f);
+                l.body.iter().for_each(|s| s.for_each_expr(f));
+            }
+            Stmt::While { condition, body } => {
+                f(condition);
+                body.iter().for_each(|s| s.for_each_expr(f));
+            }
             Stmt::Break | Stmt::Continue | Stmt::Return(None) | Stmt::Discard => {}
         }
     }
@@ -431,11 +531,15 @@ impl Stmt {
     /// writes (the root of its target), and each variable whose address an expression takes.
     pub fn for_each_written(&self, f: &mut impl FnMut(&str)) {
         self.for_each_stmt(&mut |stmt| {
-            if let Stmt::Assign { target, .. } = stmt
-                && let Some(root) = target.root()
-            {
-                f(root);
-            }
+            let targets = match stmt {
+                Stmt::Assign { target, .. } => [Some(target), None],
+                Stmt::For(l) => match &l.init {
+                    Some(Init::Assign(target, _)) => [Some(target), Some(l.update.parts().0)],
+                    _ => [Some(l.update.parts().0), None],
+                },
+                _ => return,
+            };
+            targets.into_iter().flatten().filter_map(Expr::root).for_each(&mut *f);
         });
         self.for_each_expr(&mut |expr| expr.for_each_address_taken(f));
     }

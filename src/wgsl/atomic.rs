@@ -56,10 +56,15 @@ impl Lower<'_> {
     }
 
     /// Records the result of an atomic call, converted to the instruction's type; or, unused,
-    /// emits the call as a statement. Either way it happens here, in order.
+    /// emits the call as a statement. Either way it happens here, in order (or in the store that
+    /// comes next).
     fn atomic_result(&mut self, e: &mut Emitter, inst: &Inst, call: Expr, inner: Id) -> Result<(), Error> {
         self.flush(e, true);
         match inst.result {
+            Some(_) if self.stored_at_once(inst) => {
+                let value = self.as_result_type(e, inst, call, inner)?;
+                self.define(e, inst, value, true)?;
+            }
             Some(id) if self.is_used(inst) => {
                 let value = self.as_result_type(e, inst, call, inner)?;
                 self.bind(e, id, value);
@@ -100,7 +105,11 @@ impl Lower<'_> {
             let var = match self.hoisted_names.get(&id) {
                 Some(hoisted) => hoisted.clone(),
                 None => {
-                    self.stmts.push(Stmt::Var { name: name.clone(), ty: e.ty(self.result_type(inst)?)?, value: None });
+                    self.stmts.push(Stmt::Var {
+                        name: name.clone(),
+                        ty: Some(e.ty(self.result_type(inst)?)?),
+                        value: None,
+                    });
                     name
                 }
             };

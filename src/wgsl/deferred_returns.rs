@@ -29,7 +29,7 @@ pub(super) fn defer(function: &Function, globals: &[Global], functions: &HashSet
     let body = returns_for_trailing_ifs(function.body.clone());
     let (mut body, _) = rewriter.list(&body, Place { top: true, breakable: false }, false)?;
     let declaration =
-        Stmt::Var { name: rewriter.flag.clone(), ty: "bool".into(), value: Some(Expr::Literal(Literal::Bool(false))) };
+        Stmt::Var { name: rewriter.flag.clone(), ty: None, value: Some(Expr::Literal(Literal::Bool(false))) };
     body.insert(0, declaration);
     Some(body)
 }
@@ -147,7 +147,7 @@ impl Rewriter<'_> {
                     }
                     sets_flag = true;
                 }
-                Stmt::If { .. } | Stmt::Loop { .. } | Stmt::Switch { .. } => {
+                Stmt::If { .. } | Stmt::Loop { .. } | Stmt::Switch { .. } | Stmt::For(_) | Stmt::While { .. } => {
                     if deferred
                         && !inner.any(&|s| has_barrier(s) || matches!(s, Stmt::Return(_)))
                         && !inner.may_leave(true, true, false)
@@ -239,6 +239,7 @@ impl Rewriter<'_> {
                 }
                 Some((Stmt::Switch { selector: selector.clone(), cases: rebuilt }, sets))
             }
+            // `for` and `while` statements are made only after this rewrite (`for_loops.rs`).
             _ => None,
         }
     }
@@ -325,6 +326,7 @@ mod tests {
             params: vec![Param { attributes: vec![], name: "id".into(), ty: "u32".into() }],
             result: None,
             body,
+            exits: vec![],
         };
         let global = |name: &str, space: &str| Global {
             attributes: vec![],
@@ -350,7 +352,7 @@ mod tests {
             store("buffer", 3),
         ];
         let expected = "fn f(id: u32) {
-    var returned: bool = false;
+    var returned = false;
     if id > 3u {
         returned = true;
     }
@@ -380,7 +382,7 @@ mod tests {
             forever(vec![switch, store("buffer", 1)]),
         ];
         let expected = "fn f(id: u32) {
-    var returned: bool = false;
+    var returned = false;
     loop {
         if id > 3u {
             returned = true;
@@ -415,7 +417,7 @@ mod tests {
             forever(vec![call("workgroupBarrier"), when_high(vec![Stmt::Break])]),
         ];
         let expected = "fn f(id: u32) {
-    var returned: bool = false;
+    var returned = false;
     if id > 3u {
         returned = true;
     }
@@ -446,7 +448,7 @@ mod tests {
             store("buffer", 1),
         ])];
         let expected = "fn f(id: u32) {
-    var returned: bool = false;
+    var returned = false;
     if !(id > 3u) {
         returned = true;
     }
@@ -478,6 +480,6 @@ mod tests {
             Stmt::Let { name: "returned".into(), ty: None, value: ident("id") },
             when_high(vec![Stmt::Return(None)]),
         ];
-        assert!(deferred(body).unwrap().contains("var returned_1: bool = false;"));
+        assert!(deferred(body).unwrap().contains("var returned_1 = false;"));
     }
 }

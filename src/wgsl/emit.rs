@@ -3,12 +3,14 @@
 //! `wrapper.rs`.
 
 use std::cell::OnceCell;
-use std::collections::{BTreeSet, HashMap, HashSet};
+use std::collections::{BTreeSet, HashMap};
 
-use spirv::{ExecutionModel, StorageClass};
+use spirv::StorageClass;
 
-use super::ast::{self, Attribute, Expr, Literal};
+use super::ast::{self, Attribute, Expr, Literal, Stmt};
 use super::deferred_returns;
+use super::entry_locals;
+use super::for_loops;
 use super::function;
 use super::image;
 use super::names::Namer;
@@ -56,6 +58,8 @@ pub struct Emitter<'m> {
     vertex_storage: OnceCell<VertexStorage>,
     /// `Module::new_bindings` by variable, for the binding map's entry of each resource.
     new_bindings: IdMap<Id, &'m NewBinding>,
+    /// The globals nothing writes while a shader runs: uniform and read-only storage buffers.
+    pub(super) read_only: IdSet<Id>,
     /// Module-scope initializers stored at the start of the entry points instead
     /// (`entry_initializers.rs`): (variable, constant).
     pub(super) moved_initializers: Vec<(Id, Id)>,
@@ -66,11 +70,10 @@ pub struct Emitter<'m> {
     pub(super) no_data: IdSet<Id>,
     /// Names claimed for declarations made on first use, before function bodies (`late_names.rs`).
     claimed: IdMap<Id, String>,
-    /// Entry points' inner functions that take uniform builtins as parameters: the proxies
-    /// the wrapper passes, in order (`make_barriers_uniform`).
-    pub(super) inner_args: HashMap<String, Vec<String>>,
     /// Things the user should know, as `Translation::warnings`.
     pub warnings: Vec<Warning>,
+    /// Per entry function, the private variables declared in it (`entry_locals.rs`).
+    pub(super) entry_locals: IdMap<Id, Vec<Stmt>>,
 }
 
 /// What `emit` makes: the WGSL syntax tree (its functions already printed), the binding map of
@@ -103,8 +106,9 @@ pub fn emit(module: &Module, options: &Options) -> Result<Emitted, Error> {
         globals_analysed: 0,
         vertex_storage: OnceCell::new(),
         new_bindings: IdMap::default(),
-        inner_args: HashMap::new(),
+        read_only: IdSet::default(),
         warnings: Vec::new(),
+        entry_locals: IdMap::default(),
         claimed: IdMap::default(),
         no_data: module.types_holding_no_data(),
         moved_initializers: Vec::new(),
@@ -119,7 +123,12 @@ pub fn emit(module: &Module, options: &Options) -> Result<Emitted, Error> {
         wrapper_names.push(e.namer.fresh(&entry.name, None));
     }
     let functions = module.entry_functions();
-    let unwrapped = unwrapped_entry_points(module);
+    let unwrapped: HashMap<Id, &EntryPoint> = module
+        .entry_points
+        .iter()
+        .filter(|entry| entry.io.as_ref().is_some_and(|plan| plan.unwrapped))
+        .map(|entry| (entry.function, entry))
+        .collect();
     let mut inner_names: HashMap<Id, String> = HashMap::new();
     for (entry, wrapper_name) in module.entry_points.iter().zip(&wrapper_names) {
         if let std::collections::hash_map::Entry::Vacant(slot) = inner_names.entry(entry.function) {
@@ -145,16 +154,23 @@ pub fn emit(module: &Module, options: &Options) -> Result<Emitted, Error> {
         e.uniformity.declare_function(&name);
         e.names.insert(id, name);
     }
+    let private_to_entry = entry_locals::private_to_entry(module, &functions, &unwrapped);
     for global in used_globals(module, &functions) {
         e.global(global)?;
+        let id = module.globals[global].id;
+        let moved = e.moved_initializers.last().is_some_and(|&(g, _)| g == id);
+        if let (Some(&function), false) = (private_to_entry.get(&global), moved) {
+            let declared = e.out.globals.pop().ok_or_else(|| Error::internal("a global not declared"))?;
+            let var = Stmt::Var { name: declared.name.into(), ty: declared.ty, value: declared.init };
+            e.entry_locals.entry(function).or_default().push(var);
+        }
     }
     e.claim_late_names(&functions);
     for &f in &functions {
-        let mut lowered = function::emit(&mut e, f)?;
-        if let Some(entry) = unwrapped.get(&module.functions[f].id) {
+        let entry = unwrapped.get(&module.functions[f].id).copied();
+        let mut lowered = function::emit(&mut e, f, entry)?;
+        if let Some(entry) = entry {
             lowered.attributes = e.stage_attributes(entry)?;
-            let stores = e.entry_initializer_stores(entry)?;
-            lowered.body.splice(0..0, stores);
         }
         e.finish_function(lowered);
     }
@@ -167,27 +183,6 @@ pub fn emit(module: &Module, options: &Options) -> Result<Emitted, Error> {
     e.out.enables = e.enables.iter().copied().collect();
     e.bindings.sort_by_key(|b| b.binding);
     Ok(Emitted { ast: e.out, bindings: e.bindings, uniformity: e.uniformity.verdict(), warnings: e.warnings })
-}
-
-/// Entry points with neither inputs nor outputs, by function: a wrapper would only call the
-/// function, so the function itself is the entry point. Not where two entry points share the
-/// function or a call reaches it (neither is valid SPIR-V, but the input is not validated).
-fn unwrapped_entry_points(module: &Module) -> HashMap<Id, &EntryPoint> {
-    let mut unwrapped = HashMap::new();
-    let mut shared = HashSet::new();
-    for entry in &module.entry_points {
-        let no_io = entry.io.as_ref().is_none_or(|plan| plan.inputs.is_empty() && plan.outputs.is_empty());
-        if unwrapped.insert(entry.function, entry).is_some() || !no_io {
-            shared.insert(entry.function);
-        }
-    }
-    for function in &module.functions {
-        for inst in function.insts.iter().filter(|i| i.op == spirv::Op::FunctionCall) {
-            shared.extend(inst.id(0));
-        }
-    }
-    unwrapped.retain(|function, _| !shared.contains(function));
-    unwrapped
 }
 
 /// glslang names a function by its signature, `BRDF(vf3;vf3;f1;`: such a function is called by
@@ -217,8 +212,8 @@ fn unmangled_names<'m>(module: &'m Module, functions: &[usize]) -> HashMap<usize
 /// Globals the emitted functions refer to, in declaration order.
 fn used_globals(module: &Module, functions: &[usize]) -> Vec<usize> {
     let mut used = module.globals_used_in(functions);
-    // Proxies the entry-point wrappers copy, even if no function reads them.
-    // and the buffers the wrappers read computed inputs from.
+    // Proxies the entry points copy, even if no function reads them, and the buffers they read
+    // computed inputs from.
     for entry in &module.entry_points {
         for value in entry.io.iter().flat_map(|plan| plan.inputs.iter().chain(&plan.outputs)) {
             if let IoSource::Proxy { global, .. } = value.source
@@ -231,6 +226,13 @@ fn used_globals(module: &Module, functions: &[usize]) -> Vec<usize> {
             {
                 used[g] = true;
             }
+        }
+    }
+    // An Input or Output variable left after `io_wrapper` needs no proxy: the entry function
+    // takes or returns its values directly.
+    for (g, global) in module.globals.iter().enumerate() {
+        if matches!(global.class, StorageClass::Input | StorageClass::Output) {
+            used[g] = false;
         }
     }
     // Samplers split from a used combined image sampler or sampler follow it.
@@ -265,6 +267,7 @@ impl<'m> Emitter<'m> {
         if self.uniformity.last_breaks_barriers() {
             calls = self.make_barriers_uniform(&mut function).unwrap_or(calls);
         }
+        for_loops::rewrite(&mut function.body, &function.exits);
         let (text, signature_len) = print::function(&function);
         let result = function.result.map(|(_, ty)| ty);
         self.out.functions.push(ast::PrintedFunction {
@@ -275,85 +278,28 @@ impl<'m> Emitter<'m> {
         });
     }
 
-    /// Tries what can put the barriers of a function that breaks WGSL's rule in uniform control
-    /// flow: its entry point's uniform builtins (workgroup id and count) passed as parameters,
-    /// since WGSL takes reads of their private proxies as non-uniform; then early returns
-    /// deferred as well (`deferred_returns.rs`). A rewrite is kept only if every barrier of the
-    /// function is then in uniform control flow; returns the calls of the rewritten function.
+    /// Tries putting the barriers of a function that breaks WGSL's rule in uniform control flow
+    /// by deferring its early returns (`deferred_returns.rs`). The rewrite is kept only if every
+    /// barrier of the function is then in uniform control flow; returns the calls of the
+    /// rewritten function.
     fn make_barriers_uniform(&mut self, function: &mut ast::Function) -> Option<Vec<ast::Name>> {
-        let builtins = self.uniform_builtins_read(function);
-        let names: Vec<String> = builtins.iter().map(|param| param.name.clone()).collect();
-        let params = function.params.len();
-        if !builtins.is_empty() {
-            // Named as the proxies, the parameters stand for them in the whole body.
-            function.params.extend(builtins);
-            if let Some(calls) = self.analyse_again(function, &names) {
-                self.inner_args.insert(function.name.clone(), names);
-                return Some(calls);
-            }
-        }
-        if let Some(body) = deferred_returns::defer(function, &self.out.globals, self.uniformity.functions()) {
-            let original = std::mem::replace(&mut function.body, body);
-            if let Some(calls) = self.analyse_again(function, &names) {
-                if !names.is_empty() {
-                    self.inner_args.insert(function.name.clone(), names);
-                }
-                return Some(calls);
-            }
-            function.body = original;
+        let body = deferred_returns::defer(function, &self.out.globals, self.uniformity.functions())?;
+        let original = std::mem::replace(&mut function.body, body);
+        self.uniformity.forget_last();
+        let calls = self.uniformity.function(function);
+        if !self.uniformity.last_breaks_barriers() {
+            return Some(calls);
         }
         // The original then stands, for the verdict to report.
-        function.params.truncate(params);
+        function.body = original;
         self.uniformity.forget_last();
         self.uniformity.function(function);
         None
     }
 
-    /// Analyses `function` again in place of its last analysis: its calls, if every barrier of it
-    /// is now in uniform control flow.
-    fn analyse_again(&mut self, function: &ast::Function, uniform_params: &[String]) -> Option<Vec<ast::Name>> {
-        self.uniformity.forget_last();
-        let calls = self.uniformity.function_given(function, uniform_params);
-        (!self.uniformity.last_breaks_barriers()).then_some(calls)
-    }
-
-    /// For the inner function of a compute entry point (of one only), the uniform builtins it
-    /// reads by value through their proxies, as parameters named as the proxies.
-    fn uniform_builtins_read(&mut self, function: &ast::Function) -> Vec<ast::Param> {
-        let module = self.module;
-        let mut entries = module.entry_points.iter().filter(|e| self.names.get(&e.function) == Some(&function.name));
-        let (Some(entry), None) = (entries.next(), entries.next()) else { return Vec::new() };
-        if entry.model != ExecutionModel::GLCompute {
-            return Vec::new();
-        }
-        let mut read = HashSet::new();
-        let mut addressed = Vec::new();
-        for stmt in &function.body {
-            stmt.for_each_expr(&mut |expr| {
-                expr.for_each_ident(&mut |ident| {
-                    read.insert(ident.to_string());
-                });
-                uniformity::addressed(expr, &mut addressed);
-            });
-        }
-        let mut params = Vec::new();
-        for value in entry.io.iter().flat_map(|plan| &plan.inputs) {
-            let (IoSource::Proxy { global, path }, IoBinding::BuiltIn { name: "workgroup_id" | "num_workgroups", .. }) =
-                (&value.source, &value.binding)
-            else {
-                continue;
-            };
-            let Some(proxy) = self.names.get(global).cloned() else { continue };
-            if path.is_empty()
-                && value.ty == value.wgsl_ty
-                && read.contains(&proxy)
-                && !addressed.contains(&proxy.as_str())
-                && let Ok(ty) = self.ty(value.ty)
-            {
-                params.push(ast::Param { attributes: vec![], name: proxy, ty });
-            }
-        }
-        params
+    /// Whether `name` is one of the module's functions.
+    pub(super) fn is_function(&self, name: &str) -> bool {
+        self.uniformity.functions().contains(name)
     }
 
     fn unsupported(&self, id: Id, message: String) -> Error {
@@ -644,6 +590,9 @@ impl<'m> Emitter<'m> {
                 space = "storage, read".into();
             }
         }
+        if space == "uniform" || space == "storage, read" {
+            self.read_only.insert(global.id);
+        }
         if global.class == StorageClass::UniformConstant {
             self.vertex_storage.get_or_init(|| VertexStorage::new(module)).check_texture(module, g)?;
         }
@@ -768,7 +717,17 @@ impl<'m> Emitter<'m> {
                 let parts = parts.iter().map(|&p| self.constant(p)).collect::<Result<_, _>>()?;
                 Ok(Expr::call(ty, parts))
             }
-            ConstValue::Null | ConstValue::Undef => Ok(Expr::call(self.ty(constant.ty)?, vec![])),
+            ConstValue::Null | ConstValue::Undef => self.zero(constant.ty),
+        }
+    }
+
+    /// The zero value of type `ty`: a literal for a scalar (`0u`, `0.0f`, `false`), else the
+    /// zero-value constructor `T()`.
+    pub fn zero(&mut self, ty: Id) -> Result<Expr, Error> {
+        match self.module.ty(ty)? {
+            Type::Bool => Ok(Expr::Literal(Literal::Bool(false))),
+            Type::Int { width: 32, .. } | Type::Float { width: 32 | 16 } => self.constant_bits(ty, 0),
+            _ => Ok(Expr::call(self.ty(ty)?, vec![])),
         }
     }
 

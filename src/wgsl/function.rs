@@ -9,12 +9,16 @@
 //! assigned at the end of each predecessor and read once, into a `let`, at the start of its
 //! block, so copies into several phis never see each other's new values.
 
-use std::collections::HashMap;
+use std::collections::HashSet;
 
 use spirv::Op;
 
 use super::ast::{self, BinaryOp, Expr, Literal, Name, Stmt, UnaryOp};
+use super::declarations;
 use super::emit::Emitter;
+use super::entry_io::EntryResult;
+use super::inline_lets;
+use super::loop_phis;
 use super::names::Namer;
 use super::scopes::{self, Scopes};
 use super::uses::{self, Uses};
@@ -22,9 +26,10 @@ use crate::error::{Error, Location};
 use crate::id_hash::{IdMap, IdSet};
 use crate::ops;
 use crate::spirv::structured::{Guard, Node};
-use crate::spirv::{Def, Function, Id, Inst, Module, Operand, Type};
+use crate::spirv::{Def, EntryPoint, Function, Id, Inst, Module, Operand, Type};
 
-pub fn emit(e: &mut Emitter, f: usize) -> Result<ast::Function, Error> {
+/// Lowers function `f`; `entry` is the entry point it is itself, if it is unwrapped.
+pub fn emit(e: &mut Emitter, f: usize, entry: Option<&EntryPoint>) -> Result<ast::Function, Error> {
     let module = e.module;
     let function = &module.functions[f];
     let mut lower = Lower {
@@ -49,6 +54,9 @@ pub fn emit(e: &mut Emitter, f: usize) -> Result<ast::Function, Error> {
         annotate: e.annotate,
         source_line: None,
         rest: &[],
+        entry: None,
+        exits: Vec::new(),
+        unnamed: HashSet::new(),
         constant_lets: IdMap::default(),
     };
     let name = e.names.get(&function.id).cloned().unwrap_or_default();
@@ -60,24 +68,38 @@ pub fn emit(e: &mut Emitter, f: usize) -> Result<ast::Function, Error> {
             Type::Pointer { .. } => Value::Pointer(Box::new(Pointer {
                 base: Expr::unary(UnaryOp::Deref, Expr::ident(param_name.clone())),
                 steps: Vec::new(),
+                memory: Memory::Variable,
             })),
             _ => Value::Ident(param_name.as_str().into()),
         };
         lower.values.insert(param.id, value);
         params.push(ast::Param { attributes: vec![], name: param_name, ty: e.ty(param.ty)? });
     }
-    let result = match module.ty(function.result_type)? {
+    let mut result = match module.ty(function.result_type)? {
         Type::Void => None,
         _ => Some((vec![], e.ty(function.result_type)?)),
     };
+    let mut copies = Vec::new();
+    if let Some(entry) = entry {
+        (params, copies, result) = lower.entry_interface(e, entry)?;
+    }
     let body = function.body.as_deref().ok_or_else(|| Error::internal("function was not structurized"))?;
     lower.scopes = scopes::analyse(module, function, body, &lower.uses)?;
     let mut body = lower.nodes(e, body)?;
+    if entry.is_some() {
+        let locals = e.entry_locals.remove(&function.id).unwrap_or_default();
+        body.splice(0..0, locals);
+    }
+    declarations::sink(&mut body);
+    body.splice(0..0, copies);
     // A void function's final `return;` is implied.
     if result.is_none() && body.last() == Some(&Stmt::Return(None)) {
         body.pop();
     }
-    Ok(ast::Function { attributes: vec![], name, params, result, body })
+    let mut function = ast::Function { attributes: vec![], name, params, result, body, exits: lower.exits };
+    inline_lets::inline(&mut function, &lower.unnamed, &|expr| has_effect(e, expr));
+    loop_phis::elide(&mut function);
+    Ok(function)
 }
 
 #[derive(Clone)]
@@ -132,6 +154,19 @@ impl Pending {
 pub(super) struct Pointer {
     pub(super) base: Expr,
     pub(super) steps: Vec<Step>,
+    pub(super) memory: Memory,
+}
+
+/// What a pointer points into.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) enum Memory {
+    /// A variable the translated code reads and writes.
+    Variable,
+    /// Memory nothing writes while the shader runs (an entry point's input read from its
+    /// parameter, a uniform or read-only storage buffer): a load is a value like any other.
+    ReadOnly,
+    /// An entry point's direct output: a store records the value to return (`entry_io.rs`).
+    Output,
 }
 
 #[derive(Clone)]
@@ -209,7 +244,13 @@ pub(super) struct Lower<'m> {
     /// `file:line` of the last `OpLine`, for `--annotate`.
     source_line: Option<String>,
     /// The instructions after the one being lowered, in the same block.
-    rest: &'m [usize],
+    pub(super) rest: &'m [usize],
+    /// What the returns give, in an entry function that is the WGSL entry point itself.
+    pub(super) entry: Option<EntryResult>,
+    /// Each `if c { break; }` written: `c`, and the exact condition for going on.
+    exits: Vec<(Expr, Expr)>,
+    /// The names given to values without a name of their own (`x_12`).
+    unnamed: HashSet<Name>,
     /// Constant operands of the instruction being lowered read through a `let`
     /// (`runtime_constants.rs`).
     pub(super) constant_lets: IdMap<Id, Name>,
@@ -235,12 +276,12 @@ impl<'m> Lower<'m> {
 
     fn nodes(&mut self, e: &mut Emitter, nodes: &[Node]) -> Result<Vec<Stmt>, Error> {
         let (mut stmts, declared) = self.scope_nodes(e, nodes)?;
-        initialize_at_first_assignment(&mut stmts, declared, &[]);
+        declarations::initialize_at_first_assignment(&mut stmts, declared, &|_| true, &|_| false);
         Ok(stmts)
     }
 
-    /// The statements of one scope, starting with its `declared` uninitialized `var`s (see
-    /// `initialize_at_first_assignment`).
+    /// The statements of one scope, starting with its `declared` `var`s (see
+    /// `declarations::initialize_at_first_assignment`).
     fn scope_nodes(&mut self, e: &mut Emitter, nodes: &[Node]) -> Result<(Vec<Stmt>, usize), Error> {
         let outer = std::mem::take(&mut self.stmts);
         let scope = self.next_scope;
@@ -260,21 +301,29 @@ impl<'m> Lower<'m> {
                 let base = self.module.name(phi).map(str::to_string).unwrap_or_else(|| format!("x_{phi}"));
                 self.namer.fresh_name(&format!("{base}_phi"), Some(&e.namer))
             };
-            self.stmts.push(Stmt::Var { name: name.clone(), ty, value: None });
+            self.stmts.push(Stmt::Var { name: name.clone(), ty: Some(ty), value: None });
             self.phi_vars.insert(phi, name);
         }
         for id in self.scopes.declared.get(&scope).cloned().unwrap_or_default() {
             let name = self.local_name(e, id);
             let ty = e.ty(self.module.type_of(id)?)?;
-            self.stmts.push(Stmt::Var { name: name.clone(), ty, value: None });
+            self.stmts.push(Stmt::Var { name: name.clone(), ty: Some(ty), value: None });
             self.hoisted_names.insert(id, name);
         }
-        let declared = self.stmts.len();
+        let mut declared = self.stmts.len();
         for node in nodes {
             self.node(e, node)?;
         }
         self.flush(e, false);
-        Ok((std::mem::replace(&mut self.stmts, outer), declared))
+        let stmts = std::mem::replace(&mut self.stmts, outer);
+        // The function's own variables (OpVariable) open its body: initialized at their first
+        // assignment too, any initial value they have unused (but never one with an effect).
+        let own = stmts[declared..].iter().take_while(|s| match s.unnoted() {
+            Stmt::Var { value, .. } => value.as_ref().is_none_or(|v| !has_effect(e, v)),
+            _ => false,
+        });
+        declared += own.count();
+        Ok((stmts, declared))
     }
 
     fn node(&mut self, e: &mut Emitter, node: &Node) -> Result<(), Error> {
@@ -323,6 +372,9 @@ impl<'m> Lower<'m> {
                     ([], [arm]) => Some((arm, negated(), condition.clone())),
                     _ => None,
                 };
+                if let Some((Stmt::Break, guard, otherwise)) = &arm {
+                    self.exits.push((guard.clone(), otherwise.clone()));
+                }
                 if let Some((arm, guard, otherwise)) = arm
                     && self.short_circuit(arm, guard, otherwise)
                 {
@@ -346,8 +398,13 @@ impl<'m> Lower<'m> {
                 let note = self.label_note(header);
                 let (mut body, declared) = self.scope_nodes(e, body)?;
                 let continuing = self.nodes(e, continuing)?;
-                // `continuing` sees the body's declarations: a `var` it assigns is no `let`.
-                initialize_at_first_assignment(&mut body, declared, &continuing);
+                // `continuing` sees the body's declarations: a `var` it assigns is no `let` (a
+                // loop whose continue target heads another loop assigns that loop's phis there).
+                let mut written = HashSet::new();
+                continuing.iter().for_each(|s| s.for_each_written(&mut |name| _ = written.insert(name.to_string())));
+                declarations::initialize_at_first_assignment(&mut body, declared, &|_| true, &|name| {
+                    written.contains(name)
+                });
                 let break_if = self.break_if.take();
                 if break_if.is_none() && !body.iter().chain(&continuing).any(|s| s.may_leave(true, false, true)) {
                     // SPIR-V may loop forever (its merge block unreachable); WGSL rejects a loop
@@ -378,7 +435,10 @@ impl<'m> Lower<'m> {
             Node::Break => self.stmts.push(Stmt::Break),
             Node::Continue => self.stmts.push(Stmt::Continue),
             Node::Return(value) => {
-                let value = value.map(|v| self.take(e, v)).transpose()?;
+                let value = match value {
+                    Some(v) => Some(self.take(e, *v)?),
+                    None => self.entry_return(e)?,
+                };
                 self.flush(e, false);
                 self.stmts.push(Stmt::Return(value));
             }
@@ -399,7 +459,7 @@ impl<'m> Lower<'m> {
             Node::DeclareGuard(guard) => {
                 let name = self.namer.fresh_name("break_outer", Some(&e.namer));
                 let value = Some(Expr::Literal(Literal::Bool(false)));
-                self.stmts.push(Stmt::Var { name: name.clone(), ty: "bool".into(), value });
+                self.stmts.push(Stmt::Var { name: name.clone(), ty: None, value });
                 self.guard_names.insert(*guard, name);
             }
             Node::SetGuard(guard) => {
@@ -447,7 +507,7 @@ impl<'m> Lower<'m> {
 
     /// `!expr` for the boolean value `condition`, written as the opposite comparison where that
     /// means the same: always for `==` and `!=`, for ordering only between integers.
-    fn negate(&self, condition: Id, expr: Expr) -> Expr {
+    pub(super) fn negate(&self, condition: Id, expr: Expr) -> Expr {
         let integers = self
             .module
             .value_inst(condition)
@@ -455,6 +515,7 @@ impl<'m> Lower<'m> {
             .is_some_and(|row| !row.int.operands.is_empty());
         match expr {
             Expr::Unary(UnaryOp::Not, inner) => *inner,
+            Expr::Literal(Literal::Bool(b)) => Expr::Literal(Literal::Bool(!b)),
             Expr::Binary(op, a, b) => match NEGATED_COMPARISONS.iter().find(|(from, _)| *from == op) {
                 Some(&(_, negated)) if integers || matches!(op, BinaryOp::Equal | BinaryOp::NotEqual) => {
                     Expr::Binary(negated, a, b)
@@ -515,9 +576,12 @@ impl<'m> Lower<'m> {
 
     /// The zero value a non-void function returns where SPIR-V has no value to return.
     fn zero_result(&self, e: &mut Emitter) -> Result<Option<Expr>, Error> {
+        if self.entry.is_some() {
+            return Ok(self.entry_zero());
+        }
         Ok(match self.module.ty(self.function.result_type)? {
             Type::Void => None,
-            _ => Some(Expr::call(e.ty(self.function.result_type)?, vec![])),
+            _ => Some(e.zero(self.function.result_type)?),
         })
     }
 
@@ -612,9 +676,16 @@ impl<'m> Lower<'m> {
 
     /// A fresh local name for `id`: its OpName, or `x_<id>`.
     pub(super) fn local_name(&mut self, e: &Emitter, id: Id) -> Name {
-        match self.module.name(id) {
-            Some(name) => self.namer.fresh_name(name, Some(&e.namer)),
-            None => self.namer.fresh_name(&format!("x_{id}"), Some(&e.namer)),
+        match self.module.name(id).or_else(|| self.output_name(id)) {
+            Some(name) => {
+                let name = name.to_string();
+                self.namer.fresh_name(&name, Some(&e.namer))
+            }
+            None => {
+                let name = self.namer.fresh_name(&format!("x_{id}"), Some(&e.namer));
+                self.unnamed.insert(name.clone());
+                name
+            }
         }
     }
 
@@ -664,6 +735,18 @@ impl<'m> Lower<'m> {
             self.values.insert(id, Value::Pending { expr: Box::new(expr), reads_memory, number });
         } else {
             self.bind(e, id, expr);
+        }
+        Ok(())
+    }
+
+    /// Records the value of `inst`, a path into memory nothing writes: written again at each use,
+    /// unless it is a named local's value or outlives its scope.
+    pub(super) fn define_repeated(&mut self, e: &Emitter, inst: &Inst, expr: Expr) -> Result<(), Error> {
+        let id = self.result(inst)?;
+        if self.hoisted_names.contains_key(&id) || self.module.variable_values.contains(&id) {
+            self.bind(e, id, expr);
+        } else {
+            self.values.insert(id, Value::named(expr));
         }
         Ok(())
     }
@@ -734,7 +817,8 @@ impl<'m> Lower<'m> {
         }
         match e.names.get(&id) {
             Some(name) if matches!(self.module.def(id), Def::Global(_)) => {
-                Ok(Pointer { base: Expr::ident(name.clone()), steps: Vec::new() })
+                let memory = if e.read_only.contains(&id) { Memory::ReadOnly } else { Memory::Variable };
+                Ok(Pointer { base: Expr::ident(name.clone()), steps: Vec::new(), memory })
             }
             _ => Err(Error::unsupported(
                 format!("%{id} is not a pointer we can follow"),
@@ -765,6 +849,11 @@ impl<'m> Lower<'m> {
         Ok(expr)
     }
 
+    /// Whether `id` is a pending value with an effect (`has_effect`).
+    pub(super) fn pending_effect(&self, e: &Emitter, id: Id) -> bool {
+        matches!(self.values.get(&id), Some(Value::Pending { expr, .. }) if has_effect(e, expr))
+    }
+
     /// Drops a pending value whose only use turned out not to need it (a shuffle operand none of
     /// whose components is selected); pending values are pure, so nothing is lost.
     pub(super) fn discard(&mut self, id: Id) {
@@ -774,103 +863,15 @@ impl<'m> Lower<'m> {
     }
 }
 
-/// Moves each of the first `declared` statements, uninitialized `var`s, down to the statement that
-/// first mentions the variable when that assigns it: `var x: T = value;`. Not past a `continue`,
-/// which must not skip a declaration its `continuing` may use. One walk over the statements finds
-/// every variable's first mention, so the cost does not grow with variables times statements.
-/// `continuing` is the loop's when `stmts` is a loop body: it may write the variables too.
-fn initialize_at_first_assignment(stmts: &mut Vec<Stmt>, declared: usize, continuing: &[Stmt]) {
-    if declared == 0 {
-        return;
-    }
-    let vars: HashMap<&str, usize> = stmts[..declared]
-        .iter()
-        .enumerate()
-        .filter_map(|(at, stmt)| match stmt {
-            Stmt::Var { name, value: None, .. } => Some((&**name, at)),
-            _ => None,
-        })
-        .collect();
-    // One walk: for each variable, the statement that first mentions it, and whether a
-    // `continue` comes before that statement.
-    let mut first: Vec<Option<(usize, bool)>> = vec![None; declared];
-    let mut continued = false;
-    // The walk ends once every variable has been mentioned: usually a few statements in.
-    let mut unmentioned = vars.len();
-    for (index, stmt) in stmts.iter().enumerate().skip(declared) {
-        if unmentioned == 0 {
-            break;
+/// Whether evaluating `expr` has an effect: a call of one of the module's functions, or an atomic
+/// operation other than a load.
+pub(super) fn has_effect(e: &Emitter, expr: &Expr) -> bool {
+    expr.any(&|expr| match expr {
+        Expr::Call(call) => {
+            e.is_function(&call.callee) || (call.callee.starts_with("atomic") && &*call.callee != "atomicLoad")
         }
-        stmt.for_each_ident(&mut |ident| {
-            if let Some(&at) = vars.get(ident)
-                && first[at].is_none()
-            {
-                first[at] = Some((index, continued));
-                unmentioned -= 1;
-            }
-        });
-        continued = continued || stmt.any(&|s| matches!(s, Stmt::Continue));
-    }
-    // The statements that initialize a variable and become its declaration, as (statement,
-    // variable) pairs. A note (`--annotate`) is looked through, so annotating changes nothing
-    // else.
-    let mut initializes: Vec<(usize, usize)> = Vec::new();
-    let mut moved = vec![false; declared];
-    for (at, first) in first.into_iter().enumerate() {
-        let (Some((index, false)), Stmt::Var { name, .. }) = (first, &stmts[at]) else { continue };
-        if matches!(stmts[index].unnoted(), Stmt::Assign { target: Expr::Ident(t), value } if t == name && !value.mentions(name))
-        {
-            initializes.push((index, at));
-            moved[at] = true;
-        }
-    }
-    if initializes.is_empty() {
-        return;
-    }
-    // A variable that nothing writes after it is initialized (nor takes the address of) is a
-    // `let`: a phi that became `a || b`, say. Only scalars, vectors and matrices: dynamic
-    // indexing of an array value is not for every WGSL implementation.
-    let mut writes: HashMap<&str, u32> = HashMap::new();
-    for stmt in stmts[declared..].iter().chain(continuing) {
-        stmt.for_each_written(&mut |name| {
-            if let Some((&name, _)) = vars.get_key_value(name) {
-                *writes.entry(name).or_default() += 1;
-            }
-        });
-    }
-    let lets: Vec<bool> = initializes
-        .iter()
-        .map(|&(_, at)| {
-            let Stmt::Var { name, ty, .. } = &stmts[at] else { return false };
-            let plain = ["bool", "i32", "u32", "f32", "f16", "vec", "mat"].iter().any(|p| ty.starts_with(p));
-            // The initializing assignment is the one write.
-            plain && writes.get(&**name) == Some(&1)
-        })
-        .collect();
-    drop(writes);
-    // In place: at the top of a huge function a second list would double the peak.
-    for ((index, at), is_let) in initializes.into_iter().zip(lets) {
-        let Stmt::Var { name, ty, .. } = &stmts[at] else { continue };
-        let (name, ty) = (name.clone(), ty.clone());
-        let declare = |value: Expr| match is_let {
-            true => Stmt::Let { name: name.clone(), ty: None, value },
-            false => Stmt::Var { name: name.clone(), ty: ty.clone(), value: Some(value) },
-        };
-        let assign = std::mem::replace(&mut stmts[index], Stmt::Break);
-        stmts[index] = match assign {
-            Stmt::Noted { stmt, note } => match *stmt {
-                Stmt::Assign { value, .. } => Stmt::Noted { stmt: Box::new(declare(value)), note },
-                other => Stmt::Noted { stmt: Box::new(other), note },
-            },
-            Stmt::Assign { value, .. } => declare(value),
-            other => other,
-        };
-    }
-    let mut index = 0;
-    stmts.retain(|_| {
-        index += 1;
-        !moved.get(index - 1).copied().unwrap_or(false)
-    });
+        _ => false,
+    })
 }
 
 /// `a < b` and its negation `a >= b`, and so on: exact for integers, not for floats (NaN).

@@ -50,6 +50,7 @@ impl Emitter<'_> {
             params: vec![ast::Param { attributes: vec![], name: "m".into(), ty: ty.as_str().into() }],
             result: Some((vec![], ty.into())),
             body,
+            exits: Vec::new(),
         });
         name
     }

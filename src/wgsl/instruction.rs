@@ -5,13 +5,13 @@ use spirv::Op;
 
 use super::ast::{BinaryOp, Call, Expr, Literal, Name, Stmt, UnaryOp};
 use super::emit::Emitter;
-use super::function::{COMPONENTS, Choice, Lower, Pointer, Step, Value};
+use super::function::{COMPONENTS, Choice, Lower, Memory, Pointer, Step, Value};
 use super::uses::vector_component;
 use super::{image, integer_dot, subgroup};
 use crate::error::Error;
 use crate::ops::{self, Spelling};
 use crate::passes::atomics;
-use crate::spirv::{Def, ExtSet, Id, Inst, Operand, Type};
+use crate::spirv::{ConstValue, Def, ExtSet, Id, Inst, Operand, Type};
 
 /// The most elements `OpCopyLogical` writes out one by one.
 const MAX_COPIED_ELEMENTS: u64 = 4096;
@@ -24,22 +24,7 @@ impl Lower<'_> {
             Op::AccessChain | Op::InBoundsAccessChain => self.access_chain(e, inst),
             // Textures and samplers are named where they are used (see `image.rs`).
             Op::Load | Op::CopyObject if self.is_handle_value(inst)? => Ok(()),
-            Op::Load => {
-                if let Some(inner) = self.atomic_inner(self.operand(inst, 0)?) {
-                    return self.load_atomic(e, inst, inner);
-                }
-                let ty = self.result_type(inst)?;
-                if e.no_data.contains(&ty) {
-                    // Nothing to read: the struct's placeholder member is not data.
-                    let zero = Expr::call(e.ty(ty)?, vec![]);
-                    return self.define(e, inst, zero, false);
-                }
-                if let Some(choice) = self.unmerged_choice(e, self.operand(inst, 0)?)? {
-                    return self.load_choice(e, inst, choice);
-                }
-                let expr = self.pointer_expr(e, self.operand(inst, 0)?)?;
-                self.define(e, inst, expr, true)
-            }
+            Op::Load => self.load_memory(e, inst),
             Op::Store => {
                 if let Some(inner) = self.atomic_inner(self.operand(inst, 0)?) {
                     return self.store_atomic(e, inst, inner);
@@ -49,6 +34,9 @@ impl Lower<'_> {
                     // Nothing to write: storing the placeholder member could clobber memory the
                     // SPIR-V never touches.
                     self.take(e, value)?;
+                    return Ok(());
+                }
+                if self.store_output(e, inst)? {
                     return Ok(());
                 }
                 if let Some(choice) = self.unmerged_choice(e, self.operand(inst, 0)?)? {
@@ -100,7 +88,7 @@ impl Lower<'_> {
             // The signedness pass has collapsed chains of bitcasts.
             Op::Bitcast => self.bitcast(e, inst),
             Op::Undef => {
-                let zero = Expr::call(e.ty(self.result_type(inst)?)?, vec![]);
+                let zero = e.zero(self.result_type(inst)?)?;
                 self.define(e, inst, zero, false)
             }
             Op::CompositeConstruct => self.composite_construct(e, inst),
@@ -125,24 +113,7 @@ impl Lower<'_> {
             }
             Op::PtrEqual | Op::PtrNotEqual => self.pointer_equality(e, inst),
             Op::PtrDiff => self.pointer_difference(e, inst),
-            Op::Select => {
-                let condition = self.take(e, self.operand(inst, 0)?)?;
-                let accept = self.take(e, self.operand(inst, 1)?)?;
-                let reject = self.take(e, self.operand(inst, 2)?)?;
-                let ty = self.result_type(inst)?;
-                if self.module.scalar_of(ty).is_some() {
-                    let select = Expr::call(e.builtin("select"), vec![reject, accept, condition]);
-                    return self.define(e, inst, select, false);
-                }
-                // WGSL's select takes scalars and vectors only: structs and arrays need an `if`.
-                let name = self.local_name(e, self.result(inst)?);
-                let wgsl_ty = e.ty(ty)?;
-                self.stmts.push(Stmt::Var { name: name.clone(), ty: wgsl_ty, value: Some(reject) });
-                let assign = Stmt::Assign { target: Expr::ident(name.clone()), value: accept };
-                self.stmts.push(Stmt::If { condition, accept: vec![assign], reject: vec![] });
-                self.values.insert(self.result(inst)?, Value::Ident(name));
-                Ok(())
-            }
+            Op::Select => self.select(e, inst),
             Op::IsNan | Op::IsInf => self.float_class(e, inst),
             Op::SMod | Op::FMod => self.modulo(e, inst),
             Op::IAddCarry | Op::ISubBorrow | Op::UMulExtended | Op::SMulExtended => self.extended_arith(e, inst),
@@ -277,13 +248,22 @@ impl Lower<'_> {
         let ty = e.ty(pointee)?;
         let value = inst.id(1).map(|init| self.take(e, init)).transpose()?;
         let name = self.local_name(e, id);
-        self.stmts.push(Stmt::Var { name: name.clone(), ty, value });
-        self.values.insert(id, Value::Pointer(Box::new(Pointer { base: Expr::ident(name), steps: Vec::new() })));
+        self.stmts.push(Stmt::Var { name: name.clone(), ty: value.is_none().then_some(ty), value });
+        let pointer = Pointer { base: Expr::ident(name), steps: Vec::new(), memory: Memory::Variable };
+        self.values.insert(id, Value::Pointer(Box::new(pointer)));
         Ok(())
     }
 
     fn access_chain(&mut self, e: &mut Emitter, inst: &Inst) -> Result<(), Error> {
         let base = self.operand(inst, 0)?;
+        if let Some(Value::Pointer(pointer)) = self.values.get(&base)
+            && pointer.memory == Memory::Output
+        {
+            // Only stores use it, and they find their part from the SPIR-V.
+            let pointer = pointer.clone();
+            self.values.insert(self.result(inst)?, Value::Pointer(pointer));
+            return Ok(());
+        }
         let mut steps = Vec::with_capacity(inst.operands.len() - 1);
         let mut ty = match self.module.ty(self.module.type_of(base)?)? {
             Type::Pointer { pointee, .. } => *pointee,
@@ -393,20 +373,23 @@ impl Lower<'_> {
         let call = Expr::call(name, args);
         let used = self.is_used(inst);
         self.flush(e, true);
-        // A result the next instruction stores, and nothing else reads, goes into the store
-        // (`n = f();`): nothing can happen between the call and the store.
-        let stored_at_once = inst.result.is_some_and(|id| {
-            self.uses.get(&id).is_some_and(|u| u.count == 1)
-                && self
-                    .next_inst()
-                    .is_some_and(|next| next.op == Op::Store && next.operands.get(1) == Some(&Operand::IdRef(id)))
-        });
         match inst.result {
-            Some(_) if stored_at_once => return self.define(e, inst, call, true),
+            Some(_) if self.stored_at_once(inst) => return self.define(e, inst, call, true),
             Some(id) if used => self.bind(e, id, call),
             _ => self.stmts.push(Stmt::Call(call)),
         }
         Ok(())
+    }
+
+    /// Whether the result of `inst` (a call, an atomic operation) is read only by the store that
+    /// comes next: it then goes into the store (`n = f();`), as nothing can happen in between.
+    pub(super) fn stored_at_once(&self, inst: &Inst) -> bool {
+        inst.result.is_some_and(|id| {
+            self.uses.get(&id).is_some_and(|u| u.count == 1)
+                && self
+                    .next_inst()
+                    .is_some_and(|next| next.op == Op::Store && next.operands.get(1) == Some(&Operand::IdRef(id)))
+        })
     }
 
     fn ext_inst(&mut self, e: &mut Emitter, inst: &Inst) -> Result<(), Error> {
@@ -608,6 +591,9 @@ impl Lower<'_> {
             return Ok(());
         }
         let composite = self.operand(inst, 0)?;
+        if let Some(part) = self.constant_part(e, inst, composite)? {
+            return self.define(e, inst, part, false);
+        }
         let mut ty = self.module.type_of(composite)?;
         let mut expr = self.take(e, composite)?;
         for position in 1..inst.operands.len() {
@@ -634,6 +620,81 @@ impl Lower<'_> {
             ty = next;
         }
         self.define(e, inst, expr, false)
+    }
+
+    /// A load: a value read from memory, or, from memory nothing writes, a value like any other.
+    fn load_memory(&mut self, e: &mut Emitter, inst: &Inst) -> Result<(), Error> {
+        if let Some(inner) = self.atomic_inner(self.operand(inst, 0)?) {
+            return self.load_atomic(e, inst, inner);
+        }
+        let ty = self.result_type(inst)?;
+        if e.no_data.contains(&ty) {
+            // Nothing to read: the struct's placeholder member is not data.
+            let zero = Expr::call(e.ty(ty)?, vec![]);
+            return self.define(e, inst, zero, false);
+        }
+        if let Some(choice) = self.unmerged_choice(e, self.operand(inst, 0)?)? {
+            return self.load_choice(e, inst, choice);
+        }
+        let pointer = self.pointer(e, self.operand(inst, 0)?)?;
+        let expr = self.pointer_expr(e, self.operand(inst, 0)?)?;
+        if pointer.memory != Memory::ReadOnly {
+            return self.define(e, inst, expr, true);
+        }
+        // Read again at each use where that costs nothing (`ubo.model`, `ubo.lights[2].xyz`).
+        let constant_path = pointer.steps.iter().all(|step| !matches!(step, Step::Dynamic(_)));
+        match constant_path && expr.is_path() {
+            true => self.define_repeated(e, inst, expr),
+            false => self.define(e, inst, expr, false),
+        }
+    }
+
+    fn select(&mut self, e: &mut Emitter, inst: &Inst) -> Result<(), Error> {
+        let condition = self.take(e, self.operand(inst, 0)?)?;
+        let accept = self.take(e, self.operand(inst, 1)?)?;
+        let reject = self.take(e, self.operand(inst, 2)?)?;
+        let ty = self.result_type(inst)?;
+        let truth = |e: &Expr| match e {
+            Expr::Literal(Literal::Bool(b)) => Some(*b),
+            _ => None,
+        };
+        // `select(false, true, c)` is `c`, and `select(true, false, c)` is `!c`.
+        let value = match (truth(&accept), truth(&reject)) {
+            (Some(true), Some(false)) => condition,
+            (Some(false), Some(true)) => self.negate(self.operand(inst, 0)?, condition),
+            _ if self.module.scalar_of(ty).is_some() => {
+                Expr::call(e.builtin("select"), vec![reject, accept, condition])
+            }
+            _ => {
+                // WGSL's select takes scalars and vectors only: structs and arrays need an `if`.
+                let name = self.local_name(e, self.result(inst)?);
+                self.stmts.push(Stmt::Var { name: name.clone(), ty: None, value: Some(reject) });
+                let assign = Stmt::Assign { target: Expr::ident(name.clone()), value: accept };
+                self.stmts.push(Stmt::If { condition, accept: vec![assign], reject: vec![] });
+                self.values.insert(self.result(inst)?, Value::Ident(name));
+                return Ok(());
+            }
+        };
+        self.define(e, inst, value, false)
+    }
+
+    /// The part of a constant that `inst` extracts, as a constant: `3.0f`, not
+    /// `array<f32, 4>(1.0f, 2.0f, 3.0f, 4.0f)[2]`. `None` if `composite` is not a constant.
+    fn constant_part(&mut self, e: &mut Emitter, inst: &Inst, composite: Id) -> Result<Option<Expr>, Error> {
+        let mut id = composite;
+        for position in 1..inst.operands.len() {
+            let index = inst.literal(position).ok_or_else(|| self.missing(inst))?;
+            match self.module.constant(id).filter(|c| c.spec_id.is_none()).map(|c| &c.value) {
+                // Out of bounds: the access, written out, says so.
+                Some(ConstValue::Composite(parts)) => match parts.get(index as usize) {
+                    Some(&part) => id = part,
+                    None => return Ok(None),
+                },
+                Some(ConstValue::Null | ConstValue::Undef) => return Ok(Some(e.zero(self.result_type(inst)?)?)),
+                _ => return Ok(None),
+            }
+        }
+        Ok(Some(e.constant(id)?))
     }
 
     /// The index into vector `vector`: a constant out of bounds (undefined in SPIR-V, an error
@@ -697,10 +758,9 @@ impl Lower<'_> {
             let name = name.clone();
             return Ok((name.clone(), Expr::ident(name)));
         }
-        let ty = e.ty(self.result_type(inst)?)?;
         let value = self.take(e, base)?;
         let name = self.local_name(e, self.result(inst)?);
-        self.stmts.push(Stmt::Var { name: name.clone(), ty, value: Some(value) });
+        self.stmts.push(Stmt::Var { name: name.clone(), ty: None, value: Some(value) });
         Ok((name.clone(), Expr::ident(name)))
     }
 
@@ -791,7 +851,6 @@ impl Lower<'_> {
     fn modulo(&mut self, e: &mut Emitter, inst: &Inst) -> Result<(), Error> {
         let x = self.take_shared(e, self.operand(inst, 0)?)?;
         let y = self.take_shared(e, self.operand(inst, 1)?)?;
-        let ty = e.ty(self.result_type(inst)?)?;
         if inst.op == Op::FMod {
             let quotient = Expr::call("floor", vec![Expr::binary(BinaryOp::Divide, x.clone(), y.clone())]);
             let expr = Expr::binary(BinaryOp::Subtract, x, Expr::binary(BinaryOp::Multiply, y, quotient));
@@ -810,7 +869,7 @@ impl Lower<'_> {
             value: Expr::binary(BinaryOp::Modulo, x, y.clone()),
         });
         let r = Expr::ident(r_name);
-        let zero = if &*ty == "i32" { Expr::Literal(Literal::I32(0)) } else { Expr::call(ty.clone(), vec![]) };
+        let zero = e.zero(self.result_type(inst)?)?;
         let nonzero = Expr::binary(BinaryOp::NotEqual, r.clone(), zero.clone());
         let signs_differ = Expr::binary(
             BinaryOp::NotEqual,

@@ -3,17 +3,23 @@
 
 pub mod ast;
 mod atomic;
+mod declarations;
 mod deferred_returns;
 pub mod emit;
 mod entry_initializers;
+mod entry_io;
+mod entry_locals;
 mod extended_arith;
+mod for_loops;
 mod function;
 mod half_bitcast;
 mod helpers;
 mod image;
+mod inline_lets;
 mod instruction;
 mod integer_dot;
 mod late_names;
+mod loop_phis;
 pub mod names;
 mod non_finite;
 mod pointers;

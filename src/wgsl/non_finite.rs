@@ -69,6 +69,7 @@ impl Emitter<'_> {
             params: vec![ast::Param { attributes: vec![], name: "bits".into(), ty: "u32".into() }],
             result: Some((vec![], scalar.into())),
             body: vec![Stmt::Return(Some(value))],
+            exits: Vec::new(),
         });
         name
     }

@@ -90,7 +90,7 @@ impl Lower<'_> {
         let inst = self.module.value_inst(phi).ok_or_else(|| Error::internal("a phi without its instruction"))?;
         let base = self.module.name(phi).map(str::to_string).unwrap_or_else(|| format!("x_{phi}"));
         let which = self.namer.fresh_name(&format!("{base}_which"), Some(&e.namer));
-        self.stmts.push(Stmt::Var { name: which.clone(), ty: "u32".into(), value: None });
+        self.stmts.push(Stmt::Var { name: which.clone(), ty: Some("u32".into()), value: None });
         let mut options = Vec::new();
         for (k, (value, _)) in inst.phi_incoming().enumerate() {
             let indices = dynamic_indices(self.module, value).ok_or_else(|| {
@@ -100,7 +100,7 @@ impl Lower<'_> {
             for (d, index) in indices.into_iter().enumerate() {
                 let name = self.namer.fresh_name(&format!("{base}_{k}_index_{d}"), Some(&e.namer));
                 let ty = e.ty(self.module.type_of(index)?)?;
-                self.stmts.push(Stmt::Var { name: name.clone(), ty, value: None });
+                self.stmts.push(Stmt::Var { name: name.clone(), ty: Some(ty), value: None });
                 vars.push(name);
             }
             options.push(vars);
@@ -249,7 +249,7 @@ impl Lower<'_> {
             let index = if all_same { indices.swap_remove(0) } else { self.chosen(e, &choice.selector, indices)? };
             steps.push(Step::Index(index));
         }
-        Ok(Some(Pointer { base: first.base.clone(), steps }))
+        Ok(Some(Pointer { base: first.base.clone(), steps, memory: first.memory }))
     }
 
     /// An index step as an expression of a `u32`: the options' indices may differ in type.
@@ -283,7 +283,7 @@ impl Lower<'_> {
         let assignments = loads.into_iter().map(|value| Stmt::Assign { target: target.clone(), value }).collect();
         let chosen = self.each_option(e, &choice.selector, assignments)?;
         self.flush(e, true);
-        self.stmts.push(Stmt::Var { name: name.clone(), ty: e.ty(ty)?, value: None });
+        self.stmts.push(Stmt::Var { name: name.clone(), ty: Some(e.ty(ty)?), value: None });
         self.stmts.push(chosen);
         self.values.insert(self.result(inst)?, Value::Ident(name));
         Ok(())

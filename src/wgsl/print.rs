@@ -282,8 +282,10 @@ impl Printer {
 
     /// Attributes and `fn name(params) -> result {`.
     fn signature(&mut self, f: &Function) {
-        for attr in &f.attributes {
-            self.line(&attribute(attr));
+        // An entry point's stage and workgroup size: `@compute @workgroup_size(64, 1, 1)`.
+        if !f.attributes.is_empty() {
+            let attributes: Vec<String> = f.attributes.iter().map(attribute).collect();
+            self.line(&attributes.join(" "));
         }
         let params: Vec<String> =
             f.params.iter().map(|p| format!("{}{}: {}", attributes(&p.attributes), p.name, p.ty)).collect();
@@ -333,7 +335,10 @@ impl Printer {
                 p.out.push(';');
             }),
             Stmt::Var { name, ty, value } => self.line_with(|p| {
-                let _ = write!(p.out, "var {name}: {ty}");
+                let _ = write!(p.out, "var {name}");
+                if let Some(ty) = ty {
+                    let _ = write!(p.out, ": {ty}");
+                }
                 if let Some(value) = value {
                     p.out.push_str(" = ");
                     p.expr(value);
@@ -415,11 +420,74 @@ impl Printer {
                 p.out.push(';');
             }),
             Stmt::Discard => self.line("discard;"),
+            Stmt::For(l) => {
+                self.line_with(|p| {
+                    p.out.push_str("for (");
+                    if let Some(init) = &l.init {
+                        p.init(init);
+                    }
+                    p.out.push_str("; ");
+                    p.expr(&l.condition);
+                    p.out.push_str("; ");
+                    p.update(&l.update);
+                    p.out.push_str(") {");
+                });
+                self.block(&l.body);
+                self.line("}");
+            }
+            Stmt::While { condition, body } => {
+                self.line_with(|p| {
+                    p.out.push_str("while ");
+                    p.expr(condition);
+                    p.out.push_str(" {");
+                });
+                self.block(body);
+                self.line("}");
+            }
             Stmt::Noted { stmt, note } => {
                 let start = self.out.len();
                 self.stmt(stmt);
                 let end_of_first_line = self.out[start..].find('\n').map_or(self.out.len(), |at| start + at);
                 self.out.insert_str(end_of_first_line, &format!(" // {note}"));
+            }
+        }
+    }
+
+    /// A `for` statement's initializer, without its `;`.
+    fn init(&mut self, init: &Init) {
+        match init {
+            Init::Var(name, value) => {
+                let _ = write!(self.out, "var {name} = ");
+                self.expr(value);
+            }
+            Init::Assign(target, value) => {
+                self.expr(target);
+                self.out.push_str(" = ");
+                self.expr(value);
+            }
+        }
+    }
+
+    /// A `for` statement's update: `i++`, `i += 2i`, `i = f(i)`.
+    fn update(&mut self, update: &Update) {
+        match update {
+            Update::Increment(target) => {
+                self.expr(target);
+                self.out.push_str("++");
+            }
+            Update::Decrement(target) => {
+                self.expr(target);
+                self.out.push_str("--");
+            }
+            Update::Compound(target, op, value) => {
+                self.expr(target);
+                let _ = write!(self.out, " {}= ", binary_symbol(*op));
+                self.expr(value);
+            }
+            Update::Assign(target, value) => {
+                self.expr(target);
+                self.out.push_str(" = ");
+                self.expr(value);
             }
         }
     }

@@ -137,7 +137,7 @@ impl Lower<'_> {
     /// Binds the first operand of `inst` to a `let` if it and every other operand is an ordinary
     /// constant and the operation may fail as a constant expression; `take` then reads the `let`.
     pub(super) fn bind_constant_operand(&mut self, e: &mut Emitter, inst: &Inst) -> Result<(), Error> {
-        if inst.result.is_none() || !may_fail(self.module, inst) {
+        if !self.is_used(inst) || !may_fail(self.module, inst) {
             return Ok(());
         }
         let module = self.module;

@@ -172,7 +172,7 @@ impl Emitter<'_> {
                     )
                 })?
             }
-            _ => Expr::call(ty.clone(), vec![]),
+            _ => self.zero(constant.ty)?,
         };
         let base = self.override_base_name(id).unwrap_or_default();
         Ok(self.declare_override(id, &base, vec![Attribute::Id(spec_id)], ty, default))

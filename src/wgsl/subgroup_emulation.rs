@@ -141,8 +141,8 @@ impl Emitter<'_> {
                 ident("i")
             }
         };
-        body.push(Stmt::Var { name: "result".into(), ty: ty.into(), value: Some(start) });
-        body.push(Stmt::Var { name: "i".into(), ty: "u32".into(), value: Some(u32_literal(0)) });
+        body.push(Stmt::Var { name: "result".into(), ty: Some(ty.into()), value: Some(start) });
+        body.push(Stmt::Var { name: "i".into(), ty: Some("u32".into()), value: Some(u32_literal(0)) });
         let mut included = has_lane(ident("active_lanes"), ident("lane"));
         match kind {
             LaneLoop::Clustered => {}
@@ -185,6 +185,7 @@ impl Emitter<'_> {
             params,
             result: Some((vec![], ty.into())),
             body,
+            exits: Vec::new(),
         });
         Ok(name)
     }
@@ -233,6 +234,7 @@ impl Emitter<'_> {
             params: vec![param("low"), param("high")],
             result: Some((vec![], "vec4<u32>".into())),
             body,
+            exits: Vec::new(),
         });
         name
     }

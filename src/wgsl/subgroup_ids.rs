@@ -39,7 +39,7 @@ impl Emitter<'_> {
         let numbered = Expr::call("atomicAdd", vec![Expr::unary(UnaryOp::AddressOf, Expr::ident(counter)), one()]);
         let shared = Expr::call("subgroupBroadcastFirst", vec![Expr::ident(name)]);
         Some(vec![
-            Stmt::Var { name: name.into(), ty: "u32".into(), value: None },
+            Stmt::Var { name: name.into(), ty: Some("u32".into()), value: None },
             Stmt::If {
                 condition: Expr::binary(
                     BinaryOp::Equal,

@@ -8,15 +8,16 @@
 //! tree. It errs on the side of finding a problem. Uniform values are literals, overrides, uniform
 //! buffers, `let`s of uniform values bound in uniform control flow, and function `var`s whose
 //! every assignment is of a uniform value in uniform control flow (found by a fixpoint that starts
-//! from all of them and drops those that break it). Anything else (private variables, inputs,
-//! parameters, storage, `var`s whose address is taken) is non-uniform. A condition on a
+//! from all of them and drops those that break it), and an entry point's workgroup id and count.
+//! Anything else (private variables, other inputs, parameters, storage, `var`s whose address is
+//! taken) is non-uniform. A condition on a
 //! non-uniform value makes its branches non-uniform, and a non-uniform `return`, `break` or
 //! `continue` makes the rest of its function or loop non-uniform. Control reconverges after an
 //! `if`, `switch` or loop that no non-uniform `return` leaves, as in WGSL.
 
 use std::collections::{HashMap, HashSet};
 
-use super::ast::{Expr, Function, Global, GlobalKind, Name, Stmt, UnaryOp};
+use super::ast::{Attribute, Expr, Function, Global, GlobalKind, Init, Name, Param, Stmt, UnaryOp};
 
 /// Builtins that need uniform control flow.
 const NEEDS_UNIFORMITY: &[&str] = &[
@@ -133,12 +134,6 @@ impl Analysis {
 
     /// Analyses one function; returns the module's functions it calls.
     pub fn function(&mut self, function: &Function) -> Vec<Name> {
-        self.function_given(function, &[])
-    }
-
-    /// [`Analysis::function`], for a function whose parameters `uniform_params` are given
-    /// uniform values by every call (an entry point's workgroup id, passed by its wrapper).
-    pub fn function_given(&mut self, function: &Function, uniform_params: &[String]) -> Vec<Name> {
         let relevant = |name: &str| is_uniformity_builtin(name) || self.functions.contains(name);
         let mut calls = HashSet::new();
         for stmt in &function.body {
@@ -152,7 +147,7 @@ impl Analysis {
         if calls.is_empty() {
             return Vec::new();
         }
-        let nonuniform_calls = nonuniform_calls(function, &self.uniform_globals, &self.functions, uniform_params);
+        let nonuniform_calls = nonuniform_calls(function, &self.uniform_globals, &self.functions);
         self.last_breaks_barriers = nonuniform_calls.iter().any(|c| BARRIERS.contains(c));
         let calls: Vec<Name> = calls.into_iter().map(|c| self.shared(c)).collect();
         let callees = calls.iter().filter(|&c| self.functions.contains(c)).cloned().collect();
@@ -230,11 +225,10 @@ fn nonuniform_calls<'a>(
     function: &'a Function,
     globals: &'a HashSet<String>,
     functions: &'a HashSet<Name>,
-    uniform_params: &'a [String],
 ) -> HashSet<&'a str> {
     // Optimistically every `var` is uniform; drop the ones an assignment proves otherwise.
     // Uniform parameters are never assigned, so they stay.
-    let mut vars: HashSet<&str> = uniform_params.iter().map(String::as_str).collect();
+    let mut vars: HashSet<&str> = uniform_params(function).collect();
     declared_vars(&function.body, &mut vars);
     loop {
         let mut scope = Scope {
@@ -253,6 +247,15 @@ fn nonuniform_calls<'a>(
         }
         vars.retain(|v| !scope.tainted.contains(v));
     }
+}
+
+/// The parameters WGSL takes as uniform: an entry point's workgroup id and count.
+fn uniform_params(function: &Function) -> impl Iterator<Item = &str> {
+    let entry_point = function.attributes.iter().any(|a| matches!(a, Attribute::Stage(_)));
+    let uniform = |param: &&Param| {
+        param.attributes.iter().any(|a| matches!(a, Attribute::Builtin("workgroup_id" | "num_workgroups")))
+    };
+    function.params.iter().filter(move |_| entry_point).filter(uniform).map(|param| param.name.as_str())
 }
 
 fn declared_vars<'a>(stmts: &'a [Stmt], vars: &mut HashSet<&'a str>) {
@@ -274,6 +277,8 @@ fn stmt_exprs(stmt: &Stmt) -> impl Iterator<Item = &Expr> {
         Stmt::If { condition, .. } => (Some(condition), None),
         Stmt::Loop { break_if, .. } => (break_if.as_ref(), None),
         Stmt::Switch { selector, .. } => (Some(selector), None),
+        Stmt::For(l) => (Some(&l.condition), l.update.parts().1),
+        Stmt::While { condition, .. } => (Some(condition), None),
         Stmt::Break | Stmt::Continue | Stmt::Discard | Stmt::Noted { .. } => (None, None),
     };
     first.into_iter().chain(second)
@@ -290,7 +295,7 @@ pub(super) fn root(expr: &Expr) -> Option<&str> {
 }
 
 /// Variables whose address an expression takes (a callee may then write anything to them).
-pub(super) fn addressed<'a>(expr: &'a Expr, out: &mut Vec<&'a str>) {
+fn addressed<'a>(expr: &'a Expr, out: &mut Vec<&'a str>) {
     match expr {
         Expr::Unary(UnaryOp::AddressOf, operand) => out.extend(root(operand)),
         Expr::Unary(_, a) => addressed(a, out),
@@ -430,6 +435,24 @@ impl<'a> Scope<'a> {
                 let exits = cases.iter().flat_map(|c| &c.body).any(|s| s.may_leave(false, true, true));
                 return uniform_flow && (!exits || (inner && after));
             }
+            // Made only after this analysis (`for_loops.rs`); taken, to err on the safe side,
+            // as loops that may exit non-uniformly.
+            Stmt::For(l) => {
+                self.note_calls(&l.condition);
+                match &l.init {
+                    Some(Init::Var(name, _)) => _ = self.tainted.insert(name),
+                    Some(Init::Assign(target, _)) => self.tainted.extend(root(target)),
+                    None => {}
+                }
+                self.tainted.extend(root(l.update.parts().0));
+                self.block(&l.body, false);
+                return uniform_flow && !returns(stmt);
+            }
+            Stmt::While { condition, body } => {
+                self.note_calls(condition);
+                self.block(body, false);
+                return uniform_flow && !returns(stmt);
+            }
             Stmt::Loop { body, continuing, break_if } => {
                 // A loop is uniform if every way out of it is decided uniformly; a first walk
                 // finds out, and a second checks the body under that answer.
@@ -505,7 +528,7 @@ mod tests {
     }
 
     fn function(name: &str, body: Vec<Stmt>) -> Function {
-        Function { attributes: vec![], name: name.into(), params: vec![], result: None, body }
+        Function { attributes: vec![], name: name.into(), params: vec![], result: None, body, exits: vec![] }
     }
 
     /// The verdict on the given functions, with a uniform buffer `params` and a private `input`.
@@ -589,17 +612,27 @@ mod tests {
     }
 
     #[test]
-    fn parameters_given_uniform_values_are_uniform() {
+    fn an_entry_points_workgroup_id_and_count_are_uniform_other_parameters_not() {
         let barrier = Stmt::Call(Expr::call("workgroupBarrier", vec![]));
-        let f = function("main", vec![if_then(positive("id"), vec![barrier])]);
-        let mut analysis = Analysis::default();
-        analysis.declare_function("main");
-        analysis.function(&f);
-        assert!(analysis.last_breaks_barriers());
-        analysis.forget_last();
-        analysis.function_given(&f, &["id".to_string()]);
-        assert!(!analysis.last_breaks_barriers());
-        assert!(!analysis.verdict().breaks_barriers);
+        let param = |name: &str, builtin: &'static str| Param {
+            attributes: vec![Attribute::Builtin(builtin)],
+            name: name.into(),
+            ty: "u32".into(),
+        };
+        let under = |name: &str| if_then(positive(name), vec![barrier.clone()]);
+        let uniform_ids = |stage: Vec<Attribute>| {
+            let mut f = function("main", vec![under("group"), under("count")]);
+            f.params = vec![param("group", "workgroup_id"), param("count", "num_workgroups")];
+            f.attributes = stage;
+            f
+        };
+        // As a function of the module, its parameters could be given anything.
+        assert!(verdict(vec![uniform_ids(vec![])]).breaks_barriers);
+        assert!(!verdict(vec![uniform_ids(vec![Attribute::Stage("compute")])]).breaks_barriers);
+        let mut local = function("main", vec![under("index")]);
+        local.params = vec![param("index", "local_invocation_index")];
+        local.attributes = vec![Attribute::Stage("compute")];
+        assert!(verdict(vec![local]).breaks_barriers);
     }
 
     #[test]
@@ -643,7 +676,7 @@ mod tests {
     fn counted_loop(init: Expr, step: Expr) -> Vec<Stmt> {
         let five = Expr::Literal(Literal::I32(5));
         vec![
-            Stmt::Var { name: "i".into(), ty: "i32".into(), value: Some(init) },
+            Stmt::Var { name: "i".into(), ty: None, value: Some(init) },
             Stmt::Loop {
                 body: vec![
                     if_then(Expr::binary(BinaryOp::GreaterEqual, ident("i"), five), vec![Stmt::Break]),

@@ -7,7 +7,7 @@ use std::collections::HashMap;
 
 use spirv::ExecutionModel;
 
-use super::ast::{self, Attribute, Expr, Literal, Stmt};
+use super::ast::{self, Attribute, Expr, Literal, Name, Stmt};
 use super::emit::Emitter;
 use super::function::COMPONENTS;
 use super::names::Namer;
@@ -17,46 +17,71 @@ use crate::spirv::{
 };
 
 impl Emitter<'_> {
-    /// The entry point itself, written from its I/O plan: parameters into proxies, the inner
-    /// call, the outputs returned.
+    /// The entry point of a function other entry points share, written from its I/O plan:
+    /// parameters into proxies, the inner call, the outputs returned.
     pub(super) fn entry_wrapper(&mut self, entry: &EntryPoint, name: String) -> Result<ast::Function, Error> {
-        let plan = entry.io.clone().unwrap_or_default();
         let inner = self.names.get(&entry.function).cloned().unwrap_or_default();
+        let EntryInputs { params, mut body, .. } = self.entry_inputs(entry, Namer::default(), false)?;
+        body.push(Stmt::Call(Expr::call(inner.as_str(), vec![])));
+        let plan = entry.io.clone().unwrap_or_default();
+        let EntryOutputs { result, struct_name, parts, .. } = self.entry_outputs(&name, &plan, false)?;
+        let results = parts.into_iter().map(|part| match part {
+            ResultPart::Read(expr) => expr,
+            ResultPart::Direct(_) => unreachable!("a wrapper returns no direct values"),
+        });
+        body.extend(result_return(struct_name, results.collect()).map(|value| Stmt::Return(Some(value))));
+        let attributes = self.stage_attributes(entry)?;
+        Ok(ast::Function { attributes, name, params, result, body, exits: Vec::new() })
+    }
+
+    /// The parameters of `entry` and the start of its body: the initializers it stores, the
+    /// builtins it computes, its inputs copied into their proxies. Where its function is the
+    /// entry point itself (`unwrapped`), a direct input is read from its parameter (named as its
+    /// variable where no proxy needs it) and copied only into a proxy another function reads:
+    /// `direct` holds, per such variable, what its loads read. `local` names the parameters.
+    pub(super) fn entry_inputs(
+        &mut self,
+        entry: &EntryPoint,
+        local: Namer,
+        unwrapped: bool,
+    ) -> Result<EntryInputs, Error> {
+        let plan = entry.io.clone().unwrap_or_default();
         let body = self.entry_initializer_stores(entry)?;
-        let mut params = WrapperParams { plan: plan.clone(), body, ..WrapperParams::default() };
-        // Proxies whose whole value a parameter holds, by name.
-        let mut whole = HashMap::new();
+        let mut params = WrapperParams { plan: plan.clone(), body, local, ..WrapperParams::default() };
+        let mut direct = Vec::new();
         for value in &plan.inputs {
-            let target = self.proxy(value)?.ok_or_else(|| Error::internal("an input without a proxy"))?;
+            let is_direct = unwrapped && value.direct;
+            let proxied = self.has_proxy(value);
             let arg = match value.binding {
                 IoBinding::Computed(computed) => self.computed_value(computed, value, &mut params)?,
                 IoBinding::Location { location, component: Some(first), .. } => {
                     self.packed_input(value, location, first, &mut params)?
                 }
                 _ => {
-                    let param_name = self.input_param(value, &mut params)?;
-                    if let IoSource::Proxy { global, path } = &value.source
-                        && path.is_empty()
-                        && let Some(proxy) = self.names.get(global)
-                    {
-                        whole.insert(proxy.clone(), param_name.clone());
-                    }
+                    let base = if is_direct && !proxied { value.name.clone() } else { format!("{}_param", value.name) };
+                    let param_name = self.input_param(value, &base, &mut params)?;
                     self.convert(Expr::ident(param_name), value.wgsl_ty, value.ty)?
                 }
             };
-            params.body.push(Stmt::Assign { target, value: arg });
+            if let (IoSource::Proxy { global, .. }, true) = (&value.source, is_direct) {
+                direct.push((*global, arg.clone()));
+            }
+            if proxied {
+                let target = self.proxy(value)?.ok_or_else(|| Error::internal("an input without a proxy"))?;
+                params.body.push(Stmt::Assign { target, value: arg });
+            }
         }
-        let WrapperParams { params, mut body, .. } = params;
-        let args = self
-            .inner_args
-            .get(&inner)
-            .into_iter()
-            .flatten()
-            .filter_map(|proxy| whole.get(proxy))
-            .map(|p| Expr::ident(p.as_str()));
-        body.push(Stmt::Call(Expr::call(inner.as_str(), args.collect())));
+        let WrapperParams { params, body, local, .. } = params;
+        Ok(EntryInputs { params, body, direct, local })
+    }
+
+    /// The result of entry point `name` returning `plan.outputs`: its type (one value, or a
+    /// struct of them declared here) and what each part of it holds: read from the proxies (the
+    /// values sharing a location packed into one), or, where the function is the entry point
+    /// itself (`unwrapped`), a direct output's stored value.
+    pub(super) fn entry_outputs(&mut self, name: &str, plan: &IoPlan, unwrapped: bool) -> Result<EntryOutputs, Error> {
         let mut members = Vec::new();
-        let mut results = Vec::new();
+        let mut parts = Vec::new();
         let mut member_namer = Namer::for_members();
         for (i, value) in plan.outputs.iter().enumerate() {
             if let IoBinding::Location { location, blend_src, component: Some(_), .. } = value.binding {
@@ -67,39 +92,59 @@ impl Emitter<'_> {
                 }
                 let sharing: Vec<&IoValue> = plan.outputs[i..].iter().filter(|v| shares(v)).collect();
                 let (result, ty) = self.packed_output(&sharing)?;
-                results.push(result);
+                parts.push(ResultPart::Read(result));
                 let name = member_namer.fresh(&format!("location_{location}"), None);
                 members.push(ast::Member { attributes: self.io_attributes(value), name, ty });
                 continue;
             }
             let wgsl_ty = self.ty(value.wgsl_ty)?;
-            let result = match self.proxy(value)? {
-                Some(proxy) => self.convert(proxy, value.ty, value.wgsl_ty)?,
-                None => Expr::call(wgsl_ty.clone(), vec![]),
-            };
-            results.push(result);
+            // A direct output has no proxy to name (naming one would declare its struct).
+            parts.push(match unwrapped && value.direct {
+                true => ResultPart::Direct(i),
+                false => match self.proxy(value)? {
+                    Some(proxy) => ResultPart::Read(self.convert(proxy, value.ty, value.wgsl_ty)?),
+                    None => ResultPart::Read(self.zero(value.wgsl_ty)?),
+                },
+            });
             members.push(ast::Member {
                 attributes: self.io_attributes(value),
                 name: member_namer.fresh(&value.name, None),
                 ty: wgsl_ty,
             });
         }
-        let result = match members.len() {
-            0 => None,
+        Ok(match members.len() {
+            0 => EntryOutputs { result: None, struct_name: None, parts, zero: None },
             1 => {
                 let member = members.pop().expect("one member");
-                body.push(Stmt::Return(results.pop()));
-                Some((member.attributes, member.ty))
+                let zero = Some(match plan.outputs.first() {
+                    Some(value) if member.ty == self.ty(value.wgsl_ty)? => self.zero(value.wgsl_ty)?,
+                    _ => Expr::call(member.ty.clone(), vec![]),
+                });
+                EntryOutputs { result: Some((member.attributes, member.ty)), struct_name: None, parts, zero }
             }
             _ => {
-                let struct_name = self.namer.fresh(&format!("{name}_out"), None);
-                self.out.structs.push(ast::Struct { name: struct_name.clone(), members });
-                body.push(Stmt::Return(Some(Expr::call(struct_name.as_str(), results))));
-                Some((vec![], struct_name.into()))
+                let struct_name: Name = self.namer.fresh(&format!("{name}_out"), None).into();
+                self.out.structs.push(ast::Struct { name: struct_name.to_string(), members });
+                let zero = Some(Expr::call(struct_name.clone(), vec![]));
+                EntryOutputs {
+                    result: Some((vec![], struct_name.clone())),
+                    struct_name: Some(struct_name),
+                    parts,
+                    zero,
+                }
             }
-        };
-        let attributes = self.stage_attributes(entry)?;
-        Ok(ast::Function { attributes, name, params, result, body })
+        })
+    }
+
+    /// Whether input or output `value` lives in a private proxy (`direct_io.rs` left it one).
+    fn has_proxy(&self, value: &IoValue) -> bool {
+        let module = self.module;
+        match &value.source {
+            IoSource::Proxy { global, .. } => {
+                module.global_index(*global).is_some_and(|g| module.globals[g].class == spirv::StorageClass::Private)
+            }
+            IoSource::Zero => false,
+        }
     }
 
     /// An input sharing its location with others: its components of the location's `vec4`
@@ -161,13 +206,14 @@ impl Emitter<'_> {
 
     /// The wrapper's parameter for an input: a new one, or for a builtin another input reads
     /// too, the one it already has (WGSL allows one parameter per builtin).
-    fn input_param(&mut self, value: &IoValue, params: &mut WrapperParams) -> Result<String, Error> {
+    /// `base` is the name to start from.
+    fn input_param(&mut self, value: &IoValue, base: &str, params: &mut WrapperParams) -> Result<String, Error> {
         let ty = self.ty(value.wgsl_ty)?;
         let attributes = self.io_attributes(value);
         Ok(match value.binding {
-            IoBinding::BuiltIn { name, .. } => self.builtin_input(value, name, attributes, ty, params),
+            IoBinding::BuiltIn { name, .. } => self.builtin_input(value, base, name, attributes, ty, params),
             _ => {
-                let name = params.local.fresh(&format!("{}_param", value.name), Some(&self.namer));
+                let name = params.local.fresh(base, Some(&self.namer));
                 params.params.push(ast::Param { attributes, name: name.clone(), ty });
                 name
             }
@@ -180,6 +226,7 @@ impl Emitter<'_> {
     fn builtin_input(
         &mut self,
         value: &IoValue,
+        base: &str,
         builtin: &'static str,
         attributes: Vec<Attribute>,
         ty: ast::Type,
@@ -188,7 +235,7 @@ impl Emitter<'_> {
         if let Some(param) = params.by_builtin.get(builtin) {
             return param.clone();
         }
-        let name = params.local.fresh(&format!("{}_param", value.name), Some(&self.namer));
+        let name = params.local.fresh(base, Some(&self.namer));
         params.by_builtin.insert(builtin, name.clone());
         match self.computed_input(&params.plan, value, &name) {
             Some(stmts) => params.body.extend(stmts),
@@ -203,8 +250,9 @@ impl Emitter<'_> {
             self.enables.insert(enable);
         }
         let binding = IoBinding::BuiltIn { name, enable, invariant: false };
-        let value = IoValue { source: IoSource::Zero, name: name.into(), ty: 0, wgsl_ty: 0, binding };
-        Expr::ident(self.builtin_input(&value, name, vec![Attribute::Builtin(name)], "u32".into(), params))
+        let value = IoValue { source: IoSource::Zero, name: name.into(), ty: 0, wgsl_ty: 0, binding, direct: false };
+        let base = format!("{name}_param");
+        Expr::ident(self.builtin_input(&value, &base, name, vec![Attribute::Builtin(name)], "u32".into(), params))
     }
 
     /// The value of an input the wrapper computes, as the type of its proxy.
@@ -260,7 +308,7 @@ impl Emitter<'_> {
         Ok(attributes)
     }
 
-    fn io_attributes(&mut self, value: &IoValue) -> Vec<Attribute> {
+    pub(super) fn io_attributes(&mut self, value: &IoValue) -> Vec<Attribute> {
         match &value.binding {
             IoBinding::BuiltIn { name, enable, invariant } => {
                 if let Some(enable) = enable {
@@ -289,7 +337,7 @@ impl Emitter<'_> {
 
     /// The proxy variable, or the member, element or column of it, that an I/O value lives in;
     /// `None` for a synthesised value.
-    fn proxy(&mut self, value: &IoValue) -> Result<Option<Expr>, Error> {
+    pub(super) fn proxy(&mut self, value: &IoValue) -> Result<Option<Expr>, Error> {
         let IoSource::Proxy { global, path } = &value.source else { return Ok(None) };
         let module = self.module;
         let mut expr = Expr::ident(self.names.get(global).cloned().unwrap_or_default());
@@ -320,7 +368,7 @@ impl Emitter<'_> {
     }
 
     /// `value` of type `from` as type `to`, where the two differ at most in signedness.
-    fn convert(&mut self, value: Expr, from: Id, to: Id) -> Result<Expr, Error> {
+    pub(super) fn convert(&mut self, value: Expr, from: Id, to: Id) -> Result<Expr, Error> {
         Ok(if from == to { value } else { self.bitcast(to, value)? })
     }
 }
@@ -348,4 +396,43 @@ struct WrapperParams {
     by_location: HashMap<u32, (String, String)>,
     /// The wrapper's local names.
     local: Namer,
+}
+
+/// An entry point's parameters and the start of its body (`Emitter::entry_inputs`).
+pub(super) struct EntryInputs {
+    pub(super) params: Vec<ast::Param>,
+    pub(super) body: Vec<Stmt>,
+    /// Per direct input's variable, what its loads read.
+    pub(super) direct: Vec<(Id, Expr)>,
+    /// The names taken, the parameters' among them.
+    pub(super) local: Namer,
+}
+
+/// An entry point's result (`Emitter::entry_outputs`).
+pub(super) struct EntryOutputs {
+    pub(super) result: FunctionResult,
+    /// The struct of the results when there are several.
+    pub(super) struct_name: Option<Name>,
+    pub(super) parts: Vec<ResultPart>,
+    /// The zero value of the result, returned where the outputs do not matter (after `discard`).
+    pub(super) zero: Option<Expr>,
+}
+
+/// What one part of an entry point's result holds.
+pub(super) enum ResultPart {
+    /// A value read at the return (from proxies) or synthesised.
+    Read(Expr),
+    /// Direct output `plan.outputs[i]`: the value the entry function stored.
+    Direct(usize),
+}
+
+/// A function's result: its type, with the attributes of an entry point's.
+pub(super) type FunctionResult = Option<(Vec<Attribute>, ast::Type)>;
+
+/// What an entry point returns: its one result, or the struct of them.
+pub(super) fn result_return(struct_name: Option<Name>, mut results: Vec<Expr>) -> Option<Expr> {
+    match struct_name {
+        Some(name) => Some(Expr::call(name, results)),
+        None => results.pop(),
+    }
 }

@@ -1,0 +1,344 @@
+//! Where local variables are declared. The lowering declares each `var` at the start of a scope
+//! (a SPIR-V function's own variables, phis, values that outlive their scope); here each moves
+//! into the innermost scope holding every use of it, and down to the assignment that first gives
+//! it a value, where that is the first thing to mention it: `var i = 0i;`, not `var i: i32;`
+//! and, statements later, `i = 0i;`.
+
+use std::collections::{HashMap, HashSet};
+
+use super::ast::{Expr, Stmt};
+
+/// Moves each of the first `declared` statements, `var`s uninitialized or initialized without
+/// effect, down to the statement that first mentions the variable when that assigns it (its
+/// initial value then unused): `var x: T = value;`. Not past a `continue` (of the loop whose body
+/// `stmts` are) when `in_continuing` says the loop's `continuing` mentions the variable: WGSL
+/// forbids skipping such a declaration. A variable written once, there, is a `let`, unless what
+/// follows `stmts` writes it too (`written_after`: a loop's `continuing`). One walk over the
+/// statements finds every variable's first mention, so the cost does not grow with variables
+/// times statements.
+pub(super) fn initialize_at_first_assignment(
+    stmts: &mut Vec<Stmt>,
+    declared: usize,
+    in_continuing: &dyn Fn(&str) -> bool,
+    written_after: &dyn Fn(&str) -> bool,
+) {
+    if declared == 0 {
+        return;
+    }
+    let vars: HashMap<&str, usize> = stmts[..declared]
+        .iter()
+        .enumerate()
+        .filter_map(|(at, stmt)| match stmt.unnoted() {
+            Stmt::Var { name, .. } => Some((&**name, at)),
+            _ => None,
+        })
+        .collect();
+    // One walk: for each variable, the statement that first mentions it, and whether a
+    // `continue` comes before that statement.
+    let mut first: Vec<Option<(usize, bool)>> = vec![None; declared];
+    let mut continued = false;
+    // The walk ends once every variable has been mentioned: usually a few statements in.
+    let mut unmentioned = vars.len();
+    for (index, stmt) in stmts.iter().enumerate().skip(declared) {
+        if unmentioned == 0 {
+            break;
+        }
+        stmt.for_each_ident(&mut |ident| {
+            if let Some(&at) = vars.get(ident)
+                && first[at].is_none()
+            {
+                first[at] = Some((index, continued));
+                unmentioned -= 1;
+            }
+        });
+        continued = continued || stmt.may_leave(false, true, false);
+    }
+    // The statements that initialize a variable and become its declaration, as (statement,
+    // variable) pairs. A note (`--annotate`) is looked through, so annotating changes nothing
+    // else.
+    let mut initializes: Vec<(usize, usize)> = Vec::new();
+    let mut moved = vec![false; declared];
+    for (at, first) in first.into_iter().enumerate() {
+        let (Some((index, continued)), Stmt::Var { name, .. }) = (first, stmts[at].unnoted()) else { continue };
+        if continued && in_continuing(name) {
+            continue;
+        }
+        if matches!(stmts[index].unnoted(), Stmt::Assign { target: Expr::Ident(t), value } if t == name && !value.mentions(name))
+        {
+            initializes.push((index, at));
+            moved[at] = true;
+        }
+    }
+    if initializes.is_empty() {
+        return;
+    }
+    // A variable that nothing writes after it is initialized (nor takes the address of) is a
+    // `let`: a phi that became `a || b`, say. Only scalars, vectors and matrices: dynamic
+    // indexing of an array value is not for every WGSL implementation.
+    let mut writes: HashMap<&str, u32> = HashMap::new();
+    for stmt in &stmts[declared..] {
+        stmt.for_each_written(&mut |name| {
+            if let Some((&name, _)) = vars.get_key_value(name) {
+                *writes.entry(name).or_default() += 1;
+            }
+        });
+    }
+    let lets: Vec<bool> = initializes
+        .iter()
+        .map(|&(_, at)| {
+            let Stmt::Var { name, ty, .. } = stmts[at].unnoted() else { return false };
+            let plain = ["bool", "i32", "u32", "f32", "f16", "vec", "mat"];
+            let plain = ty.as_ref().is_some_and(|ty| plain.iter().any(|p| ty.starts_with(p)));
+            // The initializing assignment is the one write (a loop's `continuing` may write too).
+            plain && writes.get(&**name) == Some(&1) && !written_after(name)
+        })
+        .collect();
+    drop(writes);
+    // In place: at the top of a huge function a second list would double the peak.
+    for ((index, at), is_let) in initializes.into_iter().zip(lets) {
+        let Stmt::Var { name, .. } = stmts[at].unnoted() else { continue };
+        let name = name.clone();
+        let declare = |value: Expr| match is_let {
+            true => Stmt::Let { name: name.clone(), ty: None, value },
+            false => Stmt::Var { name: name.clone(), ty: None, value: Some(value) },
+        };
+        let assign = std::mem::replace(&mut stmts[index], Stmt::Break);
+        stmts[index] = match assign {
+            Stmt::Noted { stmt, note } => match *stmt {
+                Stmt::Assign { value, .. } => Stmt::Noted { stmt: Box::new(declare(value)), note },
+                other => Stmt::Noted { stmt: Box::new(other), note },
+            },
+            Stmt::Assign { value, .. } => declare(value),
+            other => other,
+        };
+    }
+    let mut index = 0;
+    stmts.retain(|_| {
+        index += 1;
+        !moved.get(index - 1).copied().unwrap_or(false)
+    });
+}
+
+/// Moves the `var`s declared at the start of each scope (without a value) into the innermost
+/// scope holding every statement that mentions them, and there to their first assignment. A
+/// variable moves into a nested scope when every mention of it is in that scope: into an `if` arm
+/// or a `switch` case, entered at most once each time the variable's own scope is, always (the
+/// variable holds its zero value on entry either way); into a loop body, entered once per
+/// iteration, only when each iteration assigns it before anything else mentions it, so that no
+/// iteration could see the value of the one before.
+pub(super) fn sink(body: &mut Vec<Stmt>) {
+    sink_into_scopes(body, &|_| false);
+    initialize_at_first_assignment(body, leading_vars(body), &|_| false, &|_| false);
+}
+
+/// `sink` for the scopes nested in `stmts`, after moving declarations from `stmts` into them;
+/// `used_after` says which variables what follows `stmts` in their scope uses (a loop's
+/// `continuing` after its body, a `break if` after the `continuing`): those stay.
+fn sink_into_scopes(stmts: &mut Vec<Stmt>, used_after: &dyn Fn(&str) -> bool) {
+    let moves = moves(stmts, used_after);
+    // Into their new scopes, keeping their order; then out of this one.
+    let mut moved = vec![false; stmts.len()];
+    for &(at, index, scope) in moves.iter().rev() {
+        let declaration = stmts[at].clone();
+        stmts[index].unnoted_mut().lists_mut()[scope].insert(0, declaration);
+        moved[at] = true;
+    }
+    let mut index = 0;
+    stmts.retain(|_| {
+        index += 1;
+        !moved[index - 1]
+    });
+    for stmt in stmts.iter_mut() {
+        let stmt = stmt.unnoted_mut();
+        if let Stmt::Loop { body, continuing, break_if } = stmt {
+            let in_continuing = names_in(continuing, None);
+            let in_break_if = names_in(&[], break_if.as_ref());
+            let used_by_continuing = |name: &str| in_continuing.contains(name) || in_break_if.contains(name);
+            sink_into_scopes(body, &used_by_continuing);
+            let mut written = HashSet::new();
+            continuing.iter().for_each(|stmt| stmt.for_each_written(&mut |name| _ = written.insert(name.to_string())));
+            let written_by_continuing = |name: &str| written.contains(name);
+            initialize_at_first_assignment(body, leading_vars(body), &used_by_continuing, &written_by_continuing);
+            let used_by_break_if = |name: &str| in_break_if.contains(name);
+            sink_into_scopes(continuing, &used_by_break_if);
+            initialize_at_first_assignment(continuing, leading_vars(continuing), &|_| false, &|_| false);
+            continue;
+        }
+        for list in stmt.lists_mut() {
+            sink_into_scopes(list, &|_| false);
+            initialize_at_first_assignment(list, leading_vars(list), &|_| false, &|_| false);
+        }
+    }
+}
+
+/// Every identifier the statements and the expression mention.
+fn names_in(stmts: &[Stmt], expr: Option<&Expr>) -> HashSet<String> {
+    let mut names = HashSet::new();
+    stmts.iter().for_each(|s| s.for_each_ident(&mut |i| _ = names.insert(i.to_string())));
+    expr.iter().for_each(|e| e.for_each_ident(&mut |i| _ = names.insert(i.to_string())));
+    names
+}
+
+/// The declarations at the start of `stmts` that can move into a scope of one statement: as
+/// (declaration, statement, which of its lists `Stmt::lists_mut` gives).
+fn moves(stmts: &[Stmt], used_after: &dyn Fn(&str) -> bool) -> Vec<(usize, usize, usize)> {
+    let declared = leading_vars(stmts);
+    let names: HashMap<&str, usize> = stmts[..declared]
+        .iter()
+        .enumerate()
+        .filter_map(|(at, stmt)| match stmt.unnoted() {
+            Stmt::Var { name, .. } if !used_after(name) => Some((&**name, at)),
+            _ => None,
+        })
+        .collect();
+    // For each declaration: unmentioned, mentioned by one statement, or by several (`None`).
+    let mut mentioned: Vec<Option<Option<usize>>> = vec![None; declared];
+    for (index, stmt) in stmts.iter().enumerate().skip(declared) {
+        stmt.for_each_ident(&mut |ident| {
+            if let Some(&at) = names.get(ident) {
+                mentioned[at] = match mentioned[at] {
+                    None => Some(Some(index)),
+                    Some(Some(only)) if only == index => Some(Some(index)),
+                    Some(_) => Some(None),
+                };
+            }
+        });
+    }
+    let mut moves = Vec::new();
+    for (at, mention) in mentioned.into_iter().enumerate() {
+        let (Some(Some(index)), Stmt::Var { name, .. }) = (mention, stmts[at].unnoted()) else { continue };
+        if let Some(scope) = scope_to_move_into(stmts[index].unnoted(), name) {
+            moves.push((at, index, scope));
+        }
+    }
+    moves
+}
+
+/// The one scope of `stmt` (as `Stmt::lists_mut` numbers them) that holds every mention of `name`, if
+/// the declaration of `name` can move there.
+fn scope_to_move_into(stmt: &Stmt, name: &str) -> Option<usize> {
+    let holds = |stmts: &[Stmt]| stmts.iter().any(|s| mentions(s, name));
+    match stmt {
+        Stmt::If { condition, accept, reject } => match (condition.mentions(name), holds(accept), holds(reject)) {
+            (false, true, false) => Some(0),
+            (false, false, true) => Some(1),
+            _ => None,
+        },
+        Stmt::Switch { selector, cases } => {
+            let mut holding = cases.iter().enumerate().filter(|(_, case)| holds(&case.body));
+            match (selector.mentions(name), holding.next(), holding.next()) {
+                (false, Some((case, _)), None) => Some(case),
+                _ => None,
+            }
+        }
+        // The continuing and its `break if` are inside the body's scope.
+        Stmt::Loop { body, continuing, break_if } => {
+            let in_continuing = holds(continuing) || break_if.as_ref().is_some_and(|c| c.mentions(name));
+            assigned_first(body, name, in_continuing).then_some(0)
+        }
+        _ => None,
+    }
+}
+
+/// Whether the first statement of the loop `body` that mentions `name` assigns it (from a value
+/// that does not mention it), with no `continue` before it if the `continuing` mentions it.
+fn assigned_first(body: &[Stmt], name: &str, in_continuing: bool) -> bool {
+    for stmt in body {
+        if mentions(stmt, name) {
+            return matches!(stmt.unnoted(), Stmt::Assign { target: Expr::Ident(t), value } if **t == *name && !value.mentions(name));
+        }
+        if in_continuing && stmt.may_leave(false, true, false) {
+            return false;
+        }
+    }
+    false
+}
+
+fn mentions(stmt: &Stmt, name: &str) -> bool {
+    let mut found = false;
+    stmt.for_each_ident(&mut |ident| found |= ident == name);
+    found
+}
+
+/// The number of `var`s without a value that `stmts` starts with.
+fn leading_vars(stmts: &[Stmt]) -> usize {
+    stmts.iter().take_while(|s| matches!(s.unnoted(), Stmt::Var { value: None, .. })).count()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::wgsl::ast::{BinaryOp, Function, Literal};
+    use crate::wgsl::print;
+
+    fn var(name: &str) -> Stmt {
+        Stmt::Var { name: name.into(), ty: Some("u32".into()), value: None }
+    }
+
+    fn set(name: &str, value: u32) -> Stmt {
+        Stmt::Assign { target: Expr::ident(name), value: Expr::Literal(Literal::U32(value)) }
+    }
+
+    fn read(name: &str) -> Stmt {
+        Stmt::Call(Expr::call("use", vec![Expr::ident(name)]))
+    }
+
+    fn when(stmts: Vec<Stmt>) -> Stmt {
+        Stmt::If { condition: Expr::ident("c"), accept: stmts, reject: vec![] }
+    }
+
+    fn forever(body: Vec<Stmt>, continuing: Vec<Stmt>) -> Stmt {
+        Stmt::Loop { body, continuing, break_if: Some(Expr::ident("done")) }
+    }
+
+    /// The body after `sink`, printed.
+    fn sunk(mut body: Vec<Stmt>) -> String {
+        sink(&mut body);
+        let function =
+            Function { attributes: vec![], name: "f".into(), params: vec![], result: None, body, exits: vec![] };
+        print::function(&function).0
+    }
+
+    #[test]
+    fn a_variable_moves_into_the_one_arm_that_uses_it_and_to_its_first_assignment() {
+        let text = sunk(vec![var("x"), read("a"), when(vec![read("b"), set("x", 1), read("x")])]);
+        assert!(text.contains("if c {\n        use(b);\n        let x = 1u;\n        use(x);"), "{text}");
+        // Read before it is assigned: declared at the start of the arm, holding zero.
+        let text = sunk(vec![var("x"), when(vec![read("x"), set("x", 1)])]);
+        assert!(text.contains("if c {\n        var x: u32;\n        use(x);"), "{text}");
+        // Mentioned by two statements: it stays.
+        let text = sunk(vec![var("x"), when(vec![set("x", 1)]), read("x")]);
+        assert!(text.starts_with("fn f() {\n    var x: u32;"), "{text}");
+    }
+
+    #[test]
+    fn a_variable_moves_into_a_loop_only_if_each_iteration_assigns_it_first() {
+        let text = sunk(vec![var("x"), forever(vec![set("x", 1), read("x")], vec![])]);
+        assert!(text.contains("loop {\n        let x = 1u;"), "{text}");
+        // An iteration reading what the one before left: it stays out.
+        let text = sunk(vec![var("x"), forever(vec![read("x"), set("x", 1)], vec![])]);
+        assert!(text.starts_with("fn f() {\n    var x: u32;"), "{text}");
+        // A `continue` before the assignment: fine unless the `continuing` uses the variable.
+        let skip = || Stmt::If { condition: Expr::ident("c"), accept: vec![Stmt::Continue], reject: vec![] };
+        let text = sunk(vec![var("x"), forever(vec![skip(), set("x", 1), read("x")], vec![])]);
+        assert!(text.contains("continue;\n        }\n        let x = 1u;"), "{text}");
+        let text = sunk(vec![var("x"), forever(vec![skip(), set("x", 1)], vec![read("x")])]);
+        assert!(text.starts_with("fn f() {\n    var x: u32;"), "{text}");
+    }
+
+    #[test]
+    fn a_variable_the_continuing_uses_stays_in_the_body_scope() {
+        // `x` is declared in the body; only the inner `if` of the body mentions it, but so does the
+        // `continuing`, which is inside the body's scope.
+        let body = vec![var("x"), when(vec![set("x", 1)]), read("y")];
+        let text = sunk(vec![forever(body, vec![read("x")])]);
+        assert!(text.contains("loop {\n        var x: u32;\n        if c {\n            x = 1u;"), "{text}");
+        let less = Expr::binary(BinaryOp::Less, Expr::ident("x"), Expr::Literal(Literal::U32(2)));
+        let body = vec![var("x"), when(vec![set("x", 1)])];
+        let text = sunk(vec![Stmt::Loop { body, continuing: vec![], break_if: Some(less) }]);
+        assert!(text.contains("loop {\n        var x: u32;"), "{text}");
+        // Assigned first in the body and again in the `continuing`: a `var`, not a `let`.
+        let text = sunk(vec![var("x"), forever(vec![set("x", 1), read("y")], vec![set("x", 2)])]);
+        assert!(text.contains("loop {\n        var x = 1u;"), "{text}");
+    }
+}

@@ -1,0 +1,324 @@
+//! `let`s the lowering bound because their value had several uses in SPIR-V, or was a call's
+//! result, left with one use, in the statement right after them: `let x_21 = a >= b;` before
+//! `let x_29 = x_21 || c;` (glslang's `||`, once its branch became an expression), or
+//! `let x_456 = f(L);` before `Lo = Lo + x_456;`. Such a `let` goes into its use when that
+//! changes nothing:
+//! - the use is in the statement's own expressions (not a nested statement, not a `break if`),
+//!   where it is evaluated once, when the `let` would have been;
+//! - what the statement evaluates before the use has no effect (no call of the module's functions,
+//!   no atomic), so memory the value reads is as it was;
+//! - a value with an effect (a call) runs after what comes before its use, which must then read
+//!   only the function's own values (`let`s, parameters, `var`s whose address is never taken,
+//!   which no call can write), and not in the right operand of `&&` or `||`, which may not run.
+//!
+//! Only unnamed values (`x_12`): a name from the source says what the value is. Not constants:
+//! bound, they make their use a run-time expression rather than one evaluated when the shader is
+//! created (`runtime_constants.rs`).
+
+use std::collections::HashSet;
+
+use super::ast::{BinaryOp, Expr, Function, Name, Stmt, UnaryOp};
+
+/// Deeper expressions than the lowering would inline are left bound.
+const MAX_DEPTH: usize = 32;
+
+/// Inlines, through `function`'s body, the `let`s of the `unnamed` values as described above;
+/// `has_effect` says whether evaluating an expression has an effect.
+pub(super) fn inline(function: &mut Function, unnamed: &HashSet<Name>, has_effect: &dyn Fn(&Expr) -> bool) {
+    let mut own = Own::default();
+    for param in &function.params {
+        if !param.ty.starts_with("ptr<") {
+            own.names.insert(param.name.as_str().into());
+        }
+    }
+    for stmt in &function.body {
+        stmt.for_each_stmt(&mut |s| {
+            if let Stmt::Let { name, .. } | Stmt::Var { name, .. } = s {
+                own.names.insert(name.clone());
+            }
+        });
+        stmt.for_each_expr(&mut |e| e.for_each_address_taken(&mut |root| _ = own.addressed.insert(root.into())));
+    }
+    list(&mut function.body, &HashSet::new(), unnamed, &own, has_effect);
+}
+
+/// The names of the function's own values, and those whose address is taken.
+#[derive(Default)]
+struct Own {
+    names: HashSet<Name>,
+    addressed: HashSet<Name>,
+}
+
+impl Own {
+    /// Whether no call can change what `name` holds.
+    fn is_own(&self, name: &str) -> bool {
+        self.names.contains(name) && !self.addressed.contains(name)
+    }
+}
+
+/// Inlines through `stmts` and the lists nested in them; `used_after` holds what follows
+/// `stmts` in their scope uses (a loop's `continuing` and `break if`, after its body).
+fn list(
+    stmts: &mut Vec<Stmt>,
+    used_after: &HashSet<Name>,
+    unnamed: &HashSet<Name>,
+    own: &Own,
+    has_effect: &dyn Fn(&Expr) -> bool,
+) {
+    for stmt in stmts.iter_mut() {
+        if let Stmt::Loop { body, continuing, break_if } = stmt.unnoted_mut() {
+            let mut in_break_if = HashSet::new();
+            break_if.iter().for_each(|c| c.for_each_ident(&mut |i| _ = in_break_if.insert(Name::from(i))));
+            let mut after = in_break_if.clone();
+            continuing.iter().for_each(|s| s.for_each_ident(&mut |i| _ = after.insert(Name::from(i))));
+            list(body, &after, unnamed, own, has_effect);
+            list(continuing, &in_break_if, unnamed, own, has_effect);
+            continue;
+        }
+        for nested in stmt.unnoted_mut().lists_mut() {
+            list(nested, &HashSet::new(), unnamed, own, has_effect);
+        }
+    }
+    let mut index = 0;
+    while index + 1 < stmts.len() {
+        if try_inline(stmts, index, used_after, unnamed, own, has_effect) {
+            stmts.remove(index);
+        } else {
+            index += 1;
+        }
+    }
+}
+
+/// Inlines the `let` at `index` into the statement after it, if it may; returns whether it did.
+fn try_inline(
+    stmts: &mut [Stmt],
+    index: usize,
+    used_after: &HashSet<Name>,
+    unnamed: &HashSet<Name>,
+    own: &Own,
+    has_effect: &dyn Fn(&Expr) -> bool,
+) -> bool {
+    let Stmt::Let { name, ty: None, value } = stmts[index].unnoted() else { return false };
+    if !unnamed.contains(name) || used_after.contains(name) {
+        return false;
+    }
+    // A constant's `let` is what makes its use a run-time expression (`runtime_constants.rs`).
+    if !value.any(&|e| matches!(e, Expr::Ident(_))) && !has_effect(value) {
+        return false;
+    }
+    let mut mentions = 0;
+    for stmt in &stmts[index + 1..] {
+        stmt.for_each_ident(&mut |ident| mentions += usize::from(ident == &**name));
+    }
+    if mentions != 1 {
+        return false;
+    }
+    let (name, value) = (name.clone(), value.clone());
+    let either_order = matches!(stmts[index + 1].unnoted(), Stmt::Assign { .. });
+    let mut parts = own_exprs(stmts[index + 1].unnoted_mut());
+    if !may_inline(&parts, &name, &value, either_order, own, has_effect) {
+        return false;
+    }
+    let mut inlined: Vec<Expr> = parts.iter().map(|part| Expr::clone(part)).collect();
+    inlined.iter_mut().for_each(|part| replace(part, &name, &value));
+    if inlined.iter().any(|part| part.deeper_than(MAX_DEPTH)) {
+        return false;
+    }
+    for (part, new) in parts.iter_mut().zip(inlined) {
+        **part = new;
+    }
+    true
+}
+
+/// Whether `value` may go where `name` is used in `parts`, a statement's own expressions (an
+/// assignment's two sides, `either_order`, are taken to come in either order).
+fn may_inline(
+    parts: &[&mut Expr],
+    name: &str,
+    value: &Expr,
+    either_order: bool,
+    own: &Own,
+    has_effect: &dyn Fn(&Expr) -> bool,
+) -> bool {
+    // What is evaluated before the use.
+    let mut before: Vec<&Expr> = Vec::new();
+    let mut conditional = None;
+    for (at, part) in parts.iter().enumerate() {
+        let mut part_before = Vec::new();
+        if let Some(found) = evaluated_before(part, name, false, &mut part_before) {
+            conditional = Some(found);
+            before.extend(part_before);
+            if either_order {
+                before.extend(parts[at + 1..].iter().map(|p| &**p));
+            }
+            break;
+        }
+        before.push(part);
+    }
+    let Some(conditional) = conditional else { return false };
+    if before.iter().any(|e| has_effect(e)) {
+        return false;
+    }
+    !has_effect(value) || (!conditional && before.iter().all(|e| reads_only_own(e, own)))
+}
+
+/// A statement's own expressions, each evaluated once, in order; none for a loop, whose
+/// `break if` is evaluated each iteration.
+fn own_exprs(stmt: &mut Stmt) -> Vec<&mut Expr> {
+    match stmt {
+        Stmt::Let { value, .. }
+        | Stmt::Var { value: Some(value), .. }
+        | Stmt::Call(value)
+        | Stmt::Return(Some(value)) => {
+            vec![value]
+        }
+        Stmt::Assign { target, value } => vec![target, value],
+        Stmt::If { condition, .. } => vec![condition],
+        Stmt::Switch { selector, .. } => vec![selector],
+        _ => Vec::new(),
+    }
+}
+
+/// Walks `expr` in evaluation order up to the identifier `name`, collecting what is evaluated
+/// before it; returns, if `name` is found, whether it is evaluated only conditionally (in the
+/// right operand of `&&` or `||`).
+fn evaluated_before<'a>(expr: &'a Expr, name: &str, conditional: bool, before: &mut Vec<&'a Expr>) -> Option<bool> {
+    match expr {
+        Expr::Ident(ident) if **ident == *name => Some(conditional),
+        Expr::Ident(_) => {
+            before.push(expr);
+            None
+        }
+        Expr::Literal(_) => None,
+        Expr::Unary(_, operand) => evaluated_before(operand, name, conditional, before),
+        Expr::Member(member) => evaluated_before(&member.base, name, conditional, before),
+        Expr::Binary(op, left, right) => evaluated_before(left, name, conditional, before).or_else(|| {
+            let short_circuit = matches!(op, BinaryOp::LogicalAnd | BinaryOp::LogicalOr);
+            evaluated_before(right, name, conditional || short_circuit, before)
+        }),
+        Expr::Index(base, index) => evaluated_before(base, name, conditional, before)
+            .or_else(|| evaluated_before(index, name, conditional, before)),
+        Expr::Call(call) => {
+            if call.args.iter().any(|arg| arg.mentions(name)) {
+                // The callee runs after its arguments.
+                call.args.iter().find_map(|arg| evaluated_before(arg, name, conditional, before))
+            } else {
+                before.push(expr);
+                None
+            }
+        }
+    }
+}
+
+/// Whether `expr` reads only the function's own values, which no call can change, and calls
+/// nothing.
+fn reads_only_own(expr: &Expr, own: &Own) -> bool {
+    !expr.any(&|e| match e {
+        Expr::Ident(name) => !own.is_own(name),
+        Expr::Call(_) | Expr::Unary(UnaryOp::Deref, _) => true,
+        _ => false,
+    })
+}
+
+/// `expr` with the identifier `name` replaced by `value`.
+fn replace(expr: &mut Expr, name: &str, value: &Expr) {
+    match expr {
+        Expr::Ident(ident) if **ident == *name => *expr = value.clone(),
+        Expr::Ident(_) | Expr::Literal(_) => {}
+        Expr::Unary(_, operand) => replace(operand, name, value),
+        Expr::Member(member) => replace(&mut member.base, name, value),
+        Expr::Binary(_, a, b) | Expr::Index(a, b) => {
+            replace(a, name, value);
+            replace(b, name, value);
+        }
+        Expr::Call(call) => call.args.iter_mut().for_each(|arg| replace(arg, name, value)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::wgsl::ast::Literal;
+    use crate::wgsl::print;
+
+    fn ident(name: &str) -> Expr {
+        Expr::ident(name)
+    }
+
+    fn call(name: &str, args: Vec<Expr>) -> Expr {
+        Expr::call(name, args)
+    }
+
+    fn let_(name: &str, value: Expr) -> Stmt {
+        Stmt::Let { name: name.into(), ty: None, value }
+    }
+
+    fn plus(a: Expr, b: Expr) -> Expr {
+        Expr::binary(BinaryOp::Add, a, b)
+    }
+
+    /// The body after inlining, with `f` and `g` the module's functions (calls with an effect),
+    /// `acc` a `var` of the function, `glob` a global.
+    fn inlined(body: Vec<Stmt>) -> String {
+        let mut body = body;
+        body.insert(0, Stmt::Var { name: "acc".into(), ty: Some("f32".into()), value: None });
+        let mut function =
+            Function { attributes: vec![], name: "h".into(), params: vec![], result: None, body, exits: vec![] };
+        let unnamed: HashSet<Name> = ["x_1", "x_2"].into_iter().map(Name::from).collect();
+        let has_effect = |e: &Expr| e.any(&|e| matches!(e, Expr::Call(c) if &*c.callee == "f" || &*c.callee == "g"));
+        inline(&mut function, &unnamed, &has_effect);
+        print::function(&function).0
+    }
+
+    #[test]
+    fn a_chain_of_lets_used_once_next_becomes_one_expression() {
+        let body = vec![
+            let_("x_1", Expr::binary(BinaryOp::Less, ident("a"), ident("b"))),
+            let_("x_2", Expr::binary(BinaryOp::LogicalOr, ident("x_1"), ident("c"))),
+            Stmt::If { condition: ident("x_2"), accept: vec![Stmt::Break], reject: vec![] },
+        ];
+        assert!(inlined(body).contains("    if a < b || c {"));
+        // A name from the source stays.
+        let body = vec![let_("named", ident("a")), Stmt::Return(Some(ident("named")))];
+        assert!(inlined(body).contains("let named = a;"));
+        // So does a constant, whose `let` keeps its use from being evaluated at shader creation.
+        let constant = Expr::Literal(Literal::F32(1.0f32.to_bits()));
+        let body = vec![let_("x_1", constant), Stmt::Return(Some(call("quantizeToF16", vec![ident("x_1")])))];
+        assert!(inlined(body).contains("let x_1 = 1.0f;"));
+    }
+
+    #[test]
+    fn a_call_goes_where_its_result_is_used_only_past_the_function_s_own_values() {
+        // `acc` is the function's own: the call cannot change it.
+        let body = vec![
+            let_("x_1", call("f", vec![])),
+            Stmt::Assign { target: ident("acc"), value: plus(ident("acc"), ident("x_1")) },
+        ];
+        assert!(inlined(body).contains("acc = acc + f();"));
+        // A global read before the use could be what the call writes.
+        let body = vec![
+            let_("x_1", call("f", vec![])),
+            Stmt::Assign { target: ident("acc"), value: plus(ident("glob"), ident("x_1")) },
+        ];
+        assert!(inlined(body).contains("let x_1 = f();"));
+        // Nor past another call, nor into the operand of `||` that may not run.
+        let body = vec![let_("x_1", call("f", vec![])), Stmt::Call(call("g", vec![call("g", vec![]), ident("x_1")]))];
+        assert!(inlined(body).contains("let x_1 = f();"));
+        let either = Expr::binary(BinaryOp::LogicalOr, ident("acc"), ident("x_1"));
+        let body = vec![let_("x_1", call("f", vec![])), Stmt::Return(Some(either))];
+        assert!(inlined(body).contains("let x_1 = f();"));
+    }
+
+    #[test]
+    fn a_read_does_not_move_past_a_call_and_a_value_used_twice_or_later_stays() {
+        let read = Expr::index(ident("glob"), Expr::Literal(Literal::I32(0)));
+        let body = vec![let_("x_1", read.clone()), Stmt::Return(Some(plus(call("g", vec![]), ident("x_1"))))];
+        assert!(inlined(body).contains("let x_1 = glob[0i];"));
+        let body = vec![let_("x_1", read.clone()), Stmt::Return(Some(plus(ident("x_1"), call("g", vec![]))))];
+        assert!(inlined(body).contains("return glob[0i] + g();"));
+        let body = vec![let_("x_1", read.clone()), Stmt::Return(Some(plus(ident("x_1"), ident("x_1"))))];
+        assert!(inlined(body).contains("let x_1 = glob[0i];"));
+        let body = vec![let_("x_1", read), Stmt::Call(call("g", vec![])), Stmt::Return(Some(ident("x_1")))];
+        assert!(inlined(body).contains("let x_1 = glob[0i];"));
+    }
+}
