@@ -275,6 +275,14 @@ impl<'m> Lower<'m> {
     }
 
     fn nodes(&mut self, e: &mut Emitter, nodes: &[Node]) -> Result<Vec<Stmt>, Error> {
+        let (mut stmts, declared) = self.scope_nodes(e, nodes)?;
+        declarations::initialize_at_first_assignment(&mut stmts, declared, &|_| true, &|_| false);
+        Ok(stmts)
+    }
+
+    /// The statements of one scope, starting with its `declared` `var`s (see
+    /// `declarations::initialize_at_first_assignment`).
+    fn scope_nodes(&mut self, e: &mut Emitter, nodes: &[Node]) -> Result<(Vec<Stmt>, usize), Error> {
         let outer = std::mem::take(&mut self.stmts);
         let scope = self.next_scope;
         self.next_scope += 1;
@@ -307,7 +315,7 @@ impl<'m> Lower<'m> {
             self.node(e, node)?;
         }
         self.flush(e, false);
-        let mut stmts = std::mem::replace(&mut self.stmts, outer);
+        let stmts = std::mem::replace(&mut self.stmts, outer);
         // The function's own variables (OpVariable) open its body: initialized at their first
         // assignment too, any initial value they have unused (but never one with an effect).
         let own = stmts[declared..].iter().take_while(|s| match s.unnoted() {
@@ -315,8 +323,7 @@ impl<'m> Lower<'m> {
             _ => false,
         });
         declared += own.count();
-        declarations::initialize_at_first_assignment(&mut stmts, declared, &|_| true, &|_| false);
-        Ok(stmts)
+        Ok((stmts, declared))
     }
 
     fn node(&mut self, e: &mut Emitter, node: &Node) -> Result<(), Error> {
@@ -389,8 +396,15 @@ impl<'m> Lower<'m> {
                     _ => 0,
                 };
                 let note = self.label_note(header);
-                let mut body = self.nodes(e, body)?;
+                let (mut body, declared) = self.scope_nodes(e, body)?;
                 let continuing = self.nodes(e, continuing)?;
+                // `continuing` sees the body's declarations: a `var` it assigns is no `let` (a
+                // loop whose continue target heads another loop assigns that loop's phis there).
+                let mut written = HashSet::new();
+                continuing.iter().for_each(|s| s.for_each_written(&mut |name| _ = written.insert(name.to_string())));
+                declarations::initialize_at_first_assignment(&mut body, declared, &|_| true, &|name| {
+                    written.contains(name)
+                });
                 let break_if = self.break_if.take();
                 if break_if.is_none() && !body.iter().chain(&continuing).any(|s| s.may_leave(true, false, true)) {
                     // SPIR-V may loop forever (its merge block unreachable); WGSL rejects a loop

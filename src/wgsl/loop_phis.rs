@@ -45,7 +45,7 @@ fn in_list(stmts: &mut [Stmt], vars: &HashSet<Name>, renames: &mut HashMap<Name,
         }
         if let Stmt::Loop { body, continuing, break_if } = stmt {
             // The value's reads become the variable's once it takes the value's name.
-            while let Some((at, value, var)) = snapshot(body, continuing, break_if.as_ref(), vars) {
+            while let Some((at, value, var)) = snapshot(body, continuing, break_if.as_ref(), vars, renames) {
                 body.remove(at);
                 renames.insert(var, value);
             }
@@ -59,10 +59,13 @@ fn snapshot(
     continuing: &[Stmt],
     break_if: Option<&Expr>,
     vars: &HashSet<Name>,
+    renames: &HashMap<Name, Name>,
 ) -> Option<(usize, Name, Name)> {
     body.iter().enumerate().find_map(|(at, stmt)| {
         let Stmt::Let { name, value: Expr::Ident(var), .. } = stmt.unnoted() else { return None };
-        if !vars.contains(var) {
+        // A variable takes one name: a loop the structurizer wrote twice (a block reached from
+        // two cases, say) keeps its second snapshot, which reads the renamed variable.
+        if !vars.contains(var) || renames.contains_key(var) {
             return None;
         }
         // The body mentions the variable only here.

@@ -14,6 +14,7 @@
 //! | `spec ID VALUE` | specialize constant ID (`1.5` as f32, else a 32-bit integer) on both sides |
 //! | `ulp B N` | compare binding B as f32s, allowing N units in the last place |
 //! | `expect B: VALUES` | the WGSL result at binding B must be VALUES; the Vulkan result is not the reference (say why in a comment) |
+//! | `cpu B: VALUES` | binding B's result worked out on the CPU (a generator's model): the Vulkan run must give it too; where the device cannot run the module or gives something else (a driver bug), the WGSL run is checked against VALUES alone and the test reported as ignored, as it is when the two runs agree with each other but not with VALUES |
 //! | `pending AREA` | the translator does not support this yet: "cannot translate" is reported as ignored, anything else must pass |
 //! | `vulkan-fails TEXT` | the device cannot run the SPIR-V (a driver bug, say which): the SPIR-V side is skipped and every storage buffer needs an `expect` line |
 //! | `webgpu-fails TEXT` | wgpu on this device cannot run our (validated) WGSL (an upstream bug, say which): the WGSL is translated and validated but not run; reported as ignored. In a WGSL case, wgpu cannot run the original WGSL: every storage buffer needs an `expect` line, which stands in for its results |
@@ -231,6 +232,7 @@ pub struct Case {
     pub spec: Vec<(u32, SpecValue)>,
     pub ulp: BTreeMap<u32, u32>,
     pub expect: BTreeMap<u32, Vec<u32>>,
+    pub cpu: BTreeMap<u32, Vec<u32>>,
     pub tolerance: u32,
     pub pending: Option<String>,
     pub known_bug: Option<String>,
@@ -326,6 +328,7 @@ fn build_with(name: String, modules: Vec<Module>, sources: &[Source], wgsl: Opti
         spec: Vec::new(),
         ulp: BTreeMap::new(),
         expect: BTreeMap::new(),
+        cpu: BTreeMap::new(),
         tolerance: 0,
         pending: None,
         known_bug: None,
@@ -434,6 +437,10 @@ fn apply(case: &mut Case, text: &str) -> Result<(), String> {
             let binding = number(0)?;
             case.expect.insert(binding, contents(u64::from(binding))?);
         }
+        "cpu" => {
+            let binding = number(0)?;
+            case.cpu.insert(binding, contents(u64::from(binding))?);
+        }
         "tolerance" => case.tolerance = number(0)?,
         "target" => {
             let render = render.ok_or("`target` is for render pairs")?;
@@ -509,7 +516,10 @@ fn check(case: &Case) -> Result<(), String> {
             }
         }
     }
-    for binding in case.ulp.keys().chain(case.expect.keys()) {
+    if let Some(binding) = case.cpu.keys().find(|b| case.expect.contains_key(b)) {
+        return Err(format!("{}: binding {binding} has both `expect` and `cpu` lines", case.name));
+    }
+    for binding in case.ulp.keys().chain(case.expect.keys()).chain(case.cpu.keys()) {
         if case.initial_contents(*binding).is_none() {
             return Err(format!("{}: binding {binding} is not a storage buffer", case.name));
         }

@@ -50,6 +50,17 @@ pub fn check_reference(case: &Case, reference: &Outputs) -> Result<(), String> {
     Ok(())
 }
 
+/// Checks a run's storage buffers against the case's `cpu` lines, if any.
+pub fn against_cpu(case: &Case, outputs: &Outputs, run: &str) -> Result<(), String> {
+    for (binding, stated) in &case.cpu {
+        let Some((_, got)) = outputs.buffers.iter().find(|(b, _)| b == binding) else {
+            return Err(format!("the {run} run has no storage buffer {binding}"));
+        };
+        compare_words(*binding, "the CPU model", stated, run, &words(got), 0)?;
+    }
+    Ok(())
+}
+
 pub fn compare(case: &Case, reference: &Outputs, actual: &Outputs) -> Result<(), String> {
     for (binding, expected) in &reference.buffers {
         let Some((_, got)) = actual.buffers.iter().find(|(b, _)| b == binding) else {

@@ -9,7 +9,8 @@
 //!    WGSL with naga and Tint (where installed);
 //! 3. runs the SPIR-V on a Vulkan device through ash, and the WGSL through
 //!    wgpu on the same device, with the same inputs;
-//! 4. compares every storage buffer and render target (`compare.rs`).
+//! 4. compares every storage buffer and render target (`compare.rs`), and, where the case
+//!    states results worked out on the CPU (`cpu` lines), both runs with those.
 //!
 //!
 //! Every WGSL compute shader under `fixtures/exec/compute` (`NAME.wgsl`, with `// exec:` lines) is
@@ -191,12 +192,29 @@ fn run(case: &Case) -> Result<Completion, String> {
     }
     // The reference runs first, so even a shader we cannot translate yet
     // proves its Vulkan side works.
-    let reference = match (&case.vulkan_fails, &case.render) {
-        (Some(_), _) => stated_outputs(case),
-        (None, None) => gpu.vulkan.run_compute(case)?,
-        (None, Some(_)) => gpu.vulkan.run_render(case)?,
+    let device_run = match (&case.vulkan_fails, &case.render) {
+        // The stated results stand in for the device's.
+        (Some(_), _) => Ok(stated_outputs(case)),
+        (None, None) => gpu.vulkan.run_compute(case),
+        (None, Some(_)) => gpu.vulkan.run_render(case),
     };
-    compare::check_reference(case, &reference)?;
+    // With `cpu` lines, the device must also compute the CPU model's results; where it cannot
+    // build the pipeline or computes something else (a driver bug, see DESIGN.md), the model is
+    // the reference.
+    let reference = match device_run {
+        // A device run the CPU model disagrees with is no reference, even one that wrote nothing.
+        Ok(outputs) => match compare::against_cpu(case, &outputs, "SPIR-V") {
+            Ok(()) => {
+                compare::check_reference(case, &outputs)?;
+                Reference::Device(outputs)
+            }
+            Err(problem) => {
+                Reference::Cpu(format!("the SPIR-V run differs from the CPU model: {problem}"), Some(outputs))
+            }
+        },
+        Err(problem) if !case.cpu.is_empty() => Reference::Cpu(format!("the SPIR-V run failed: {problem}"), None),
+        Err(problem) => return Err(problem),
+    };
 
     let mut wgsl = Vec::new();
     let mut bindings = Vec::new();
@@ -230,12 +248,39 @@ fn run(case: &Case) -> Result<Completion, String> {
         None => gpu.webgpu.run_compute(case, &wgsl[0], &bindings),
         Some(_) => gpu.webgpu.run_render(case, &wgsl[0], &wgsl[1], &bindings),
     };
-    let outcome = actual.and_then(|actual| compare::compare(case, &reference, &actual));
-    outcome.map(|()| Completion::Completed).map_err(|problem| {
+    let outcome = actual.and_then(|actual| match &reference {
+        Reference::Device(reference) => compare::compare(case, reference, &actual).map(|()| Completion::Completed),
+        // Reported as ignored: the WGSL is right, but the test was not the differential one.
+        Reference::Cpu(device_problem, device) => {
+            let first_line = device_problem.lines().next().unwrap_or_default();
+            match compare::against_cpu(case, &actual, "WGSL") {
+                Ok(()) => Ok(Completion::ignored_with(format!(
+                    "the WGSL run matches the CPU model, but the device is no reference: {first_line}"
+                ))),
+                // Both runs giving the same other result is the device's doing (seen: lavapipe
+                // mishandling loops where invocations diverge, whatever program expresses them).
+                Err(_) if device.as_ref().is_some_and(|device| compare::compare(case, device, &actual).is_ok()) => {
+                    Ok(Completion::ignored_with(format!(
+                        "the device computes the same for the SPIR-V and the WGSL, but not what the CPU model does: {first_line}"
+                    )))
+                }
+                Err(problem) => Err(format!("{problem}\n(and the device is no reference: {device_problem})")),
+            }
+        }
+    });
+    outcome.map_err(|problem| {
         let listings: Vec<String> =
             case.modules.iter().zip(&wgsl).map(|(m, text)| format!("--- WGSL of {}:\n{text}", m.path)).collect();
         format!("{problem}\n{}", listings.join("\n"))
     })
+}
+
+/// What the WGSL run is compared with.
+enum Reference {
+    /// The SPIR-V run on the device.
+    Device(compare::Outputs),
+    /// The case's `cpu` lines, because of what the device did (said here), with what it computed.
+    Cpu(String, Option<compare::Outputs>),
 }
 
 /// A WGSL case: the WGSL through wgpu is the reference; our SPIR-V on the Vulkan device and our

@@ -1,0 +1,779 @@
+#!/usr/bin/env python3
+"""Writes random SPIR-V compute modules with structured control flow (fuzz/random_spirv.sh).
+
+    random_spirv.py FIRST_SEED COUNT DIR [--stats]
+
+Unlike random_programs.py, which goes through glslang and so only ever produces the shapes
+glslang and spirv-opt emit, this writes SPIR-V assembly directly, block by block, choosing among
+the shapes the structured control-flow rules of the SPIR-V specification (section 2.11) and
+spirv-val allow; every module is valid by construction (the runner checks it with spirv-val). The
+shapes, and the rules that decide where each may stand:
+
+- selections with and without `else`, an empty `then`, arms that reconverge in a block of their
+  own before the declared merge, arms that are straight branches to a break or continue target,
+  an unmerged conditional branch to a break, a continue, the enclosing selection's merge or the
+  next switch case; a selection whose condition is known to hold, its other arm `OpUnreachable`;
+- loops of every kind: the header tests the bound (`while`), the back-edge block does
+  (`OpBranchConditional` to the header and the merge: WGSL's `break if`), the body breaks at the
+  bound and the back edge is unconditional, the body returns at the bound (the merge may then be
+  unreachable), and single-block loops whose header is its own continue target and back-edge
+  block (the only form spirv-val accepts for a header that is its own continue target: its merge
+  edge must pass through the back-edge block); `break if` conditions on the count alone or with
+  data; bounds that are constants or read in the header (so they may change every iteration); the
+  body may end in a break, so the continue target is unreachable; a loop header may be a block
+  other edges already enter (a merge, a case, an `if` arm, the loop body's first block, another
+  loop's continue target), its phis then joining several entries; continue constructs hold
+  straight code, selections, switches and loops, but no break, continue, return or
+  `OpUnreachable`, not even an unreachable merge (the back-edge block must post-dominate them);
+- switches on unsigned and signed selectors (negative labels), whose labels target a case of
+  their own, a case shared with other labels, the default's case (`case 3, default`), the merge
+  (issue 26), the default as its own case or as the merge or as an `OpUnreachable` block no
+  selector value reaches, or no label but the default at all, cases falling through into the next
+  (only from the case's own blocks, never from a selection in it, as spirv-val requires), case
+  blocks in an order other than the labels'; cases that break, continue the enclosing loop,
+  leave it, return; switches in the function body, a loop body, a continue construct, another
+  switch's case, an `if` arm, and in helper functions called from loops. A label cannot target the
+  enclosing loop's continue target or merge directly (spirv-val: the switch header must
+  structurally dominate its cases, and the loop header's merge and continue edges bypass it), so
+  those are reached from a case's first block;
+- `OpPhi` at every join with differing incoming values: merges, loop headers (every state value),
+  continue targets, case blocks fallen into, the block after an unmerged conditional; plus, at
+  some joins, a phi choosing between values each incoming path had at hand (defined inside the
+  construct that just ended). Values are used wherever their definition dominates the use, which
+  the generator tracks exactly (the values available at a join are those available on every
+  incoming edge): values of a loop header used after the loop, of a selection header after its
+  merge, of a loop body in the continue construct and, when the loop only leaves through the
+  back-edge block, after it; loads from a function variable used after a later store to it;
+- early `OpReturn` from nested constructs of the entry point (which stores its results first),
+  `OpReturnValue` from helper functions, called from anywhere, including loops and continue
+  constructs;
+- `OpUnreachable` only in blocks the program never reaches.
+
+Each program reads 16 words of its own per invocation (32 invocations) from storage buffer 0,
+advancing a cursor, and every taken path folds a tag into an accumulator (`acc = (acc ^ (v + K)) *
+16777619`, wrapping), so one wrong branch changes the result. The accumulator and the cursor are
+SSA values threaded through phis; a function variable (`trace`) is a second, memory-based
+accumulator. The entry point writes acc and trace ^ cursor to storage buffer 1. Loops count
+iterations with a header phi and stop after at most 4 (lavapipe stops every loop after 65,535).
+
+The generator also runs each program on the CPU, block by block with SPIR-V's semantics (phis by
+predecessor, switch by label), and states the results in `; exec: cpu 1: ...`: the execution
+test then checks the Vulkan run against them, and the WGSL run, so a wrong model, a driver bug and
+a translation bug each show as what they are. The same seed always writes the same program.
+`--stats` prints how often each shape was generated.
+"""
+import collections
+import random
+import sys
+from pathlib import Path
+
+from spirv_blocks import BINARY, U32_OPS, Block, Function, Module
+
+INVOCATIONS = 32
+WORDS = 16  # input words per invocation; the cursor wraps around them
+CALL_STRIDE = 3  # a call moves the caller's cursor on by this much
+MAX_DEPTH = 4
+FNV_PRIME = 16777619
+
+
+class Ctx:
+    """Where a block stands: the exits its branches may take (spirv-val's structured exits).
+
+    loop: (merge, continue target) of the innermost loop whose body this is in (None inside a
+    continue construct, whose only exit is the back-edge block's); switch: the merge of the
+    innermost switch with no loop between; if_merge, fall: the merge of the `if` whose arm this
+    is, the next case of the case this is, for unmerged conditional branches from the
+    construct's own blocks (not from a construct nested in it); in_continue: inside some continue
+    construct, where returns and OpUnreachable would break the back-edge block's post-dominance."""
+
+    def __init__(self, loop=None, switch=None, if_merge=None, fall=None, in_continue=False, depth=0):
+        self.loop = loop
+        self.switch = switch
+        self.if_merge = if_merge
+        self.fall = fall
+        self.in_continue = in_continue
+        self.depth = depth
+
+    def derive(self, **changes):
+        fields = dict(loop=self.loop, switch=self.switch, in_continue=self.in_continue, depth=self.depth + 1)
+        fields.update(changes)
+        return Ctx(**fields)
+
+    def own(self):
+        return [t for t in (self.if_merge, self.fall) if t]
+
+    def breaks(self):
+        """Targets of a break or continue from here."""
+        targets = []
+        if self.loop:
+            targets += list(self.loop)
+        if self.switch:
+            targets.append(self.switch)
+        return targets
+
+
+class Edge:
+    """What holds on an edge into a block not yet started: the threaded values, the u32 and bool
+    values available, and one of each for a choosing phi."""
+
+    def __init__(self, state, avail, bools, pick, bool_pick):
+        self.state = state
+        self.avail = avail
+        self.bools = bools
+        self.pick = pick
+        self.bool_pick = bool_pick
+
+
+class LoopHeader:
+    def __init__(self, block, phis, counter):
+        self.block = block
+        self.phis = phis  # state variable -> header phi
+        self.counter = counter
+
+
+class Program(Module):
+    """One seed's module, with how often each shape went into it."""
+
+    def __init__(self, seed):
+        self.r = random.Random(seed)
+        super().__init__(self.r.choice(["1.3"] * 6 + ["1.4", "1.5", "1.6"]), INVOCATIONS)
+        self.seed = seed
+        self.next_id = 0
+        self.stats = collections.Counter()
+        # Lavapipe (Mesa 22.3) cannot build a pipeline from a selection whose arms meet before its
+        # merge (see fixtures/spvasm/cf_if_arms_reconverge_before_merge.spvasm): only a fifth of
+        # the modules have them, checked against the CPU model alone.
+        self.reconverge = self.r.random() < 0.2
+
+    def fresh(self, prefix):
+        self.next_id += 1
+        return f"%{prefix}{self.next_id}"
+
+    def note(self, shape):
+        self.stats[shape] += 1
+
+    def generate(self):
+        r = self.r
+        helpers = []
+        for index in range(r.choice([0, 1, 1, 2, 3])):
+            fn = Function(f"%helper{index}", [f"%{name}{index}" for name in ("acc", "cursor", "base")])
+            FunctionBuilder(self, fn, helpers=list(helpers), budget=r.randint(4, 14)).helper_body()
+            helpers.append(fn)
+        main = Function("%main", [])
+        FunctionBuilder(self, main, helpers=helpers, budget=r.randint(12, 40)).main_body()
+        self.functions = [main] + helpers
+        self.inputs = [r.getrandbits(32) for _ in range(INVOCATIONS * WORDS)]
+
+    def comments(self):
+        return [
+            f"; Generator: fuzz/random_spirv.py {self.seed}",
+            "; Shapes: " + ", ".join(f"{k} {v}" for k, v in sorted(self.stats.items())),
+        ]
+
+
+class FunctionBuilder:
+    """Builds one function's blocks. `cur` is the open block (None once control has left it);
+    `state` maps the threaded values (acc, cursor) to their SSA values; `avail` and `bools` are the
+    u32 and bool values whose definitions dominate the open block; `pending` holds, per block not
+    yet started, the edges into it: predecessor -> Edge."""
+
+    def __init__(self, program, fn, helpers, budget):
+        self.p = program
+        self.r = program.r
+        self.fn = fn
+        self.helpers = helpers
+        self.budget = budget
+        self.cur = None
+        self.state = {}
+        self.avail = frozenset()
+        self.bools = frozenset()
+        self.pending = {}
+        self.entries = {}  # the edges into the open block, when start() opened it
+        self.main = fn.name == "%main"
+
+    # --- blocks, edges and values ------------------------------------------------------------
+
+    def label(self):
+        return self.p.fresh("b")
+
+    def emit(self, op, *args):
+        result = self.p.fresh("v")
+        self.cur.insts.append((result, op, args))
+        if op in U32_OPS or op in BINARY and BINARY[op][1] == "uint":
+            self.avail = self.avail | {result}
+        elif op == "not" or op in BINARY and BINARY[op][1] == "bool":
+            self.bools = self.bools | {result}
+        return result
+
+    def c(self, value):
+        return self.p.const(value)
+
+    def edge(self, target):
+        edges = self.pending.setdefault(target, {})
+        if self.cur.label not in edges:
+            pick = self.r.choice(sorted(self.avail)) if self.avail else self.c(7)
+            bools = sorted(self.bools) or [self.p.bool_const(self.r.random() < 0.5)]
+            bool_pick = self.r.choice(bools)
+            edges[self.cur.label] = Edge(dict(self.state), self.avail, self.bools, pick, bool_pick)
+
+    def jump(self, target):
+        self.edge(target)
+        self.cur.term = ("branch", target)
+        self.cur = None
+
+    def branch(self, condition, accept, reject):
+        self.edge(accept)
+        self.edge(reject)
+        self.cur.term = ("cond", condition, accept, reject)
+        self.cur = None
+
+    def new_block(self, label):
+        block = Block(label)
+        self.fn.blocks.append(block)
+        return block
+
+    def start(self, label):
+        """Opens `label`, joining its incoming edges with phis; False (and an OpUnreachable
+        block) when nothing branches to it."""
+        block = self.new_block(label)
+        edges = self.pending.pop(label, {})
+        self.entries = edges
+        if not edges:
+            self.cur = None
+            return False
+        self.cur = block
+        avail = frozenset.intersection(*[edge.avail for edge in edges.values()])
+        bools = frozenset.intersection(*[edge.bools for edge in edges.values()])
+        state = {}
+        for var in next(iter(edges.values())).state:
+            sources = {pred: edge.state[var] for pred, edge in edges.items()}
+            if len(set(sources.values())) == 1:
+                state[var] = next(iter(sources.values()))
+            else:
+                state[var] = self.phi(block, sources)
+                avail = avail | {state[var]}
+        # Phis choosing among values each path had at hand (a bool one, as `a && b` gives).
+        picks = {pred: edge.pick for pred, edge in edges.items()}
+        if len(set(picks.values())) > 1 and self.r.random() < 0.5:
+            avail = avail | {self.phi(block, picks)}
+            self.p.note("phi.choosing")
+        picks = {pred: edge.bool_pick for pred, edge in edges.items()}
+        if len(set(picks.values())) > 1 and self.r.random() < 0.3:
+            phi = self.phi(block, picks)
+            block.bool_phis.add(phi)
+            bools = bools | {phi}
+            self.p.note("phi.choosing_bool")
+        self.state, self.avail, self.bools = state, avail, bools
+        return True
+
+    def make_header(self, block, kind, *targets):
+        """Makes `block` a header; now and then with a hint, which changes nothing."""
+        block.merge = (kind, *targets)
+        hints = ["Flatten", "DontFlatten"] if kind == "selection" else ["Unroll", "DontUnroll"]
+        block.control = self.r.choice(["None"] * 8 + hints)
+
+    def phi(self, block, sources):
+        result = self.p.fresh("v")
+        block.phis.append([result, dict(sources)])
+        return result
+
+    def loop_header(self):
+        """Opens a loop header: a new block, or the open block itself while nothing is in it
+        yet (so a merge, a case, an arm or a continue target is also a loop header), with a phi
+        for each threaded value and the iteration counter."""
+        block = self.cur
+        if block.insts or not self.entries or self.r.random() < 0.5:
+            label = self.label()
+            self.jump(label)
+            self.start(label)
+            block = self.cur
+        else:
+            self.p.note("loop.header_is_entered_block")
+        own_phis = {result for result, _ in block.phis}
+        phis = {}
+        for var, value in self.state.items():
+            if value in own_phis:
+                phis[var] = value
+            else:
+                phis[var] = self.phi(block, {pred: edge.state[var] for pred, edge in self.entries.items()})
+        counter = self.phi(block, {pred: self.c(0) for pred in self.entries})
+        self.state = dict(phis)
+        self.avail = self.avail | set(phis.values()) | {counter}
+        return LoopHeader(block, phis, counter)
+
+    def back_edge(self, header, latch, state, counter_next):
+        for var, phi in header.phis.items():
+            self.phi_source(header.block, phi, latch, state[var])
+        self.phi_source(header.block, header.counter, latch, counter_next)
+        # The header's other phis (a choosing one) keep their value around the loop.
+        for result, sources in header.block.phis:
+            sources.setdefault(latch, result)
+
+    @staticmethod
+    def phi_source(block, phi, pred, value):
+        for result, sources in block.phis:
+            if result == phi:
+                sources[pred] = value
+
+    # --- values --------------------------------------------------------------------------------
+
+    def any_value(self):
+        if self.avail and self.r.random() < 0.8:
+            return self.r.choice(sorted(self.avail))
+        return self.c(self.r.randrange(1000))
+
+    def read(self):
+        """The next input word of this invocation."""
+        at = self.emit("and", self.state["cursor"], self.c(WORDS - 1))
+        word = self.emit("load_input", self.emit("add", self.base, at))
+        self.state["cursor"] = self.emit("add", self.state["cursor"], self.c(1))
+        return word
+
+    def condition(self):
+        r = self.r
+        if self.bools and r.random() < 0.2:
+            # A condition computed earlier, maybe in another construct or by a phi.
+            self.p.note("condition.reused")
+            return r.choice(sorted(self.bools))
+        word = self.read()
+        kind = r.randrange(5)
+        if kind == 0:
+            c = self.emit("ne", self.emit("and", word, self.c(1 << r.randrange(32))), self.c(0))
+        elif kind == 1:
+            c = self.emit("ult", self.emit("umod", word, self.c(5)), self.c(r.randint(1, 4)))
+        elif kind == 2:
+            c = self.emit(r.choice(["ult", "uge"]), word, self.any_value())
+        elif kind == 3:
+            c = self.emit("eq", self.emit("umod", word, self.c(3)), self.c(r.randrange(3)))
+        else:
+            other = self.emit("ne", self.emit("and", word, self.c(2)), self.c(0))
+            c = self.emit(r.choice(["land", "lor"]), self.emit("ult", word, self.c(0x8000_0000)), other)
+        if r.random() < 0.2:
+            c = self.emit("not", c)
+        return c
+
+    def known_condition(self):
+        """A condition that always holds, though only arithmetic shows it."""
+        k = self.r.randint(2, 9)
+        return self.emit("ult", self.emit("umod", self.read(), self.c(k)), self.c(k))
+
+    def tag(self):
+        mixed = self.emit("add", self.any_value(), self.c(self.r.randrange(1, 1 << 16)))
+        self.state["acc"] = self.emit("mul", self.emit("xor", self.state["acc"], mixed), self.c(FNV_PRIME))
+
+    # --- statements ----------------------------------------------------------------------------
+
+    def sequence(self, ctx, least=0, finish=False):
+        """Statements into the open block, maybe ending in an exit; with `finish`, control
+        reaches the end (in a continue construct, where a merge nothing reaches would be an
+        OpUnreachable block the back-edge block does not post-dominate)."""
+        r = self.r
+        for _ in range(r.randint(least, 4)):
+            if self.cur is None or self.budget <= 0:
+                return
+            self.budget -= 1
+            self.statement(ctx)
+        if self.cur is not None and not finish and r.random() < 0.2:
+            self.exit(ctx)
+
+    def statement(self, ctx):
+        r = self.r
+        nested = ctx.depth < MAX_DEPTH
+        choices = [("tag", 4), ("read", 1), ("compute", 1), ("select", 0.5)]
+        if self.main:
+            choices.append(("trace", 1))
+        if self.helpers:
+            choices.append(("call", 1))
+        if nested:
+            choices += [("if", 3), ("switch", 2.5), ("loop", 2)]
+        if ctx.breaks() or ctx.own():
+            choices.append(("conditional_exit", 0.6))
+        kind = r.choices([k for k, _ in choices], [w for _, w in choices])[0]
+        getattr(self, "statement_" + kind)(ctx)
+
+    def straight(self, count):
+        """Statements without control flow (a single-block loop's body)."""
+        for _ in range(count):
+            choices = ["tag", "tag", "read", "compute"] + ["trace"] * self.main
+            choices += ["call"] * bool(self.helpers)
+            getattr(self, "statement_" + self.r.choice(choices))(None)
+
+    def statement_tag(self, ctx):
+        self.tag()
+
+    def statement_read(self, ctx):
+        self.read()
+
+    def statement_compute(self, ctx):
+        r = self.r
+        op = r.choice(["add", "mul", "xor", "and", "or", "shr", "umod"])
+        right = self.c(r.randint(1, 31)) if op in ("shr", "umod") else self.any_value()
+        self.emit(op, self.any_value(), right)
+
+    def statement_select(self, ctx):
+        self.emit("select", self.condition(), self.any_value(), self.any_value())
+
+    def statement_trace(self, ctx):
+        # The loaded value joins the pool: a use after the store below must still see it.
+        old = self.emit("load_trace")
+        self.emit("store_trace", self.emit("add", self.emit("mul", old, self.c(3)), self.state["acc"]))
+        self.p.note("trace")
+
+    def statement_call(self, ctx):
+        callee = self.r.choice(self.helpers)
+        self.state["acc"] = self.emit("call", callee.name, self.state["acc"], self.state["cursor"], self.base)
+        self.state["cursor"] = self.emit("add", self.state["cursor"], self.c(CALL_STRIDE))
+        self.p.note("call" + (".in_loop" if ctx is None or ctx.loop or ctx.in_continue else ""))
+
+    def statement_conditional_exit(self, ctx):
+        """`OpBranchConditional c exit next` without a merge: an early break, continue, exit to
+        the selection's merge, or fall-through into the next case."""
+        targets = ctx.breaks() + ctx.own()
+        target = self.r.choice(targets)
+        self.p.note("conditional_exit." + self.exit_name(ctx, target))
+        condition = self.condition()
+        after = self.label()
+        if self.r.random() < 0.5:
+            self.branch(condition, target, after)
+        else:
+            self.branch(condition, after, target)
+        self.start(after)
+
+    def exit_name(self, ctx, target):
+        if ctx.loop and target == ctx.loop[0]:
+            return "break_loop"
+        if ctx.loop and target == ctx.loop[1]:
+            return "continue"
+        if target == ctx.switch:
+            return "break_switch"
+        if target == ctx.fall:
+            return "fall_through"
+        return "to_if_merge"
+
+    def exit(self, ctx):
+        """Leaves the open block by a break, continue or return."""
+        targets = ctx.breaks()
+        if not ctx.in_continue:
+            targets.append("return")
+        if not targets:
+            return
+        target = self.r.choice(targets)
+        if target == "return":
+            self.p.note(f"return.depth{min(ctx.depth, 3)}" + ("" if self.main else ".helper"))
+            self.ret()
+        else:
+            self.p.note("exit." + self.exit_name(ctx, target))
+            self.jump(target)
+
+    def ret(self):
+        if self.main:
+            out = self.emit("mul", self.gid, self.c(2))
+            self.emit("store_output", out, self.state["acc"])
+            trace = self.emit("xor", self.emit("load_trace"), self.state["cursor"])
+            self.emit("store_output", self.emit("add", out, self.c(1)), trace)
+            self.cur.term = ("return",)
+        else:
+            self.cur.term = ("return_value", self.state["acc"])
+        self.cur = None
+
+    def statement_if(self, ctx):
+        r = self.r
+        known = not ctx.in_continue and r.random() < 0.12
+        condition = self.known_condition() if known else self.condition()
+        merge = self.label()
+        self.make_header(self.cur, "selection", merge)
+        arm_ctx = ctx.derive(if_merge=merge)
+        kinds = ["region"] * 5 + ["empty"] * 2 + (["exit"] if ctx.breaks() else [])
+        arms = [r.choice(kinds), "unreachable" if known else r.choice(kinds)]
+        if arms == ["empty", "empty"]:
+            arms[0] = "region"
+        if r.random() < 0.3:
+            arms.reverse()
+            condition = self.emit("not", condition) if known else condition
+        if ctx.in_continue and arms[1] == "exit":
+            arms[1] = "region"
+        labels = []
+        for kind in arms:
+            if kind == "empty":
+                labels.append(merge)
+            elif kind == "exit":
+                target = r.choice(ctx.breaks())
+                labels.append(target)
+                self.p.note("if.arm_is_exit." + self.exit_name(ctx, target))
+            else:
+                labels.append(self.label())
+        if labels[0] == labels[1]:
+            if self.p.version == "1.6":
+                # SPIR-V 1.6 wants two different labels.
+                arms[1], labels[1] = "region", self.label()
+            else:
+                self.p.note("if.both_arms_one_target")
+        if "empty" in arms:
+            self.p.note("if.without_else")
+        reconverge = arms == ["region", "region"] and self.p.reconverge and r.random() < 0.3
+        join = self.label() if reconverge else None
+        if known:
+            self.p.note("unreachable.if_arm")
+        self.branch(condition, labels[0], labels[1])
+        for label, kind in zip(labels, arms):
+            if kind == "region":
+                self.start(label)
+                last = label == labels[1]
+                finish = ctx.in_continue and last and (join or merge) not in self.pending
+                self.sequence(arm_ctx, finish=finish)
+                if self.cur is not None:
+                    self.jump(join or merge)
+            elif kind == "unreachable":
+                self.new_block(label)
+        if join is not None:
+            self.p.note("if.reconverge_before_merge")
+            if self.start(join):
+                self.sequence(arm_ctx, finish=ctx.in_continue)
+                if self.cur is not None:
+                    self.jump(merge)
+        if not self.start(merge):
+            self.p.note("if.unreachable_merge")
+
+    def statement_switch(self, ctx):
+        r = self.r
+        word = self.read()
+        k = r.randint(2, 8)
+        if k & (k - 1) == 0 and r.random() < 0.5:
+            selector = self.emit("and", word, self.c(k - 1))
+        else:
+            selector = self.emit("umod", word, self.c(k))
+        # A signed selector: the values run from -offset, the labels are negative literals too.
+        offset = r.randint(1, k) if r.random() < 0.25 else 0
+        if offset:
+            selector = self.emit("isub", self.emit("to_int", selector), self.p.int_const(offset))
+            self.p.note("switch.signed_selector")
+        merge = self.label()
+        count = r.randint(1, min(k, 4))
+        bodies = [self.label() for _ in range(count)]
+        # OpUnreachable in a continue construct would break the back-edge block's post-dominance.
+        default_kind = r.choice(["shared", "own", "merge"] + ([] if ctx.in_continue else ["unreachable"]))
+        if r.random() < 0.08:
+            # `OpSwitch %s %default` alone, as spirv-opt's inliner leaves around a function body.
+            default_kind, bodies = "only", []
+        default = {"shared": r.choice(bodies or [merge]), "merge": merge}.get(default_kind)
+        if default_kind in ("own", "only"):
+            default = self.label()
+            bodies.insert(r.randrange(len(bodies) + 1), default)
+        elif default_kind == "unreachable":
+            default = self.label()
+        labelled = [b for b in bodies if b != default or default_kind == "shared"]
+        values = [v - offset for v in range(k)]
+        r.shuffle(values)
+        targets = {}
+        for body, value in zip(labelled, values):
+            targets[value] = body
+        for value in values[len(labelled):] if labelled else []:
+            choice = r.random()
+            if choice < 0.25:
+                targets[value] = merge
+            elif choice < 0.4 and default_kind != "unreachable":
+                continue  # to the default
+            else:
+                targets[value] = r.choice(labelled)
+        if r.random() < 0.2 and labelled:
+            targets[k + r.randrange(1000)] = r.choice(labelled + [merge])  # never selected
+        if offset and labelled and r.random() < 0.3:
+            targets[-offset - 1 - r.randrange(1000)] = r.choice(labelled + [merge])  # never selected
+        self.p.note(f"switch.default_{default_kind}")
+        if merge in targets.values():
+            self.p.note("switch.label_to_merge")
+        if default_kind == "shared" and any(t == default for t in targets.values()):
+            self.p.note("switch.label_to_default_block")
+        if len(targets) > len(set(targets.values())):
+            self.p.note("switch.shared_block")
+        header = self.cur
+        self.make_header(header, "selection", merge)
+        for target in sorted(set(targets.values()) | ({default} if default_kind != "unreachable" else set())):
+            self.edge(target)
+        self.cur = None
+        if default_kind == "unreachable":
+            self.p.note("unreachable.switch_default")
+        # Bodies in fall-through order; each body's blocks are a contiguous run of the function's.
+        runs = []
+        falls = set()
+        for index, body in enumerate(bodies):
+            first = len(self.fn.blocks)
+            following = bodies[index + 1] if index + 1 < len(bodies) else None
+            fall = following if following and r.random() < 0.4 else None
+            if self.start(body):
+                finish = ctx.in_continue and following is None and merge not in self.pending
+                self.sequence(ctx.derive(switch=merge, fall=fall), finish=finish)
+                if self.cur is not None:
+                    self.jump(fall if fall and r.random() < 0.7 else merge)
+            runs.append(self.fn.blocks[first:])
+            if following and any(following in b.term[1:] for b in self.fn.blocks[first:]):
+                falls.add(body)
+                self.p.note("switch.fall_through")
+        if default_kind == "unreachable":
+            runs.append([self.new_block(default)])
+        # Literal labels grouped by body, in body order (a body falling into the next must come
+        # right before it); the labels to the merge go where no fall-through spans.
+        groups = []
+        for body in bodies:
+            group = [(v, t) for v, t in targets.items() if t == body]
+            if group:
+                r.shuffle(group)
+                groups.append((body, group))
+        to_merge = [(v, t) for v, t in targets.items() if t == merge]
+        gaps = [0] + [i + 1 for i, (body, _) in enumerate(groups) if body not in falls]
+        at = r.choice(gaps)
+        labels = [label for _, group in groups[:at] for label in group] + to_merge
+        labels += [label for _, group in groups[at:] for label in group]
+        header.term = ("switch", selector, default, labels)
+        if r.random() < 0.5 and len(runs) > 1:
+            self.p.note("switch.blocks_out_of_label_order")
+            start = self.fn.blocks.index(runs[0][0])
+            r.shuffle(runs)
+            self.fn.blocks[start:] = [b for run in runs for b in run]
+        places = {"continue": ctx.in_continue, "loop": ctx.loop, "case": ctx.switch, "if": ctx.if_merge}
+        where = next((name for name, inside in places.items() if inside), "body")
+        self.p.note(f"switch.in_{where}" + ("" if self.main else ".helper"))
+        if not self.start(merge):
+            self.p.note("switch.unreachable_merge")
+
+    def statement_loop(self, ctx):
+        r = self.r
+        kinds = ["while", "break_if", "body_break", "single"] + ([] if ctx.in_continue else ["body_return"])
+        kind = r.choice(kinds)
+        self.p.note(f"loop.{kind}" + (".in_continue" if ctx.in_continue else ""))
+        header = self.loop_header()
+        header_label = header.block.label
+        merge, continue_target = self.label(), self.label()
+        # A bound read in the header may change from one iteration to the next; at most 4 either way.
+        if r.random() < 0.5:
+            bound = self.c(r.randint(1, 4))
+        else:
+            least = 0 if kind == "while" else 1
+            bound = self.emit("add", self.emit("umod", self.read(), self.c(4)), self.c(least))
+        if kind == "single":
+            self.straight(r.randint(0, 3))
+            counter_next = self.emit("add", header.counter, self.c(1))
+            more = self.emit("ult", counter_next, bound)
+            self.make_header(self.cur, "loop", merge, header_label)
+            self.latch(header, counter_next, more, merge)
+            self.start(merge)
+            return
+        self.straight(r.randint(0, 1))
+        header_block = self.cur
+        self.make_header(header_block, "loop", merge, continue_target)
+        body = self.label()
+        body_ctx = ctx.derive(loop=(merge, continue_target), switch=None)
+        # A `while` whose body is empty goes straight to the continue target.
+        target = continue_target if kind == "while" and r.random() < 0.1 else body
+        if kind == "while":
+            more = self.emit("ult", header.counter, bound)
+            if r.random() < 0.5:
+                self.branch(more, target, merge)
+            else:
+                self.branch(self.emit("not", more), merge, target)
+        else:
+            self.jump(body)
+        if target == body:
+            self.start(body)
+            if kind == "body_break":
+                done = self.emit("uge", header.counter, bound)
+                after = self.label()
+                if r.random() < 0.5:
+                    self.branch(done, merge, after)
+                    self.start(after)
+                else:
+                    self.make_header(self.cur, "selection", after)
+                    self.branch(done, merge, after)
+                    self.start(after)
+            elif kind == "body_return":
+                done = self.emit("uge", header.counter, bound)
+                leave, after = self.label(), self.label()
+                self.make_header(self.cur, "selection", after)
+                self.branch(done, leave, after)
+                self.start(leave)
+                self.tag()
+                self.ret()
+                self.start(after)
+            self.sequence(body_ctx, least=1)
+            if self.cur is not None:
+                self.jump(continue_target)
+        if self.start(continue_target):
+            self.sequence(ctx.derive(loop=None, switch=None, in_continue=True))
+            counter_next = self.emit("add", header.counter, self.c(1))
+            more = self.emit("ult", counter_next, bound) if kind == "break_if" else None
+            if more is not None and r.random() < 0.4:
+                more = self.emit("land", more, self.condition())
+            self.latch(header, counter_next, more, merge)
+        else:
+            # Nothing continues: the continue target is unreachable, but still the back-edge block.
+            self.p.note("loop.unreachable_continue_target")
+            latch = self.fn.blocks[-1]
+            latch.term = ("branch", header_label)
+            self.back_edge(header, latch.label, {var: self.c(0) for var in header.phis}, self.c(0))
+        if not self.start(merge):
+            self.p.note("loop.unreachable_merge")
+
+    def latch(self, header, counter_next, more, merge):
+        """Ends the back-edge block: back to the header, or, with `more`, `break if !more`."""
+        latch = self.cur
+        self.back_edge(header, latch.label, self.state, counter_next)
+        if more is None:
+            latch.term = ("branch", header.block.label)
+        else:
+            self.edge(merge)
+            if self.r.random() < 0.5:
+                latch.term = ("cond", more, header.block.label, merge)
+            else:
+                latch.term = ("cond", self.emit("not", more), merge, header.block.label)
+        self.cur = None
+
+    # --- functions -----------------------------------------------------------------------------
+
+    def main_body(self):
+        self.cur = self.new_block(self.label())
+        self.gid = self.emit("gid")
+        self.base = self.emit("mul", self.gid, self.c(WORDS))
+        self.emit("store_trace", self.c(0))
+        # The first input word goes into acc, so every module reads its input buffer (wgpu
+        # rejects a binding the WGSL does not use).
+        self.state = {"acc": self.emit("xor", self.gid, self.c(self.p.seed)), "cursor": self.c(0)}
+        self.state["acc"] = self.emit("xor", self.state["acc"], self.read())
+        self.sequence(Ctx(), least=3)
+        while self.cur is not None and self.budget > 0:
+            self.budget -= 1
+            self.statement(Ctx())
+        if self.cur is not None:
+            self.ret()
+
+    def helper_body(self):
+        self.cur = self.new_block(self.label())
+        acc, cursor, self.base = self.fn.params
+        self.state = {"acc": acc, "cursor": cursor}
+        self.avail = frozenset(self.fn.params)
+        while self.cur is not None and self.budget > 0:
+            self.budget -= 1
+            self.statement(Ctx())
+        if self.cur is not None:
+            self.ret()
+
+
+def main():
+    args = [a for a in sys.argv[1:] if a != "--stats"]
+    if len(args) != 3:
+        sys.exit(__doc__.split("\n\n")[1])
+    first, count, out = int(args[0]), int(args[1]), Path(args[2])
+    out.mkdir(parents=True, exist_ok=True)
+    totals = collections.Counter()
+    for seed in range(first, first + count):
+        program = Program(seed)
+        program.generate()
+        expected = program.expected()
+        (out / f"s{seed:05}.spvasm").write_text(program.assembly(program.comments(), expected))
+        totals.update(program.stats)
+    if "--stats" in sys.argv:
+        for shape, n in sorted(totals.items()):
+            print(f"{n:7} {shape}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,264 @@
+"""A small SPIR-V compute module as a list of blocks per function, as fuzz/random_spirv.py builds
+it: written out as SPIR-V assembly, and run on the CPU with SPIR-V's semantics (phis by
+predecessor, switches by label), which is how the generator knows what each module computes."""
+
+MASK = 0xFFFF_FFFF
+STEP_LIMIT = 1_000_000  # blocks entered per invocation: more is a generator bug
+
+# op: (opcode, result type, value). Shifts and remainders only ever get constant right operands
+# in range, so both sides compute them alike.
+BINARY = {
+    "add": ("OpIAdd", "uint", lambda a, b: (a + b) & MASK),
+    "mul": ("OpIMul", "uint", lambda a, b: (a * b) & MASK),
+    "xor": ("OpBitwiseXor", "uint", lambda a, b: a ^ b),
+    "and": ("OpBitwiseAnd", "uint", lambda a, b: a & b),
+    "or": ("OpBitwiseOr", "uint", lambda a, b: a | b),
+    "shr": ("OpShiftRightLogical", "uint", lambda a, b: a >> b),
+    "umod": ("OpUMod", "uint", lambda a, b: a % b),
+    "ult": ("OpULessThan", "bool", lambda a, b: a < b),
+    "uge": ("OpUGreaterThanEqual", "bool", lambda a, b: a >= b),
+    "eq": ("OpIEqual", "bool", lambda a, b: a == b),
+    "ne": ("OpINotEqual", "bool", lambda a, b: a != b),
+    "land": ("OpLogicalAnd", "bool", lambda a, b: a and b),
+    "lor": ("OpLogicalOr", "bool", lambda a, b: a or b),
+    "isub": ("OpISub", "int", lambda a, b: (a - b + 2**31) % 2**32 - 2**31),
+}
+
+
+# The other ops whose result is a u32 value (for the pool of values to use).
+U32_OPS = {"select", "gid", "load_input", "load_trace", "call"}
+
+
+class GeneratorBug(Exception):
+    pass
+
+
+class Block:
+    def __init__(self, label):
+        self.label = label
+        self.phis = []  # [result, {predecessor label: value}]
+        self.bool_phis = set()  # the phis of type bool; the others are u32
+        self.insts = []  # (result, op, args)
+        self.merge = None  # ("selection", merge) | ("loop", merge, continue target)
+        self.control = "None"  # the merge instruction's hint: Flatten, DontUnroll...
+        # ("branch", t) | ("cond", c, t, f) | ("switch", sel, default, [(lit, t)]) | ("return",)
+        # | ("return_value", v) | ("unreachable",)
+        self.term = ("unreachable",)
+
+
+class Function:
+    def __init__(self, name, params):
+        self.name = name
+        self.params = params
+        self.blocks = []
+
+
+class Module:
+    """Constants by name, functions (the entry point `%main` first), the input words, the SPIR-V
+    version; the entry point has `invocations` invocations, each writing two words."""
+
+    def __init__(self, version, invocations):
+        self.version = version
+        self.invocations = invocations
+        self.consts = {}  # name -> (type, value)
+        self.functions = []
+        self.inputs = []
+
+    def const(self, value):
+        value &= MASK
+        name = f"%u_{value}"
+        self.consts[name] = ("uint", value)
+        return name
+
+    def bool_const(self, value):
+        name = "%true" if value else "%false"
+        self.consts[name] = ("bool", value)
+        return name
+
+    def int_const(self, value):
+        name = f"%i_{value}" if value >= 0 else f"%i_minus_{-value}"
+        self.consts[name] = ("int", value)
+        return name
+
+    def expected(self):
+        """What the entry point writes to storage buffer 1, invocation by invocation."""
+        outputs = [0] * (2 * self.invocations)
+        for invocation in range(self.invocations):
+            memory = {"gid": invocation, "out": outputs, "steps": 0}
+            self.run(self.functions[0], [], memory)
+        return outputs
+
+    def run(self, fn, args, memory):
+        env = dict(zip(fn.params, args))
+        blocks = {b.label: b for b in fn.blocks}
+        trace = [0]
+
+        def value(name):
+            return env[name] if name in env else self.consts[name][1]
+
+        block, previous = fn.blocks[0], None
+        while True:
+            memory["steps"] += 1
+            if memory["steps"] > STEP_LIMIT:
+                raise GeneratorBug("too many steps: a loop does not end")
+            incoming = {phi: value(sources[previous]) for phi, sources in block.phis}
+            env.update(incoming)
+            for result, op, operands in block.insts:
+                if op in BINARY:
+                    env[result] = BINARY[op][2](value(operands[0]), value(operands[1]))
+                elif op == "not":
+                    env[result] = not value(operands[0])
+                elif op == "to_int":
+                    env[result] = value(operands[0]) - (1 << 32 if value(operands[0]) >= 1 << 31 else 0)
+                elif op == "select":
+                    env[result] = value(operands[1]) if value(operands[0]) else value(operands[2])
+                elif op == "gid":
+                    env[result] = memory["gid"]
+                elif op == "load_input":
+                    env[result] = self.inputs[value(operands[0])]
+                elif op == "store_output":
+                    memory["out"][value(operands[0])] = value(operands[1])
+                elif op == "load_trace":
+                    env[result] = trace[0]
+                elif op == "store_trace":
+                    trace[0] = value(operands[0])
+                elif op == "call":
+                    callee = next(f for f in self.functions if f.name == operands[0])
+                    env[result] = self.run(callee, [value(a) for a in operands[1:]], memory)
+                else:
+                    raise GeneratorBug(f"no model for {op}")
+            kind = block.term[0]
+            if kind == "branch":
+                target = block.term[1]
+            elif kind == "cond":
+                target = block.term[2] if value(block.term[1]) else block.term[3]
+            elif kind == "switch":
+                selector = value(block.term[1])
+                target = next((t for lit, t in block.term[3] if lit == selector), block.term[2])
+            elif kind == "return":
+                return None
+            elif kind == "return_value":
+                return value(block.term[1])
+            else:
+                raise GeneratorBug(f"{fn.name}: reached OpUnreachable in {block.label}")
+            block, previous = blocks[target], block.label
+
+    # --- SPIR-V assembly ---------------------------------------------------------------------
+
+    def assembly(self, comments, expected):
+        """The module as spirv-as reads it, after the `comments` lines, with the execution test's
+        `exec:` lines stating `expected`."""
+        interface = "%gid" if self.version == "1.3" else "%gid %inputs %outputs"
+        lines = ["; SPIR-V", f"; Version: {self.version}"] + comments + [
+            "; exec: dispatch 1 1 1",
+            "; exec: storage 0: " + " ".join(map(str, self.inputs)),
+            f"; exec: storage 1: 0*{2 * self.invocations}",
+            "; exec: cpu 1: " + " ".join(map(str, expected)),
+            "               OpCapability Shader",
+            "               OpMemoryModel Logical GLSL450",
+            f'               OpEntryPoint GLCompute %main "main" {interface}',
+            f"               OpExecutionMode %main LocalSize {self.invocations} 1 1",
+            '               OpName %main "main"',
+        ]
+        lines += [f'               OpName {f.name} "{f.name[1:]}"' for f in self.functions[1:]]
+        lines += [
+            "               OpDecorate %gid BuiltIn GlobalInvocationId",
+            "               OpDecorate %rt_uint ArrayStride 4",
+            "               OpDecorate %Buf Block",
+            "               OpMemberDecorate %Buf 0 Offset 0",
+            "               OpDecorate %inputs DescriptorSet 0",
+            "               OpDecorate %inputs Binding 0",
+            "               OpDecorate %outputs DescriptorSet 0",
+            "               OpDecorate %outputs Binding 1",
+            "       %void = OpTypeVoid",
+            "    %void_fn = OpTypeFunction %void",
+            "       %bool = OpTypeBool",
+            "       %uint = OpTypeInt 32 0",
+            "        %int = OpTypeInt 32 1",
+            "  %helper_fn = OpTypeFunction %uint %uint %uint %uint",
+            "     %v3uint = OpTypeVector %uint 3",
+            "    %rt_uint = OpTypeRuntimeArray %uint",
+            "        %Buf = OpTypeStruct %rt_uint",
+            "    %ptr_Buf = OpTypePointer StorageBuffer %Buf",
+            "   %ptr_uint = OpTypePointer StorageBuffer %uint",
+            " %ptr_v3uint = OpTypePointer Input %v3uint",
+            "%ptr_in_uint = OpTypePointer Input %uint",
+            "%ptr_fn_uint = OpTypePointer Function %uint",
+            "     %inputs = OpVariable %ptr_Buf StorageBuffer",
+            "    %outputs = OpVariable %ptr_Buf StorageBuffer",
+            "        %gid = OpVariable %ptr_v3uint Input",
+        ]
+        self.const(0)
+        constants = sorted(self.consts.items(), key=lambda c: c[1])
+        for name, (ty, value) in constants:
+            if ty == "bool":
+                lines.append(f"{name} = OpConstant{'True' if value else 'False'} %bool")
+            else:
+                lines.append(f"{name} = OpConstant %{ty} {value}")
+        for fn in self.functions:
+            lines += self.function_assembly(fn)
+        return "\n".join(lines) + "\n"
+
+    def function_assembly(self, fn):
+        main = fn.name == "%main"
+        result, ty = ("%void", "%void_fn") if main else ("%uint", "%helper_fn")
+        lines = [f"{fn.name} = OpFunction {result} None {ty}"]
+        lines += [f"{p} = OpFunctionParameter %uint" for p in fn.params]
+        for index, block in enumerate(fn.blocks):
+            lines.append(f"{block.label} = OpLabel")
+            if main and index == 0:
+                lines.append("%trace = OpVariable %ptr_fn_uint Function")
+            for result, sources in block.phis:
+                pairs = " ".join(f"{v} {p}" for p, v in sources.items())
+                lines.append(f"{result} = OpPhi {'%bool' if result in block.bool_phis else '%uint'} {pairs}")
+            for result, op, args in block.insts:
+                lines += instruction(result, op, args)
+            if block.merge and block.merge[0] == "loop":
+                lines.append(f"OpLoopMerge {block.merge[1]} {block.merge[2]} {block.control}")
+            elif block.merge:
+                lines.append(f"OpSelectionMerge {block.merge[1]} {block.control}")
+            lines.append(terminator(block.term))
+        lines.append("OpFunctionEnd")
+        return lines
+
+
+def instruction(result, op, args):
+    if op in BINARY:
+        opcode, ty, _ = BINARY[op]
+        return [f"{result} = {opcode} %{ty} {args[0]} {args[1]}"]
+    if op == "not":
+        return [f"{result} = OpLogicalNot %bool {args[0]}"]
+    if op == "to_int":
+        return [f"{result} = OpBitcast %int {args[0]}"]
+    if op == "select":
+        return [f"{result} = OpSelect %uint {args[0]} {args[1]} {args[2]}"]
+    if op == "gid":
+        return [f"{result}_p = OpAccessChain %ptr_in_uint %gid %u_0", f"{result} = OpLoad %uint {result}_p"]
+    if op == "load_input":
+        pointer = f"{result}_p = OpAccessChain %ptr_uint %inputs %u_0 {args[0]}"
+        return [pointer, f"{result} = OpLoad %uint {result}_p"]
+    if op == "store_output":
+        return [f"{result} = OpAccessChain %ptr_uint %outputs %u_0 {args[0]}", f"OpStore {result} {args[1]}"]
+    if op == "load_trace":
+        return [f"{result} = OpLoad %uint %trace"]
+    if op == "store_trace":
+        return [f"OpStore %trace {args[0]}"]
+    if op == "call":
+        return [f"{result} = OpFunctionCall %uint {' '.join(args)}"]
+    raise GeneratorBug(op)
+
+
+def terminator(term):
+    kind = term[0]
+    if kind == "branch":
+        return f"OpBranch {term[1]}"
+    if kind == "cond":
+        return f"OpBranchConditional {term[1]} {term[2]} {term[3]}"
+    if kind == "switch":
+        labels = " ".join(f"{lit} {t}" for lit, t in term[3])
+        return f"OpSwitch {term[1]} {term[2]} {labels}".rstrip()
+    if kind == "return":
+        return "OpReturn"
+    if kind == "return_value":
+        return f"OpReturnValue {term[1]}"
+    return "OpUnreachable"
