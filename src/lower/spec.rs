@@ -6,7 +6,6 @@
 
 use spirv::Op;
 
-use super::ast::{self, Attribute, BinaryOp, Expr, Literal};
 use super::emit::Emitter;
 use super::function::COMPONENTS;
 use crate::error::{Error, Location};
@@ -14,6 +13,7 @@ use crate::id_hash::{IdMap, IdSet};
 use crate::ops::{self, Spelling};
 use crate::passes::signedness::{computed, int_signedness, wanted};
 use crate::spirv::{ConstValue, Def, Id, Module, Operand, Type};
+use crate::wgsl::ast::{self, Attribute, BinaryOp, Expr, Literal};
 
 /// How deep a constant's spelling may nest before a scalar operation in it gets a name: spelled
 /// inline, a chain of operations recurses once per link.

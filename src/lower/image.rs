@@ -8,12 +8,12 @@
 
 use spirv::{Dim, ImageFormat, ImageOperands as Mask, Op};
 
-use super::ast::{BinaryOp, Expr, Literal, Stmt};
 use super::emit::Emitter;
 use super::function::{COMPONENTS, Lower, Value};
 use crate::error::{Error, Warning};
 use crate::passes::signedness::int_signedness;
 use crate::spirv::{Def, Id, ImageType, Inst, Module, Operand, Type};
+use crate::wgsl::ast::{BinaryOp, Expr, Literal, Stmt};
 
 /// Each SPIR-V storage image format WGSL has a storage texel format for, with that format and its
 /// channel type: the core formats and WebGPU's `texture-formats-tier1` ones (naga and Tint accept
@@ -494,7 +494,7 @@ impl Lower<'_> {
             format!(
                 "sampling integer texture `{}` reads the nearest texel with textureLoad (WGSL samples only float \
                  textures): exact for a sampler with clamp-to-edge addressing{}",
-                super::print::expr_to_string(&texture.texture),
+                crate::wgsl::print::expr_to_string(&texture.texture),
                 if extra.lod.is_none() { ", reading level 0 (implicit level of detail)" } else { "" }
             ),
             self.location(inst),

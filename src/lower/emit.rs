@@ -7,16 +7,10 @@ use std::collections::{BTreeSet, HashMap};
 
 use spirv::StorageClass;
 
-use super::ast::{self, Attribute, Expr, Literal, Stmt};
-use super::deferred_returns;
 use super::entry_locals;
-use super::for_loops;
 use super::function;
 use super::image;
-use super::names::Namer;
 use super::non_finite;
-use super::print;
-use super::uniformity;
 use super::vertex_storage::VertexStorage;
 use crate::Options;
 use crate::binding_map::{Binding, Original, ResourceBinding};
@@ -26,6 +20,12 @@ use crate::passes::layout::{round_up, size_and_align};
 use crate::spirv::{
     BindingOrigin, Computed, ConstValue, EntryPoint, Id, IoBinding, IoSource, Module, NewBinding, Type,
 };
+use crate::wgsl::ast::{self, Attribute, Expr, Literal, Stmt};
+use crate::wgsl::deferred_returns;
+use crate::wgsl::for_loops;
+use crate::wgsl::names::Namer;
+use crate::wgsl::print;
+use crate::wgsl::uniformity;
 
 /// Module-scope state shared by the function lowering: names and type spellings.
 pub struct Emitter<'m> {
@@ -279,7 +279,7 @@ impl<'m> Emitter<'m> {
     }
 
     /// Tries putting the barriers of a function that breaks WGSL's rule in uniform control flow
-    /// by deferring its early returns (`deferred_returns.rs`). The rewrite is kept only if every
+    /// by deferring its early returns (`wgsl/deferred_returns.rs`). The rewrite is kept only if every
     /// barrier of the function is then in uniform control flow; returns the calls of the
     /// rewritten function.
     fn make_barriers_uniform(&mut self, function: &mut ast::Function) -> Option<Vec<ast::Name>> {
@@ -575,7 +575,7 @@ impl<'m> Emitter<'m> {
             Type::Array { element, length }
                 if global.class == StorageClass::Workgroup && self.is_override_expression(*length) =>
             {
-                let length = super::print::expr_to_string(&self.constant(*length)?);
+                let length = crate::wgsl::print::expr_to_string(&self.constant(*length)?);
                 format!("array<{}, {length}>", self.ty(*element)?).into()
             }
             _ => self.ty(global.pointee)?,
