@@ -213,8 +213,6 @@ impl Step {
 /// single-use values must not become one expression too deep to print or to drop.
 const MAX_INLINE_DEPTH: usize = 32;
 
-pub(super) const COMPONENTS: [&str; 4] = ["x", "y", "z", "w"];
-
 pub(super) struct Lower<'m> {
     pub(super) module: &'m Module,
     pub(super) f: usize,

@@ -9,11 +9,11 @@
 use spirv::{Dim, ImageFormat, ImageOperands as Mask, Op};
 
 use super::emit::Emitter;
-use super::function::{COMPONENTS, Lower, Value};
+use super::function::{Lower, Value};
 use crate::error::{Error, Warning};
 use crate::passes::signedness::int_signedness;
 use crate::spirv::{Def, Id, ImageType, Inst, Module, Operand, Type};
-use crate::wgsl::ast::{BinaryOp, Expr, Literal, Stmt};
+use crate::wgsl::ast::{BinaryOp, COMPONENTS, Expr, Literal, Stmt};
 
 /// Each SPIR-V storage image format WGSL has a storage texel format for, with that format and its
 /// channel type: the core formats and WebGPU's `texture-formats-tier1` ones (naga and Tint accept

@@ -11,13 +11,13 @@
 use spirv::{GroupOperation, Op};
 
 use super::emit::Emitter;
-use super::function::{COMPONENTS, Lower};
+use super::function::Lower;
 use super::spec::flip_signedness;
 use super::subgroup_emulation::{Combine, LaneLoop};
 use crate::error::Error;
 use crate::passes::signedness::int_signedness;
 use crate::spirv::{ConstValue, Id, Inst, Module, Operand, Type};
-use crate::wgsl::ast::{BinaryOp, Expr, Literal};
+use crate::wgsl::ast::{BinaryOp, COMPONENTS, Expr, Literal};
 
 /// Subgroup arithmetic: the opcode, the WGSL names for reduce, inclusive and exclusive scan
 /// (empty where WGSL lacks it), the signedness the operands are read with, and how two values

@@ -8,12 +8,11 @@ use std::collections::HashMap;
 use spirv::ExecutionModel;
 
 use super::emit::Emitter;
-use super::function::COMPONENTS;
 use crate::error::Error;
 use crate::spirv::{
     Computed, EntryPoint, Id, IoBinding, IoPlan, IoSource, IoValue, SubgroupMask, Type, WorkgroupDimension,
 };
-use crate::wgsl::ast::{self, Attribute, Expr, Literal, Name, Stmt};
+use crate::wgsl::ast::{self, Attribute, COMPONENTS, Expr, Literal, Name, Stmt};
 use crate::wgsl::names::Namer;
 
 impl Emitter<'_> {
