@@ -5,11 +5,10 @@
 use std::cell::OnceCell;
 use std::collections::{BTreeSet, HashMap};
 
-use spirv::StorageClass;
+use spirv::{ImageFormat, StorageClass};
 
 use super::entry_locals;
 use super::function;
-use super::image;
 use super::non_finite;
 use super::vertex_storage::VertexStorage;
 use crate::Options;
@@ -18,7 +17,7 @@ use crate::error::{Error, Location, Warning};
 use crate::id_hash::{IdMap, IdSet};
 use crate::passes::layout::{round_up, size_and_align};
 use crate::spirv::{
-    BindingOrigin, Computed, ConstValue, EntryPoint, Id, IoBinding, IoSource, Module, NewBinding, Type,
+    BindingOrigin, Computed, ConstValue, EntryPoint, Id, ImageType, IoBinding, IoSource, Module, NewBinding, Type,
 };
 use crate::wgsl::ast::{self, Attribute, Expr, Literal, Stmt};
 use crate::wgsl::deferred_returns;
@@ -401,7 +400,7 @@ impl<'m> Emitter<'m> {
         Ok(count)
     }
 
-    fn image_type(&mut self, id: Id, image: &crate::spirv::ImageType) -> Result<String, Error> {
+    fn image_type(&mut self, id: Id, image: &ImageType) -> Result<String, Error> {
         use spirv::Dim;
         let dim = match (image.dim, image.arrayed, image.multisampled) {
             (Dim::Dim1D, false, false) => "1d",
@@ -430,7 +429,7 @@ impl<'m> Emitter<'m> {
             }
         };
         if image.sampled == 2 {
-            let (format, _) = image::storage_format(image).ok_or_else(|| {
+            let (format, _) = storage_format(image).ok_or_else(|| {
                 self.unsupported(
                     id,
                     format!("storage image format {:?} has no WGSL storage texel format", image.format),
@@ -843,4 +842,58 @@ fn padding(out: &mut Vec<ast::Member>, namer: &mut Namer, bytes: u32) -> u32 {
 fn lower_first(name: &str) -> String {
     let mut chars = name.chars();
     chars.next().map(|c| c.to_ascii_lowercase().to_string() + chars.as_str()).unwrap_or_default()
+}
+
+/// Each SPIR-V storage image format WGSL has a storage texel format for, with that format and its
+/// channel type: the core formats and WebGPU's `texture-formats-tier1` ones (naga and Tint accept
+/// all of them). `bgra8unorm` has no SPIR-V format: a module declares it `Unknown`.
+const STORAGE_FORMATS: &[(ImageFormat, &str, &str)] = &[
+    (ImageFormat::Rgba8, "rgba8unorm", "f32"),
+    (ImageFormat::Rgba8Snorm, "rgba8snorm", "f32"),
+    (ImageFormat::Rgba8ui, "rgba8uint", "u32"),
+    (ImageFormat::Rgba8i, "rgba8sint", "i32"),
+    (ImageFormat::Rgba16ui, "rgba16uint", "u32"),
+    (ImageFormat::Rgba16i, "rgba16sint", "i32"),
+    (ImageFormat::Rgba16f, "rgba16float", "f32"),
+    (ImageFormat::R32ui, "r32uint", "u32"),
+    (ImageFormat::R32i, "r32sint", "i32"),
+    (ImageFormat::R32f, "r32float", "f32"),
+    (ImageFormat::Rg32ui, "rg32uint", "u32"),
+    (ImageFormat::Rg32i, "rg32sint", "i32"),
+    (ImageFormat::Rg32f, "rg32float", "f32"),
+    (ImageFormat::Rgba32ui, "rgba32uint", "u32"),
+    (ImageFormat::Rgba32i, "rgba32sint", "i32"),
+    (ImageFormat::Rgba32f, "rgba32float", "f32"),
+    (ImageFormat::R8, "r8unorm", "f32"),
+    (ImageFormat::R8Snorm, "r8snorm", "f32"),
+    (ImageFormat::R8ui, "r8uint", "u32"),
+    (ImageFormat::R8i, "r8sint", "i32"),
+    (ImageFormat::Rg8, "rg8unorm", "f32"),
+    (ImageFormat::Rg8Snorm, "rg8snorm", "f32"),
+    (ImageFormat::Rg8ui, "rg8uint", "u32"),
+    (ImageFormat::Rg8i, "rg8sint", "i32"),
+    (ImageFormat::R16ui, "r16uint", "u32"),
+    (ImageFormat::R16i, "r16sint", "i32"),
+    (ImageFormat::R16f, "r16float", "f32"),
+    (ImageFormat::R16, "r16unorm", "f32"),
+    (ImageFormat::R16Snorm, "r16snorm", "f32"),
+    (ImageFormat::Rg16ui, "rg16uint", "u32"),
+    (ImageFormat::Rg16i, "rg16sint", "i32"),
+    (ImageFormat::Rg16f, "rg16float", "f32"),
+    (ImageFormat::Rg16, "rg16unorm", "f32"),
+    (ImageFormat::Rg16Snorm, "rg16snorm", "f32"),
+    (ImageFormat::Rgba16, "rgba16unorm", "f32"),
+    (ImageFormat::Rgba16Snorm, "rgba16snorm", "f32"),
+    (ImageFormat::Rgb10a2ui, "rgb10a2uint", "u32"),
+    (ImageFormat::Rgb10A2, "rgb10a2unorm", "f32"),
+    (ImageFormat::R11fG11fB10f, "rg11b10ufloat", "f32"),
+];
+
+/// The WGSL storage texel format of a storage image, and its channel type: by its SPIR-V format,
+/// or the one our reverse path recorded for an `Unknown` one (`bgra8unorm`, of `f32` channels).
+pub(super) fn storage_format(image: &ImageType) -> Option<(&'static str, &'static str)> {
+    if let Some(recorded) = image.texel_format {
+        return Some((recorded, "f32"));
+    }
+    STORAGE_FORMATS.iter().find(|&&(spirv, ..)| spirv == image.format).map(|&(_, wgsl, channel)| (wgsl, channel))
 }
