@@ -36,7 +36,7 @@
 //! GitHub Actions wants them.
 //!
 //! The pipeline reads one way: bytes, then [`spirv::load`] into a [`spirv::Module`], then the passes
-//! in the order [`translate`] lists them, then [`lower::emit`] into a WGSL syntax tree, then
+//! in the order [`translate`] lists them, then [`lower::lower`] into a WGSL syntax tree, then
 //! [`wgsl::print`] and validation with naga ([`wgsl::validate`]).
 //! The reverse direction, WGSL to Vulkan SPIR-V, is [`reverse::compile`].
 
@@ -164,7 +164,7 @@ fn translate_module(input: &[u8], options: &Options) -> Result<Translation, Erro
     passes::bindings::run(&mut module, options)?;
     passes::layout::run(&mut module, options)?;
     passes::atomics::run(&mut module, options)?;
-    let lower::emit::Emitted { mut ast, bindings, uniformity, warnings } = lower::emit::emit(&module, options)?;
+    let lower::Emitted { mut ast, bindings, uniformity, warnings } = lower::lower(&module, options)?;
     module.warnings.extend(warnings);
     if uniformity.breaks_barriers {
         return Err(Error::unsupported(

@@ -1,24 +1,19 @@
-//! Lowering the structured module to the WGSL syntax tree: module scope (types, structs with their
-//! explicit layout, globals). Function bodies are in `function.rs`, entry-point wrappers in
-//! `wrapper.rs`.
+//! The `Emitter`, the state the lowering shares (the tree being built, names, type spellings),
+//! and module scope: types, structs with their explicit layout, globals. The order of the work is
+//! in `mod.rs`, function bodies in `function.rs`, entry-point wrappers in `wrapper.rs`.
 
 use std::cell::OnceCell;
 use std::collections::{BTreeSet, HashMap};
 
 use spirv::{ImageFormat, StorageClass};
 
-use super::entry_locals;
-use super::function;
 use super::non_finite;
 use super::vertex_storage::VertexStorage;
-use crate::Options;
 use crate::binding_map::{Binding, Original, ResourceBinding};
 use crate::error::{Error, Location, Warning};
 use crate::id_hash::{IdMap, IdSet};
 use crate::passes::layout::{round_up, size_and_align};
-use crate::spirv::{
-    BindingOrigin, Computed, ConstValue, EntryPoint, Id, ImageType, IoBinding, IoSource, Module, NewBinding, Type,
-};
+use crate::spirv::{BindingOrigin, ConstValue, Id, ImageType, Module, NewBinding, Type};
 use crate::wgsl::ast::{self, Attribute, Expr, Literal, Stmt};
 use crate::wgsl::deferred_returns;
 use crate::wgsl::for_loops;
@@ -47,7 +42,7 @@ pub struct Emitter<'m> {
     pub(super) shared_spec_ids: HashMap<u32, Id>,
     /// Names of the helper functions declared (`helpers.rs`), by the type they work on.
     pub(super) helpers: HashMap<String, String>,
-    uniformity: uniformity::Analysis,
+    pub(super) uniformity: uniformity::Analysis,
     /// `bitcast<T>` by type, and builtin names: spelled once, shared by every call.
     bitcasts: IdMap<Id, ast::Name>,
     builtins: HashMap<&'static str, ast::Name>,
@@ -84,177 +79,60 @@ pub struct Emitted {
     pub warnings: Vec<Warning>,
 }
 
-pub fn emit(module: &Module, options: &Options) -> Result<Emitted, Error> {
-    let mut e = Emitter {
-        module,
-        out: ast::Module::default(),
-        namer: Namer::default(),
-        names: IdMap::default(),
-        types: IdMap::default(),
-        member_names: IdMap::default(),
-        enables: BTreeSet::new(),
-        annotate: options.annotate,
-        bindings: Vec::new(),
-        overrides: IdMap::default(),
-        named_spec_ops: super::spec::named_ops(module)?,
-        shared_spec_ids: crate::passes::spec_constants::shared_spec_id_primaries(module),
-        helpers: HashMap::new(),
-        uniformity: uniformity::Analysis::default(),
-        bitcasts: IdMap::default(),
-        builtins: HashMap::new(),
-        globals_analysed: 0,
-        vertex_storage: OnceCell::new(),
-        new_bindings: IdMap::default(),
-        read_only: IdSet::default(),
-        warnings: Vec::new(),
-        entry_locals: IdMap::default(),
-        claimed: IdMap::default(),
-        no_data: module.types_holding_no_data(),
-        moved_initializers: Vec::new(),
-        in_constant_expression: false,
-    };
-    for new in &module.new_bindings {
-        e.new_bindings.entry(new.variable).or_insert(new);
-    }
-    // Entry-point names are the API users call: they are claimed first and never renamed.
-    let mut wrapper_names = Vec::new();
-    for entry in &module.entry_points {
-        wrapper_names.push(e.namer.fresh(&entry.name, None));
-    }
-    let functions = module.entry_functions();
-    let unwrapped: HashMap<Id, &EntryPoint> = module
-        .entry_points
-        .iter()
-        .filter(|entry| entry.io.as_ref().is_some_and(|plan| plan.unwrapped))
-        .map(|entry| (entry.function, entry))
-        .collect();
-    let mut inner_names: HashMap<Id, String> = HashMap::new();
-    for (entry, wrapper_name) in module.entry_points.iter().zip(&wrapper_names) {
-        if let std::collections::hash_map::Entry::Vacant(slot) = inner_names.entry(entry.function) {
-            slot.insert(match unwrapped.contains_key(&entry.function) {
-                true => wrapper_name.clone(),
-                false => e.namer.fresh(&format!("{}_inner", entry.name), None),
-            });
-        }
-    }
-    let unmangled = unmangled_names(module, &functions);
-    for &f in &functions {
-        let id = module.functions[f].id;
-        let name = match inner_names.get(&id) {
-            Some(name) => name.clone(),
-            None => {
-                let base = match unmangled.get(&f) {
-                    Some(&name) => name.to_string(),
-                    None => module.name(id).map(str::to_string).unwrap_or_else(|| format!("function_{id}")),
-                };
-                e.namer.fresh(&base, None)
-            }
-        };
-        e.uniformity.declare_function(&name);
-        e.names.insert(id, name);
-    }
-    let private_to_entry = entry_locals::private_to_entry(module, &functions, &unwrapped);
-    for global in used_globals(module, &functions) {
-        e.global(global)?;
-        let id = module.globals[global].id;
-        let moved = e.moved_initializers.last().is_some_and(|&(g, _)| g == id);
-        if let (Some(&function), false) = (private_to_entry.get(&global), moved) {
-            let declared = e.out.globals.pop().ok_or_else(|| Error::internal("a global not declared"))?;
-            let var = Stmt::Var { name: declared.name.into(), ty: declared.ty, value: declared.init };
-            e.entry_locals.entry(function).or_default().push(var);
-        }
-    }
-    e.claim_late_names(&functions);
-    for &f in &functions {
-        let entry = unwrapped.get(&module.functions[f].id).copied();
-        let mut lowered = function::emit(&mut e, f, entry)?;
-        if let Some(entry) = entry {
-            lowered.attributes = e.stage_attributes(entry)?;
-        }
-        e.finish_function(lowered);
-    }
-    for (entry, name) in module.entry_points.iter().zip(wrapper_names) {
-        if !unwrapped.contains_key(&entry.function) {
-            let wrapper = e.entry_wrapper(entry, name)?;
-            e.finish_function(wrapper);
-        }
-    }
-    e.out.enables = e.enables.iter().copied().collect();
-    e.bindings.sort_by_key(|b| b.binding);
-    Ok(Emitted { ast: e.out, bindings: e.bindings, uniformity: e.uniformity.verdict(), warnings: e.warnings })
-}
-
-/// glslang names a function by its signature, `BRDF(vf3;vf3;f1;`: such a function is called by
-/// the name before the parenthesis, unless another function of the module (an overload) has
-/// that name too, when the signature tells them apart.
-fn unmangled_names<'m>(module: &'m Module, functions: &[usize]) -> HashMap<usize, &'m str> {
-    // Each named function's name up to the parenthesis (all of it without one), and whether
-    // it had one.
-    let bases: Vec<(usize, &str, bool)> = functions
-        .iter()
-        .filter_map(|&f| {
-            let name = module.name(module.functions[f].id)?;
-            Some(name.split_once('(').map_or((f, name, false), |(base, _)| (f, base, true)))
-        })
-        .collect();
-    let mut count: HashMap<&str, usize> = HashMap::new();
-    for &(_, base, _) in &bases {
-        *count.entry(base).or_default() += 1;
-    }
-    bases
-        .into_iter()
-        .filter(|&(_, base, mangled)| mangled && !base.is_empty() && count[base] == 1)
-        .map(|(f, base, _)| (f, base))
-        .collect()
-}
-
-/// Globals the emitted functions refer to, in declaration order.
-fn used_globals(module: &Module, functions: &[usize]) -> Vec<usize> {
-    let mut used = module.globals_used_in(functions);
-    // Proxies the entry points copy, even if no function reads them, and the buffers they read
-    // computed inputs from.
-    for entry in &module.entry_points {
-        for value in entry.io.iter().flat_map(|plan| plan.inputs.iter().chain(&plan.outputs)) {
-            if let IoSource::Proxy { global, .. } = value.source
-                && let Some(g) = module.global_index(global)
-            {
-                used[g] = true;
-            }
-            if let IoBinding::Computed(Computed::BufferMember { buffer, .. }) = value.binding
-                && let Some(g) = module.global_index(buffer)
-            {
-                used[g] = true;
-            }
-        }
-    }
-    // An Input or Output variable left after `io_wrapper` needs no proxy: the entry function
-    // takes or returns its values directly.
-    for (g, global) in module.globals.iter().enumerate() {
-        if matches!(global.class, StorageClass::Input | StorageClass::Output) {
-            used[g] = false;
-        }
-    }
-    // Samplers split from a used combined image sampler or sampler follow it.
-    let mut order = Vec::new();
-    for g in (0..module.globals.len()).filter(|&g| used[g]) {
-        order.push(g);
-        let id = module.globals[g].id;
-        let made = [module.companion_samplers.get(&id), module.comparison_samplers.get(&id)];
-        for made in made.into_iter().flatten() {
-            // A combined sampler's sampler may have a comparison twin of its own.
-            let twin = module.comparison_samplers.get(made);
-            order.extend([Some(made), twin].into_iter().flatten().filter_map(|&m| module.global_index(m)));
-        }
-    }
-    order
-}
-
 pub fn location_of_id(module: &Module, id: Id) -> Location {
     let word_offset = module.global_index(id).map(|g| module.globals[g].offset);
     Location { word_offset, result_id: Some(id), ..Location::default() }
 }
 
 impl<'m> Emitter<'m> {
+    /// The state before anything is declared; `named_spec_ops` is `spec::named_ops` of the module.
+    pub(super) fn new(module: &'m Module, annotate: bool, named_spec_ops: IdSet<Id>) -> Self {
+        let mut e = Emitter {
+            module,
+            out: ast::Module::default(),
+            namer: Namer::default(),
+            names: IdMap::default(),
+            types: IdMap::default(),
+            member_names: IdMap::default(),
+            enables: BTreeSet::new(),
+            annotate,
+            bindings: Vec::new(),
+            overrides: IdMap::default(),
+            named_spec_ops,
+            shared_spec_ids: crate::passes::spec_constants::shared_spec_id_primaries(module),
+            helpers: HashMap::new(),
+            uniformity: uniformity::Analysis::default(),
+            bitcasts: IdMap::default(),
+            builtins: HashMap::new(),
+            globals_analysed: 0,
+            vertex_storage: OnceCell::new(),
+            new_bindings: IdMap::default(),
+            read_only: IdSet::default(),
+            warnings: Vec::new(),
+            entry_locals: IdMap::default(),
+            claimed: IdMap::default(),
+            no_data: module.types_holding_no_data(),
+            moved_initializers: Vec::new(),
+            in_constant_expression: false,
+        };
+        for new in &module.new_bindings {
+            e.new_bindings.entry(new.variable).or_insert(new);
+        }
+        e
+    }
+
+    /// The syntax tree and what was found on the way, once every function is lowered.
+    pub(super) fn finish(mut self) -> Emitted {
+        self.out.enables = self.enables.iter().copied().collect();
+        self.bindings.sort_by_key(|b| b.binding);
+        Emitted {
+            ast: self.out,
+            bindings: self.bindings,
+            uniformity: self.uniformity.verdict(),
+            warnings: self.warnings,
+        }
+    }
+
     /// Analyses a lowered function for uniformity and prints it; its tree is then dropped.
     pub(super) fn finish_function(&mut self, mut function: ast::Function) {
         for global in &self.out.globals[self.globals_analysed..] {
@@ -557,7 +435,7 @@ impl<'m> Emitter<'m> {
             .ok_or_else(|| Error::invalid(format!("struct %{id} has no member {index}"), Location::default()))
     }
 
-    fn global(&mut self, g: usize) -> Result<(), Error> {
+    pub(super) fn global(&mut self, g: usize) -> Result<(), Error> {
         let module = self.module;
         let global = &module.globals[g];
         let decorations = module.decorations(global.id);
