@@ -190,7 +190,14 @@ impl Lower<'_> {
                 let left = operands.pop().ok_or_else(|| self.missing(inst))?;
                 Expr::binary(op, left, right)
             }
-            Spelling::Unary(op) => Expr::unary(op, operands.pop().ok_or_else(|| self.missing(inst))?),
+            Spelling::Unary(op) => {
+                let operand = operands.pop().ok_or_else(|| self.missing(inst))?;
+                match inst.op {
+                    // `!(a < b)` reads as `a >= b` where that is exact (see `negate`).
+                    Op::LogicalNot => self.negate(self.operand(inst, 0)?, operand),
+                    _ => Expr::unary(op, operand),
+                }
+            }
             Spelling::Builtin(name) => Expr::call(e.builtin(name), operands),
             Spelling::Custom => return Err(Error::internal(format!("Op{:?} has its own lowering", inst.op))),
             Spelling::Convert => {
