@@ -26,6 +26,10 @@ MODES = [[], ["--annotate", "--no-validate"]]
 def inputs_under(path):
     if os.path.isfile(path):
         return [path]
+    # A missing directory (the default corpus seen from a worktree elsewhere) must not pass as
+    # "no differences".
+    if not os.path.isdir(path):
+        sys.exit(f"{path}: no such file or directory")
     found = []
     for folder, _, files in os.walk(path):
         found.extend(os.path.join(folder, f) for f in files if f.endswith((".spv", ".spvasm")))

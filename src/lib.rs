@@ -36,7 +36,8 @@
 //! GitHub Actions wants them.
 //!
 //! The pipeline reads one way: bytes, then [`spirv::load`] into a [`spirv::Module`], then the passes
-//! in the order [`translate`] lists them, then [`wgsl::emit`], printing, and validation with naga.
+//! in the order [`translate`] lists them, then [`lower::lower`] into a WGSL syntax tree, then
+//! [`wgsl::print`] and validation with naga ([`wgsl::validate`]).
 //! The reverse direction, WGSL to Vulkan SPIR-V, is [`reverse::compile`].
 
 #![warn(missing_docs)]
@@ -53,6 +54,8 @@ pub mod reverse;
 // stable API: each file's `//!` paragraph documents it as a whole.
 #[allow(missing_docs)]
 pub mod builtins;
+#[allow(missing_docs)]
+pub mod lower;
 #[allow(missing_docs)]
 pub mod ops;
 #[allow(missing_docs)]
@@ -161,7 +164,7 @@ fn translate_module(input: &[u8], options: &Options) -> Result<Translation, Erro
     passes::bindings::run(&mut module, options)?;
     passes::layout::run(&mut module, options)?;
     passes::atomics::run(&mut module, options)?;
-    let wgsl::emit::Emitted { mut ast, bindings, uniformity, warnings } = wgsl::emit::emit(&module, options)?;
+    let lower::Emitted { mut ast, bindings, uniformity, warnings } = lower::lower(&module, options)?;
     module.warnings.extend(warnings);
     if uniformity.breaks_barriers {
         return Err(Error::unsupported(

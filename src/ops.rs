@@ -94,7 +94,7 @@ pub static CORE: &[OpRow] = &[
     row(Op::FRem, Binary(B::Modulo), FLOAT),
     row(Op::SRem, Binary(B::Modulo), SIGNED),
     row(Op::UMod, Binary(B::Modulo), UNSIGNED),
-    // The result takes the divisor's sign: exact code, see `wgsl/instruction.rs`.
+    // The result takes the divisor's sign: exact code, see `lower/instruction.rs`.
     row(Op::SMod, Custom, SIGNED),
     row(Op::FMod, Custom, FLOAT),
     row(Op::VectorTimesScalar, Binary(B::Multiply), FLOAT),
@@ -171,7 +171,7 @@ pub static CORE: &[OpRow] = &[
     row(Op::BitFieldSExtract, Builtin("extractBits"), int(&[S, U], S)),
     row(Op::BitFieldUExtract, Builtin("extractBits"), int(&[U, U], U)),
     // Two-word results built from 32-bit arithmetic on unsigned words, see
-    // `wgsl/extended_arith.rs`; for SMulExtended that lowering applies the operands' signs itself.
+    // `lower/extended_arith.rs`; for SMulExtended that lowering applies the operands' signs itself.
     row(Op::IAddCarry, Custom, UNSIGNED),
     row(Op::ISubBorrow, Custom, UNSIGNED),
     row(Op::UMulExtended, Custom, UNSIGNED),

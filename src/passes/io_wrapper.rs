@@ -34,12 +34,12 @@ use spirv::{BuiltIn, ExecutionMode, ExecutionModel, Op, StorageClass};
 use crate::Options;
 use crate::builtins::{Scalar, Use, builtin_row};
 use crate::error::{Error, Location, Warning};
+use crate::lower::subgroup;
 use crate::passes::draw_parameters;
 use crate::spirv::{
     Computed, ConstValue, Decorations, Def, EntryPoint, Id, Inst, IoBinding, IoPlan, IoSource, IoValue, Module,
     SubgroupMask, Type, WorkgroupDimension,
 };
-use crate::wgsl::subgroup;
 
 /// More locations than any WebGPU device has between stages (the limit is at most 32): an
 /// interface array beyond this is refused before it is flattened.

@@ -55,7 +55,7 @@ pub fn size_and_align(module: &Module, ty: Id) -> Result<(u32, u32), Error> {
         }
         Type::RuntimeArray { element } => (0, size_and_align(module, *element)?.1),
         Type::Atomic { inner } => size_and_align(module, *inner)?,
-        // WGSL structs need a member: an empty one is spelled with a `u32` (`emit.rs`).
+        // WGSL structs need a member: an empty one is spelled with a `u32` (`lower/emit.rs`).
         Type::Struct { members } if members.is_empty() => (4, 4),
         Type::Struct { members } => {
             let mut end = 0;

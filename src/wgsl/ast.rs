@@ -8,6 +8,9 @@ pub type Name = std::rc::Rc<str>;
 /// A WGSL type, spelled out (`vec4<f32>`, `array<u32, 4>`, a struct name).
 pub type Type = Name;
 
+/// A vector's components by index, as member names (`v.x`) and swizzles (`v.zw`).
+pub const COMPONENTS: [&str; 4] = ["x", "y", "z", "w"];
+
 #[derive(Debug, Default)]
 pub struct Module {
     /// `enable` directives, e.g. `f16`.

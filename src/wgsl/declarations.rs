@@ -16,7 +16,7 @@ use super::ast::{Expr, Stmt};
 /// follows `stmts` writes it too (`written_after`: a loop's `continuing`). One walk over the
 /// statements finds every variable's first mention, so the cost does not grow with variables
 /// times statements.
-pub(super) fn initialize_at_first_assignment(
+pub(crate) fn initialize_at_first_assignment(
     stmts: &mut Vec<Stmt>,
     declared: usize,
     in_continuing: &dyn Fn(&str) -> bool,
@@ -126,7 +126,7 @@ pub(super) fn initialize_at_first_assignment(
 /// variable holds its zero value on entry either way); into a loop body, entered once per
 /// iteration, only when each iteration assigns it before anything else mentions it, so that no
 /// iteration could see the value of the one before.
-pub(super) fn sink(body: &mut Vec<Stmt>) {
+pub(crate) fn sink(body: &mut Vec<Stmt>) {
     sink_into_scopes(body, &|_| false);
     initialize_at_first_assignment(body, leading_vars(body), &|_| false, &|_| false);
 }

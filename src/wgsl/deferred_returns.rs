@@ -11,7 +11,7 @@
 //! returned goes on computing values nobody reads and waits at the barriers the others reach,
 //! which changes nothing they see. A construct holding no barrier runs whole under the flag, so
 //! no invocation loops where it would not have. The rewrite is kept only if it leaves every
-//! barrier of the function in control flow WGSL proves uniform (`emit.rs` checks).
+//! barrier of the function in control flow WGSL proves uniform (`lower/emit.rs` checks).
 
 use std::collections::HashSet;
 
@@ -21,7 +21,7 @@ use super::uniformity::{BARRIERS, root};
 /// The body of `function` with its returns deferred, or `None` where the rewrite does not apply
 /// (a function returning a value, or a value others could observe computed where it cannot be
 /// put under the flag). `functions` are the module's own.
-pub(super) fn defer(function: &Function, globals: &[Global], functions: &HashSet<Name>) -> Option<Vec<Stmt>> {
+pub(crate) fn defer(function: &Function, globals: &[Global], functions: &HashSet<Name>) -> Option<Vec<Stmt>> {
     if function.result.is_some() {
         return None;
     }

@@ -21,7 +21,7 @@ use super::ast::{BinaryOp, Expr, For, Init, Literal, Stmt, UnaryOp, Update};
 
 /// Rewrites the loops of `stmts`, and of every list nested in them. `exits` pairs each
 /// `if c { break; }` condition the lowering wrote with the exact condition for going on.
-pub(super) fn rewrite(stmts: &mut Vec<Stmt>, exits: &[(Expr, Expr)]) {
+pub(crate) fn rewrite(stmts: &mut Vec<Stmt>, exits: &[(Expr, Expr)]) {
     for stmt in stmts.iter_mut() {
         for list in stmt.unnoted_mut().lists_mut() {
             rewrite(list, exits);

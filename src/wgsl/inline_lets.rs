@@ -13,7 +13,7 @@
 //!
 //! Only unnamed values (`x_12`): a name from the source says what the value is. Not constants:
 //! bound, they make their use a run-time expression rather than one evaluated when the shader is
-//! created (`runtime_constants.rs`).
+//! created (`lower/runtime_constants.rs`).
 
 use std::collections::HashSet;
 
@@ -24,7 +24,7 @@ const MAX_DEPTH: usize = 32;
 
 /// Inlines, through `function`'s body, the `let`s of the `unnamed` values as described above;
 /// `has_effect` says whether evaluating an expression has an effect.
-pub(super) fn inline(function: &mut Function, unnamed: &HashSet<Name>, has_effect: &dyn Fn(&Expr) -> bool) {
+pub(crate) fn inline(function: &mut Function, unnamed: &HashSet<Name>, has_effect: &dyn Fn(&Expr) -> bool) {
     let mut own = Own::default();
     for param in &function.params {
         if !param.ty.starts_with("ptr<") {
@@ -102,7 +102,7 @@ fn try_inline(
     if !unnamed.contains(name) || used_after.contains(name) {
         return false;
     }
-    // A constant's `let` is what makes its use a run-time expression (`runtime_constants.rs`).
+    // A constant's `let` is what makes its use a run-time expression (`lower/runtime_constants.rs`).
     if !value.any(&|e| matches!(e, Expr::Ident(_))) && !has_effect(value) {
         return false;
     }

@@ -17,7 +17,7 @@ use std::collections::{HashMap, HashSet};
 use super::ast::{Expr, Function, Init, Name, Stmt, Update};
 
 /// Rewrites every loop of `function` as described above.
-pub(super) fn elide(function: &mut Function) {
+pub(crate) fn elide(function: &mut Function) {
     let mut vars = HashSet::new();
     let mut addressed = HashSet::new();
     for stmt in &function.body {

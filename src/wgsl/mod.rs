@@ -1,38 +1,14 @@
-//! Writing WGSL: the syntax tree, the lowering from the structured module, identifiers, printing,
-//! and validation of the result with naga.
+//! The WGSL language: the syntax tree, identifiers, printing, validation of the result with naga,
+//! and the analyses and rewrites that work on the syntax tree alone (they never read the SPIR-V
+//! module; `crate::lower` builds the tree and calls them).
 
 pub mod ast;
-mod atomic;
-mod declarations;
-mod deferred_returns;
-pub mod emit;
-mod entry_initializers;
-mod entry_io;
-mod entry_locals;
-mod extended_arith;
-mod for_loops;
-mod function;
-mod half_bitcast;
-mod helpers;
-mod image;
-mod inline_lets;
-mod instruction;
-mod integer_dot;
-mod late_names;
-mod loop_phis;
+pub(crate) mod declarations;
+pub(crate) mod deferred_returns;
+pub(crate) mod for_loops;
+pub(crate) mod inline_lets;
+pub(crate) mod loop_phis;
 pub mod names;
-mod non_finite;
-mod pointers;
 pub mod print;
-mod runtime_constants;
-mod scopes;
-mod shared_spec_ids;
-mod spec;
-pub(crate) mod subgroup;
-mod subgroup_emulation;
-mod subgroup_ids;
 pub mod uniformity;
-mod uses;
 pub mod validate;
-mod vertex_storage;
-mod wrapper;

@@ -1,31 +1,25 @@
-//! Lowering the structured module to the WGSL syntax tree: module scope (types, structs with their
-//! explicit layout, globals). Function bodies are in `function.rs`, entry-point wrappers in
-//! `wrapper.rs`.
+//! The `Emitter`, the state the lowering shares (the tree being built, names, type spellings),
+//! and module scope: types, structs with their explicit layout, globals. The order of the work is
+//! in `mod.rs`, function bodies in `function.rs`, entry-point wrappers in `wrapper.rs`.
 
 use std::cell::OnceCell;
 use std::collections::{BTreeSet, HashMap};
 
-use spirv::StorageClass;
+use spirv::{ImageFormat, StorageClass};
 
-use super::ast::{self, Attribute, Expr, Literal, Stmt};
-use super::deferred_returns;
-use super::entry_locals;
-use super::for_loops;
-use super::function;
-use super::image;
-use super::names::Namer;
 use super::non_finite;
-use super::print;
-use super::uniformity;
 use super::vertex_storage::VertexStorage;
-use crate::Options;
 use crate::binding_map::{Binding, Original, ResourceBinding};
 use crate::error::{Error, Location, Warning};
 use crate::id_hash::{IdMap, IdSet};
 use crate::passes::layout::{round_up, size_and_align};
-use crate::spirv::{
-    BindingOrigin, Computed, ConstValue, EntryPoint, Id, IoBinding, IoSource, Module, NewBinding, Type,
-};
+use crate::spirv::{BindingOrigin, ConstValue, Id, ImageType, Module, NewBinding, Type};
+use crate::wgsl::ast::{self, Attribute, Expr, Literal, Stmt};
+use crate::wgsl::deferred_returns;
+use crate::wgsl::for_loops;
+use crate::wgsl::names::Namer;
+use crate::wgsl::print;
+use crate::wgsl::uniformity;
 
 /// Module-scope state shared by the function lowering: names and type spellings.
 pub struct Emitter<'m> {
@@ -48,7 +42,7 @@ pub struct Emitter<'m> {
     pub(super) shared_spec_ids: HashMap<u32, Id>,
     /// Names of the helper functions declared (`helpers.rs`), by the type they work on.
     pub(super) helpers: HashMap<String, String>,
-    uniformity: uniformity::Analysis,
+    pub(super) uniformity: uniformity::Analysis,
     /// `bitcast<T>` by type, and builtin names: spelled once, shared by every call.
     bitcasts: IdMap<Id, ast::Name>,
     builtins: HashMap<&'static str, ast::Name>,
@@ -85,177 +79,60 @@ pub struct Emitted {
     pub warnings: Vec<Warning>,
 }
 
-pub fn emit(module: &Module, options: &Options) -> Result<Emitted, Error> {
-    let mut e = Emitter {
-        module,
-        out: ast::Module::default(),
-        namer: Namer::default(),
-        names: IdMap::default(),
-        types: IdMap::default(),
-        member_names: IdMap::default(),
-        enables: BTreeSet::new(),
-        annotate: options.annotate,
-        bindings: Vec::new(),
-        overrides: IdMap::default(),
-        named_spec_ops: super::spec::named_ops(module)?,
-        shared_spec_ids: crate::passes::spec_constants::shared_spec_id_primaries(module),
-        helpers: HashMap::new(),
-        uniformity: uniformity::Analysis::default(),
-        bitcasts: IdMap::default(),
-        builtins: HashMap::new(),
-        globals_analysed: 0,
-        vertex_storage: OnceCell::new(),
-        new_bindings: IdMap::default(),
-        read_only: IdSet::default(),
-        warnings: Vec::new(),
-        entry_locals: IdMap::default(),
-        claimed: IdMap::default(),
-        no_data: module.types_holding_no_data(),
-        moved_initializers: Vec::new(),
-        in_constant_expression: false,
-    };
-    for new in &module.new_bindings {
-        e.new_bindings.entry(new.variable).or_insert(new);
-    }
-    // Entry-point names are the API users call: they are claimed first and never renamed.
-    let mut wrapper_names = Vec::new();
-    for entry in &module.entry_points {
-        wrapper_names.push(e.namer.fresh(&entry.name, None));
-    }
-    let functions = module.entry_functions();
-    let unwrapped: HashMap<Id, &EntryPoint> = module
-        .entry_points
-        .iter()
-        .filter(|entry| entry.io.as_ref().is_some_and(|plan| plan.unwrapped))
-        .map(|entry| (entry.function, entry))
-        .collect();
-    let mut inner_names: HashMap<Id, String> = HashMap::new();
-    for (entry, wrapper_name) in module.entry_points.iter().zip(&wrapper_names) {
-        if let std::collections::hash_map::Entry::Vacant(slot) = inner_names.entry(entry.function) {
-            slot.insert(match unwrapped.contains_key(&entry.function) {
-                true => wrapper_name.clone(),
-                false => e.namer.fresh(&format!("{}_inner", entry.name), None),
-            });
-        }
-    }
-    let unmangled = unmangled_names(module, &functions);
-    for &f in &functions {
-        let id = module.functions[f].id;
-        let name = match inner_names.get(&id) {
-            Some(name) => name.clone(),
-            None => {
-                let base = match unmangled.get(&f) {
-                    Some(&name) => name.to_string(),
-                    None => module.name(id).map(str::to_string).unwrap_or_else(|| format!("function_{id}")),
-                };
-                e.namer.fresh(&base, None)
-            }
-        };
-        e.uniformity.declare_function(&name);
-        e.names.insert(id, name);
-    }
-    let private_to_entry = entry_locals::private_to_entry(module, &functions, &unwrapped);
-    for global in used_globals(module, &functions) {
-        e.global(global)?;
-        let id = module.globals[global].id;
-        let moved = e.moved_initializers.last().is_some_and(|&(g, _)| g == id);
-        if let (Some(&function), false) = (private_to_entry.get(&global), moved) {
-            let declared = e.out.globals.pop().ok_or_else(|| Error::internal("a global not declared"))?;
-            let var = Stmt::Var { name: declared.name.into(), ty: declared.ty, value: declared.init };
-            e.entry_locals.entry(function).or_default().push(var);
-        }
-    }
-    e.claim_late_names(&functions);
-    for &f in &functions {
-        let entry = unwrapped.get(&module.functions[f].id).copied();
-        let mut lowered = function::emit(&mut e, f, entry)?;
-        if let Some(entry) = entry {
-            lowered.attributes = e.stage_attributes(entry)?;
-        }
-        e.finish_function(lowered);
-    }
-    for (entry, name) in module.entry_points.iter().zip(wrapper_names) {
-        if !unwrapped.contains_key(&entry.function) {
-            let wrapper = e.entry_wrapper(entry, name)?;
-            e.finish_function(wrapper);
-        }
-    }
-    e.out.enables = e.enables.iter().copied().collect();
-    e.bindings.sort_by_key(|b| b.binding);
-    Ok(Emitted { ast: e.out, bindings: e.bindings, uniformity: e.uniformity.verdict(), warnings: e.warnings })
-}
-
-/// glslang names a function by its signature, `BRDF(vf3;vf3;f1;`: such a function is called by
-/// the name before the parenthesis, unless another function of the module (an overload) has
-/// that name too, when the signature tells them apart.
-fn unmangled_names<'m>(module: &'m Module, functions: &[usize]) -> HashMap<usize, &'m str> {
-    // Each named function's name up to the parenthesis (all of it without one), and whether
-    // it had one.
-    let bases: Vec<(usize, &str, bool)> = functions
-        .iter()
-        .filter_map(|&f| {
-            let name = module.name(module.functions[f].id)?;
-            Some(name.split_once('(').map_or((f, name, false), |(base, _)| (f, base, true)))
-        })
-        .collect();
-    let mut count: HashMap<&str, usize> = HashMap::new();
-    for &(_, base, _) in &bases {
-        *count.entry(base).or_default() += 1;
-    }
-    bases
-        .into_iter()
-        .filter(|&(_, base, mangled)| mangled && !base.is_empty() && count[base] == 1)
-        .map(|(f, base, _)| (f, base))
-        .collect()
-}
-
-/// Globals the emitted functions refer to, in declaration order.
-fn used_globals(module: &Module, functions: &[usize]) -> Vec<usize> {
-    let mut used = module.globals_used_in(functions);
-    // Proxies the entry points copy, even if no function reads them, and the buffers they read
-    // computed inputs from.
-    for entry in &module.entry_points {
-        for value in entry.io.iter().flat_map(|plan| plan.inputs.iter().chain(&plan.outputs)) {
-            if let IoSource::Proxy { global, .. } = value.source
-                && let Some(g) = module.global_index(global)
-            {
-                used[g] = true;
-            }
-            if let IoBinding::Computed(Computed::BufferMember { buffer, .. }) = value.binding
-                && let Some(g) = module.global_index(buffer)
-            {
-                used[g] = true;
-            }
-        }
-    }
-    // An Input or Output variable left after `io_wrapper` needs no proxy: the entry function
-    // takes or returns its values directly.
-    for (g, global) in module.globals.iter().enumerate() {
-        if matches!(global.class, StorageClass::Input | StorageClass::Output) {
-            used[g] = false;
-        }
-    }
-    // Samplers split from a used combined image sampler or sampler follow it.
-    let mut order = Vec::new();
-    for g in (0..module.globals.len()).filter(|&g| used[g]) {
-        order.push(g);
-        let id = module.globals[g].id;
-        let made = [module.companion_samplers.get(&id), module.comparison_samplers.get(&id)];
-        for made in made.into_iter().flatten() {
-            // A combined sampler's sampler may have a comparison twin of its own.
-            let twin = module.comparison_samplers.get(made);
-            order.extend([Some(made), twin].into_iter().flatten().filter_map(|&m| module.global_index(m)));
-        }
-    }
-    order
-}
-
 pub fn location_of_id(module: &Module, id: Id) -> Location {
     let word_offset = module.global_index(id).map(|g| module.globals[g].offset);
     Location { word_offset, result_id: Some(id), ..Location::default() }
 }
 
 impl<'m> Emitter<'m> {
+    /// The state before anything is declared; `named_spec_ops` is `spec::named_ops` of the module.
+    pub(super) fn new(module: &'m Module, annotate: bool, named_spec_ops: IdSet<Id>) -> Self {
+        let mut e = Emitter {
+            module,
+            out: ast::Module::default(),
+            namer: Namer::default(),
+            names: IdMap::default(),
+            types: IdMap::default(),
+            member_names: IdMap::default(),
+            enables: BTreeSet::new(),
+            annotate,
+            bindings: Vec::new(),
+            overrides: IdMap::default(),
+            named_spec_ops,
+            shared_spec_ids: crate::passes::spec_constants::shared_spec_id_primaries(module),
+            helpers: HashMap::new(),
+            uniformity: uniformity::Analysis::default(),
+            bitcasts: IdMap::default(),
+            builtins: HashMap::new(),
+            globals_analysed: 0,
+            vertex_storage: OnceCell::new(),
+            new_bindings: IdMap::default(),
+            read_only: IdSet::default(),
+            warnings: Vec::new(),
+            entry_locals: IdMap::default(),
+            claimed: IdMap::default(),
+            no_data: module.types_holding_no_data(),
+            moved_initializers: Vec::new(),
+            in_constant_expression: false,
+        };
+        for new in &module.new_bindings {
+            e.new_bindings.entry(new.variable).or_insert(new);
+        }
+        e
+    }
+
+    /// The syntax tree and what was found on the way, once every function is lowered.
+    pub(super) fn finish(mut self) -> Emitted {
+        self.out.enables = self.enables.iter().copied().collect();
+        self.bindings.sort_by_key(|b| b.binding);
+        Emitted {
+            ast: self.out,
+            bindings: self.bindings,
+            uniformity: self.uniformity.verdict(),
+            warnings: self.warnings,
+        }
+    }
+
     /// Analyses a lowered function for uniformity and prints it; its tree is then dropped.
     pub(super) fn finish_function(&mut self, mut function: ast::Function) {
         for global in &self.out.globals[self.globals_analysed..] {
@@ -279,7 +156,7 @@ impl<'m> Emitter<'m> {
     }
 
     /// Tries putting the barriers of a function that breaks WGSL's rule in uniform control flow
-    /// by deferring its early returns (`deferred_returns.rs`). The rewrite is kept only if every
+    /// by deferring its early returns (`wgsl/deferred_returns.rs`). The rewrite is kept only if every
     /// barrier of the function is then in uniform control flow; returns the calls of the
     /// rewritten function.
     fn make_barriers_uniform(&mut self, function: &mut ast::Function) -> Option<Vec<ast::Name>> {
@@ -401,7 +278,7 @@ impl<'m> Emitter<'m> {
         Ok(count)
     }
 
-    fn image_type(&mut self, id: Id, image: &crate::spirv::ImageType) -> Result<String, Error> {
+    fn image_type(&mut self, id: Id, image: &ImageType) -> Result<String, Error> {
         use spirv::Dim;
         let dim = match (image.dim, image.arrayed, image.multisampled) {
             (Dim::Dim1D, false, false) => "1d",
@@ -430,7 +307,7 @@ impl<'m> Emitter<'m> {
             }
         };
         if image.sampled == 2 {
-            let (format, _) = image::storage_format(image).ok_or_else(|| {
+            let (format, _) = storage_format(image).ok_or_else(|| {
                 self.unsupported(
                     id,
                     format!("storage image format {:?} has no WGSL storage texel format", image.format),
@@ -558,7 +435,7 @@ impl<'m> Emitter<'m> {
             .ok_or_else(|| Error::invalid(format!("struct %{id} has no member {index}"), Location::default()))
     }
 
-    fn global(&mut self, g: usize) -> Result<(), Error> {
+    pub(super) fn global(&mut self, g: usize) -> Result<(), Error> {
         let module = self.module;
         let global = &module.globals[g];
         let decorations = module.decorations(global.id);
@@ -575,7 +452,7 @@ impl<'m> Emitter<'m> {
             Type::Array { element, length }
                 if global.class == StorageClass::Workgroup && self.is_override_expression(*length) =>
             {
-                let length = super::print::expr_to_string(&self.constant(*length)?);
+                let length = crate::wgsl::print::expr_to_string(&self.constant(*length)?);
                 format!("array<{}, {length}>", self.ty(*element)?).into()
             }
             _ => self.ty(global.pointee)?,
@@ -843,4 +720,58 @@ fn padding(out: &mut Vec<ast::Member>, namer: &mut Namer, bytes: u32) -> u32 {
 fn lower_first(name: &str) -> String {
     let mut chars = name.chars();
     chars.next().map(|c| c.to_ascii_lowercase().to_string() + chars.as_str()).unwrap_or_default()
+}
+
+/// Each SPIR-V storage image format WGSL has a storage texel format for, with that format and its
+/// channel type: the core formats and WebGPU's `texture-formats-tier1` ones (naga and Tint accept
+/// all of them). `bgra8unorm` has no SPIR-V format: a module declares it `Unknown`.
+const STORAGE_FORMATS: &[(ImageFormat, &str, &str)] = &[
+    (ImageFormat::Rgba8, "rgba8unorm", "f32"),
+    (ImageFormat::Rgba8Snorm, "rgba8snorm", "f32"),
+    (ImageFormat::Rgba8ui, "rgba8uint", "u32"),
+    (ImageFormat::Rgba8i, "rgba8sint", "i32"),
+    (ImageFormat::Rgba16ui, "rgba16uint", "u32"),
+    (ImageFormat::Rgba16i, "rgba16sint", "i32"),
+    (ImageFormat::Rgba16f, "rgba16float", "f32"),
+    (ImageFormat::R32ui, "r32uint", "u32"),
+    (ImageFormat::R32i, "r32sint", "i32"),
+    (ImageFormat::R32f, "r32float", "f32"),
+    (ImageFormat::Rg32ui, "rg32uint", "u32"),
+    (ImageFormat::Rg32i, "rg32sint", "i32"),
+    (ImageFormat::Rg32f, "rg32float", "f32"),
+    (ImageFormat::Rgba32ui, "rgba32uint", "u32"),
+    (ImageFormat::Rgba32i, "rgba32sint", "i32"),
+    (ImageFormat::Rgba32f, "rgba32float", "f32"),
+    (ImageFormat::R8, "r8unorm", "f32"),
+    (ImageFormat::R8Snorm, "r8snorm", "f32"),
+    (ImageFormat::R8ui, "r8uint", "u32"),
+    (ImageFormat::R8i, "r8sint", "i32"),
+    (ImageFormat::Rg8, "rg8unorm", "f32"),
+    (ImageFormat::Rg8Snorm, "rg8snorm", "f32"),
+    (ImageFormat::Rg8ui, "rg8uint", "u32"),
+    (ImageFormat::Rg8i, "rg8sint", "i32"),
+    (ImageFormat::R16ui, "r16uint", "u32"),
+    (ImageFormat::R16i, "r16sint", "i32"),
+    (ImageFormat::R16f, "r16float", "f32"),
+    (ImageFormat::R16, "r16unorm", "f32"),
+    (ImageFormat::R16Snorm, "r16snorm", "f32"),
+    (ImageFormat::Rg16ui, "rg16uint", "u32"),
+    (ImageFormat::Rg16i, "rg16sint", "i32"),
+    (ImageFormat::Rg16f, "rg16float", "f32"),
+    (ImageFormat::Rg16, "rg16unorm", "f32"),
+    (ImageFormat::Rg16Snorm, "rg16snorm", "f32"),
+    (ImageFormat::Rgba16, "rgba16unorm", "f32"),
+    (ImageFormat::Rgba16Snorm, "rgba16snorm", "f32"),
+    (ImageFormat::Rgb10a2ui, "rgb10a2uint", "u32"),
+    (ImageFormat::Rgb10A2, "rgb10a2unorm", "f32"),
+    (ImageFormat::R11fG11fB10f, "rg11b10ufloat", "f32"),
+];
+
+/// The WGSL storage texel format of a storage image, and its channel type: by its SPIR-V format,
+/// or the one our reverse path recorded for an `Unknown` one (`bgra8unorm`, of `f32` channels).
+pub(super) fn storage_format(image: &ImageType) -> Option<(&'static str, &'static str)> {
+    if let Some(recorded) = image.texel_format {
+        return Some((recorded, "f32"));
+    }
+    STORAGE_FORMATS.iter().find(|&&(spirv, ..)| spirv == image.format).map(|&(_, wgsl, channel)| (wgsl, channel))
 }

@@ -5,11 +5,11 @@
 //! the low half in both, as in WGSL's `bitcast`). NaN payloads may not survive, which WGSL
 //! does not promise for any float operation either.
 
-use super::ast::Expr;
 use super::emit::Emitter;
 use super::function::Lower;
 use crate::error::Error;
 use crate::spirv::{Id, Inst, Type};
+use crate::wgsl::ast::Expr;
 
 impl Lower<'_> {
     pub(super) fn bitcast(&mut self, e: &mut Emitter, inst: &Inst) -> Result<(), Error> {

@@ -4,12 +4,12 @@
 
 use spirv::Op;
 
-use super::ast::{BinaryOp, Expr, Literal, Stmt, UnaryOp};
 use super::emit::Emitter;
 use super::function::{Lower, Value};
 use crate::error::Error;
 use crate::passes::signedness::int_signedness;
 use crate::spirv::{Id, Inst, Type};
+use crate::wgsl::ast::{BinaryOp, Expr, Literal, Stmt, UnaryOp};
 
 /// An atomic instruction: the WGSL builtin and where its value operand is (`None`: the constant
 /// one, for increment and decrement; compare-exchange is separate).

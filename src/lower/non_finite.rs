@@ -6,10 +6,10 @@
 //! module-scope initializer) there is no spelling: the initializer of a module-scope variable is
 //! stored at the start of each entry point instead (`entry_initializers.rs`), the rest is refused.
 
-use super::ast::{self, Expr, Literal, Stmt};
 use super::emit::Emitter;
 use crate::error::{Error, Location};
 use crate::spirv::{ConstValue, Id, Module, Type};
+use crate::wgsl::ast::{self, Expr, Literal, Stmt};
 
 /// Whether a float of `width` bits with these bits is infinite or NaN.
 pub(super) fn is_non_finite(width: u32, bits: u64) -> bool {

@@ -1,12 +1,12 @@
 //! Private variables only an entry function uses, declared in it: `var outFragColor: vec4<f32>;`
 //! in the function rather than `var<private>` at module scope, so a reader sees the whole life of
-//! the variable in one place, and `declarations.rs` can move it to its first assignment.
+//! the variable in one place, and `wgsl/declarations.rs` can move it to its first assignment.
 //!
 //! A private variable belongs to one invocation, and an entry function that is the WGSL entry
 //! point (`IoPlan::unwrapped`) runs once per invocation, called by nothing: a variable of that
 //! function holds exactly what the private one would, starting from the same initializer (or
 //! zero). Not for an input's proxy (the copy into it starts the body, before the declarations
-//! `declarations.rs` moves), a variable whose initializer is stored by the entry point
+//! `wgsl/declarations.rs` moves), a variable whose initializer is stored by the entry point
 //! (`entry_initializers.rs`), nor one a pointer into is passed to a call (the callee takes a
 //! `ptr<private, T>`).
 

@@ -9,9 +9,9 @@
 //! in it: a shuffle reading an inactive lane gives an indeterminate value, which the ballot of
 //! active lanes leaves out.
 
-use super::ast::{self, BinaryOp, Expr, Literal, Stmt, UnaryOp};
 use super::emit::Emitter;
-use super::names::Namer;
+use crate::wgsl::ast::{self, BinaryOp, Expr, Literal, Stmt, UnaryOp};
+use crate::wgsl::names::Namer;
 
 /// How two values of a reduction combine.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

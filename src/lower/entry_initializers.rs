@@ -4,10 +4,10 @@
 //! value first thing. A private variable belongs to one invocation and nothing reads it before
 //! the entry point starts, so the store is exactly the initialization.
 
-use super::ast::{Expr, Stmt};
 use super::emit::Emitter;
 use crate::error::Error;
 use crate::spirv::EntryPoint;
+use crate::wgsl::ast::{Expr, Stmt};
 
 impl Emitter<'_> {
     /// The stores of the moved initializers of the globals `entry` uses or returns, in

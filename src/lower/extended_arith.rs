@@ -7,11 +7,11 @@
 
 use spirv::Op;
 
-use super::ast::{BinaryOp, Expr, Literal, Stmt};
 use super::emit::Emitter;
 use super::function::Lower;
 use crate::error::Error;
 use crate::spirv::{Inst, Type};
+use crate::wgsl::ast::{BinaryOp, Expr, Literal, Stmt};
 
 use BinaryOp::{Add, And, Less, Multiply, ShiftRight, Subtract};
 

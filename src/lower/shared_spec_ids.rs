@@ -9,11 +9,11 @@
 //! specialization each constant keeps its own default, so their defaults must agree under that
 //! reading; constants whose defaults disagree, or of another width, are refused.
 
-use super::ast::{BinaryOp, Expr};
 use super::emit::Emitter;
 use crate::error::{Error, Location};
 use crate::passes::spec_constants::bit_width as width;
 use crate::spirv::{ConstValue, Id, Module, Type};
+use crate::wgsl::ast::{BinaryOp, Expr};
 
 /// A constant's default as the 32 bits (or bool) the API value would be.
 fn default_bits(module: &Module, id: Id) -> Option<u64> {

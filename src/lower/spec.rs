@@ -6,14 +6,13 @@
 
 use spirv::Op;
 
-use super::ast::{self, Attribute, BinaryOp, Expr, Literal};
 use super::emit::Emitter;
-use super::function::COMPONENTS;
 use crate::error::{Error, Location};
 use crate::id_hash::{IdMap, IdSet};
 use crate::ops::{self, Spelling};
 use crate::passes::signedness::{computed, int_signedness, wanted};
 use crate::spirv::{ConstValue, Def, Id, Module, Operand, Type};
+use crate::wgsl::ast::{self, Attribute, BinaryOp, COMPONENTS, Expr, Literal};
 
 /// How deep a constant's spelling may nest before a scalar operation in it gets a name: spelled
 /// inline, a chain of operations recurses once per link.

@@ -6,68 +6,14 @@
 //! The texture and sampler operands are traced to their variable or parameter
 //! (`Module::handle_roots`); OpSampledImage and OpImage themselves produce nothing.
 
-use spirv::{Dim, ImageFormat, ImageOperands as Mask, Op};
+use spirv::{Dim, ImageOperands as Mask, Op};
 
-use super::ast::{BinaryOp, Expr, Literal, Stmt};
-use super::emit::Emitter;
-use super::function::{COMPONENTS, Lower, Value};
+use super::emit::{Emitter, storage_format};
+use super::function::{Lower, Value};
 use crate::error::{Error, Warning};
 use crate::passes::signedness::int_signedness;
 use crate::spirv::{Def, Id, ImageType, Inst, Module, Operand, Type};
-
-/// Each SPIR-V storage image format WGSL has a storage texel format for, with that format and its
-/// channel type: the core formats and WebGPU's `texture-formats-tier1` ones (naga and Tint accept
-/// all of them). `bgra8unorm` has no SPIR-V format: a module declares it `Unknown`.
-const STORAGE_FORMATS: &[(ImageFormat, &str, &str)] = &[
-    (ImageFormat::Rgba8, "rgba8unorm", "f32"),
-    (ImageFormat::Rgba8Snorm, "rgba8snorm", "f32"),
-    (ImageFormat::Rgba8ui, "rgba8uint", "u32"),
-    (ImageFormat::Rgba8i, "rgba8sint", "i32"),
-    (ImageFormat::Rgba16ui, "rgba16uint", "u32"),
-    (ImageFormat::Rgba16i, "rgba16sint", "i32"),
-    (ImageFormat::Rgba16f, "rgba16float", "f32"),
-    (ImageFormat::R32ui, "r32uint", "u32"),
-    (ImageFormat::R32i, "r32sint", "i32"),
-    (ImageFormat::R32f, "r32float", "f32"),
-    (ImageFormat::Rg32ui, "rg32uint", "u32"),
-    (ImageFormat::Rg32i, "rg32sint", "i32"),
-    (ImageFormat::Rg32f, "rg32float", "f32"),
-    (ImageFormat::Rgba32ui, "rgba32uint", "u32"),
-    (ImageFormat::Rgba32i, "rgba32sint", "i32"),
-    (ImageFormat::Rgba32f, "rgba32float", "f32"),
-    (ImageFormat::R8, "r8unorm", "f32"),
-    (ImageFormat::R8Snorm, "r8snorm", "f32"),
-    (ImageFormat::R8ui, "r8uint", "u32"),
-    (ImageFormat::R8i, "r8sint", "i32"),
-    (ImageFormat::Rg8, "rg8unorm", "f32"),
-    (ImageFormat::Rg8Snorm, "rg8snorm", "f32"),
-    (ImageFormat::Rg8ui, "rg8uint", "u32"),
-    (ImageFormat::Rg8i, "rg8sint", "i32"),
-    (ImageFormat::R16ui, "r16uint", "u32"),
-    (ImageFormat::R16i, "r16sint", "i32"),
-    (ImageFormat::R16f, "r16float", "f32"),
-    (ImageFormat::R16, "r16unorm", "f32"),
-    (ImageFormat::R16Snorm, "r16snorm", "f32"),
-    (ImageFormat::Rg16ui, "rg16uint", "u32"),
-    (ImageFormat::Rg16i, "rg16sint", "i32"),
-    (ImageFormat::Rg16f, "rg16float", "f32"),
-    (ImageFormat::Rg16, "rg16unorm", "f32"),
-    (ImageFormat::Rg16Snorm, "rg16snorm", "f32"),
-    (ImageFormat::Rgba16, "rgba16unorm", "f32"),
-    (ImageFormat::Rgba16Snorm, "rgba16snorm", "f32"),
-    (ImageFormat::Rgb10a2ui, "rgb10a2uint", "u32"),
-    (ImageFormat::Rgb10A2, "rgb10a2unorm", "f32"),
-    (ImageFormat::R11fG11fB10f, "rg11b10ufloat", "f32"),
-];
-
-/// The WGSL storage texel format of a storage image, and its channel type: by its SPIR-V format,
-/// or the one our reverse path recorded for an `Unknown` one (`bgra8unorm`, of `f32` channels).
-pub(super) fn storage_format(image: &ImageType) -> Option<(&'static str, &'static str)> {
-    if let Some(recorded) = image.texel_format {
-        return Some((recorded, "f32"));
-    }
-    STORAGE_FORMATS.iter().find(|&&(spirv, ..)| spirv == image.format).map(|&(_, wgsl, channel)| (wgsl, channel))
-}
+use crate::wgsl::ast::{BinaryOp, COMPONENTS, Expr, Literal, Stmt};
 
 /// Whether `ty` is f16.
 pub(super) fn is_f16(module: &Module, ty: Id) -> bool {
@@ -494,7 +440,7 @@ impl Lower<'_> {
             format!(
                 "sampling integer texture `{}` reads the nearest texel with textureLoad (WGSL samples only float \
                  textures): exact for a sampler with clamp-to-edge addressing{}",
-                super::print::expr_to_string(&texture.texture),
+                crate::wgsl::print::expr_to_string(&texture.texture),
                 if extra.lod.is_none() { ", reading level 0 (implicit level of detail)" } else { "" }
             ),
             self.location(inst),

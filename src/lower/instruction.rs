@@ -3,15 +3,15 @@
 
 use spirv::Op;
 
-use super::ast::{BinaryOp, Call, Expr, Literal, Name, Stmt, UnaryOp};
 use super::emit::Emitter;
-use super::function::{COMPONENTS, Choice, Lower, Memory, Pointer, Step, Value};
+use super::function::{Choice, Lower, Memory, Pointer, Step, Value};
 use super::uses::vector_component;
 use super::{image, integer_dot, subgroup};
 use crate::error::Error;
 use crate::ops::{self, Spelling};
 use crate::passes::atomics;
 use crate::spirv::{ConstValue, Def, ExtSet, Id, Inst, Operand, Type};
+use crate::wgsl::ast::{BinaryOp, COMPONENTS, Call, Expr, Literal, Name, Stmt, UnaryOp};
 
 /// The most elements `OpCopyLogical` writes out one by one.
 const MAX_COPIED_ELEMENTS: u64 = 4096;
@@ -368,7 +368,7 @@ impl Lower<'_> {
                         format!(
                             "a call passes `{}` twice by pointer: WGSL forbids aliased pointer arguments (the callee \
                              could write through one and read through the other)",
-                            super::print::expr_to_string(&root)
+                            crate::wgsl::print::expr_to_string(&root)
                         ),
                         self.location(inst),
                     ));

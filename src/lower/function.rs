@@ -13,13 +13,8 @@ use std::collections::HashSet;
 
 use spirv::Op;
 
-use super::ast::{self, BinaryOp, Expr, Literal, Name, Stmt, UnaryOp};
-use super::declarations;
 use super::emit::Emitter;
 use super::entry_io::EntryResult;
-use super::inline_lets;
-use super::loop_phis;
-use super::names::Namer;
 use super::scopes::{self, Scopes};
 use super::uses::{self, Uses};
 use crate::error::{Error, Location};
@@ -27,6 +22,11 @@ use crate::id_hash::{IdMap, IdSet};
 use crate::ops;
 use crate::spirv::structured::{Guard, Node};
 use crate::spirv::{Def, EntryPoint, Function, Id, Inst, Module, Operand, Type};
+use crate::wgsl::ast::{self, BinaryOp, Expr, Literal, Name, Stmt, UnaryOp};
+use crate::wgsl::declarations;
+use crate::wgsl::inline_lets;
+use crate::wgsl::loop_phis;
+use crate::wgsl::names::Namer;
 
 /// Lowers function `f`; `entry` is the entry point it is itself, if it is unwrapped.
 pub fn emit(e: &mut Emitter, f: usize, entry: Option<&EntryPoint>) -> Result<ast::Function, Error> {
@@ -212,8 +212,6 @@ impl Step {
 /// Deeper expressions are bound to a `let` rather than inlined further: a long chain of
 /// single-use values must not become one expression too deep to print or to drop.
 const MAX_INLINE_DEPTH: usize = 32;
-
-pub(super) const COMPONENTS: [&str; 4] = ["x", "y", "z", "w"];
 
 pub(super) struct Lower<'m> {
     pub(super) module: &'m Module,

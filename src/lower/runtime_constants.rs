@@ -9,12 +9,12 @@
 
 use spirv::{GlslStd450Op as G, Op};
 
-use super::ast::Stmt;
 use super::emit::Emitter;
 use super::function::Lower;
 use crate::error::Error;
 use crate::ops;
 use crate::spirv::{ConstValue, Def, Inst, Module, Type};
+use crate::wgsl::ast::Stmt;
 
 /// Core operations whose WGSL spelling cannot fail on finite constants.
 const CANNOT_FAIL: &[Op] = &[

@@ -11,13 +11,13 @@
 
 use spirv::Op;
 
-use super::ast::{BinaryOp, Expr, Literal};
 use super::emit::Emitter;
 use super::function::Lower;
 use super::spec::flip_signedness;
 use crate::error::Error;
 use crate::passes::signedness::int_signedness;
 use crate::spirv::{Id, Inst};
+use crate::wgsl::ast::{BinaryOp, Expr, Literal};
 
 pub(super) fn is_integer_dot(op: Op) -> bool {
     matches!(op, Op::SDot | Op::UDot | Op::SUDot | Op::SDotAccSat | Op::UDotAccSat | Op::SUDotAccSat)

@@ -6,13 +6,13 @@
 //! output's value stored before the return (zero before its store), a proxy's current value, or a
 //! synthesised zero. A store to a direct output writes nothing: it records the value.
 
-use super::ast::{self, Expr, Name, Stmt};
 use super::emit::Emitter;
 use super::function::{Lower, Memory, Pointer, Value};
 use super::wrapper::{EntryInputs, EntryOutputs, FunctionResult, ResultPart, result_return};
 use crate::error::Error;
 use crate::id_hash::IdSet;
 use crate::spirv::{EntryPoint, Id, Inst, IoSource, Module};
+use crate::wgsl::ast::{self, Expr, Name, Stmt};
 
 /// What the returns of an unwrapped entry function give.
 pub(super) struct EntryResult {

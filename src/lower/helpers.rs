@@ -2,9 +2,9 @@
 //! inverse of a square matrix (GLSL.std.450 MatrixInverse). Each is declared once per type, on
 //! first use.
 
-use super::ast::{self, BinaryOp, Expr, Literal, Stmt, UnaryOp};
 use super::emit::Emitter;
-use super::names::Namer;
+use crate::wgsl::ast::{self, BinaryOp, Expr, Literal, Stmt, UnaryOp};
+use crate::wgsl::names::Namer;
 
 fn index(base: Expr, i: usize) -> Expr {
     Expr::index(base, Expr::Literal(Literal::Abstract(i as i64)))

@@ -7,14 +7,13 @@ use std::collections::HashMap;
 
 use spirv::ExecutionModel;
 
-use super::ast::{self, Attribute, Expr, Literal, Name, Stmt};
 use super::emit::Emitter;
-use super::function::COMPONENTS;
-use super::names::Namer;
 use crate::error::Error;
 use crate::spirv::{
     Computed, EntryPoint, Id, IoBinding, IoPlan, IoSource, IoValue, SubgroupMask, Type, WorkgroupDimension,
 };
+use crate::wgsl::ast::{self, Attribute, COMPONENTS, Expr, Literal, Name, Stmt};
+use crate::wgsl::names::Namer;
 
 impl Emitter<'_> {
     /// The entry point of a function other entry points share, written from its I/O plan:

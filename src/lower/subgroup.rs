@@ -10,14 +10,14 @@
 
 use spirv::{GroupOperation, Op};
 
-use super::ast::{BinaryOp, Expr, Literal};
 use super::emit::Emitter;
-use super::function::{COMPONENTS, Lower};
+use super::function::Lower;
 use super::spec::flip_signedness;
 use super::subgroup_emulation::{Combine, LaneLoop};
 use crate::error::Error;
 use crate::passes::signedness::int_signedness;
 use crate::spirv::{ConstValue, Id, Inst, Module, Operand, Type};
+use crate::wgsl::ast::{BinaryOp, COMPONENTS, Expr, Literal};
 
 /// Subgroup arithmetic: the opcode, the WGSL names for reduce, inclusive and exclusive scan
 /// (empty where WGSL lacks it), the signedness the operands are read with, and how two values
@@ -380,7 +380,7 @@ impl Lower<'_> {
                         let mask = Expr::call(e.subgroup_mask_helper(&self.namer), vec![u32_literal(0), end]);
                         let counted = Expr::binary(BinaryOp::And, ballot, mask);
                         let name = self.namer.fresh_name("counted", Some(&e.namer));
-                        self.stmts.push(super::ast::Stmt::Let { name: name.clone(), ty: None, value: counted });
+                        self.stmts.push(crate::wgsl::ast::Stmt::Let { name: name.clone(), ty: None, value: counted });
                         Expr::ident(name)
                     }
                     _ => {

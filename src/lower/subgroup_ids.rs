@@ -11,9 +11,9 @@
 //!   from the device's own, which the SPIR-V does not promise either. (The first invocation is
 //!   the one no other precedes, since naga lacks `subgroupElect`.)
 
-use super::ast::{self, BinaryOp, Expr, Literal, Stmt, UnaryOp};
 use super::emit::Emitter;
 use crate::spirv::{IoBinding, IoPlan, IoValue, WorkgroupDimension};
+use crate::wgsl::ast::{self, BinaryOp, Expr, Literal, Stmt, UnaryOp};
 
 impl Emitter<'_> {
     /// Statements that bind `name` to the value of input `value` where the wrapper computes it
