@@ -15,7 +15,7 @@
 //! bound, they make their use a run-time expression rather than one evaluated when the shader is
 //! created (`lower/runtime_constants.rs`).
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use super::ast::{BinaryOp, Expr, Function, Name, Stmt, UnaryOp};
 
@@ -79,20 +79,39 @@ fn list(
             list(nested, &HashSet::new(), unnamed, own, has_effect);
         }
     }
-    let mut index = 0;
-    while index + 1 < stmts.len() {
-        if try_inline(stmts, index, used_after, unnamed, own, has_effect) {
-            stmts.remove(index);
-        } else {
-            index += 1;
+    // How often each unnamed value is mentioned after `index`, kept up to date as `index` moves:
+    // each statement is counted once, not once for every `let` before it. An inlined `let` is
+    // dropped at the end; the statement it went into is the next one tried.
+    let mut after = HashMap::new();
+    stmts.iter().skip(1).for_each(|stmt| count_mentions(stmt, unnamed, &mut after));
+    let mut inlined = vec![false; stmts.len()];
+    for index in 0..stmts.len().saturating_sub(1) {
+        let mut next = HashMap::new();
+        count_mentions(&stmts[index + 1], unnamed, &mut next);
+        inlined[index] = try_inline(stmts, index, &after, used_after, unnamed, own, has_effect);
+        for (name, mentions) in next {
+            *after.entry(name).or_default() -= mentions;
         }
     }
+    let mut inlined = inlined.into_iter();
+    stmts.retain(|_| !inlined.next().unwrap_or(false));
+}
+
+/// Counts in `counts` every mention of an unnamed value in `stmt`.
+fn count_mentions(stmt: &Stmt, unnamed: &HashSet<Name>, counts: &mut HashMap<Name, isize>) {
+    stmt.for_each_ident(&mut |ident| {
+        if let Some(name) = unnamed.get(ident) {
+            *counts.entry(name.clone()).or_default() += 1;
+        }
+    });
 }
 
 /// Inlines the `let` at `index` into the statement after it, if it may; returns whether it did.
+/// `mentions_after` counts the mentions of each unnamed value after `index`.
 fn try_inline(
     stmts: &mut [Stmt],
     index: usize,
+    mentions_after: &HashMap<Name, isize>,
     used_after: &HashSet<Name>,
     unnamed: &HashSet<Name>,
     own: &Own,
@@ -106,11 +125,7 @@ fn try_inline(
     if !value.any(&|e| matches!(e, Expr::Ident(_))) && !has_effect(value) {
         return false;
     }
-    let mut mentions = 0;
-    for stmt in &stmts[index + 1..] {
-        stmt.for_each_ident(&mut |ident| mentions += usize::from(ident == &**name));
-    }
-    if mentions != 1 {
+    if mentions_after.get(name) != Some(&1) {
         return false;
     }
     let (name, value) = (name.clone(), value.clone());
