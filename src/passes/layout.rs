@@ -222,18 +222,6 @@ fn atomic_variables(module: &Module) -> HashSet<Id> {
     atomics.filter_map(|inst| atomics::variable_of(module, inst.id(0)?)).collect()
 }
 
-/// How deep `is_zero` looks into composite constants.
-const ZERO_DEPTH: u32 = 16;
-
-/// Whether `value` is a constant whose every bit is zero (looking `depth` levels into composites).
-fn is_zero(module: &Module, value: Id, depth: u32) -> bool {
-    match module.constant(value).filter(|c| c.spec_id.is_none()).map(|c| &c.value) {
-        Some(ConstValue::Null | ConstValue::Bool(false) | ConstValue::Scalar(0)) => true,
-        Some(ConstValue::Composite(parts)) => depth > 0 && parts.iter().all(|&part| is_zero(module, part, depth - 1)),
-        _ => false,
-    }
-}
-
 /// The most parts whole-value loads and stores of re-laid-out buffers may write out in a module.
 const MAX_EXPANDED_PARTS: usize = 1 << 16;
 
@@ -831,7 +819,7 @@ impl Layouts<'_> {
         }
         if place.column.is_none()
             && !self.atomic_variables.contains(&place.variable)
-            && is_zero(self.module, value, ZERO_DEPTH)
+            && self.module.is_fixed_zero(value)
         {
             // Every part of zero is zero: one zero value of the storage type (`array<Stride16, 4>()`).
             let pointer = self.access_chain(f, out, &place.variable, place.class, &place.path, place.storage);

@@ -569,14 +569,18 @@ impl Module {
         }
     }
 
-    /// Whether `id` is a constant that is zero in every component and not overridable: a level
-    /// of 0, or gradients of 0 (which also select level 0).
+    /// Whether `id` is a constant whose every bit is zero and that is not overridable (a level or
+    /// gradients of 0, a zero value to store), looking at most 16 levels into composites.
     pub fn is_fixed_zero(&self, id: Id) -> bool {
-        let Some(constant) = self.constant(id).filter(|c| c.spec_id.is_none()) else { return false };
-        match &constant.value {
-            ConstValue::Scalar(bits) => *bits == 0,
-            ConstValue::Null => true,
-            ConstValue::Composite(parts) => parts.iter().all(|&part| self.is_fixed_zero(part)),
+        self.is_fixed_zero_within(id, 16)
+    }
+
+    fn is_fixed_zero_within(&self, id: Id, depth: u32) -> bool {
+        match self.constant(id).filter(|c| c.spec_id.is_none()).map(|c| &c.value) {
+            Some(ConstValue::Null | ConstValue::Bool(false) | ConstValue::Scalar(0)) => true,
+            Some(ConstValue::Composite(parts)) => {
+                depth > 0 && parts.iter().all(|&part| self.is_fixed_zero_within(part, depth - 1))
+            }
             _ => false,
         }
     }
