@@ -31,16 +31,36 @@ pub(crate) fn inline(function: &mut Function, unnamed: &HashSet<Name>, has_effec
             own.names.insert(param.name.as_str().into());
         }
     }
+    let mut mentions = Mentions::default();
+    let mut declared_twice = HashSet::new();
     for stmt in &function.body {
         stmt.for_each_stmt(&mut |s| {
             if let Stmt::Let { name, .. } | Stmt::Var { name, .. } = s {
-                own.names.insert(name.clone());
+                if !own.names.insert(name.clone()) {
+                    declared_twice.insert(name.clone());
+                }
             }
         });
-        stmt.for_each_expr(&mut |e| e.for_each_address_taken(&mut |root| _ = own.addressed.insert(root.into())));
+        stmt.for_each_expr(&mut |e| {
+            e.for_each_address_taken(&mut |root| _ = own.addressed.insert(root.into()));
+            e.for_each_ident(&mut |ident| {
+                if let Some(name) = unnamed.get(ident) {
+                    *mentions.entry(name.clone()).or_default() += 1;
+                }
+            });
+        });
     }
-    list(&mut function.body, &HashSet::new(), unnamed, &own, has_effect);
+    // A name is an unnamed value's own, declared once (`Namer::fresh_name`); one declared twice
+    // would have its mentions counted together, so it is left alone.
+    mentions.retain(|name, _| !declared_twice.contains(name));
+    list(&mut function.body, &mentions, unnamed, &own, has_effect);
 }
+
+/// How often each unnamed value is mentioned in the function. A value is in scope from its `let`
+/// to the end of its list (and, in a loop's body, in its `continuing` and `break if`), so one
+/// mentioned once is mentioned once after its `let`; inlining moves a value's mentions from its
+/// `let` to its use and so keeps every count, however the lists are visited.
+type Mentions = HashMap<Name, u32>;
 
 /// The names of the function's own values, and those whose address is taken.
 #[derive(Default)]
@@ -56,76 +76,48 @@ impl Own {
     }
 }
 
-/// Inlines through `stmts` and the lists nested in them; `used_after` holds what follows
-/// `stmts` in their scope uses (a loop's `continuing` and `break if`, after its body).
+/// Inlines through `stmts` and the lists nested in them, innermost first.
 fn list(
     stmts: &mut Vec<Stmt>,
-    used_after: &HashSet<Name>,
+    mentions: &Mentions,
     unnamed: &HashSet<Name>,
     own: &Own,
     has_effect: &dyn Fn(&Expr) -> bool,
 ) {
     for stmt in stmts.iter_mut() {
-        if let Stmt::Loop { body, continuing, break_if } = stmt.unnoted_mut() {
-            let mut in_break_if = HashSet::new();
-            break_if.iter().for_each(|c| c.for_each_ident(&mut |i| _ = in_break_if.insert(Name::from(i))));
-            let mut after = in_break_if.clone();
-            continuing.iter().for_each(|s| s.for_each_ident(&mut |i| _ = after.insert(Name::from(i))));
-            list(body, &after, unnamed, own, has_effect);
-            list(continuing, &in_break_if, unnamed, own, has_effect);
-            continue;
-        }
         for nested in stmt.unnoted_mut().lists_mut() {
-            list(nested, &HashSet::new(), unnamed, own, has_effect);
+            list(nested, mentions, unnamed, own, has_effect);
         }
     }
-    // How often each unnamed value is mentioned after `index`, kept up to date as `index` moves:
-    // each statement is counted once, not once for every `let` before it. An inlined `let` is
-    // dropped at the end; the statement it went into is the next one tried.
-    let mut after = HashMap::new();
-    stmts.iter().skip(1).for_each(|stmt| count_mentions(stmt, unnamed, &mut after));
+    // An inlined `let` is dropped at the end; the statement it went into is the next one tried.
     let mut inlined = vec![false; stmts.len()];
     for index in 0..stmts.len().saturating_sub(1) {
-        let mut next = HashMap::new();
-        count_mentions(&stmts[index + 1], unnamed, &mut next);
-        inlined[index] = try_inline(stmts, index, &after, used_after, unnamed, own, has_effect);
-        for (name, mentions) in next {
-            *after.entry(name).or_default() -= mentions;
-        }
+        inlined[index] = try_inline(stmts, index, mentions, unnamed, own, has_effect);
     }
     let mut inlined = inlined.into_iter();
     stmts.retain(|_| !inlined.next().unwrap_or(false));
 }
 
-/// Counts in `counts` every mention of an unnamed value in `stmt`.
-fn count_mentions(stmt: &Stmt, unnamed: &HashSet<Name>, counts: &mut HashMap<Name, isize>) {
-    stmt.for_each_ident(&mut |ident| {
-        if let Some(name) = unnamed.get(ident) {
-            *counts.entry(name.clone()).or_default() += 1;
-        }
-    });
-}
-
 /// Inlines the `let` at `index` into the statement after it, if it may; returns whether it did.
-/// `mentions_after` counts the mentions of each unnamed value after `index`.
+/// A value mentioned once whose mention is not in that statement (but in a loop's `continuing`)
+/// stays.
 fn try_inline(
     stmts: &mut [Stmt],
     index: usize,
-    mentions_after: &HashMap<Name, isize>,
-    used_after: &HashSet<Name>,
+    mentions: &Mentions,
     unnamed: &HashSet<Name>,
     own: &Own,
     has_effect: &dyn Fn(&Expr) -> bool,
 ) -> bool {
     let Stmt::Let { name, ty: None, value } = stmts[index].unnoted() else { return false };
-    if !unnamed.contains(name) || used_after.contains(name) {
+    if !unnamed.contains(name) {
         return false;
     }
     // A constant's `let` is what makes its use a run-time expression (`lower/runtime_constants.rs`).
     if !value.any(&|e| matches!(e, Expr::Ident(_))) && !has_effect(value) {
         return false;
     }
-    if mentions_after.get(name) != Some(&1) {
+    if mentions.get(name) != Some(&1) {
         return false;
     }
     let (name, value) = (name.clone(), value.clone());
