@@ -14,7 +14,7 @@
 //! module's word count, and indices of blocks, scopes and members. An input that picks its ids
 //! to share a bucket can put at most bound / buckets of them there for each value of a key's
 //! other words, so the extra probing it causes is bounded by the bound: linear in its size. Keys
-//! an input spells freely, such as names, keep std's hash.
+//! an input spells freely, such as names, take a keyed hash instead (`name_hash.rs`).
 
 use std::collections::{HashMap, HashSet};
 use std::hash::{BuildHasherDefault, Hasher};

@@ -9,7 +9,7 @@
 //! assigned at the end of each predecessor and read once, into a `let`, at the start of its
 //! block, so copies into several phis never see each other's new values.
 
-use std::collections::HashSet;
+use crate::name_hash::NameSet;
 
 use spirv::Op;
 
@@ -56,7 +56,7 @@ pub fn emit(e: &mut Emitter, f: usize, entry: Option<&EntryPoint>) -> Result<ast
         rest: &[],
         entry: None,
         exits: Vec::new(),
-        unnamed: HashSet::new(),
+        unnamed: NameSet::default(),
         constant_lets: IdMap::default(),
     };
     let name = e.names.get(&function.id).cloned().unwrap_or_default();
@@ -248,7 +248,7 @@ pub(super) struct Lower<'m> {
     /// Each `if c { break; }` written: `c`, and the exact condition for going on.
     exits: Vec<(Expr, Expr)>,
     /// The names given to values without a name of their own (`x_12`).
-    unnamed: HashSet<Name>,
+    unnamed: NameSet<Name>,
     /// Constant operands of the instruction being lowered read through a `let`
     /// (`runtime_constants.rs`).
     pub(super) constant_lets: IdMap<Id, Name>,
@@ -398,7 +398,7 @@ impl<'m> Lower<'m> {
                 let continuing = self.nodes(e, continuing)?;
                 // `continuing` sees the body's declarations: a `var` it assigns is no `let` (a
                 // loop whose continue target heads another loop assigns that loop's phis there).
-                let mut written = HashSet::new();
+                let mut written = NameSet::default();
                 continuing.iter().for_each(|s| s.for_each_written(&mut |name| _ = written.insert(name.to_string())));
                 declarations::initialize_at_first_assignment(&mut body, declared, &|_| true, &|name| {
                     written.contains(name)

@@ -4,7 +4,7 @@
 //! it a value, where that is the first thing to mention it: `var i = 0i;`, not `var i: i32;`
 //! and, statements later, `i = 0i;`.
 
-use std::collections::{HashMap, HashSet};
+use crate::name_hash::{NameMap, NameSet};
 
 use super::ast::{Expr, Stmt};
 
@@ -25,7 +25,7 @@ pub(crate) fn initialize_at_first_assignment(
     if declared == 0 {
         return;
     }
-    let vars: HashMap<&str, usize> = stmts[..declared]
+    let vars: NameMap<&str, usize> = stmts[..declared]
         .iter()
         .enumerate()
         .filter_map(|(at, stmt)| match stmt.unnoted() {
@@ -75,7 +75,7 @@ pub(crate) fn initialize_at_first_assignment(
     // A variable that nothing writes after it is initialized (nor takes the address of) is a
     // `let`: a phi that became `a || b`, say. Only scalars, vectors and matrices: dynamic
     // indexing of an array value is not for every WGSL implementation.
-    let mut writes: HashMap<&str, u32> = HashMap::new();
+    let mut writes: NameMap<&str, u32> = NameMap::default();
     for stmt in &stmts[declared..] {
         stmt.for_each_written(&mut |name| {
             if let Some((&name, _)) = vars.get_key_value(name) {
@@ -155,7 +155,7 @@ fn sink_into_scopes(stmts: &mut Vec<Stmt>, used_after: &dyn Fn(&str) -> bool) {
             let in_break_if = names_in(&[], break_if.as_ref());
             let used_by_continuing = |name: &str| in_continuing.contains(name) || in_break_if.contains(name);
             sink_into_scopes(body, &used_by_continuing);
-            let mut written = HashSet::new();
+            let mut written = NameSet::default();
             continuing.iter().for_each(|stmt| stmt.for_each_written(&mut |name| _ = written.insert(name.to_string())));
             let written_by_continuing = |name: &str| written.contains(name);
             initialize_at_first_assignment(body, leading_vars(body), &used_by_continuing, &written_by_continuing);
@@ -172,8 +172,8 @@ fn sink_into_scopes(stmts: &mut Vec<Stmt>, used_after: &dyn Fn(&str) -> bool) {
 }
 
 /// Every identifier the statements and the expression mention.
-fn names_in(stmts: &[Stmt], expr: Option<&Expr>) -> HashSet<String> {
-    let mut names = HashSet::new();
+fn names_in(stmts: &[Stmt], expr: Option<&Expr>) -> NameSet<String> {
+    let mut names = NameSet::default();
     stmts.iter().for_each(|s| s.for_each_ident(&mut |i| _ = names.insert(i.to_string())));
     expr.iter().for_each(|e| e.for_each_ident(&mut |i| _ = names.insert(i.to_string())));
     names
@@ -183,7 +183,7 @@ fn names_in(stmts: &[Stmt], expr: Option<&Expr>) -> HashSet<String> {
 /// (declaration, statement, which of its lists `Stmt::lists_mut` gives).
 fn moves(stmts: &[Stmt], used_after: &dyn Fn(&str) -> bool) -> Vec<(usize, usize, usize)> {
     let declared = leading_vars(stmts);
-    let names: HashMap<&str, usize> = stmts[..declared]
+    let names: NameMap<&str, usize> = stmts[..declared]
         .iter()
         .enumerate()
         .filter_map(|(at, stmt)| match stmt.unnoted() {

@@ -13,7 +13,7 @@
 //! no invocation loops where it would not have. The rewrite is kept only if it leaves every
 //! barrier of the function in control flow WGSL proves uniform (`lower/emit.rs` checks).
 
-use std::collections::HashSet;
+use crate::name_hash::NameSet;
 
 use super::ast::{Expr, Function, Global, GlobalKind, Literal, Name, Stmt, SwitchCase, UnaryOp};
 use super::uniformity::{BARRIERS, root};
@@ -21,7 +21,7 @@ use super::uniformity::{BARRIERS, root};
 /// The body of `function` with its returns deferred, or `None` where the rewrite does not apply
 /// (a function returning a value, or a value others could observe computed where it cannot be
 /// put under the flag). `functions` are the module's own.
-pub(crate) fn defer(function: &Function, globals: &[Global], functions: &HashSet<Name>) -> Option<Vec<Stmt>> {
+pub(crate) fn defer(function: &Function, globals: &[Global], functions: &NameSet<Name>) -> Option<Vec<Stmt>> {
     if function.result.is_some() {
         return None;
     }
@@ -36,8 +36,8 @@ pub(crate) fn defer(function: &Function, globals: &[Global], functions: &HashSet
 
 /// The variables whose writes are the invocation's own: the function's `var`s, private
 /// globals, and parameters pointing to function or private memory.
-fn private_names(function: &Function, globals: &[Global]) -> HashSet<String> {
-    let mut private: HashSet<String> = globals
+fn private_names(function: &Function, globals: &[Global]) -> NameSet<String> {
+    let mut private: NameSet<String> = globals
         .iter()
         .filter(|g| matches!(&g.kind, GlobalKind::Var { space } if space == "private"))
         .map(|g| g.name.clone())
@@ -81,7 +81,7 @@ fn returns_for_trailing_ifs(mut body: Vec<Stmt>) -> Vec<Stmt> {
 
 /// `returned`, or `returned_N` if the function already uses that name.
 fn flag_name(function: &Function) -> Name {
-    let mut used: HashSet<String> = function.params.iter().map(|p| p.name.clone()).collect();
+    let mut used: NameSet<String> = function.params.iter().map(|p| p.name.clone()).collect();
     for stmt in &function.body {
         stmt.for_each_stmt(&mut |s| {
             if let Stmt::Let { name, .. } | Stmt::Var { name, .. } = s {
@@ -114,8 +114,8 @@ struct Place {
 
 struct Rewriter<'a> {
     flag: Name,
-    private: HashSet<String>,
-    functions: &'a HashSet<Name>,
+    private: NameSet<String>,
+    functions: &'a NameSet<Name>,
 }
 
 impl Rewriter<'_> {
@@ -336,7 +336,7 @@ mod tests {
             init: None,
         };
         let globals = [global("buffer", "storage, read_write"), global("counter", "private")];
-        let body = defer(&function, &globals, &HashSet::from(["helper".into()]))?;
+        let body = defer(&function, &globals, &NameSet::from_iter(["helper".into()]))?;
         Some(print::function(&Function { body, ..function }).0)
     }
 

@@ -15,7 +15,7 @@
 //! bound, they make their use a run-time expression rather than one evaluated when the shader is
 //! created (`lower/runtime_constants.rs`).
 
-use std::collections::{HashMap, HashSet};
+use crate::name_hash::{NameMap, NameSet};
 
 use super::ast::{BinaryOp, Expr, Function, Name, Stmt, UnaryOp};
 
@@ -24,7 +24,7 @@ const MAX_DEPTH: usize = 32;
 
 /// Inlines, through `function`'s body, the `let`s of the `unnamed` values as described above;
 /// `has_effect` says whether evaluating an expression has an effect.
-pub(crate) fn inline(function: &mut Function, unnamed: &HashSet<Name>, has_effect: &dyn Fn(&Expr) -> bool) {
+pub(crate) fn inline(function: &mut Function, unnamed: &NameSet<Name>, has_effect: &dyn Fn(&Expr) -> bool) {
     let mut own = Own::default();
     for param in &function.params {
         if !param.ty.starts_with("ptr<") {
@@ -32,13 +32,13 @@ pub(crate) fn inline(function: &mut Function, unnamed: &HashSet<Name>, has_effec
         }
     }
     let mut mentions = Mentions::default();
-    let mut declared_twice = HashSet::new();
+    let mut declared_twice = NameSet::default();
     for stmt in &function.body {
         stmt.for_each_stmt(&mut |s| {
-            if let Stmt::Let { name, .. } | Stmt::Var { name, .. } = s {
-                if !own.names.insert(name.clone()) {
-                    declared_twice.insert(name.clone());
-                }
+            if let Stmt::Let { name, .. } | Stmt::Var { name, .. } = s
+                && !own.names.insert(name.clone())
+            {
+                declared_twice.insert(name.clone());
             }
         });
         stmt.for_each_expr(&mut |e| {
@@ -60,13 +60,13 @@ pub(crate) fn inline(function: &mut Function, unnamed: &HashSet<Name>, has_effec
 /// to the end of its list (and, in a loop's body, in its `continuing` and `break if`), so one
 /// mentioned once is mentioned once after its `let`; inlining moves a value's mentions from its
 /// `let` to its use and so keeps every count, however the lists are visited.
-type Mentions = HashMap<Name, u32>;
+type Mentions = NameMap<Name, u32>;
 
 /// The names of the function's own values, and those whose address is taken.
 #[derive(Default)]
 struct Own {
-    names: HashSet<Name>,
-    addressed: HashSet<Name>,
+    names: NameSet<Name>,
+    addressed: NameSet<Name>,
 }
 
 impl Own {
@@ -80,7 +80,7 @@ impl Own {
 fn list(
     stmts: &mut Vec<Stmt>,
     mentions: &Mentions,
-    unnamed: &HashSet<Name>,
+    unnamed: &NameSet<Name>,
     own: &Own,
     has_effect: &dyn Fn(&Expr) -> bool,
 ) {
@@ -90,10 +90,9 @@ fn list(
         }
     }
     // An inlined `let` is dropped at the end; the statement it went into is the next one tried.
-    let mut inlined = vec![false; stmts.len()];
-    for index in 0..stmts.len().saturating_sub(1) {
-        inlined[index] = try_inline(stmts, index, mentions, unnamed, own, has_effect);
-    }
+    let inlined: Vec<bool> = (0..stmts.len())
+        .map(|index| index + 1 < stmts.len() && try_inline(stmts, index, mentions, unnamed, own, has_effect))
+        .collect();
     let mut inlined = inlined.into_iter();
     stmts.retain(|_| !inlined.next().unwrap_or(false));
 }
@@ -105,7 +104,7 @@ fn try_inline(
     stmts: &mut [Stmt],
     index: usize,
     mentions: &Mentions,
-    unnamed: &HashSet<Name>,
+    unnamed: &NameSet<Name>,
     own: &Own,
     has_effect: &dyn Fn(&Expr) -> bool,
 ) -> bool {
@@ -271,7 +270,7 @@ mod tests {
         body.insert(0, Stmt::Var { name: "acc".into(), ty: Some("f32".into()), value: None });
         let mut function =
             Function { attributes: vec![], name: "h".into(), params: vec![], result: None, body, exits: vec![] };
-        let unnamed: HashSet<Name> = ["x_1", "x_2"].into_iter().map(Name::from).collect();
+        let unnamed: NameSet<Name> = ["x_1", "x_2"].into_iter().map(Name::from).collect();
         let has_effect = |e: &Expr| e.any(&|e| matches!(e, Expr::Call(c) if &*c.callee == "f" || &*c.callee == "g"));
         inline(&mut function, &unnamed, &has_effect);
         print::function(&function).0

@@ -12,14 +12,14 @@
 //! - nothing after that assignment (later statements of the `continuing`, its `break if`)
 //!   mentions `p`.
 
-use std::collections::{HashMap, HashSet};
+use crate::name_hash::{NameMap, NameSet};
 
 use super::ast::{Expr, Function, Init, Name, Stmt, Update};
 
 /// Rewrites every loop of `function` as described above.
 pub(crate) fn elide(function: &mut Function) {
-    let mut vars = HashSet::new();
-    let mut addressed = HashSet::new();
+    let mut vars = NameSet::default();
+    let mut addressed = NameSet::default();
     for stmt in &function.body {
         stmt.for_each_stmt(&mut |s| {
             if let Stmt::Var { name, .. } = s {
@@ -30,14 +30,14 @@ pub(crate) fn elide(function: &mut Function) {
     }
     vars.retain(|v| !addressed.contains(v));
     // Each variable read straight, to the name of the value it held.
-    let mut renames = HashMap::new();
+    let mut renames = NameMap::default();
     in_list(&mut function.body, &vars, &mut renames);
     if !renames.is_empty() {
         function.body.iter_mut().for_each(|s| rename_stmt(s, &renames));
     }
 }
 
-fn in_list(stmts: &mut [Stmt], vars: &HashSet<Name>, renames: &mut HashMap<Name, Name>) {
+fn in_list(stmts: &mut [Stmt], vars: &NameSet<Name>, renames: &mut NameMap<Name, Name>) {
     for stmt in stmts {
         let stmt = stmt.unnoted_mut();
         for list in stmt.lists_mut() {
@@ -58,8 +58,8 @@ fn snapshot(
     body: &[Stmt],
     continuing: &[Stmt],
     break_if: Option<&Expr>,
-    vars: &HashSet<Name>,
-    renames: &HashMap<Name, Name>,
+    vars: &NameSet<Name>,
+    renames: &NameMap<Name, Name>,
 ) -> Option<(usize, Name, Name)> {
     body.iter().enumerate().find_map(|(at, stmt)| {
         let Stmt::Let { name, value: Expr::Ident(var), .. } = stmt.unnoted() else { return None };
@@ -94,7 +94,7 @@ fn writes(stmt: &Stmt, name: &str) -> bool {
 }
 
 /// Renames, through `stmt`, every identifier and declaration `renames` maps.
-fn rename_stmt(stmt: &mut Stmt, renames: &HashMap<Name, Name>) {
+fn rename_stmt(stmt: &mut Stmt, renames: &NameMap<Name, Name>) {
     match stmt {
         Stmt::Let { name, value, .. } => {
             rename_name(name, renames);
@@ -142,13 +142,13 @@ fn rename_stmt(stmt: &mut Stmt, renames: &HashMap<Name, Name>) {
     }
 }
 
-fn rename_name(name: &mut Name, renames: &HashMap<Name, Name>) {
+fn rename_name(name: &mut Name, renames: &NameMap<Name, Name>) {
     if let Some(new) = renames.get(name) {
         *name = new.clone();
     }
 }
 
-fn rename_expr(expr: &mut Expr, renames: &HashMap<Name, Name>) {
+fn rename_expr(expr: &mut Expr, renames: &NameMap<Name, Name>) {
     match expr {
         Expr::Ident(name) => rename_name(name, renames),
         Expr::Literal(_) => {}

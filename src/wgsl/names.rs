@@ -1,8 +1,8 @@
 //! Identifiers: OpName first, sanitised to a WGSL identifier, never a keyword, reserved word or
 //! predeclared name, and unique in its scope (`_1`, `_2`, ... on collisions).
 
+use crate::name_hash::{NameMap, NameSet};
 use std::borrow::Cow;
-use std::collections::{HashMap, HashSet};
 use std::sync::OnceLock;
 
 use super::ast::Name;
@@ -18,7 +18,7 @@ const PREDECLARED_ALIASES: &[&str] = &[
 /// Keywords and reserved words: no identifier may be one (WGSL spec, "Keyword Summary" and
 /// "Reserved Words"). naga keeps the list in step with the spec.
 fn is_keyword(name: &str) -> bool {
-    static SET: OnceLock<HashSet<&'static str>> = OnceLock::new();
+    static SET: OnceLock<NameSet<&'static str>> = OnceLock::new();
     SET.get_or_init(|| naga::keywords::wgsl::RESERVED.iter().copied().collect()).contains(name)
 }
 
@@ -27,7 +27,7 @@ fn is_keyword(name: &str) -> bool {
 /// `uniform` by scope, so a declaration named `uniform` breaks it) and builtin functions. A
 /// declaration with one of these names would be an error or shadow what the output uses.
 fn is_reserved(name: &str) -> bool {
-    static SET: OnceLock<HashSet<&'static str>> = OnceLock::new();
+    static SET: OnceLock<NameSet<&'static str>> = OnceLock::new();
     is_keyword(name)
         || SET
             .get_or_init(|| {
@@ -82,11 +82,11 @@ fn sanitize_against(name: &str, is_reserved: fn(&str) -> bool) -> Cow<'_, str> {
 /// Hands out unique identifiers within a scope.
 #[derive(Debug, Default, Clone)]
 pub struct Namer {
-    used: HashSet<Name>,
+    used: NameSet<Name>,
     /// For each base that collided, the counter its last fresh name took: names are never given
     /// back, so every smaller one is still taken, and the search resumes there. Without this,
     /// many values of one OpName would cost quadratic time.
-    counters: HashMap<String, u32>,
+    counters: NameMap<String, u32>,
     /// Names struct members ([`sanitize_member`]) rather than scoped declarations.
     members: bool,
 }
@@ -114,7 +114,7 @@ impl Namer {
             }
         }
         let taken =
-            |name: &str, used: &HashSet<Name>| used.contains(name) || outer.is_some_and(|o| o.used.contains(name));
+            |name: &str, used: &NameSet<Name>| used.contains(name) || outer.is_some_and(|o| o.used.contains(name));
         let mut counter = self.counters.get(base.as_ref()).copied().unwrap_or(1);
         // `x_1` style, avoiding `__` when the base already ends in `_`.
         let numbered =

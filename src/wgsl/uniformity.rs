@@ -15,7 +15,9 @@
 //! `continue` makes the rest of its function or loop non-uniform. Control reconverges after an
 //! `if`, `switch` or loop that no non-uniform `return` leaves, as in WGSL.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
+
+use crate::name_hash::{NameMap, NameSet};
 
 use super::ast::{Attribute, Expr, Function, Global, GlobalKind, Init, Name, Param, Stmt, UnaryOp};
 
@@ -86,10 +88,10 @@ pub struct Verdict {
 #[derive(Default)]
 pub struct Analysis {
     /// Globals whose values are uniform: uniform buffers, constants, overrides.
-    uniform_globals: HashSet<String>,
+    uniform_globals: NameSet<String>,
     /// The module's own functions, whose results are taken as non-uniform. Each name is held
     /// once and shared by the summaries and the printed functions' lists of calls.
-    functions: HashSet<Name>,
+    functions: NameSet<Name>,
     summaries: Vec<Summary>,
     /// Whether the function last added calls a barrier in control flow WGSL cannot prove
     /// uniform (its summary is then the last).
@@ -135,7 +137,7 @@ impl Analysis {
     /// Analyses one function; returns the module's functions it calls.
     pub fn function(&mut self, function: &Function) -> Vec<Name> {
         let relevant = |name: &str| is_uniformity_builtin(name) || self.functions.contains(name);
-        let mut calls = HashSet::new();
+        let mut calls = NameSet::default();
         for stmt in &function.body {
             stmt.for_each_call(&mut |name| {
                 if relevant(name) {
@@ -174,7 +176,7 @@ impl Analysis {
     }
 
     /// The module's own functions.
-    pub fn functions(&self) -> &HashSet<Name> {
+    pub fn functions(&self) -> &NameSet<Name> {
         &self.functions
     }
 
@@ -190,8 +192,8 @@ impl Analysis {
     fn breaks(&self, needs: &[&str]) -> bool {
         // Functions that (directly or through calls) need uniform control flow: those calling one
         // of `needs`, then their callers, each function once (a call chain costs its length).
-        let mut callers: HashMap<&str, Vec<&str>> = HashMap::new();
-        let mut needing: HashSet<&str> = HashSet::new();
+        let mut callers: NameMap<&str, Vec<&str>> = NameMap::default();
+        let mut needing: NameSet<&str> = NameSet::default();
         let mut found = Vec::new();
         for summary in &self.summaries {
             for call in &summary.calls {
@@ -223,19 +225,19 @@ fn is_uniformity_builtin(name: &str) -> bool {
 /// The calls `relevant` accepts that `function` makes in control flow WGSL cannot prove uniform.
 fn nonuniform_calls<'a>(
     function: &'a Function,
-    globals: &'a HashSet<String>,
-    functions: &'a HashSet<Name>,
-) -> HashSet<&'a str> {
+    globals: &'a NameSet<String>,
+    functions: &'a NameSet<Name>,
+) -> NameSet<&'a str> {
     // Optimistically every `var` is uniform; drop the ones an assignment proves otherwise.
     // Uniform parameters are never assigned, so they stay.
-    let mut vars: HashSet<&str> = uniform_params(function).collect();
+    let mut vars: NameSet<&str> = uniform_params(function).collect();
     declared_vars(&function.body, &mut vars);
     loop {
         let mut scope = Scope {
             globals,
             uniform: vars.clone(),
-            tainted: HashSet::new(),
-            nonuniform_calls: HashSet::new(),
+            tainted: NameSet::default(),
+            nonuniform_calls: NameSet::default(),
             functions,
             uniform_exits: HashMap::new(),
             trials: 0,
@@ -258,7 +260,7 @@ fn uniform_params(function: &Function) -> impl Iterator<Item = &str> {
     function.params.iter().filter(move |_| entry_point).filter(uniform).map(|param| param.name.as_str())
 }
 
-fn declared_vars<'a>(stmts: &'a [Stmt], vars: &mut HashSet<&'a str>) {
+fn declared_vars<'a>(stmts: &'a [Stmt], vars: &mut NameSet<&'a str>) {
     for stmt in stmts {
         stmt.for_each_stmt(&mut |s| {
             if let Stmt::Var { name, .. } = s {
@@ -320,16 +322,16 @@ fn is_pure_builtin(name: &str) -> bool {
 
 struct Scope<'a> {
     /// The module's uniform globals: kept apart from `uniform` so that no walk copies them.
-    globals: &'a HashSet<String>,
+    globals: &'a NameSet<String>,
     /// The function's names whose values are uniform.
-    uniform: HashSet<&'a str>,
+    uniform: NameSet<&'a str>,
     /// Variables assigned something non-uniform, or in non-uniform control flow.
-    tainted: HashSet<&'a str>,
+    tainted: NameSet<&'a str>,
     /// Calls of the module's functions and of builtins needing uniformity made in non-uniform
     /// control flow.
-    nonuniform_calls: HashSet<&'a str>,
+    nonuniform_calls: NameSet<&'a str>,
     /// The module's own functions, whose results are taken as non-uniform.
-    functions: &'a HashSet<Name>,
+    functions: &'a NameSet<Name>,
     /// Whether each loop (by address) has only uniform exits, found once per walk of the
     /// function so nested loops are not walked exponentially often.
     uniform_exits: HashMap<*const Stmt, bool>,
