@@ -8,7 +8,7 @@
 use spirv::Op;
 
 use super::emit::Emitter;
-use super::function::Lower;
+use super::function::{Lower, unnamed_base};
 use crate::error::Error;
 use crate::spirv::{Inst, Type};
 use crate::wgsl::ast::{BinaryOp, Expr, Literal, Stmt};
@@ -31,7 +31,7 @@ impl Lower<'_> {
         let member_signed = matches!(self.module.type_def(scalar), Some(Type::Int { signed: true, .. }));
         // The temporaries are named after the result, which keeps its own name for a `let`.
         let id = self.result(inst)?;
-        let base = self.module.name(id).map(str::to_string).unwrap_or_else(|| format!("x_{id}"));
+        let base = self.module.name(id).map(str::to_string).unwrap_or_else(|| unnamed_base(id));
         let words = Words { base, count };
         let a = self.take_shared(e, self.operand(inst, 0)?)?;
         let b = self.take_shared(e, self.operand(inst, 1)?)?;

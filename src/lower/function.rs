@@ -136,17 +136,35 @@ impl Value {
 pub(super) struct Pending {
     reading_memory: Vec<(u32, Id)>,
     pure: Vec<(u32, Id)>,
-    next: u32,
+    /// Per number, false once its value was taken: a stale entry is skipped without a lookup.
+    live: Vec<bool>,
 }
 
 impl Pending {
     /// Records `id` as pending; returns its number.
     fn add(&mut self, id: Id, reads_memory: bool) -> u32 {
-        let number = self.next;
-        self.next += 1;
+        let number = self.live.len() as u32;
+        self.live.push(true);
         let entries = if reads_memory { &mut self.reading_memory } else { &mut self.pure };
         entries.push((number, id));
         number
+    }
+
+    /// The entries to bind, in definition order: those reading memory, or all (both lists are
+    /// in order already, so they are merged).
+    fn drain(&mut self, only_memory: bool) -> Vec<(u32, Id)> {
+        let reading_memory = std::mem::take(&mut self.reading_memory);
+        if only_memory || self.pure.is_empty() {
+            return reading_memory;
+        }
+        let pure = std::mem::take(&mut self.pure);
+        let mut merged = Vec::with_capacity(reading_memory.len() + pure.len());
+        let (mut a, mut b) = (reading_memory.into_iter().peekable(), pure.into_iter().peekable());
+        while let (Some(x), Some(y)) = (a.peek(), b.peek()) {
+            merged.push(if x < y { a.next() } else { b.next() }.expect("peeked"));
+        }
+        merged.extend(a.chain(b));
+        merged
     }
 }
 
@@ -296,7 +314,7 @@ impl<'m> Lower<'m> {
                 self.values.insert(phi, Value::Ident(name.clone()));
                 name
             } else {
-                let base = self.module.name(phi).map(str::to_string).unwrap_or_else(|| format!("x_{phi}"));
+                let base = self.module.name(phi).map(str::to_string).unwrap_or_else(|| unnamed_base(phi));
                 self.namer.fresh_name(&format!("{base}_phi"), Some(&e.namer))
             };
             self.stmts.push(Stmt::Var { name: name.clone(), ty: Some(ty), value: None });
@@ -645,13 +663,9 @@ impl<'m> Lower<'m> {
     /// Binds pending values to `let`s, in definition order: only those that read memory (before a
     /// side effect), or all.
     pub(super) fn flush(&mut self, e: &Emitter, only_memory: bool) {
-        let mut entries = std::mem::take(&mut self.pending.reading_memory);
-        if !only_memory {
-            entries.append(&mut self.pending.pure);
-            entries.sort_unstable();
-        }
-        for (number, id) in entries {
-            if let Some(Value::Pending { number: current, .. }) = self.values.get(&id)
+        for (number, id) in self.pending.drain(only_memory) {
+            if self.pending.live[number as usize]
+                && let Some(Value::Pending { number: current, .. }) = self.values.get(&id)
                 && *current == number
             {
                 self.bind_pending(e, id);
@@ -661,10 +675,19 @@ impl<'m> Lower<'m> {
 
     /// Binds `id` to a `let` (or its hoisted `var`) if its value is pending.
     fn bind_pending(&mut self, e: &Emitter, id: Id) {
-        if let Some(Value::Pending { .. }) = self.values.get(&id) {
-            let Some(Value::Pending { expr, .. }) = self.values.remove(&id) else { unreachable!() };
+        if let Some((expr, _)) = self.remove_pending(id) {
             self.bind(e, id, *expr);
         }
+    }
+
+    /// The value of `id` and whether it reads memory, removed, if it is pending.
+    fn remove_pending(&mut self, id: Id) -> Option<(Box<Expr>, bool)> {
+        if !matches!(self.values.get(&id), Some(Value::Pending { .. })) {
+            return None;
+        }
+        let Some(Value::Pending { expr, reads_memory, number }) = self.values.remove(&id) else { unreachable!() };
+        self.pending.live[number as usize] = false;
+        Some((expr, reads_memory))
     }
 
     /// Whether anything reads the instruction's result.
@@ -680,7 +703,7 @@ impl<'m> Lower<'m> {
                 self.namer.fresh_name(&name, Some(&e.namer))
             }
             None => {
-                let name = self.namer.fresh_name(&format!("x_{id}"), Some(&e.namer));
+                let name = self.namer.fresh_name(&unnamed_base(id), Some(&e.namer));
                 self.unnamed.insert(name.clone());
                 name
             }
@@ -693,7 +716,7 @@ impl<'m> Lower<'m> {
         if matches!(value, Expr::Ident(_) | Expr::Literal(_)) {
             return value;
         }
-        let base = self.module.name(id).map(str::to_string).unwrap_or_else(|| format!("x_{id}"));
+        let base = self.module.name(id).map(str::to_string).unwrap_or_else(|| unnamed_base(id));
         let name = self.namer.fresh_name(&format!("{base}_{what}"), Some(&e.namer));
         self.stmts.push(Stmt::Let { name: name.clone(), ty: None, value });
         Expr::ident(name)
@@ -765,7 +788,7 @@ impl<'m> Lower<'m> {
             Some(Value::Ident(name)) => return Ok(Expr::Ident(name.clone())),
             Some(Value::Named(expr)) => return Ok(Expr::clone(expr)),
             Some(Value::Pending { .. }) => {
-                let Some(Value::Pending { expr, reads_memory, .. }) = self.values.remove(&id) else { unreachable!() };
+                let (expr, reads_memory) = self.remove_pending(id).expect("pending");
                 self.consumed_memory |= reads_memory;
                 return Ok(*expr);
             }
@@ -855,10 +878,28 @@ impl<'m> Lower<'m> {
     /// Drops a pending value whose only use turned out not to need it (a shuffle operand none of
     /// whose components is selected); pending values are pure, so nothing is lost.
     pub(super) fn discard(&mut self, id: Id) {
-        if matches!(self.values.get(&id), Some(Value::Pending { .. })) {
-            self.values.remove(&id);
+        self.remove_pending(id);
+    }
+}
+
+/// `x_<id>`, the name of a value without an `OpName`: written digit by digit, as `format!` costs
+/// more than the rest of naming a value, once per value of the module.
+pub(super) fn unnamed_base(id: Id) -> String {
+    let mut digits = [0u8; 10];
+    let mut start = digits.len();
+    let mut rest = id;
+    loop {
+        start -= 1;
+        digits[start] = b'0' + (rest % 10) as u8;
+        rest /= 10;
+        if rest == 0 {
+            break;
         }
     }
+    let mut base = String::with_capacity(2 + digits.len() - start);
+    base.push_str("x_");
+    base.extend(digits[start..].iter().map(|&digit| char::from(digit)));
+    base
 }
 
 /// Whether evaluating `expr` has an effect: a call of one of the module's functions, or an atomic
@@ -881,3 +922,15 @@ const NEGATED_COMPARISONS: [(BinaryOp, BinaryOp); 6] = [
     (BinaryOp::Greater, BinaryOp::LessEqual),
     (BinaryOp::GreaterEqual, BinaryOp::Less),
 ];
+
+#[cfg(test)]
+mod tests {
+    use super::unnamed_base;
+
+    #[test]
+    fn an_unnamed_value_is_x_and_its_id_in_decimal() {
+        for id in [0, 7, 10, 12_345, u32::MAX] {
+            assert_eq!(unnamed_base(id), format!("x_{id}"));
+        }
+    }
+}

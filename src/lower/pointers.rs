@@ -16,7 +16,7 @@
 use spirv::Op;
 
 use super::emit::Emitter;
-use super::function::{Choice, Lower, Pointer, Selector, Step, Value};
+use super::function::{Choice, Lower, Pointer, Selector, Step, Value, unnamed_base};
 use crate::error::{Error, Location};
 use crate::passes::signedness::int_signedness;
 use crate::spirv::{Def, Id, Inst, Module};
@@ -88,7 +88,7 @@ impl Lower<'_> {
             ));
         }
         let inst = self.module.value_inst(phi).ok_or_else(|| Error::internal("a phi without its instruction"))?;
-        let base = self.module.name(phi).map(str::to_string).unwrap_or_else(|| format!("x_{phi}"));
+        let base = self.module.name(phi).map(str::to_string).unwrap_or_else(|| unnamed_base(phi));
         let which = self.namer.fresh_name(&format!("{base}_which"), Some(&e.namer));
         self.stmts.push(Stmt::Var { name: which.clone(), ty: Some("u32".into()), value: None });
         let mut options = Vec::new();
