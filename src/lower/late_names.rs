@@ -6,7 +6,6 @@
 
 use super::emit::Emitter;
 use super::non_finite::is_non_finite;
-use crate::id_hash::IdSet;
 use crate::spirv::{ConstValue, Def, Id, Type};
 
 impl Emitter<'_> {
@@ -14,7 +13,9 @@ impl Emitter<'_> {
     /// instructions and signatures reach, in the order they are met.
     pub(super) fn claim_late_names(&mut self, functions: &[usize]) {
         let module = self.module;
-        let mut seen = IdSet::default();
+        // By id: ids index the module's definitions densely, and a flag per id costs less than
+        // hashing each type and constant every instruction mentions.
+        let mut seen = vec![false; module.defs.len()];
         // Initializers the entry points store (`entry_initializers.rs`), read there or not.
         let mut pending: Vec<Id> = self.moved_initializers.iter().map(|&(_, init)| init).collect();
         for &f in functions {
@@ -31,7 +32,10 @@ impl Emitter<'_> {
                     if matches!(module.def(id), Def::Value { .. } | Def::Param { .. }) {
                         continue;
                     }
-                    if seen.insert(id) {
+                    // An id past the definitions claims nothing.
+                    if let Some(seen) = seen.get_mut(id as usize)
+                        && !std::mem::replace(seen, true)
+                    {
                         self.claim(id, &mut pending);
                     }
                 }
