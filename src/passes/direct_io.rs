@@ -33,7 +33,7 @@ use crate::spirv::{Function, Id, IoBinding, IoSource, IoValue, Module};
 /// variables that still need their proxy. `io_reached` holds, per function, the Input and
 /// Output variables it or a function it calls uses.
 pub(super) fn run(module: &mut Module, io_reached: &[Vec<Id>]) -> BTreeSet<Id> {
-    let written = written_inputs(module);
+    let written = written_inputs(module, io_reached);
     let unwrapped = unwrapped_functions(module);
     // The variables a function other than an unwrapped entry function uses: through its proxy.
     let mut proxied: BTreeSet<Id> = BTreeSet::new();
@@ -48,7 +48,7 @@ pub(super) fn run(module: &mut Module, io_reached: &[Vec<Id>]) -> BTreeSet<Id> {
         let Some(mut plan) = entry.io.clone() else { continue };
         let function = module.function_index(entry.function).filter(|_| unwrapped.contains(&entry.function));
         plan.unwrapped = function.is_some();
-        let stores = function.map(|f| output_stores(module, f)).unwrap_or_default();
+        let stores = function.filter(|&f| uses_io(io_reached, f)).map(|f| output_stores(module, f)).unwrap_or_default();
         let globals: BTreeSet<Id> = plan.inputs.iter().chain(&plan.outputs).filter_map(proxy_global).collect();
         for global in globals {
             let Some(g) = module.global_index(global).map(|g| &module.globals[g]) else { continue };
@@ -196,11 +196,18 @@ fn for_each_io_use<'f>(
     }
 }
 
+/// Whether function `f` may use an Input or Output variable (`io_reached` lists those it or its
+/// callees use).
+fn uses_io(io_reached: &[Vec<Id>], f: usize) -> bool {
+    io_reached.get(f).is_none_or(|reached| !reached.is_empty())
+}
+
 /// The Input variables something in the module may write: a use that is not a load, a step of
-/// an access chain or copy, or the source of an `OpCopyMemory`.
-fn written_inputs(module: &Module) -> IdSet<Id> {
+/// an access chain or copy, or the source of an `OpCopyMemory`. A function that uses no Input or
+/// Output variable, nor calls one that does (`io_reached`), has no such use: it is not walked.
+fn written_inputs(module: &Module, io_reached: &[Vec<Id>]) -> IdSet<Id> {
     let mut written = IdSet::default();
-    for function in &module.functions {
+    for (_, function) in module.functions.iter().enumerate().filter(|&(f, _)| uses_io(io_reached, f)) {
         for_each_io_use(module, function, |inst, _, position, global, _| {
             let read = match inst.op {
                 Op::Load | Op::AccessChain | Op::InBoundsAccessChain | Op::CopyObject => position == 0,
