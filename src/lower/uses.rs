@@ -96,6 +96,14 @@ impl<'m> Uses<'m> {
 
     /// Adds `more` to the blocks using `id`, keeping the list sorted and without repeats.
     fn add_blocks(&mut self, id: Id, more: &[usize]) {
+        // Most often `more` names only the one block `id` is used in: nothing changes.
+        if !self.blocks.contains_key(&id)
+            && let Some(used) = self.get(&id)
+            && used.block != NO_BLOCK
+            && more.iter().all(|&block| block == used.block)
+        {
+            return;
+        }
         let mut all = self.blocks(id).to_vec();
         all.extend(more);
         all.sort_unstable();
@@ -167,19 +175,28 @@ pub(super) fn uses<'m>(module: &'m Module, f: usize) -> Result<Uses<'m>, Error> 
     // after all those derived from it: its uses are complete when it passes them on. Blocks
     // passed on are merged once per pointer, so a base shared by many access chains costs no
     // more than the chains.
+    // `add_blocks` keeps a set: a block passed on twice in a row is passed on once (a base that
+    // every access chain of a block shares gets that block once, not once per chain).
     let mut inherited: IdMap<Id, Vec<usize>> = IdMap::default();
+    let mut blocks = Vec::new();
     for &(pointer, index) in pointers.iter().rev() {
         if let Some(more) = inherited.remove(&pointer) {
             uses.add_blocks(pointer, &more);
         }
         let Some(used) = uses.get(&pointer) else { continue };
         let extra = used.count.saturating_sub(1);
-        let blocks = uses.blocks(pointer).to_vec();
+        blocks.clear();
+        blocks.extend_from_slice(uses.blocks(pointer));
         for id in function.insts[index].id_operands() {
             if uses.get(&id).is_some() {
                 uses.get_mut(id).count += extra;
             }
-            inherited.entry(id).or_default().extend(&blocks);
+            let passed = inherited.entry(id).or_default();
+            for &block in &blocks {
+                if passed.last() != Some(&block) {
+                    passed.push(block);
+                }
+            }
         }
     }
     for (id, more) in inherited {
