@@ -23,8 +23,13 @@ impl Emitter<'_> {
             pending.push(function.result_type);
             pending.extend(function.params.iter().map(|p| p.ty));
             for inst in &function.insts {
-                pending.extend(inst.ty);
-                pending.extend(inst.id_operands());
+                // Only what may claim a name goes on the list, so that most instructions, whose
+                // type and operands were met before or are values, cost no more than this look.
+                let unseen = |id: &Id| {
+                    seen.get(*id as usize) == Some(&false)
+                        && !matches!(module.def(*id), Def::Value { .. } | Def::Param { .. })
+                };
+                pending.extend(inst.ty.into_iter().chain(inst.id_operands()).filter(unseen));
                 // Depth first, so names are claimed in the order a reader meets them.
                 pending.reverse();
                 while let Some(id) = pending.pop() {
