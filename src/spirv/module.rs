@@ -938,13 +938,15 @@ impl Module {
     /// the function. `None` when a branch names no block of the function.
     pub fn successors(&self, f: usize, block: usize) -> Option<Vec<Option<usize>>> {
         let terminator = self.functions[f].terminator(block);
-        let labels: Vec<usize> = match terminator.op {
-            Op::Branch => vec![0],
-            Op::BranchConditional => vec![1, 2],
-            Op::Switch => std::iter::once(1).chain((3..terminator.operands.len()).step_by(2)).collect(),
+        // The positions of the label operands, without a list of them: this runs for every block.
+        let (first, rest, step) = match terminator.op {
+            Op::Branch => (0, 0..0, 1),
+            Op::BranchConditional => (1, 2..3, 1),
+            Op::Switch => (1, 3..terminator.operands.len(), 2),
             _ => return Some(vec![None]),
         };
-        labels.into_iter().map(|i| terminator.id(i).and_then(|id| self.label_block(f, id)).map(Some)).collect()
+        let labels = std::iter::once(first).chain(rest.step_by(step));
+        labels.map(|i| terminator.id(i).and_then(|id| self.label_block(f, id)).map(Some)).collect()
     }
 }
 
