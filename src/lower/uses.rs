@@ -14,13 +14,16 @@ pub(super) struct Use {
     pub(super) count: u32,
     /// The block of the last use the walk met (for a phi operand, the predecessor), or `NO_BLOCK`.
     pub(super) block: usize,
+    /// Whether `Uses::blocks` holds the value's list of blocks: asked for every value, where a
+    /// hash look-up in that list cost more than the rest.
+    several: bool,
 }
 
 const NO_BLOCK: usize = usize::MAX;
 
 impl Default for Use {
     fn default() -> Self {
-        Use { count: 0, block: NO_BLOCK }
+        Use { count: 0, block: NO_BLOCK, several: false }
     }
 }
 
@@ -52,7 +55,7 @@ impl<'m> Uses<'m> {
             }
             _ => self.others.get(id),
         };
-        used.filter(|u| u.count > 0 || u.block != NO_BLOCK || self.blocks.contains_key(id))
+        used.filter(|u| u.count > 0 || u.block != NO_BLOCK || u.several)
     }
 
     fn get_mut(&mut self, id: Id) -> &mut Use {
@@ -73,9 +76,9 @@ impl<'m> Uses<'m> {
 
     /// The blocks using `id`, in the order the walk met them or sorted, perhaps repeated.
     pub(super) fn blocks(&self, id: Id) -> &[usize] {
-        match (self.blocks.get(&id), self.get(&id)) {
-            (Some(blocks), _) => blocks,
-            (None, Some(used)) if used.block != NO_BLOCK => std::slice::from_ref(&used.block),
+        match self.get(&id) {
+            Some(used) if used.several => self.blocks.get(&id).map_or(&[], Vec::as_slice),
+            Some(used) if used.block != NO_BLOCK => std::slice::from_ref(&used.block),
             _ => &[],
         }
     }
@@ -87,6 +90,7 @@ impl<'m> Uses<'m> {
         let Some(block) = block else { return };
         let last = std::mem::replace(&mut used.block, block);
         if last != NO_BLOCK && last != block {
+            used.several = true;
             let blocks = self.blocks.entry(id).or_insert_with(|| vec![last]);
             if blocks.last() != Some(&block) {
                 blocks.push(block);
@@ -97,8 +101,8 @@ impl<'m> Uses<'m> {
     /// Adds `more` to the blocks using `id`, keeping the list sorted and without repeats.
     fn add_blocks(&mut self, id: Id, more: &[usize]) {
         // Most often `more` names only the one block `id` is used in: nothing changes.
-        if !self.blocks.contains_key(&id)
-            && let Some(used) = self.get(&id)
+        if let Some(used) = self.get(&id)
+            && !used.several
             && used.block != NO_BLOCK
             && more.iter().all(|&block| block == used.block)
         {
@@ -110,8 +114,10 @@ impl<'m> Uses<'m> {
         all.dedup();
         let used = self.get_mut(id);
         if all == [used.block] {
+            used.several = false;
             self.blocks.remove(&id);
         } else {
+            used.several = true;
             self.blocks.insert(id, all);
         }
     }
