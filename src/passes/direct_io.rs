@@ -44,8 +44,9 @@ pub(super) fn run(module: &mut Module, io_reached: &[Vec<Id>]) -> BTreeSet<Id> {
     }
     let used_by_others = proxied.clone();
     for e in 0..module.entry_points.len() {
+        // Taken while it is worked on (nothing below reads the entry points' plans), not copied.
+        let Some(mut plan) = module.entry_points[e].io.take() else { continue };
         let entry = &module.entry_points[e];
-        let Some(mut plan) = entry.io.clone() else { continue };
         let function = module.function_index(entry.function).filter(|_| unwrapped.contains(&entry.function));
         plan.unwrapped = function.is_some();
         let stores = function.filter(|&f| uses_io(io_reached, f)).map(|f| output_stores(module, f)).unwrap_or_default();
