@@ -6,7 +6,6 @@
 
 use super::emit::Emitter;
 use super::non_finite::is_non_finite;
-use crate::id_hash::IdSet;
 use crate::spirv::{ConstValue, Def, Id, Type};
 
 impl Emitter<'_> {
@@ -14,7 +13,9 @@ impl Emitter<'_> {
     /// instructions and signatures reach, in the order they are met.
     pub(super) fn claim_late_names(&mut self, functions: &[usize]) {
         let module = self.module;
-        let mut seen = IdSet::default();
+        // By id: ids index the module's definitions densely, and a flag per id costs less than
+        // hashing each type and constant every instruction mentions.
+        let mut seen = vec![false; module.defs.len()];
         // Initializers the entry points store (`entry_initializers.rs`), read there or not.
         let mut pending: Vec<Id> = self.moved_initializers.iter().map(|&(_, init)| init).collect();
         for &f in functions {
@@ -22,8 +23,13 @@ impl Emitter<'_> {
             pending.push(function.result_type);
             pending.extend(function.params.iter().map(|p| p.ty));
             for inst in &function.insts {
-                pending.extend(inst.ty);
-                pending.extend(inst.id_operands());
+                // Only what may claim a name goes on the list, so that most instructions, whose
+                // type and operands were met before or are values, cost no more than this look.
+                let unseen = |id: &Id| {
+                    seen.get(*id as usize) == Some(&false)
+                        && !matches!(module.def(*id), Def::Value { .. } | Def::Param { .. })
+                };
+                pending.extend(inst.ty.into_iter().chain(inst.id_operands()).filter(unseen));
                 // Depth first, so names are claimed in the order a reader meets them.
                 pending.reverse();
                 while let Some(id) = pending.pop() {
@@ -31,7 +37,10 @@ impl Emitter<'_> {
                     if matches!(module.def(id), Def::Value { .. } | Def::Param { .. }) {
                         continue;
                     }
-                    if seen.insert(id) {
+                    // An id past the definitions claims nothing.
+                    if let Some(seen) = seen.get_mut(id as usize)
+                        && !std::mem::replace(seen, true)
+                    {
                         self.claim(id, &mut pending);
                     }
                 }

@@ -14,13 +14,16 @@ pub(super) struct Use {
     pub(super) count: u32,
     /// The block of the last use the walk met (for a phi operand, the predecessor), or `NO_BLOCK`.
     pub(super) block: usize,
+    /// Whether `Uses::blocks` holds the value's list of blocks: asked for every value, where a
+    /// hash look-up in that list cost more than the rest.
+    several: bool,
 }
 
 const NO_BLOCK: usize = usize::MAX;
 
 impl Default for Use {
     fn default() -> Self {
-        Use { count: 0, block: NO_BLOCK }
+        Use { count: 0, block: NO_BLOCK, several: false }
     }
 }
 
@@ -52,7 +55,7 @@ impl<'m> Uses<'m> {
             }
             _ => self.others.get(id),
         };
-        used.filter(|u| u.count > 0 || u.block != NO_BLOCK || self.blocks.contains_key(id))
+        used.filter(|u| u.count > 0 || u.block != NO_BLOCK || u.several)
     }
 
     fn get_mut(&mut self, id: Id) -> &mut Use {
@@ -73,9 +76,9 @@ impl<'m> Uses<'m> {
 
     /// The blocks using `id`, in the order the walk met them or sorted, perhaps repeated.
     pub(super) fn blocks(&self, id: Id) -> &[usize] {
-        match (self.blocks.get(&id), self.get(&id)) {
-            (Some(blocks), _) => blocks,
-            (None, Some(used)) if used.block != NO_BLOCK => std::slice::from_ref(&used.block),
+        match self.get(&id) {
+            Some(used) if used.several => self.blocks.get(&id).map_or(&[], Vec::as_slice),
+            Some(used) if used.block != NO_BLOCK => std::slice::from_ref(&used.block),
             _ => &[],
         }
     }
@@ -87,6 +90,7 @@ impl<'m> Uses<'m> {
         let Some(block) = block else { return };
         let last = std::mem::replace(&mut used.block, block);
         if last != NO_BLOCK && last != block {
+            used.several = true;
             let blocks = self.blocks.entry(id).or_insert_with(|| vec![last]);
             if blocks.last() != Some(&block) {
                 blocks.push(block);
@@ -96,14 +100,24 @@ impl<'m> Uses<'m> {
 
     /// Adds `more` to the blocks using `id`, keeping the list sorted and without repeats.
     fn add_blocks(&mut self, id: Id, more: &[usize]) {
+        // Most often `more` names only the one block `id` is used in: nothing changes.
+        if let Some(used) = self.get(&id)
+            && !used.several
+            && used.block != NO_BLOCK
+            && more.iter().all(|&block| block == used.block)
+        {
+            return;
+        }
         let mut all = self.blocks(id).to_vec();
         all.extend(more);
         all.sort_unstable();
         all.dedup();
         let used = self.get_mut(id);
         if all == [used.block] {
+            used.several = false;
             self.blocks.remove(&id);
         } else {
+            used.several = true;
             self.blocks.insert(id, all);
         }
     }
@@ -167,19 +181,28 @@ pub(super) fn uses<'m>(module: &'m Module, f: usize) -> Result<Uses<'m>, Error> 
     // after all those derived from it: its uses are complete when it passes them on. Blocks
     // passed on are merged once per pointer, so a base shared by many access chains costs no
     // more than the chains.
+    // `add_blocks` keeps a set: a block passed on twice in a row is passed on once (a base that
+    // every access chain of a block shares gets that block once, not once per chain).
     let mut inherited: IdMap<Id, Vec<usize>> = IdMap::default();
+    let mut blocks = Vec::new();
     for &(pointer, index) in pointers.iter().rev() {
         if let Some(more) = inherited.remove(&pointer) {
             uses.add_blocks(pointer, &more);
         }
         let Some(used) = uses.get(&pointer) else { continue };
         let extra = used.count.saturating_sub(1);
-        let blocks = uses.blocks(pointer).to_vec();
+        blocks.clear();
+        blocks.extend_from_slice(uses.blocks(pointer));
         for id in function.insts[index].id_operands() {
             if uses.get(&id).is_some() {
                 uses.get_mut(id).count += extra;
             }
-            inherited.entry(id).or_default().extend(&blocks);
+            let passed = inherited.entry(id).or_default();
+            for &block in &blocks {
+                if passed.last() != Some(&block) {
+                    passed.push(block);
+                }
+            }
         }
     }
     for (id, more) in inherited {

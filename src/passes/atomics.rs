@@ -276,7 +276,6 @@ fn contains_atomic(module: &Module, ty: Id) -> bool {
 fn retype_access_chains(module: &mut Module, f: usize) -> Result<(), Error> {
     for index in 0..module.functions[f].insts.len() {
         let inst: &Inst = &module.functions[f].insts[index];
-        let location = module.location_of(f, inst);
         let base = inst.id(0).unwrap_or(0);
         let whole_copy = match inst.op {
             Op::Load => pointee(module, base).map(|(_, p)| p),
@@ -289,7 +288,7 @@ fn retype_access_chains(module: &mut Module, f: usize) -> Result<(), Error> {
         {
             return Err(Error::unsupported(
                 "copying a struct or array that holds atomics: WGSL cannot copy atomics",
-                location,
+                module.location_of(f, inst),
             ));
         }
         if inst.op == Op::FunctionCall
@@ -298,7 +297,10 @@ fn retype_access_chains(module: &mut Module, f: usize) -> Result<(), Error> {
                 .skip(1)
                 .any(|arg| pointee(module, arg).is_some_and(|(_, p)| contains_atomic(module, p)))
         {
-            return Err(Error::unsupported("passing a pointer to atomics to a function (not supported yet)", location));
+            return Err(Error::unsupported(
+                "passing a pointer to atomics to a function (not supported yet)",
+                module.location_of(f, inst),
+            ));
         }
         if !matches!(inst.op, Op::AccessChain | Op::InBoundsAccessChain | Op::CopyObject) {
             continue;

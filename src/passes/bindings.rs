@@ -97,13 +97,22 @@ fn push_constants_to_uniforms(module: &mut Module) {
 /// of one buffer, typically): WGSL needs a binding per resource, so all but the first declared
 /// move to bindings of their own, where the application binds the same resource again.
 fn separate_shared_bindings(module: &mut Module) {
-    let used = module.globals_used_in(&module.entry_functions());
     let mut at: BTreeMap<ResourceBinding, Vec<usize>> = BTreeMap::new();
-    for (g, global) in module.globals.iter().enumerate().filter(|&(g, _)| used[g]) {
+    for (g, global) in module.globals.iter().enumerate() {
         let d = module.decorations(global.id);
         if let (Some(group), Some(binding)) = (d.set, d.binding) {
             at.entry(ResourceBinding { group, binding }).or_default().push(g);
         }
+    }
+    // Most modules give every variable a binding of its own: then the walk for the variables the
+    // entry points use is not needed.
+    at.retain(|_, globals| globals.len() > 1);
+    if at.is_empty() {
+        return;
+    }
+    let used = module.globals_used_in(&module.entry_functions());
+    for globals in at.values_mut() {
+        globals.retain(|&g| used[g]);
     }
     at.retain(|_, globals| globals.len() > 1);
     if at.is_empty() {

@@ -27,13 +27,13 @@ use spirv::{Op, StorageClass};
 
 use crate::id_hash::{IdMap, IdSet};
 use crate::spirv::structured::Node;
-use crate::spirv::{Function, Id, IoBinding, IoSource, IoValue, Module};
+use crate::spirv::{Function, Id, Inst, IoBinding, IoSource, IoValue, Module};
 
 /// Marks the unwrapped entry points and the direct values; returns the Input and Output
 /// variables that still need their proxy. `io_reached` holds, per function, the Input and
 /// Output variables it or a function it calls uses.
 pub(super) fn run(module: &mut Module, io_reached: &[Vec<Id>]) -> BTreeSet<Id> {
-    let written = written_inputs(module);
+    let written = written_inputs(module, io_reached);
     let unwrapped = unwrapped_functions(module);
     // The variables a function other than an unwrapped entry function uses: through its proxy.
     let mut proxied: BTreeSet<Id> = BTreeSet::new();
@@ -44,11 +44,12 @@ pub(super) fn run(module: &mut Module, io_reached: &[Vec<Id>]) -> BTreeSet<Id> {
     }
     let used_by_others = proxied.clone();
     for e in 0..module.entry_points.len() {
+        // Taken while it is worked on (nothing below reads the entry points' plans), not copied.
+        let Some(mut plan) = module.entry_points[e].io.take() else { continue };
         let entry = &module.entry_points[e];
-        let Some(mut plan) = entry.io.clone() else { continue };
         let function = module.function_index(entry.function).filter(|_| unwrapped.contains(&entry.function));
         plan.unwrapped = function.is_some();
-        let stores = function.map(|f| output_stores(module, f)).unwrap_or_default();
+        let stores = function.filter(|&f| uses_io(io_reached, f)).map(|f| output_stores(module, f)).unwrap_or_default();
         let globals: BTreeSet<Id> = plan.inputs.iter().chain(&plan.outputs).filter_map(proxy_global).collect();
         for global in globals {
             let Some(g) = module.global_index(global).map(|g| &module.globals[g]) else { continue };
@@ -133,26 +134,31 @@ fn unwrapped_functions(module: &Module) -> IdSet<Id> {
     once
 }
 
-/// The instructions of a function in program order: blocks in file order (each after the blocks
-/// dominating it), with their terminators.
-fn program_order(function: &Function) -> impl Iterator<Item = (usize, &crate::spirv::Inst)> {
-    function.blocks.iter().enumerate().flat_map(move |(b, block)| {
-        block.insts.iter().chain([&block.terminator]).filter_map(move |&i| function.insts.get(i).map(|inst| (b, inst)))
-    })
+/// Calls `visit` with each instruction of a function in program order, and its block: blocks in
+/// file order (each after the blocks dominating it), with their terminators. A walk that calls
+/// rather than an iterator: a `flat_map` over the blocks cost twice as much.
+fn in_program_order<'f>(function: &'f Function, mut visit: impl FnMut(usize, &'f Inst)) {
+    for (b, block) in function.blocks.iter().enumerate() {
+        for &i in block.insts.iter().chain([&block.terminator]) {
+            if let Some(inst) = function.insts.get(i) {
+                visit(b, inst);
+            }
+        }
+    }
 }
 
 /// For each pointer into an Input or Output variable in `function`: the variable and the constant
 /// member and element path from it (`None` where an index is not a constant).
 fn io_pointers(module: &Module, function: &Function) -> IdMap<Id, (Id, Option<Vec<u32>>)> {
     let mut pointers: IdMap<Id, (Id, Option<Vec<u32>>)> = IdMap::default();
-    for (_, inst) in program_order(function) {
-        let (Some(result), Some(base)) = (inst.result, inst.id(0)) else { continue };
+    in_program_order(function, |_, inst| {
+        let (Some(result), Some(base)) = (inst.result, inst.id(0)) else { return };
         let root = match module.global_index(base).map(|g| &module.globals[g]) {
             Some(g) if matches!(g.class, StorageClass::Input | StorageClass::Output) => Some((base, Some(Vec::new()))),
             Some(_) => None,
             None => pointers.get(&base).cloned(),
         };
-        let Some((global, mut path)) = root else { continue };
+        let Some((global, mut path)) = root else { return };
         match inst.op {
             Op::CopyObject => {}
             Op::AccessChain | Op::InBoundsAccessChain => {
@@ -166,10 +172,10 @@ fn io_pointers(module: &Module, function: &Function) -> IdMap<Id, (Id, Option<Ve
                     });
                 }
             }
-            _ => continue,
+            _ => return,
         }
         pointers.insert(result, (global, path));
-    }
+    });
     pointers
 }
 
@@ -178,10 +184,10 @@ fn io_pointers(module: &Module, function: &Function) -> IdMap<Id, (Id, Option<Ve
 fn for_each_io_use<'f>(
     module: &Module,
     function: &'f Function,
-    mut f: impl FnMut(&'f crate::spirv::Inst, usize, usize, Id, &Option<Vec<u32>>),
+    mut f: impl FnMut(&'f Inst, usize, usize, Id, &Option<Vec<u32>>),
 ) {
     let pointers = io_pointers(module, function);
-    for (b, inst) in program_order(function) {
+    in_program_order(function, |b, inst| {
         for (position, operand) in inst.operands.iter().enumerate() {
             let crate::spirv::Operand::IdRef(id) = operand else { continue };
             let whole = (*id, Some(Vec::new()));
@@ -193,14 +199,21 @@ fn for_each_io_use<'f>(
                 f(inst, b, position, *global, path);
             }
         }
-    }
+    });
+}
+
+/// Whether function `f` may use an Input or Output variable (`io_reached` lists those it or its
+/// callees use).
+fn uses_io(io_reached: &[Vec<Id>], f: usize) -> bool {
+    io_reached.get(f).is_none_or(|reached| !reached.is_empty())
 }
 
 /// The Input variables something in the module may write: a use that is not a load, a step of
-/// an access chain or copy, or the source of an `OpCopyMemory`.
-fn written_inputs(module: &Module) -> IdSet<Id> {
+/// an access chain or copy, or the source of an `OpCopyMemory`. A function that uses no Input or
+/// Output variable, nor calls one that does (`io_reached`), has no such use: it is not walked.
+fn written_inputs(module: &Module, io_reached: &[Vec<Id>]) -> IdSet<Id> {
     let mut written = IdSet::default();
-    for function in &module.functions {
+    for (_, function) in module.functions.iter().enumerate().filter(|&(f, _)| uses_io(io_reached, f)) {
         for_each_io_use(module, function, |inst, _, position, global, _| {
             let read = match inst.op {
                 Op::Load | Op::AccessChain | Op::InBoundsAccessChain | Op::CopyObject => position == 0,

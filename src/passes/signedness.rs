@@ -9,23 +9,29 @@
 //! value (never `bitcast<A>(bitcast<B>(x))`), and a bitcast to the type its value already has
 //! becomes a copy.
 
-use std::collections::HashMap;
-
 use spirv::{ImageOperands, Op};
 
 use crate::Options;
 use crate::error::Error;
+use crate::id_hash::IdMap;
 use crate::ops::{self, Int, IntRule};
 use crate::spirv::{ConstValue, Constant, Def, ExtSet, Function, Id, Inst, Module, Operand, Type};
 
 pub fn run(module: &mut Module, _options: &Options) -> Result<(), Error> {
-    let mut retyped_constants = HashMap::new();
+    let mut retyped_constants = IdMap::default();
+    let mut types = IntTypes::new(module);
     for f in module.entry_functions() {
         for b in 0..module.functions[f].blocks.len() {
             let old = std::mem::take(&mut module.functions[f].blocks[b].insts);
             let mut new = Vec::with_capacity(old.len());
             for index in old {
-                let mut rectifier = Rectifier { module, function: f, out: &mut new, constants: &mut retyped_constants };
+                let mut rectifier = Rectifier {
+                    module,
+                    function: f,
+                    out: &mut new,
+                    constants: &mut retyped_constants,
+                    types: &mut types,
+                };
                 rectifier.instruction(index)?;
             }
             new.shrink_to_fit();
@@ -97,7 +103,42 @@ struct Rectifier<'a> {
     /// The block's instruction list being rebuilt.
     out: &'a mut Vec<usize>,
     /// Constants already re-typed: (original, signed) to the new constant.
-    constants: &'a mut HashMap<(Id, bool), Id>,
+    constants: &'a mut IdMap<(Id, bool), Id>,
+    types: &'a mut IntTypes,
+}
+
+/// What the pass asks of integer types for every operand, answered by a look-up: it was three
+/// definitions followed, and a hash of the whole type, each time.
+struct IntTypes {
+    /// `int_signedness` by type id, of the types declared when the pass starts; those it
+    /// declares are past the end and asked of the module.
+    signedness: Vec<Option<bool>>,
+    /// `with_signedness`: (type, signed) to the type, as found so far.
+    retyped: IdMap<(Id, bool), Id>,
+}
+
+impl IntTypes {
+    fn new(module: &Module) -> IntTypes {
+        let signedness = (0..module.defs.len())
+            .map(|id| match module.defs[id] {
+                Def::Type(_) => int_signedness(module, id as Id),
+                _ => None,
+            })
+            .collect();
+        IntTypes { signedness, retyped: IdMap::default() }
+    }
+
+    fn signedness(&self, module: &Module, ty: Id) -> Option<bool> {
+        match self.signedness.get(ty as usize) {
+            Some(&signed) => signed,
+            None => int_signedness(module, ty),
+        }
+    }
+
+    /// `with_signedness`: a type's id never changes once declared.
+    fn with_signedness(&mut self, module: &mut Module, ty: Id, signed: bool) -> Id {
+        *self.retyped.entry((ty, signed)).or_insert_with(|| with_signedness(module, ty, signed))
+    }
 }
 
 /// The integer rule of an instruction and where its value operands start, if it has one.
@@ -167,7 +208,7 @@ impl Rectifier<'_> {
             Some(Operand::ImageOperands(mask)) => image_operand_rules(*mask),
             _ => Vec::new(),
         };
-        let result_signed = ty.and_then(|ty| int_signedness(self.module, ty));
+        let result_signed = ty.and_then(|ty| self.types.signedness(self.module, ty));
         let first_signed = inst.id(first).and_then(|id| self.value_signedness(id));
         // Taken out while its operands are rectified; casts are new instructions, never this one.
         let mut operands = std::mem::take(&mut self.func().insts[index].operands);
@@ -187,7 +228,7 @@ impl Rectifier<'_> {
         self.func().insts[index].operands = operands;
         match (computed(rule), result_signed, result, ty) {
             (Some(computed), Some(declared), Some(result), Some(ty)) if computed != declared => {
-                let wgsl_ty = with_signedness(self.module, ty, computed);
+                let wgsl_ty = self.types.with_signedness(self.module, ty, computed);
                 let fresh = self.module.add_def(Def::value(self.function, index, wgsl_ty));
                 let inst = &mut self.func().insts[index];
                 inst.result = Some(fresh);
@@ -205,9 +246,9 @@ impl Rectifier<'_> {
     fn collapse_bitcast(&mut self, index: usize, inst: &Inst) {
         if let (Some(value), Some(ty)) = (inst.id(0), inst.ty) {
             let mut source = self.before_bitcasts(value);
-            if let Some(signed) = int_signedness(self.module, ty)
+            if let Some(signed) = self.types.signedness(self.module, ty)
                 && let Ok(source_ty) = self.module.type_of(source)
-                && with_signedness(self.module, source_ty, signed) == ty
+                && self.types.with_signedness(self.module, source_ty, signed) == ty
                 && let Some(constant) = self.retyped_constant(source, signed)
             {
                 source = constant;
@@ -224,7 +265,7 @@ impl Rectifier<'_> {
 
     fn value_signedness(&self, id: Id) -> Option<bool> {
         let ty = self.module.type_of(id).ok()?;
-        int_signedness(self.module, ty)
+        self.types.signedness(self.module, ty)
     }
 
     /// The value bitcast `id` was made from, following chains of bitcasts; `id` itself if it is
@@ -251,7 +292,7 @@ impl Rectifier<'_> {
     /// that type, a re-typed constant, or a new `OpBitcast`.
     fn cast(&mut self, id: Id, signed: bool) -> Id {
         let ty = self.module.type_of(id).expect("integer operands have types");
-        let target = with_signedness(self.module, ty, signed);
+        let target = self.types.with_signedness(self.module, ty, signed);
         let source = self.before_bitcasts(id);
         if self.module.type_of(source).ok() == Some(target) {
             return source;
@@ -287,7 +328,7 @@ impl Rectifier<'_> {
     /// The same bits as an integer constant of the other signedness, declared once per constant.
     fn retyped_constant(&mut self, id: Id, signed: bool) -> Option<Id> {
         let constant = self.module.constant(id)?.clone();
-        int_signedness(self.module, constant.ty)?;
+        self.types.signedness(self.module, constant.ty)?;
         if constant.spec_id.is_some() {
             return None;
         }
@@ -305,7 +346,7 @@ impl Rectifier<'_> {
             }
             other => other.clone(),
         };
-        let ty = with_signedness(self.module, constant.ty, signed);
+        let ty = self.types.with_signedness(self.module, constant.ty, signed);
         let new = self.module.add_def(Def::Constant(Box::new(Constant { ty, value, spec_id: None })));
         self.module.declarations.push(new);
         self.constants.insert((id, signed), new);
