@@ -25,15 +25,15 @@ fn is_keyword(name: &str) -> bool {
 /// Keywords, reserved words, and every predeclared name: types and type generators, type
 /// aliases, enumerants (address spaces, access modes, texel formats: `var<uniform>` resolves
 /// `uniform` by scope, so a declaration named `uniform` breaks it) and builtin functions. A
-/// declaration with one of these names would be an error or shadow what the output uses.
+/// declaration with one of these names would be an error or shadow what the output uses. One
+/// set holds them all: every local name asks.
 fn is_reserved(name: &str) -> bool {
     static SET: OnceLock<NameSet<&'static str>> = OnceLock::new();
-    is_keyword(name)
-        || SET
-            .get_or_init(|| {
-                naga::keywords::wgsl::BUILTIN_IDENTIFIERS.iter().chain(PREDECLARED_ALIASES).copied().collect()
-            })
-            .contains(name)
+    SET.get_or_init(|| {
+        let words = naga::keywords::wgsl::RESERVED.iter().chain(naga::keywords::wgsl::BUILTIN_IDENTIFIERS);
+        words.chain(PREDECLARED_ALIASES).copied().collect()
+    })
+    .contains(name)
 }
 
 /// Turns any OpName into a WGSL identifier: ASCII letters, digits and `_`, not starting with a
@@ -49,11 +49,12 @@ pub fn sanitize_member(name: &str) -> Cow<'_, str> {
 }
 
 fn sanitize_against(name: &str, is_reserved: fn(&str) -> bool) -> Cow<'_, str> {
-    let clean = !name.is_empty()
+    // Byte by byte: `str::contains` would set up a substring search for each name.
+    let bytes = name.as_bytes();
+    let clean = bytes.first().is_some_and(|first| !first.is_ascii_digit())
         && name != "_"
-        && !name.starts_with(|c: char| c.is_ascii_digit())
-        && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
-        && !name.contains("__")
+        && bytes.iter().all(|&b| b.is_ascii_alphanumeric() || b == b'_')
+        && !bytes.windows(2).any(|pair| pair == b"__")
         && !is_reserved(name);
     if clean {
         return Cow::Borrowed(name);
