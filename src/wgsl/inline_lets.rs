@@ -15,6 +15,8 @@
 //! bound, they make their use a run-time expression rather than one evaluated when the shader is
 //! created (`lower/runtime_constants.rs`).
 
+use std::cell::OnceCell;
+
 use crate::name_hash::{NameMap, NameSet};
 
 use super::ast::{BinaryOp, Expr, Function, Literal, Name, Stmt, UnaryOp};
@@ -33,17 +35,22 @@ pub(crate) fn inline(function: &mut Function, unnamed: &NameSet<Name>, has_effec
             count.declarations += 1;
         }
     };
-    let value_params = function.params.iter().filter(|param| !param.ty.starts_with("ptr<"));
-    value_params.clone().for_each(|param| declare(&mut counts, &param.name));
+    // The declared names, gathered as they come: a set of them is made only if a value with an
+    // effect asks which values are the function's own.
+    let mut declared: Vec<Name> = Vec::new();
+    for param in function.params.iter().filter(|param| !param.ty.starts_with("ptr<")) {
+        declare(&mut counts, &param.name);
+        declared.push(param.name.as_str().into());
+    }
     let mut addressed = NameSet::default();
-    let mut calls = false;
     for stmt in &function.body {
         stmt.for_each_stmt(&mut |s| {
             if let Stmt::Let { name, .. } | Stmt::Var { name, .. } = s {
                 declare(&mut counts, name);
+                declared.push(name.clone());
             }
         });
-        // One walk of each expression finds the mentions, the addresses taken and the calls.
+        // One walk of each expression finds both the mentions and the addresses taken.
         stmt.for_each_expr(&mut |e| {
             e.walk(&mut |e| match e {
                 Expr::Ident(ident) => {
@@ -56,24 +63,11 @@ pub(crate) fn inline(function: &mut Function, unnamed: &NameSet<Name>, has_effec
                         addressed.insert(Name::from(root));
                     }
                 }
-                Expr::Call(_) => calls = true,
                 _ => {}
             });
         });
     }
-    // Only a value with an effect, a call, asks which values are the function's own.
-    let mut own = Own { names: NameSet::default(), addressed };
-    if calls {
-        own.names.reserve(function.body.len());
-        value_params.for_each(|param| _ = own.names.insert(param.name.as_str().into()));
-        for stmt in &function.body {
-            stmt.for_each_stmt(&mut |s| {
-                if let Stmt::Let { name, .. } | Stmt::Var { name, .. } = s {
-                    own.names.insert(name.clone());
-                }
-            });
-        }
-    }
+    let own = Own { declared, names: OnceCell::new(), addressed };
     list(&mut function.body, &counts, &own, has_effect);
 }
 
@@ -92,16 +86,19 @@ struct Count {
     mentions: u32,
 }
 
-/// The names of the function's own values, and those whose address is taken.
+/// The names of the function's own values (declared, and as a set once asked), and those whose
+/// address is taken.
 struct Own {
-    names: NameSet<Name>,
+    declared: Vec<Name>,
+    names: OnceCell<NameSet<Name>>,
     addressed: NameSet<Name>,
 }
 
 impl Own {
     /// Whether no call can change what `name` holds.
     fn is_own(&self, name: &str) -> bool {
-        self.names.contains(name) && !self.addressed.contains(name)
+        let names = self.names.get_or_init(|| self.declared.iter().cloned().collect());
+        names.contains(name) && !self.addressed.contains(name)
     }
 }
 
