@@ -26,14 +26,22 @@ fn is_keyword(name: &str) -> bool {
 /// aliases, enumerants (address spaces, access modes, texel formats: `var<uniform>` resolves
 /// `uniform` by scope, so a declaration named `uniform` breaks it) and builtin functions. A
 /// declaration with one of these names would be an error or shadow what the output uses. One
-/// set holds them all: every local name asks.
+/// set holds them all: every local name asks. A name whose first letter starts none of them
+/// (`x_12`) is not looked up.
 fn is_reserved(name: &str) -> bool {
-    static SET: OnceLock<NameSet<&'static str>> = OnceLock::new();
-    SET.get_or_init(|| {
-        let words = naga::keywords::wgsl::RESERVED.iter().chain(naga::keywords::wgsl::BUILTIN_IDENTIFIERS);
-        words.chain(PREDECLARED_ALIASES).copied().collect()
-    })
-    .contains(name)
+    static RESERVED: OnceLock<(NameSet<&'static str>, [bool; 256])> = OnceLock::new();
+    let (words, first_letters) = RESERVED.get_or_init(|| {
+        let words: NameSet<&'static str> = naga::keywords::wgsl::RESERVED
+            .iter()
+            .chain(naga::keywords::wgsl::BUILTIN_IDENTIFIERS)
+            .chain(PREDECLARED_ALIASES)
+            .copied()
+            .collect();
+        let mut first_letters = [false; 256];
+        words.iter().filter_map(|word| word.bytes().next()).for_each(|b| first_letters[usize::from(b)] = true);
+        (words, first_letters)
+    });
+    name.bytes().next().is_some_and(|b| first_letters[usize::from(b)]) && words.contains(name)
 }
 
 /// Turns any OpName into a WGSL identifier: ASCII letters, digits and `_`, not starting with a
@@ -143,6 +151,9 @@ mod tests {
 
     #[test]
     fn sanitizes_glslang_names() {
+        assert_eq!(sanitize("x_12"), "x_12");
+        assert_eq!(sanitize("var"), "var_");
+        assert_eq!(sanitize("vec4f"), "vec4f_");
         assert_eq!(sanitize("helper(t21;p1;"), "helper_t21_p1_");
         assert_eq!(sanitize("gl_Position"), "gl_Position");
         assert_eq!(sanitize("__hidden"), "_hidden");
