@@ -6,6 +6,7 @@ use std::borrow::Cow;
 use std::sync::OnceLock;
 
 use super::ast::Name;
+use super::print::push_digits;
 
 /// Predeclared names naga's list (`BUILTIN_IDENTIFIERS`) leaves out: the type aliases
 /// (WGSL spec, "Predeclared type aliases"). A declaration with one of them would shadow the alias.
@@ -139,6 +140,15 @@ impl Namer {
         name
     }
 
+    /// [`Namer::fresh_name`] of `prefix` followed by `number` in decimal (`x_12` for an unnamed
+    /// value), written without `format!`, which costs more than the rest of naming a value.
+    pub fn fresh_numbered(&mut self, prefix: &str, number: u32, outer: Option<&Namer>) -> Name {
+        let mut base = String::with_capacity(prefix.len() + 10);
+        base.push_str(prefix);
+        push_digits(&mut base, u64::from(number), 10);
+        self.fresh_name(&base, outer)
+    }
+
     pub fn clear(&mut self) {
         self.used.clear();
         self.counters.clear();
@@ -177,6 +187,15 @@ mod tests {
         }
         assert_eq!(sanitize_member("__x"), "_x");
         assert_eq!(sanitize_member("_"), "v_");
+    }
+
+    #[test]
+    fn numbered_names_are_fresh_names_of_the_number_written_out() {
+        let mut namer = Namer::default();
+        assert_eq!(&*namer.fresh_numbered("x_", 12, None), "x_12");
+        assert_eq!(&*namer.fresh_numbered("x_", 12, None), "x_12_1");
+        assert_eq!(&*namer.fresh_numbered("x_", 0, None), "x_0");
+        assert_eq!(&*namer.fresh_numbered("v", u32::MAX, None), "v4294967295");
     }
 
     #[test]

@@ -620,7 +620,7 @@ impl Printer {
 }
 
 /// Appends `n` in base 10 or 16 (lower-case letters), as `{}` and `{:x}` write it.
-fn push_digits(out: &mut String, mut n: u64, base: u64) {
+pub(crate) fn push_digits(out: &mut String, mut n: u64, base: u64) {
     let mut digits = [0u8; 20];
     let mut start = digits.len();
     loop {
