@@ -151,17 +151,30 @@ fn sink_into_scopes(stmts: &mut Vec<Stmt>, used_after: &dyn Fn(&str) -> bool) {
     for stmt in stmts.iter_mut() {
         let stmt = stmt.unnoted_mut();
         if let Stmt::Loop { body, continuing, break_if } = stmt {
-            let in_continuing = names_in(continuing, None);
-            let in_break_if = names_in(&[], break_if.as_ref());
-            let used_by_continuing = |name: &str| in_continuing.contains(name) || in_break_if.contains(name);
-            sink_into_scopes(body, &used_by_continuing);
-            let mut written = NameSet::default();
-            continuing.iter().for_each(|stmt| stmt.for_each_written(&mut |name| _ = written.insert(name.to_string())));
-            let written_by_continuing = |name: &str| written.contains(name);
-            initialize_at_first_assignment(body, leading_vars(body), &used_by_continuing, &written_by_continuing);
-            let used_by_break_if = |name: &str| in_break_if.contains(name);
-            sink_into_scopes(continuing, &used_by_break_if);
-            initialize_at_first_assignment(continuing, leading_vars(continuing), &|_| false, &|_| false);
+            // What the `continuing` and `break if` mention and write matters only to a list that
+            // declares something (sinking never adds declarations to the list it starts from).
+            if leading_vars(body) == 0 {
+                sink_into_scopes(body, &|_| false);
+            } else {
+                let in_continuing = names_in(continuing, None);
+                let in_break_if = names_in(&[], break_if.as_ref());
+                let used_by_continuing = |name: &str| in_continuing.contains(name) || in_break_if.contains(name);
+                sink_into_scopes(body, &used_by_continuing);
+                let mut written = NameSet::default();
+                continuing
+                    .iter()
+                    .for_each(|stmt| stmt.for_each_written(&mut |name| _ = written.insert(name.to_string())));
+                let written_by_continuing = |name: &str| written.contains(name);
+                initialize_at_first_assignment(body, leading_vars(body), &used_by_continuing, &written_by_continuing);
+            }
+            if leading_vars(continuing) == 0 {
+                sink_into_scopes(continuing, &|_| false);
+            } else {
+                let in_break_if = names_in(&[], break_if.as_ref());
+                let used_by_break_if = |name: &str| in_break_if.contains(name);
+                sink_into_scopes(continuing, &used_by_break_if);
+                initialize_at_first_assignment(continuing, leading_vars(continuing), &|_| false, &|_| false);
+            }
             continue;
         }
         for list in stmt.lists_mut() {
@@ -191,6 +204,10 @@ fn moves(stmts: &[Stmt], used_after: &dyn Fn(&str) -> bool) -> Vec<(usize, usize
             _ => None,
         })
         .collect();
+    // Most lists declare nothing: then no statement need be walked.
+    if names.is_empty() {
+        return Vec::new();
+    }
     // For each declaration: unmentioned, mentioned by one statement, or by several (`None`).
     let mut mentioned: Vec<Option<Option<usize>>> = vec![None; declared];
     for (index, stmt) in stmts.iter().enumerate().skip(declared) {

@@ -15,9 +15,11 @@
 //! bound, they make their use a run-time expression rather than one evaluated when the shader is
 //! created (`lower/runtime_constants.rs`).
 
+use std::cell::OnceCell;
+
 use crate::name_hash::{NameMap, NameSet};
 
-use super::ast::{BinaryOp, Expr, Function, Name, Stmt, UnaryOp};
+use super::ast::{BinaryOp, Expr, Function, Literal, Name, Stmt, UnaryOp};
 
 /// Deeper expressions than the lowering would inline are left bound.
 const MAX_DEPTH: usize = 32;
@@ -25,73 +27,91 @@ const MAX_DEPTH: usize = 32;
 /// Inlines, through `function`'s body, the `let`s of the `unnamed` values as described above;
 /// `has_effect` says whether evaluating an expression has an effect.
 pub(crate) fn inline(function: &mut Function, unnamed: &NameSet<Name>, has_effect: &dyn Fn(&Expr) -> bool) {
-    let mut own = Own::default();
-    for param in &function.params {
-        if !param.ty.starts_with("ptr<") {
-            own.names.insert(param.name.as_str().into());
+    // One entry per unnamed value, made at once: each identifier then costs one lookup.
+    let mut counts: Counts = NameMap::with_capacity_and_hasher(unnamed.len(), Default::default());
+    counts.extend(unnamed.iter().map(|name| (name.clone(), Count::default())));
+    let declare = |counts: &mut Counts, name: &str| {
+        if let Some(count) = counts.get_mut(name) {
+            count.declarations += 1;
         }
+    };
+    // The declared names, gathered as they come: a set of them is made only if a value with an
+    // effect asks which values are the function's own.
+    let mut declared: Vec<Name> = Vec::new();
+    for param in function.params.iter().filter(|param| !param.ty.starts_with("ptr<")) {
+        declare(&mut counts, &param.name);
+        declared.push(param.name.as_str().into());
     }
-    let mut mentions = Mentions::default();
-    let mut declared_twice = NameSet::default();
+    let mut addressed = NameSet::default();
     for stmt in &function.body {
         stmt.for_each_stmt(&mut |s| {
-            if let Stmt::Let { name, .. } | Stmt::Var { name, .. } = s
-                && !own.names.insert(name.clone())
-            {
-                declared_twice.insert(name.clone());
+            if let Stmt::Let { name, .. } | Stmt::Var { name, .. } = s {
+                declare(&mut counts, name);
+                declared.push(name.clone());
             }
         });
+        // One walk of each expression finds both the mentions and the addresses taken.
         stmt.for_each_expr(&mut |e| {
-            e.for_each_address_taken(&mut |root| _ = own.addressed.insert(root.into()));
-            e.for_each_ident(&mut |ident| {
-                if let Some(name) = unnamed.get(ident) {
-                    *mentions.entry(name.clone()).or_default() += 1;
+            e.walk(&mut |e| match e {
+                Expr::Ident(ident) => {
+                    if let Some(count) = counts.get_mut(&**ident) {
+                        count.mentions += 1;
+                    }
                 }
+                Expr::Unary(UnaryOp::AddressOf, reference) => {
+                    if let Some(root) = reference.root() {
+                        addressed.insert(Name::from(root));
+                    }
+                }
+                _ => {}
             });
         });
     }
-    // A name is an unnamed value's own, declared once (`Namer::fresh_name`); one declared twice
-    // would have its mentions counted together, so it is left alone.
-    mentions.retain(|name, _| !declared_twice.contains(name));
-    list(&mut function.body, &mentions, unnamed, &own, has_effect);
+    let own = Own { declared, names: OnceCell::new(), addressed };
+    list(&mut function.body, &counts, &own, has_effect);
 }
 
-/// How often each unnamed value is mentioned in the function. A value is in scope from its `let`
-/// to the end of its list (and, in a loop's body, in its `continuing` and `break if`), so one
-/// mentioned once is mentioned once after its `let`; inlining moves a value's mentions from its
-/// `let` to its use and so keeps every count, however the lists are visited.
-type Mentions = NameMap<Name, u32>;
+/// For each unnamed value, how often it is declared (by `let`s, and parameters of the same name)
+/// and mentioned in the function. A name is an unnamed value's own, declared once
+/// (`Namer::fresh_name`); one declared twice would have its mentions counted together, so it is
+/// left alone. A value is in scope from its `let` to the end of its list (and, in a loop's body,
+/// in its `continuing` and `break if`), so one mentioned once is mentioned once after its `let`;
+/// inlining moves a value's mentions from its `let` to its use and so keeps every count, however
+/// the lists are visited.
+type Counts = NameMap<Name, Count>;
 
-/// The names of the function's own values, and those whose address is taken.
 #[derive(Default)]
+struct Count {
+    declarations: u32,
+    mentions: u32,
+}
+
+/// The names of the function's own values (declared, and as a set once asked), and those whose
+/// address is taken.
 struct Own {
-    names: NameSet<Name>,
+    declared: Vec<Name>,
+    names: OnceCell<NameSet<Name>>,
     addressed: NameSet<Name>,
 }
 
 impl Own {
     /// Whether no call can change what `name` holds.
     fn is_own(&self, name: &str) -> bool {
-        self.names.contains(name) && !self.addressed.contains(name)
+        let names = self.names.get_or_init(|| self.declared.iter().cloned().collect());
+        names.contains(name) && !self.addressed.contains(name)
     }
 }
 
 /// Inlines through `stmts` and the lists nested in them, innermost first.
-fn list(
-    stmts: &mut Vec<Stmt>,
-    mentions: &Mentions,
-    unnamed: &NameSet<Name>,
-    own: &Own,
-    has_effect: &dyn Fn(&Expr) -> bool,
-) {
+fn list(stmts: &mut Vec<Stmt>, counts: &Counts, own: &Own, has_effect: &dyn Fn(&Expr) -> bool) {
     for stmt in stmts.iter_mut() {
         for nested in stmt.unnoted_mut().lists_mut() {
-            list(nested, mentions, unnamed, own, has_effect);
+            list(nested, counts, own, has_effect);
         }
     }
     // An inlined `let` is dropped at the end; the statement it went into is the next one tried.
     let inlined: Vec<bool> = (0..stmts.len())
-        .map(|index| index + 1 < stmts.len() && try_inline(stmts, index, mentions, unnamed, own, has_effect))
+        .map(|index| index + 1 < stmts.len() && try_inline(stmts, index, counts, own, has_effect))
         .collect();
     let mut inlined = inlined.into_iter();
     stmts.retain(|_| !inlined.next().unwrap_or(false));
@@ -99,73 +119,78 @@ fn list(
 
 /// Inlines the `let` at `index` into the statement after it, if it may; returns whether it did.
 /// A value mentioned once whose mention is not in that statement (but in a loop's `continuing`)
-/// stays.
+/// stays. The value moves into its use, and the `let` keeps a placeholder until it is dropped:
+/// nothing is copied.
 fn try_inline(
     stmts: &mut [Stmt],
     index: usize,
-    mentions: &Mentions,
-    unnamed: &NameSet<Name>,
+    counts: &Counts,
     own: &Own,
     has_effect: &dyn Fn(&Expr) -> bool,
 ) -> bool {
-    let Stmt::Let { name, ty: None, value } = stmts[index].unnoted() else { return false };
-    if !unnamed.contains(name) {
+    let (head, tail) = stmts.split_at_mut(index + 1);
+    let Stmt::Let { name, ty: None, value } = head[index].unnoted_mut() else { return false };
+    // Only unnamed values are counted.
+    if !counts.get(name).is_some_and(|count| count.declarations <= 1 && count.mentions == 1) {
         return false;
     }
     // A constant's `let` is what makes its use a run-time expression (`lower/runtime_constants.rs`).
-    if !value.any(&|e| matches!(e, Expr::Ident(_))) && !has_effect(value) {
+    let value_has_effect = has_effect(value);
+    if !value_has_effect && !value.any(&|e| matches!(e, Expr::Ident(_))) {
         return false;
     }
-    if mentions.get(name) != Some(&1) {
+    let next = tail[0].unnoted_mut();
+    let either_order = matches!(next, Stmt::Assign { .. });
+    let mut parts = own_exprs(next);
+    if !may_inline(&parts, name, value_has_effect, either_order, own, has_effect) {
         return false;
     }
-    let (name, value) = (name.clone(), value.clone());
-    let either_order = matches!(stmts[index + 1].unnoted(), Stmt::Assign { .. });
-    let mut parts = own_exprs(stmts[index + 1].unnoted_mut());
-    if !may_inline(&parts, &name, &value, either_order, own, has_effect) {
+    if parts.iter().any(|part| deeper_than_inlined(part, MAX_DEPTH, name, value)) {
         return false;
     }
-    let mut inlined: Vec<Expr> = parts.iter().map(|part| Expr::clone(part)).collect();
-    inlined.iter_mut().for_each(|part| replace(part, &name, &value));
-    if inlined.iter().any(|part| part.deeper_than(MAX_DEPTH)) {
-        return false;
-    }
-    for (part, new) in parts.iter_mut().zip(inlined) {
-        **part = new;
+    // Mentioned once in the whole function, so once in `parts`.
+    let mut value = Some(std::mem::replace(value, Expr::Literal(Literal::Bool(false))));
+    for part in parts.iter_mut() {
+        replace(part, name, &mut value);
     }
     true
 }
 
-/// Whether `value` may go where `name` is used in `parts`, a statement's own expressions (an
-/// assignment's two sides, `either_order`, are taken to come in either order).
+/// Whether a value with an effect or not (`value_has_effect`) may go where `name` is used in
+/// `parts`, a statement's own expressions (an assignment's two sides, `either_order`, are taken
+/// to come in either order).
 fn may_inline(
     parts: &[&mut Expr],
     name: &str,
-    value: &Expr,
+    value_has_effect: bool,
     either_order: bool,
     own: &Own,
     has_effect: &dyn Fn(&Expr) -> bool,
 ) -> bool {
-    // What is evaluated before the use.
-    let mut before: Vec<&Expr> = Vec::new();
+    // What is evaluated before the use, judged as it is found: whether any of it has an effect,
+    // and whether all of it reads only the function's own values.
+    let mut any_effect = false;
+    let mut only_own = true;
+    let mut before = |e: &Expr| {
+        any_effect = any_effect || has_effect(e);
+        only_own = only_own && reads_only_own(e, own);
+    };
     let mut conditional = None;
     for (at, part) in parts.iter().enumerate() {
-        let mut part_before = Vec::new();
-        if let Some(found) = evaluated_before(part, name, false, &mut part_before) {
-            conditional = Some(found);
-            before.extend(part_before);
+        if part.mentions(name) {
+            conditional = evaluated_before(part, name, false, &mut before);
             if either_order {
-                before.extend(parts[at + 1..].iter().map(|p| &**p));
+                parts[at + 1..].iter().for_each(|p| before(p));
             }
             break;
         }
-        before.push(part);
+        before(part);
     }
     let Some(conditional) = conditional else { return false };
-    if before.iter().any(|e| has_effect(e)) {
+    if any_effect {
         return false;
     }
-    !has_effect(value) || (!conditional && before.iter().all(|e| reads_only_own(e, own)))
+    !value_has_effect || (!conditional && only_own)
 }
 
 /// A statement's own expressions, each evaluated once, in order; none for a loop, whose
@@ -185,14 +210,14 @@ fn own_exprs(stmt: &mut Stmt) -> Vec<&mut Expr> {
     }
 }
 
-/// Walks `expr` in evaluation order up to the identifier `name`, collecting what is evaluated
-/// before it; returns, if `name` is found, whether it is evaluated only conditionally (in the
-/// right operand of `&&` or `||`).
-fn evaluated_before<'a>(expr: &'a Expr, name: &str, conditional: bool, before: &mut Vec<&'a Expr>) -> Option<bool> {
+/// Walks `expr` in evaluation order up to the identifier `name`, giving `before` what is
+/// evaluated before it; returns, if `name` is found, whether it is evaluated only conditionally
+/// (in the right operand of `&&` or `||`).
+fn evaluated_before(expr: &Expr, name: &str, conditional: bool, before: &mut impl FnMut(&Expr)) -> Option<bool> {
     match expr {
         Expr::Ident(ident) if **ident == *name => Some(conditional),
         Expr::Ident(_) => {
-            before.push(expr);
+            before(expr);
             None
         }
         Expr::Literal(_) => None,
@@ -209,7 +234,7 @@ fn evaluated_before<'a>(expr: &'a Expr, name: &str, conditional: bool, before: &
                 // The callee runs after its arguments.
                 call.args.iter().find_map(|arg| evaluated_before(arg, name, conditional, before))
             } else {
-                before.push(expr);
+                before(expr);
                 None
             }
         }
@@ -226,10 +251,31 @@ fn reads_only_own(expr: &Expr, own: &Own) -> bool {
     })
 }
 
-/// `expr` with the identifier `name` replaced by `value`.
-fn replace(expr: &mut Expr, name: &str, value: &Expr) {
+/// [`Expr::deeper_than`] of `expr` with the identifier `name` replaced by `value`, without
+/// replacing it.
+fn deeper_than_inlined(expr: &Expr, limit: usize, name: &str, value: &Expr) -> bool {
+    if limit == 0 {
+        return true;
+    }
+    let deeper = |e: &Expr| deeper_than_inlined(e, limit - 1, name, value);
     match expr {
-        Expr::Ident(ident) if **ident == *name => *expr = value.clone(),
+        Expr::Ident(ident) if **ident == *name => value.deeper_than(limit),
+        Expr::Ident(_) | Expr::Literal(_) => false,
+        Expr::Unary(_, operand) => deeper(operand),
+        Expr::Member(member) => deeper(&member.base),
+        Expr::Binary(_, a, b) | Expr::Index(a, b) => deeper(a) || deeper(b),
+        Expr::Call(call) => call.args.iter().any(deeper),
+    }
+}
+
+/// `expr` with the identifier `name` replaced by `value`, which is taken at the first mention.
+fn replace(expr: &mut Expr, name: &str, value: &mut Option<Expr>) {
+    match expr {
+        Expr::Ident(ident) if **ident == *name => {
+            if let Some(value) = value.take() {
+                *expr = value;
+            }
+        }
         Expr::Ident(_) | Expr::Literal(_) => {}
         Expr::Unary(_, operand) => replace(operand, name, value),
         Expr::Member(member) => replace(&mut member.base, name, value),

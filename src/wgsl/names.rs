@@ -6,6 +6,7 @@ use std::borrow::Cow;
 use std::sync::OnceLock;
 
 use super::ast::Name;
+use super::print::push_digits;
 
 /// Predeclared names naga's list (`BUILTIN_IDENTIFIERS`) leaves out: the type aliases
 /// (WGSL spec, "Predeclared type aliases"). A declaration with one of them would shadow the alias.
@@ -25,15 +26,23 @@ fn is_keyword(name: &str) -> bool {
 /// Keywords, reserved words, and every predeclared name: types and type generators, type
 /// aliases, enumerants (address spaces, access modes, texel formats: `var<uniform>` resolves
 /// `uniform` by scope, so a declaration named `uniform` breaks it) and builtin functions. A
-/// declaration with one of these names would be an error or shadow what the output uses.
+/// declaration with one of these names would be an error or shadow what the output uses. One
+/// set holds them all: every local name asks. A name whose first letter starts none of them
+/// (`x_12`) is not looked up.
 fn is_reserved(name: &str) -> bool {
-    static SET: OnceLock<NameSet<&'static str>> = OnceLock::new();
-    is_keyword(name)
-        || SET
-            .get_or_init(|| {
-                naga::keywords::wgsl::BUILTIN_IDENTIFIERS.iter().chain(PREDECLARED_ALIASES).copied().collect()
-            })
-            .contains(name)
+    static RESERVED: OnceLock<(NameSet<&'static str>, [bool; 256])> = OnceLock::new();
+    let (words, first_letters) = RESERVED.get_or_init(|| {
+        let words: NameSet<&'static str> = naga::keywords::wgsl::RESERVED
+            .iter()
+            .chain(naga::keywords::wgsl::BUILTIN_IDENTIFIERS)
+            .chain(PREDECLARED_ALIASES)
+            .copied()
+            .collect();
+        let mut first_letters = [false; 256];
+        words.iter().filter_map(|word| word.bytes().next()).for_each(|b| first_letters[usize::from(b)] = true);
+        (words, first_letters)
+    });
+    name.bytes().next().is_some_and(|b| first_letters[usize::from(b)]) && words.contains(name)
 }
 
 /// Turns any OpName into a WGSL identifier: ASCII letters, digits and `_`, not starting with a
@@ -49,11 +58,12 @@ pub fn sanitize_member(name: &str) -> Cow<'_, str> {
 }
 
 fn sanitize_against(name: &str, is_reserved: fn(&str) -> bool) -> Cow<'_, str> {
-    let clean = !name.is_empty()
+    // Byte by byte: `str::contains` would set up a substring search for each name.
+    let bytes = name.as_bytes();
+    let clean = bytes.first().is_some_and(|first| !first.is_ascii_digit())
         && name != "_"
-        && !name.starts_with(|c: char| c.is_ascii_digit())
-        && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
-        && !name.contains("__")
+        && bytes.iter().all(|&b| b.is_ascii_alphanumeric() || b == b'_')
+        && !bytes.windows(2).any(|pair| pair == b"__")
         && !is_reserved(name);
     if clean {
         return Cow::Borrowed(name);
@@ -130,6 +140,15 @@ impl Namer {
         name
     }
 
+    /// [`Namer::fresh_name`] of `prefix` followed by `number` in decimal (`x_12` for an unnamed
+    /// value), written without `format!`, which costs more than the rest of naming a value.
+    pub fn fresh_numbered(&mut self, prefix: &str, number: u32, outer: Option<&Namer>) -> Name {
+        let mut base = String::with_capacity(prefix.len() + 10);
+        base.push_str(prefix);
+        push_digits(&mut base, u64::from(number), 10);
+        self.fresh_name(&base, outer)
+    }
+
     pub fn clear(&mut self) {
         self.used.clear();
         self.counters.clear();
@@ -142,6 +161,9 @@ mod tests {
 
     #[test]
     fn sanitizes_glslang_names() {
+        assert_eq!(sanitize("x_12"), "x_12");
+        assert_eq!(sanitize("var"), "var_");
+        assert_eq!(sanitize("vec4f"), "vec4f_");
         assert_eq!(sanitize("helper(t21;p1;"), "helper_t21_p1_");
         assert_eq!(sanitize("gl_Position"), "gl_Position");
         assert_eq!(sanitize("__hidden"), "_hidden");
@@ -165,6 +187,15 @@ mod tests {
         }
         assert_eq!(sanitize_member("__x"), "_x");
         assert_eq!(sanitize_member("_"), "v_");
+    }
+
+    #[test]
+    fn numbered_names_are_fresh_names_of_the_number_written_out() {
+        let mut namer = Namer::default();
+        assert_eq!(&*namer.fresh_numbered("x_", 12, None), "x_12");
+        assert_eq!(&*namer.fresh_numbered("x_", 12, None), "x_12_1");
+        assert_eq!(&*namer.fresh_numbered("x_", 0, None), "x_0");
+        assert_eq!(&*namer.fresh_numbered("v", u32::MAX, None), "v4294967295");
     }
 
     #[test]

@@ -326,19 +326,17 @@ impl Printer {
     fn stmt(&mut self, stmt: &Stmt) {
         match stmt {
             Stmt::Let { name, ty, value } => self.line_with(|p| {
-                let _ = write!(p.out, "let {name}");
-                if let Some(ty) = ty {
-                    let _ = write!(p.out, ": {ty}");
-                }
+                p.out.push_str("let ");
+                p.out.push_str(name);
+                p.type_annotation(ty.as_deref());
                 p.out.push_str(" = ");
                 p.expr(value);
                 p.out.push(';');
             }),
             Stmt::Var { name, ty, value } => self.line_with(|p| {
-                let _ = write!(p.out, "var {name}");
-                if let Some(ty) = ty {
-                    let _ = write!(p.out, ": {ty}");
-                }
+                p.out.push_str("var ");
+                p.out.push_str(name);
+                p.type_annotation(ty.as_deref());
                 if let Some(value) = value {
                     p.out.push_str(" = ");
                     p.expr(value);
@@ -457,7 +455,9 @@ impl Printer {
     fn init(&mut self, init: &Init) {
         match init {
             Init::Var(name, value) => {
-                let _ = write!(self.out, "var {name} = ");
+                self.out.push_str("var ");
+                self.out.push_str(name);
+                self.out.push_str(" = ");
                 self.expr(value);
             }
             Init::Assign(target, value) => {
@@ -481,7 +481,9 @@ impl Printer {
             }
             Update::Compound(target, op, value) => {
                 self.expr(target);
-                let _ = write!(self.out, " {}= ", binary_symbol(*op));
+                self.out.push(' ');
+                self.out.push_str(binary_symbol(*op));
+                self.out.push_str("= ");
                 self.expr(value);
             }
             Update::Assign(target, value) => {
@@ -495,7 +497,8 @@ impl Printer {
     /// `if a {} else if b {} else {}` without nesting when the else branch is a lone `if`.
     fn if_chain(&mut self, condition: &Expr, accept: &[Stmt], reject: &[Stmt], prefix: &str) {
         self.line_with(|p| {
-            let _ = write!(p.out, "{prefix}if ");
+            p.out.push_str(prefix);
+            p.out.push_str("if ");
             p.expr(condition);
             p.out.push_str(" {");
         });
@@ -529,7 +532,9 @@ impl Printer {
             }
             Expr::Binary(op, left, right) => {
                 self.operand(left, needs_parens(*op, left, true));
-                let _ = write!(self.out, " {} ", binary_symbol(*op));
+                self.out.push(' ');
+                self.out.push_str(binary_symbol(*op));
+                self.out.push(' ');
                 // `a < b >> 2u` would read as the template `a<b>`: see `closes_angle`.
                 let template_like = *op == BinaryOp::Less && closes_angle(right);
                 self.operand(right, needs_parens(*op, right, false) || template_like);
@@ -573,19 +578,60 @@ impl Printer {
     }
 
     /// A literal with its WGSL suffix; floats as the shortest decimal that reads back the same.
+    /// Integers are written digit by digit: `write!` would cost more than the rest of a line.
     fn literal(&mut self, lit: &Literal) {
-        let _ = match lit {
-            Literal::Bool(b) => write!(self.out, "{b}"),
+        match lit {
+            Literal::Bool(b) => self.out.push_str(if *b { "true" } else { "false" }),
             // The most negative i32 has no literal: its magnitude overflows before the minus applies.
-            Literal::I32(i32::MIN) => write!(self.out, "i32(-2147483648)"),
-            Literal::I32(v) => write!(self.out, "{v}i"),
-            Literal::U32(v) => write!(self.out, "{v}u"),
-            Literal::Bits(v) => write!(self.out, "{v:#x}u"),
-            Literal::F32(bits) => write!(self.out, "{:?}f", f32::from_bits(*bits)),
-            Literal::F16(bits) => write!(self.out, "{:?}h", f16_to_f32(*bits)),
-            Literal::Abstract(v) => write!(self.out, "{v}"),
-        };
+            Literal::I32(i32::MIN) => self.out.push_str("i32(-2147483648)"),
+            Literal::I32(v) => {
+                self.signed(i64::from(*v));
+                self.out.push('i');
+            }
+            Literal::U32(v) => {
+                push_digits(&mut self.out, u64::from(*v), 10);
+                self.out.push('u');
+            }
+            Literal::Bits(v) => {
+                self.out.push_str("0x");
+                push_digits(&mut self.out, u64::from(*v), 16);
+                self.out.push('u');
+            }
+            Literal::F32(bits) => _ = write!(self.out, "{:?}f", f32::from_bits(*bits)),
+            Literal::F16(bits) => _ = write!(self.out, "{:?}h", f16_to_f32(*bits)),
+            Literal::Abstract(v) => self.signed(*v),
+        }
     }
+
+    fn signed(&mut self, v: i64) {
+        if v < 0 {
+            self.out.push('-');
+        }
+        push_digits(&mut self.out, v.unsigned_abs(), 10);
+    }
+
+    /// `: ty`, if there is a type.
+    fn type_annotation(&mut self, ty: Option<&str>) {
+        if let Some(ty) = ty {
+            self.out.push_str(": ");
+            self.out.push_str(ty);
+        }
+    }
+}
+
+/// Appends `n` in base 10 or 16 (lower-case letters), as `{}` and `{:x}` write it.
+pub(crate) fn push_digits(out: &mut String, mut n: u64, base: u64) {
+    let mut digits = [0u8; 20];
+    let mut start = digits.len();
+    loop {
+        start -= 1;
+        digits[start] = b"0123456789abcdef"[(n % base) as usize];
+        n /= base;
+        if n == 0 {
+            break;
+        }
+    }
+    digits[start..].iter().for_each(|&d| out.push(char::from(d)));
 }
 
 #[cfg(test)]
@@ -651,6 +697,13 @@ mod tests {
         assert_eq!(expr_to_string(&Expr::Literal(Literal::F32(1e-7f32.to_bits()))), "1e-7f");
         assert_eq!(expr_to_string(&Expr::Literal(Literal::I32(i32::MIN))), "i32(-2147483648)");
         assert_eq!(expr_to_string(&Expr::Literal(Literal::U32(u32::MAX))), "4294967295u");
+        assert_eq!(expr_to_string(&Expr::Literal(Literal::U32(0))), "0u");
+        assert_eq!(expr_to_string(&Expr::Literal(Literal::I32(-120))), "-120i");
+        assert_eq!(expr_to_string(&Expr::Literal(Literal::I32(i32::MAX))), "2147483647i");
+        assert_eq!(expr_to_string(&Expr::Literal(Literal::Bits(0x7f80_0000))), "0x7f800000u");
+        assert_eq!(expr_to_string(&Expr::Literal(Literal::Bits(0))), "0x0u");
+        assert_eq!(expr_to_string(&Expr::Literal(Literal::Abstract(i64::MIN))), "-9223372036854775808");
+        assert_eq!(expr_to_string(&Expr::Literal(Literal::Bool(false))), "false");
         // 0x3c00 is 1.0 in half precision, 0x3555 is 0.333251953125.
         assert_eq!(expr_to_string(&Expr::Literal(Literal::F16(0x3c00))), "1.0h");
         assert_eq!(expr_to_string(&Expr::Literal(Literal::F16(0x3555))), "0.33325195h");
