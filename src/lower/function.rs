@@ -27,6 +27,7 @@ use crate::wgsl::declarations;
 use crate::wgsl::inline_lets;
 use crate::wgsl::loop_phis;
 use crate::wgsl::names::Namer;
+use crate::wgsl::print::push_digits;
 
 /// Lowers function `f`; `entry` is the entry point it is itself, if it is unwrapped.
 pub fn emit(e: &mut Emitter, f: usize, entry: Option<&EntryPoint>) -> Result<ast::Function, Error> {
@@ -885,20 +886,9 @@ impl<'m> Lower<'m> {
 /// `x_<id>`, the name of a value without an `OpName`: written digit by digit, as `format!` costs
 /// more than the rest of naming a value, once per value of the module.
 pub(super) fn unnamed_base(id: Id) -> String {
-    let mut digits = [0u8; 10];
-    let mut start = digits.len();
-    let mut rest = id;
-    loop {
-        start -= 1;
-        digits[start] = b'0' + (rest % 10) as u8;
-        rest /= 10;
-        if rest == 0 {
-            break;
-        }
-    }
-    let mut base = String::with_capacity(2 + digits.len() - start);
+    let mut base = String::with_capacity(12);
     base.push_str("x_");
-    base.extend(digits[start..].iter().map(|&digit| char::from(digit)));
+    push_digits(&mut base, u64::from(id), 10);
     base
 }
 

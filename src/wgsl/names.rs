@@ -6,7 +6,6 @@ use std::borrow::Cow;
 use std::sync::OnceLock;
 
 use super::ast::Name;
-use super::print::push_digits;
 
 /// Predeclared names naga's list (`BUILTIN_IDENTIFIERS`) leaves out: the type aliases
 /// (WGSL spec, "Predeclared type aliases"). A declaration with one of them would shadow the alias.
@@ -138,15 +137,6 @@ impl Namer {
         let name = Name::from(name);
         self.used.insert(name.clone());
         name
-    }
-
-    /// [`Namer::fresh_name`] of `prefix` followed by `number` in decimal (`x_12` for an unnamed
-    /// value), written without `format!`, which costs more than the rest of naming a value.
-    pub fn fresh_numbered(&mut self, prefix: &str, number: u32, outer: Option<&Namer>) -> Name {
-        let mut base = String::with_capacity(prefix.len() + 10);
-        base.push_str(prefix);
-        push_digits(&mut base, u64::from(number), 10);
-        self.fresh_name(&base, outer)
     }
 
     pub fn clear(&mut self) {
