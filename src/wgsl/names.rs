@@ -180,15 +180,6 @@ mod tests {
     }
 
     #[test]
-    fn numbered_names_are_fresh_names_of_the_number_written_out() {
-        let mut namer = Namer::default();
-        assert_eq!(&*namer.fresh_numbered("x_", 12, None), "x_12");
-        assert_eq!(&*namer.fresh_numbered("x_", 12, None), "x_12_1");
-        assert_eq!(&*namer.fresh_numbered("x_", 0, None), "x_0");
-        assert_eq!(&*namer.fresh_numbered("v", u32::MAX, None), "v4294967295");
-    }
-
-    #[test]
     fn numbering_resumes_where_it_stopped_and_skips_names_taken_since() {
         let mut namer = Namer::default();
         assert_eq!(namer.fresh("v", None), "v");
