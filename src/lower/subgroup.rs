@@ -61,6 +61,10 @@ static REDUCTIONS: &[Reduction] = &[
     r(Op::GroupNonUniformLogicalXor, XOR, None, Combine::Xor),
 ];
 
+/// The opcodes of the reductions, which SPIR-V numbers together.
+const REDUCTION_OPCODES: std::ops::RangeInclusive<u32> =
+    Op::GroupNonUniformIAdd as u32..=Op::GroupNonUniformLogicalXor as u32;
+
 /// Simple ones: the WGSL builtin taking the operands after the scope as they are, booleans as
 /// 0 or 1 where WGSL takes numbers only (`true`).
 static DIRECT: &[(Op, &str, bool)] = &[
@@ -107,12 +111,14 @@ pub(super) fn is_subgroup(op: Op) -> bool {
 /// Whether the WGSL for `inst` reads the invocation's id in its subgroup, which the entry point
 /// then provides (`io_wrapper`).
 pub(crate) fn needs_invocation_id(module: &Module, inst: &Inst) -> bool {
-    let operation = group_operation(inst);
+    let operation = || group_operation(inst);
     match inst.op {
         Op::GroupNonUniformInverseBallot => true,
-        Op::GroupNonUniformBallotBitCount => operation != Some(GroupOperation::Reduce),
+        Op::GroupNonUniformBallotBitCount => operation() != Some(GroupOperation::Reduce),
         Op::GroupNonUniformQuadBroadcast => inst.id(2).is_none_or(|index| !is_plain_constant(module, index)),
-        op => REDUCTIONS.iter().find(|row| row.op == op).is_some_and(|row| match operation {
+        // Asked of every instruction of an entry point: most are no reduction, told by the range.
+        op if !REDUCTION_OPCODES.contains(&(op as u32)) => false,
+        op => REDUCTIONS.iter().find(|row| row.op == op).is_some_and(|row| match operation() {
             Some(GroupOperation::Reduce) => false,
             Some(GroupOperation::InclusiveScan) => row.names[1].is_empty(),
             Some(GroupOperation::ExclusiveScan) => row.names[2].is_empty(),
@@ -443,5 +449,16 @@ impl Lower<'_> {
     fn as_result(&mut self, e: &mut Emitter, inst: &Inst, value: Expr) -> Result<Expr, Error> {
         let ty = self.result_type(inst)?;
         Ok(if int_signedness(self.module, ty) == Some(true) { e.bitcast(ty, value)? } else { value })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_reduction_lies_in_the_range_that_tells_them_apart() {
+        assert_eq!(REDUCTION_OPCODES.clone().count(), REDUCTIONS.len());
+        assert!(REDUCTIONS.iter().all(|row| REDUCTION_OPCODES.contains(&(row.op as u32))));
     }
 }
