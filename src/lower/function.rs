@@ -98,8 +98,8 @@ pub fn emit(e: &mut Emitter, f: usize, entry: Option<&EntryPoint>) -> Result<ast
         body.pop();
     }
     let mut function = ast::Function { attributes: vec![], name, params, result, body, exits: lower.exits };
-    inline_lets::inline(&mut function, &lower.unnamed, &|expr| has_effect(e, expr));
-    loop_phis::elide(&mut function);
+    let vars = inline_lets::inline(&mut function, &lower.unnamed, &|expr| has_effect(e, expr));
+    loop_phis::elide(&mut function, &vars);
     Ok(function)
 }
 

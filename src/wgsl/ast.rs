@@ -533,6 +533,13 @@ impl Stmt {
     /// Calls `f` with the variable each assignment in this statement and those nested in it
     /// writes (the root of its target), and each variable whose address an expression takes.
     pub fn for_each_written(&self, f: &mut impl FnMut(&str)) {
+        self.for_each_assigned(f);
+        self.for_each_expr(&mut |expr| expr.for_each_address_taken(f));
+    }
+
+    /// Calls `f` with the variable each assignment in this statement and those nested in it
+    /// writes (the root of its target): [`Stmt::for_each_written`] without the addresses taken.
+    pub fn for_each_assigned(&self, f: &mut impl FnMut(&str)) {
         self.for_each_stmt(&mut |stmt| {
             let targets = match stmt {
                 Stmt::Assign { target, .. } => [Some(target), None],
@@ -544,7 +551,6 @@ impl Stmt {
             };
             targets.into_iter().flatten().filter_map(Expr::root).for_each(&mut *f);
         });
-        self.for_each_expr(&mut |expr| expr.for_each_address_taken(f));
     }
 
     /// Calls `f` with every identifier this statement and those nested in it read or write.

@@ -6,7 +6,7 @@
 
 use crate::name_hash::{NameMap, NameSet};
 
-use super::ast::{Expr, Stmt};
+use super::ast::{Expr, Stmt, UnaryOp};
 
 /// Moves each of the first `declared` statements, `var`s uninitialized or initialized without
 /// effect, down to the statement that first mentions the variable when that assigns it (its
@@ -33,25 +33,82 @@ pub(crate) fn initialize_at_first_assignment(
             _ => None,
         })
         .collect();
+    // A variable that nothing writes after it is initialized (nor takes the address of) is a
+    // `let`: a phi that became `a || b`, say. Only scalars, vectors and matrices: dynamic
+    // indexing of an array value is not for every WGSL implementation. Such a candidate is known
+    // at its first mention; nothing before that writes it, so its writes are counted from there.
+    let initializing = |index: usize, name: &str| matches!(stmts[index].unnoted(), Stmt::Assign { target: Expr::Ident(t), value } if **t == *name && !value.mentions(name));
+    let plain = ["bool", "i32", "u32", "f32", "f16", "vec", "mat"];
+    let is_candidate = |index: usize, continued: bool, at: usize| {
+        let Stmt::Var { name, ty, .. } = stmts[at].unnoted() else { return false };
+        let plain = ty.as_ref().is_some_and(|ty| plain.iter().any(|p| ty.starts_with(p)));
+        // A loop's `continuing` may write it too.
+        plain && !(continued && in_continuing(name)) && initializing(index, name) && !written_after(name)
+    };
     // One walk: for each variable, the statement that first mentions it, and whether a
-    // `continue` comes before that statement.
+    // `continue` comes before that statement; and, from its first mention on, each candidate's
+    // writes (its initializing assignment must be the one).
     let mut first: Vec<Option<(usize, bool)>> = vec![None; declared];
+    let mut candidates: NameMap<&str, usize> = NameMap::default();
+    let mut candidate = vec![false; declared];
+    let mut writes = vec![0u32; declared];
+    // The candidates not yet written twice.
+    let mut undecided = 0;
+    fn count(candidates: &NameMap<&str, usize>, name: &str, writes: &mut [u32], undecided: &mut usize) {
+        if let Some(&at) = candidates.get(name) {
+            writes[at] += 1;
+            if writes[at] == 2 {
+                *undecided -= 1;
+            }
+        }
+    }
     let mut continued = false;
     // The walk ends once every variable has been mentioned: usually a few statements in.
     let mut unmentioned = vars.len();
+    let mut walked = declared;
     for (index, stmt) in stmts.iter().enumerate().skip(declared) {
         if unmentioned == 0 {
             break;
         }
-        stmt.for_each_ident(&mut |ident| {
-            if let Some(&at) = vars.get(ident)
-                && first[at].is_none()
-            {
-                first[at] = Some((index, continued));
-                unmentioned -= 1;
-            }
+        let mut found = Vec::new();
+        stmt.for_each_expr(&mut |expr| {
+            expr.walk(&mut |expr| match expr {
+                Expr::Ident(ident) => {
+                    if let Some(&at) = vars.get(&**ident)
+                        && first[at].is_none()
+                    {
+                        first[at] = Some((index, continued));
+                        unmentioned -= 1;
+                        found.push(at);
+                    }
+                }
+                Expr::Unary(UnaryOp::AddressOf, reference) if undecided > 0 => {
+                    reference.root().into_iter().for_each(|root| count(&candidates, root, &mut writes, &mut undecided));
+                }
+                _ => {}
+            })
         });
+        // A candidate's initializing assignment takes no address of it: its first write is that.
+        for at in found {
+            if is_candidate(index, continued, at) {
+                let Stmt::Var { name, .. } = stmts[at].unnoted() else { continue };
+                candidates.insert(name, at);
+                candidate[at] = true;
+                undecided += 1;
+            }
+        }
+        if undecided > 0 {
+            stmt.for_each_assigned(&mut |name| count(&candidates, name, &mut writes, &mut undecided));
+        }
         continued = continued || stmt.may_leave(false, true, false);
+        walked = index + 1;
+    }
+    // The rest of the statements are counted only until each candidate has a second write.
+    for stmt in &stmts[walked..] {
+        if undecided == 0 {
+            break;
+        }
+        stmt.for_each_written(&mut |name| count(&candidates, name, &mut writes, &mut undecided));
     }
     // The statements that initialize a variable and become its declaration, as (statement,
     // variable) pairs. A note (`--annotate`) is looked through, so annotating changes nothing
@@ -63,8 +120,7 @@ pub(crate) fn initialize_at_first_assignment(
         if continued && in_continuing(name) {
             continue;
         }
-        if matches!(stmts[index].unnoted(), Stmt::Assign { target: Expr::Ident(t), value } if t == name && !value.mentions(name))
-        {
+        if initializing(index, name) {
             initializes.push((index, at));
             moved[at] = true;
         }
@@ -72,28 +128,8 @@ pub(crate) fn initialize_at_first_assignment(
     if initializes.is_empty() {
         return;
     }
-    // A variable that nothing writes after it is initialized (nor takes the address of) is a
-    // `let`: a phi that became `a || b`, say. Only scalars, vectors and matrices: dynamic
-    // indexing of an array value is not for every WGSL implementation.
-    let mut writes: NameMap<&str, u32> = NameMap::default();
-    for stmt in &stmts[declared..] {
-        stmt.for_each_written(&mut |name| {
-            if let Some((&name, _)) = vars.get_key_value(name) {
-                *writes.entry(name).or_default() += 1;
-            }
-        });
-    }
-    let lets: Vec<bool> = initializes
-        .iter()
-        .map(|&(_, at)| {
-            let Stmt::Var { name, ty, .. } = stmts[at].unnoted() else { return false };
-            let plain = ["bool", "i32", "u32", "f32", "f16", "vec", "mat"];
-            let plain = ty.as_ref().is_some_and(|ty| plain.iter().any(|p| ty.starts_with(p)));
-            // The initializing assignment is the one write (a loop's `continuing` may write too).
-            plain && writes.get(&**name) == Some(&1) && !written_after(name)
-        })
-        .collect();
-    drop(writes);
+    let lets: Vec<bool> = initializes.iter().map(|&(_, at)| candidate[at] && writes[at] == 1).collect();
+    drop(candidates);
     // In place: at the top of a huge function a second list would double the peak.
     for ((index, at), is_let) in initializes.into_iter().zip(lets) {
         let Stmt::Var { name, .. } = stmts[at].unnoted() else { continue };

@@ -25,8 +25,14 @@ use super::ast::{BinaryOp, Expr, Function, Literal, Name, Stmt, UnaryOp};
 const MAX_DEPTH: usize = 32;
 
 /// Inlines, through `function`'s body, the `let`s of the `unnamed` values as described above;
-/// `has_effect` says whether evaluating an expression has an effect.
-pub(crate) fn inline(function: &mut Function, unnamed: &NameSet<Name>, has_effect: &dyn Fn(&Expr) -> bool) {
+/// `has_effect` says whether evaluating an expression has an effect. Returns the function's
+/// `var`s whose address is never taken, found on the way (inlining moves expressions but adds or
+/// drops none of them, nor any `var`), for `loop_phis::elide`.
+pub(crate) fn inline(
+    function: &mut Function,
+    unnamed: &NameSet<Name>,
+    has_effect: &dyn Fn(&Expr) -> bool,
+) -> NameSet<Name> {
     // One entry per unnamed value, made at once: each identifier then costs one lookup.
     let mut counts: Counts = NameMap::with_capacity_and_hasher(unnamed.len(), Default::default());
     counts.extend(unnamed.iter().map(|name| (name.clone(), Count::default())));
@@ -43,11 +49,15 @@ pub(crate) fn inline(function: &mut Function, unnamed: &NameSet<Name>, has_effec
         declared.push(param.name.as_str().into());
     }
     let mut addressed = NameSet::default();
+    let mut vars = NameSet::default();
     for stmt in &function.body {
         stmt.for_each_stmt(&mut |s| {
             if let Stmt::Let { name, .. } | Stmt::Var { name, .. } = s {
                 declare(&mut counts, name);
                 declared.push(name.clone());
+            }
+            if let Stmt::Var { name, .. } = s {
+                vars.insert(name.clone());
             }
         });
         // One walk of each expression finds both the mentions and the addresses taken.
@@ -69,6 +79,8 @@ pub(crate) fn inline(function: &mut Function, unnamed: &NameSet<Name>, has_effec
     }
     let own = Own { declared, names: OnceCell::new(), addressed };
     list(&mut function.body, &counts, &own, has_effect);
+    vars.retain(|v| !own.addressed.contains(v));
+    vars
 }
 
 /// For each unnamed value, how often it is declared (by `let`s, and parameters of the same name)

@@ -16,22 +16,16 @@ use crate::name_hash::{NameMap, NameSet};
 
 use super::ast::{Expr, Function, Init, Name, Stmt, Update};
 
-/// Rewrites every loop of `function` as described above.
-pub(crate) fn elide(function: &mut Function) {
-    let mut vars = NameSet::default();
-    let mut addressed = NameSet::default();
-    for stmt in &function.body {
-        stmt.for_each_stmt(&mut |s| {
-            if let Stmt::Var { name, .. } = s {
-                vars.insert(name.clone());
-            }
-        });
-        stmt.for_each_expr(&mut |e| e.for_each_address_taken(&mut |root| _ = addressed.insert(Name::from(root))));
+/// Rewrites every loop of `function` as described above, given the function's `var`s whose
+/// address is never taken (which `inline_lets::inline` has just found).
+pub(crate) fn elide(function: &mut Function, vars: &NameSet<Name>) {
+    // No candidate, nothing to rename: the loops need not be visited.
+    if vars.is_empty() {
+        return;
     }
-    vars.retain(|v| !addressed.contains(v));
     // Each variable read straight, to the name of the value it held.
     let mut renames = NameMap::default();
-    in_list(&mut function.body, &vars, &mut renames);
+    in_list(&mut function.body, vars, &mut renames);
     if !renames.is_empty() {
         function.body.iter_mut().for_each(|s| rename_stmt(s, &renames));
     }
