@@ -24,14 +24,9 @@ pub fn run(module: &mut Module, _options: &Options) -> Result<(), Error> {
         for b in 0..module.functions[f].blocks.len() {
             let old = std::mem::take(&mut module.functions[f].blocks[b].insts);
             let mut new = Vec::with_capacity(old.len());
+            let mut rectifier =
+                Rectifier { module, function: f, out: &mut new, constants: &mut retyped_constants, types: &mut types };
             for index in old {
-                let mut rectifier = Rectifier {
-                    module,
-                    function: f,
-                    out: &mut new,
-                    constants: &mut retyped_constants,
-                    types: &mut types,
-                };
                 rectifier.instruction(index)?;
             }
             new.shrink_to_fit();
