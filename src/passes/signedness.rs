@@ -24,14 +24,9 @@ pub fn run(module: &mut Module, _options: &Options) -> Result<(), Error> {
         for b in 0..module.functions[f].blocks.len() {
             let old = std::mem::take(&mut module.functions[f].blocks[b].insts);
             let mut new = Vec::with_capacity(old.len());
+            let mut rectifier =
+                Rectifier { module, function: f, out: &mut new, constants: &mut retyped_constants, types: &mut types };
             for index in old {
-                let mut rectifier = Rectifier {
-                    module,
-                    function: f,
-                    out: &mut new,
-                    constants: &mut retyped_constants,
-                    types: &mut types,
-                };
                 rectifier.instruction(index)?;
             }
             new.shrink_to_fit();
@@ -52,13 +47,17 @@ pub fn run(module: &mut Module, _options: &Options) -> Result<(), Error> {
 /// Function `f` is `function`; `defs` find which operands are its casts.
 fn remove_unused_casts(function: &mut Function, f: usize, defs: &[Def]) {
     // Only casts can go, so only their uses are counted, by instruction: `None` for others.
+    // The casts are listed too, so that the walks after the count visit them, not every
+    // instruction.
     let mut uses: Vec<Option<u32>> = vec![None; function.insts.len()];
+    let mut casts = Vec::new();
     for &index in function.blocks.iter().flat_map(|block| &block.insts) {
         if matches!(function.insts[index].op, Op::Bitcast | Op::CopyObject) {
             uses[index] = Some(0);
+            casts.push(index);
         }
     }
-    if uses.iter().all(Option::is_none) {
+    if casts.is_empty() {
         return;
     }
     // The cast instruction defining `id` in this function, if it is one.
@@ -75,7 +74,10 @@ fn remove_unused_casts(function: &mut Function, f: usize, defs: &[Def]) {
             }
         }
     }
-    let mut unused: Vec<usize> = (0..uses.len()).filter(|&i| uses[i] == Some(0)).collect();
+    let mut unused: Vec<usize> = casts.into_iter().filter(|&i| uses[i] == Some(0)).collect();
+    if unused.is_empty() {
+        return;
+    }
     let mut dropped = vec![false; function.insts.len()];
     while let Some(index) = unused.pop() {
         dropped[index] = true;
@@ -90,10 +92,8 @@ fn remove_unused_casts(function: &mut Function, f: usize, defs: &[Def]) {
             }
         }
     }
-    if dropped.iter().any(|&d| d) {
-        for block in &mut function.blocks {
-            block.insts.retain(|&index| !dropped[index]);
-        }
+    for block in &mut function.blocks {
+        block.insts.retain(|&index| !dropped[index]);
     }
 }
 

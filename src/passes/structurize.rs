@@ -113,7 +113,9 @@ impl<'m> Structurizer<'m> {
             guards: 0,
             placed: 0,
         };
-        let mut targets = Vec::with_capacity(function.blocks.len());
+        // A block whose branch names no block is refused in block order, after its merge
+        // annotation and those of the blocks before it.
+        let cfg = Cfg::build(function.blocks.len(), |b, out| module.successors_into(f, b, out));
         for b in 0..function.blocks.len() {
             if let Some(merge) = function.blocks[b].merge {
                 let merge = &function.insts[merge];
@@ -124,9 +126,11 @@ impl<'m> Structurizer<'m> {
                     _ => Header::Selection { merge: s.target(b, merge, 0)? },
                 };
             }
-            targets.push(module.successors(f, b).ok_or_else(|| s.bad_target(b, function.terminator(b)))?);
+            if cfg.as_ref().err() == Some(&b) {
+                return Err(s.bad_target(b, function.terminator(b)));
+            }
         }
-        let cfg = Cfg::new(&targets);
+        let cfg = cfg.map_err(|b| s.bad_target(b, function.terminator(b)))?;
         s.ipdom = cfg.post_dominators();
         s.infer_loops(&cfg)?;
         Ok(s)
@@ -135,7 +139,7 @@ impl<'m> Structurizer<'m> {
     /// Gives every loop without `OpLoopMerge` a header: the target of its back edges, which is
     /// also its continue target; its merge is where the loop's exits lead.
     fn infer_loops(&mut self, cfg: &Cfg) -> Result<(), Error> {
-        let back_edges = cfg.back_edges(&cfg.dominators()).map_err(|(from, to)| {
+        let back_edges = cfg.back_edges().map_err(|(from, to)| {
             let (from_label, to_label) = (self.function.blocks[from].label, self.function.blocks[to].label);
             self.unstructured(
                 from,

@@ -937,16 +937,31 @@ impl Module {
     /// The blocks that block `block` of function `f` can branch to; `None` stands for leaving
     /// the function. `None` when a branch names no block of the function.
     pub fn successors(&self, f: usize, block: usize) -> Option<Vec<Option<usize>>> {
+        let mut targets = Vec::new();
+        self.successors_into(f, block, &mut targets).then_some(targets)
+    }
+
+    /// `successors`, appended to `out` (without an allocation per block); false when a branch
+    /// names no block of the function.
+    pub fn successors_into(&self, f: usize, block: usize, out: &mut Vec<Option<usize>>) -> bool {
         let terminator = self.functions[f].terminator(block);
         // The positions of the label operands, without a list of them: this runs for every block.
         let (first, rest, step) = match terminator.op {
             Op::Branch => (0, 0..0, 1),
             Op::BranchConditional => (1, 2..3, 1),
             Op::Switch => (1, 3..terminator.operands.len(), 2),
-            _ => return Some(vec![None]),
+            _ => {
+                out.push(None);
+                return true;
+            }
         };
-        let labels = std::iter::once(first).chain(rest.step_by(step));
-        labels.map(|i| terminator.id(i).and_then(|id| self.label_block(f, id)).map(Some)).collect()
+        for i in std::iter::once(first).chain(rest.step_by(step)) {
+            match terminator.id(i).and_then(|id| self.label_block(f, id)) {
+                Some(target) => out.push(Some(target)),
+                None => return false,
+            }
+        }
+        true
     }
 }
 
