@@ -719,14 +719,12 @@ impl Module {
     /// Which globals (by index into `globals`) an instruction of one of `functions` reads.
     pub fn globals_used_in(&self, functions: &[usize]) -> Vec<bool> {
         let mut used = vec![false; self.globals.len()];
-        // Plain loops over every operand: a `flat_map` over the instructions cost twice as much.
+        // Plain loops: a `flat_map` over the instructions cost twice as much.
         for &f in functions {
             for inst in &self.functions[f].insts {
-                for operand in inst.operands.iter() {
-                    if let Operand::IdRef(id) | Operand::IdScope(id) | Operand::IdMemorySemantics(id) = operand
-                        && let Def::Global(g) = self.def(*id)
-                    {
-                        used[*g] = true;
+                for id in inst.id_operands() {
+                    if let Some(g) = self.global_index(id) {
+                        used[g] = true;
                     }
                 }
             }
