@@ -669,7 +669,8 @@ impl Layouts<'_> {
                 next.path.push(index);
                 next.storage = self.part(place.storage, index).unwrap_or(value);
             }
-            Some(Kind::Array { wrapped }) => {
+            // An element or a column, inside its wrapper struct where it has one.
+            Some(Kind::Array { wrapped } | Kind::Lines { row_major: false, wrapped }) => {
                 next.path.push(index);
                 let mut element = self.part(place.storage, index).unwrap_or(value);
                 if wrapped {
@@ -678,16 +679,6 @@ impl Layouts<'_> {
                     element = self.part(element, zero).unwrap_or(value);
                 }
                 next.storage = element;
-            }
-            Some(Kind::Lines { row_major: false, wrapped }) => {
-                next.path.push(index);
-                let mut line = self.part(place.storage, index).unwrap_or(value);
-                if wrapped {
-                    let zero = self.constant(0);
-                    next.path.push(zero);
-                    line = self.part(line, zero).unwrap_or(value);
-                }
-                next.storage = line;
             }
             Some(Kind::Transposed | Kind::Lines { row_major: true, .. }) => {
                 next.column = Some((place.storage, index));
