@@ -10,10 +10,14 @@
 //! line of the worker's stdin; the worker answers on its stdout with `buffer B HEX` and `target HEX`
 //! lines then `done`, or with `error HEX` (the device's message), the bytes in hex.
 //!
-//! Workers are kept and reused, at most one per test thread, so the device is opened about twice
-//! a run rather than once a case (a process per case took about as long again as the cases
-//! themselves). A worker that dies of a signal takes only the case it was running with it: that
-//! case gets `Failure::Crash`, naming the signal, and the next case starts a fresh worker.
+//! Workers are kept and reused, at most one per test thread, so the device is opened once per
+//! thread rather than once per case: starting a worker (discovery and device) takes about as long
+//! as running a typical case, so a process per case would nearly double a run. A worker that dies
+//! of a signal takes only the case it was running with it: that case gets `Failure::Crash`, naming
+//! the signal (`main.rs` then, where the case has `cpu` lines, treats the device as no reference,
+//! as when it cannot build the pipeline; the case fails otherwise), and the next case starts a
+//! fresh worker. A worker that panics or exits is a harness
+//! bug (`Failure::Worker`): its case fails. `Workers::finish` ends the workers after the run.
 
 use std::collections::HashMap;
 use std::fmt::Write as _;
