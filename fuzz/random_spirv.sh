@@ -13,6 +13,12 @@
 # blocks gone first: --eliminate-dead-branches), dead-branches (--eliminate-dead-branches
 # --merge-blocks), inline (the same, then the helpers inlined into the entry point).
 #
+# Where the device is no reference (it cannot build the pipeline, crashes, or computes something
+# other than the generator's CPU model), the WGSL is checked against the CPU model alone and the
+# test is reported as ignored with the reason; the last line counts these by reason. A driver crash
+# (lavapipe 22.3 takes SIGSEGV on seed 4510's merge-return variant) costs that one module: the
+# SPIR-V runs in a worker process (tests/execution/worker.rs), and the crash is named per signal.
+#
 # Needs spirv-as, spirv-val, spirv-opt and a Vulkan device (lavapipe will do). The modules go to
 # fixtures/exec/compute/random_spirv/VARIANT/ (ignored by git), which is removed when every test
 # passes and kept for a look when one fails.
@@ -90,8 +96,12 @@ grep -E '^test result|FAILED|panicked' "$log" || true
 # alone (reported as ignored): say how often and why.
 count() { grep -c "ignored ($1" "$log" || true; }
 device="the WGSL run matches the CPU model, but the device is no reference: the SPIR-V run"
+# The crashes by signal, e.g. " (1 SIGSEGV)".
+signals="$(grep "ignored ($device crashed" "$log" | grep -o 'SIG[A-Z]*' | sort | uniq -c \
+    | awk '{ list = list sep $1 " " $2; sep = ", " } END { if (list != "") print " (" list ")" }' || true)"
 echo "random_spirv: checked against the CPU model only: $(count "$device failed") where the device" \
-    "cannot build the pipeline, $(count "$device differs") where it computes another result," \
+    "cannot build the pipeline, $(count "$device crashed") where it crashes$signals," \
+    "$(count "$device differs") where it computes another result," \
     "$(count 'the device computes the same') where it computes the same other result for the" \
     "SPIR-V and the WGSL"
 if [[ $status -eq 0 ]]; then

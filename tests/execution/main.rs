@@ -7,8 +7,9 @@
 //!    (`case.rs` lists them);
 //! 2. translates each module with `spv2wgsl::translate` and validates the
 //!    WGSL with naga and Tint (where installed);
-//! 3. runs the SPIR-V on a Vulkan device through ash, and the WGSL through
-//!    wgpu on the same device, with the same inputs;
+//! 3. runs the SPIR-V on a Vulkan device through ash (in a worker process, `worker.rs`, so that
+//!    a driver crash costs that case alone), and the WGSL through wgpu on the same device, with
+//!    the same inputs;
 //! 4. compares every storage buffer and render target (`compare.rs`), and, where the case
 //!    states results worked out on the CPU (`cpu` lines), both runs with those.
 //!
@@ -18,7 +19,7 @@
 //! (`spv2wgsl::reverse::compile`) runs on the Vulkan device, and our forward path's WGSL for that
 //! SPIR-V runs through wgpu again; all three must compute the same.
 //!
-//! One device serves the whole process. Without a Vulkan device the tests
+//! One wgpu device serves the whole process. Without a Vulkan device the tests
 //! fail under CI (`CI=true`) and are otherwise reported as ignored, after a
 //! notice saying what to install. lavapipe (Mesa's CPU driver) is enough;
 //! set `NODEVICE_SELECT=1` if Mesa's device-select layer gets in the way.
@@ -38,26 +39,32 @@ mod compare;
 mod values;
 mod vulkan;
 mod webgpu;
+mod worker;
 
+use std::collections::HashMap;
 use std::panic::{self, AssertUnwindSafe};
 use std::sync::{Once, OnceLock};
 
 use libtest_mimic::{Arguments, Completion, Failed, Trial};
 
 use case::{Case, Module, Source, Stage};
+use worker::Failure;
 
-/// The Vulkan device and the wgpu device opened on it.
+/// The Vulkan workers and the wgpu device opened on the same device.
 struct Gpu {
-    vulkan: vulkan::Vulkan,
+    vulkan: worker::Workers,
     webgpu: webgpu::WebGpu,
 }
 
+static GPU: OnceLock<Result<Gpu, String>> = OnceLock::new();
+
 fn gpu() -> &'static Result<Gpu, String> {
-    static GPU: OnceLock<Result<Gpu, String>> = OnceLock::new();
     GPU.get_or_init(|| {
+        // Opened here to find the device wgpu must use (and whether there is one); the workers
+        // open their own.
         let vulkan = vulkan::Vulkan::new()?;
         let webgpu = webgpu::WebGpu::new(&vulkan.device_name)?;
-        Ok(Gpu { vulkan, webgpu })
+        Ok(Gpu { vulkan: worker::Workers::new(), webgpu })
     })
 }
 
@@ -69,19 +76,29 @@ const INSTALL_HINT: &str = "install Mesa's Vulkan drivers and the Vulkan loader 
      (Debian/Ubuntu: apt-get install mesa-vulkan-drivers libvulkan1)";
 
 fn main() {
+    if worker::is_worker() {
+        let cases = discover().into_iter().filter_map(|(name, built)| Some((name, built.ok()?)));
+        worker::serve(cases.collect::<HashMap<_, _>>());
+        return;
+    }
     let arguments = Arguments::from_args();
-    let trials = discover();
-    libtest_mimic::run(&arguments, trials).exit();
+    let trials = discover().into_iter().map(|(name, built)| trial(name, built)).collect();
+    let conclusion = libtest_mimic::run(&arguments, trials);
+    if let Some(Ok(gpu)) = GPU.get() {
+        gpu.vulkan.finish();
+    }
+    conclusion.exit();
 }
 
-/// One trial per compute binary and per render pair.
-fn discover() -> Vec<Trial> {
-    let mut trials = Vec::new();
+/// Every case by name: one per compute binary, per `.spvasm` with `exec:` lines, per WGSL compute
+/// shader and per render pair.
+fn discover() -> Vec<(String, Result<Case, String>)> {
+    let mut cases = Vec::new();
     for binary in common::fixture_files(&["exec/compute"], &[".spv"]) {
         let name = display_name(&binary);
         let built = load_module(&binary, Stage::Compute)
             .and_then(|(module, source)| case::build(name.clone(), vec![module], &[source]));
-        trials.push(trial(name, built));
+        cases.push((name, built));
     }
     // The structurizer's shape fixtures are compute shaders too: those with `exec:` lines run.
     for source in common::fixture_files(&["spvasm"], &[".spvasm"]) {
@@ -97,18 +114,18 @@ fn discover() -> Vec<Trial> {
                 let module = Module { stage: Stage::Compute, path: source.clone(), spirv };
                 case::build(name.clone(), vec![module], &[Source::read(source.clone(), &text)])
             });
-        trials.push(trial(name, built));
+        cases.push((name, built));
     }
     for source in common::fixture_files(&["exec/compute"], &[".wgsl"]) {
         let name = source.strip_prefix("exec/").unwrap_or(&source).to_string();
         let built = load_wgsl(&source)
             .and_then(|(text, module, directives)| case::build_wgsl(name.clone(), module, &directives, text));
-        trials.push(trial(name, built));
+        cases.push((name, built));
     }
     for binary in common::fixture_files(&["exec/render"], &[".spv"]) {
         if !binary.contains(".vert.") {
             if !binary.contains(".frag.") {
-                trials.push(trial(display_name(&binary), Err(format!("{binary}: neither .vert nor .frag"))));
+                cases.push((display_name(&binary), Err(format!("{binary}: neither .vert nor .frag"))));
             }
             continue;
         }
@@ -118,9 +135,9 @@ fn discover() -> Vec<Trial> {
             let (fragment, fragment_source) = load_module(&partner, Stage::Fragment)?;
             case::build(name.clone(), vec![vertex, fragment], &[vertex_source, fragment_source])
         });
-        trials.push(trial(name, built));
+        cases.push((name, built));
     }
-    trials
+    cases
 }
 
 /// `exec/compute/x.comp.opt.spv` -> `compute/x.comp.opt`.
@@ -192,15 +209,14 @@ fn run(case: &Case) -> Result<Completion, String> {
     }
     // The reference runs first, so even a shader we cannot translate yet
     // proves its Vulkan side works.
-    let device_run = match (&case.vulkan_fails, &case.render) {
+    let device_run = match case.vulkan_fails {
         // The stated results stand in for the device's.
-        (Some(_), _) => Ok(stated_outputs(case)),
-        (None, None) => gpu.vulkan.run_compute(case),
-        (None, Some(_)) => gpu.vulkan.run_render(case),
+        Some(_) => Ok(stated_outputs(case)),
+        None => gpu.vulkan.run(case),
     };
     // With `cpu` lines, the device must also compute the CPU model's results; where it cannot
-    // build the pipeline or computes something else (a driver bug, see DESIGN.md), the model is
-    // the reference.
+    // build the pipeline, crashes or computes something else (a driver bug, see DESIGN.md), the
+    // model is the reference.
     let reference = match device_run {
         // A device run the CPU model disagrees with is no reference, even one that wrote nothing.
         Ok(outputs) => match compare::against_cpu(case, &outputs, "SPIR-V") {
@@ -212,8 +228,13 @@ fn run(case: &Case) -> Result<Completion, String> {
                 Reference::Cpu(format!("the SPIR-V run differs from the CPU model: {problem}"), Some(outputs))
             }
         },
-        Err(problem) if !case.cpu.is_empty() => Reference::Cpu(format!("the SPIR-V run failed: {problem}"), None),
-        Err(problem) => return Err(problem),
+        Err(Failure::Device(problem)) if !case.cpu.is_empty() => {
+            Reference::Cpu(format!("the SPIR-V run failed: {problem}"), None)
+        }
+        Err(Failure::Crash(problem)) if !case.cpu.is_empty() => {
+            Reference::Cpu(format!("the SPIR-V run crashed: {problem}"), None)
+        }
+        Err(failure) => return Err(failure.to_string()),
     };
 
     let mut wgsl = Vec::new();
@@ -291,7 +312,7 @@ fn run_wgsl(gpu: &Gpu, case: &Case, wgsl: &str) -> Result<Completion, String> {
         None => gpu.webgpu.run_compute(case, wgsl, &[])?,
     };
     compare::check_reference(case, &reference)?;
-    let ours = gpu.vulkan.run_compute(case)?;
+    let ours = gpu.vulkan.run(case).map_err(|failure| failure.to_string())?;
     compare::compare(case, &reference, &ours).map_err(|problem| format!("our SPIR-V: {problem}"))?;
     let module = &case.modules[0];
     let back = translate(module, case).map_err(

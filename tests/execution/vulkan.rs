@@ -1,8 +1,8 @@
 //! The reference run: the original SPIR-V on the Vulkan device, through ash.
 //!
-//! One instance and device serve the whole process; each run creates its own
-//! objects (buffers, pipeline, command pool) and destroys them when done, so
-//! runs on different threads share only the queue, which is behind a mutex.
+//! One instance and device serve the whole process (a worker, see `worker.rs`); each run creates
+//! its own objects (buffers, pipeline, command pool) and destroys them when done, so runs on
+//! different threads share only the queue, which is behind a mutex.
 //! Memory is host-visible and coherent (lavapipe's is), so buffers are
 //! written and read through a mapping.
 
