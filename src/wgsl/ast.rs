@@ -205,7 +205,7 @@ impl Expr {
     }
 
     /// Calls `f` with the root of every `&reference` in this expression.
-    pub fn for_each_address_taken(&self, f: &mut impl FnMut(&str)) {
+    pub fn for_each_address_taken<'a>(&'a self, f: &mut impl FnMut(&'a str)) {
         self.walk(&mut |expr| {
             if let Expr::Unary(UnaryOp::AddressOf, reference) = expr {
                 reference.root().into_iter().for_each(&mut *f);
@@ -380,7 +380,7 @@ impl Expr {
     }
 
     /// Calls `f` with every identifier in this expression.
-    pub fn for_each_ident(&self, f: &mut impl FnMut(&str)) {
+    pub fn for_each_ident<'a>(&'a self, f: &mut impl FnMut(&'a str)) {
         self.walk(&mut |expr| {
             if let Expr::Ident(ident) = expr {
                 f(ident);
@@ -534,14 +534,14 @@ impl Stmt {
 
     /// Calls `f` with the variable each assignment in this statement and those nested in it
     /// writes (the root of its target), and each variable whose address an expression takes.
-    pub fn for_each_written(&self, f: &mut impl FnMut(&str)) {
+    pub fn for_each_written<'a>(&'a self, f: &mut impl FnMut(&'a str)) {
         self.for_each_assigned(f);
         self.for_each_expr(&mut |expr| expr.for_each_address_taken(f));
     }
 
     /// Calls `f` with the variable each assignment in this statement and those nested in it
     /// writes (the root of its target): [`Stmt::for_each_written`] without the addresses taken.
-    pub fn for_each_assigned(&self, f: &mut impl FnMut(&str)) {
+    pub fn for_each_assigned<'a>(&'a self, f: &mut impl FnMut(&'a str)) {
         self.for_each_stmt(&mut |stmt| {
             let targets = match stmt {
                 Stmt::Assign { target, .. } => [Some(target), None],
@@ -556,7 +556,7 @@ impl Stmt {
     }
 
     /// Calls `f` with every identifier this statement and those nested in it read or write.
-    pub fn for_each_ident(&self, f: &mut impl FnMut(&str)) {
+    pub fn for_each_ident<'a>(&'a self, f: &mut impl FnMut(&'a str)) {
         self.for_each_expr(&mut |expr| expr.for_each_ident(f));
     }
 
