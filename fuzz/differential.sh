@@ -30,6 +30,9 @@ for source in "$compute"/*.comp "$render"/*.vert "$render"/*.frag "$render"/vert
 done
 
 cd "$root"
+# Validation builds naga's IR from our syntax tree (src/wgsl/naga_ir.rs): it must equal naga's
+# reading of our text on these programs too.
+cargo test --locked --test naga_ir -- every_fixture --quiet
 if NODEVICE_SELECT=1 CI=true cargo test --locked --test execution -- random/ --quiet; then
     rm -rf "$compute" "$render"
 else

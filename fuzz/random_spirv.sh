@@ -90,6 +90,9 @@ cd "$root"
 log="$root/target/random_spirv.log"
 mkdir -p "$root/target"
 status=0
+# Validation builds naga's IR from our syntax tree (src/wgsl/naga_ir.rs): it must equal naga's
+# reading of our text on these programs too.
+cargo test --locked --test naga_ir -- every_fixture --quiet
 NODEVICE_SELECT=1 CI=true cargo test --locked --test execution -- random_spirv/ >"$log" 2>&1 || status=$?
 grep -E '^test result|FAILED|panicked' "$log" || true
 # Where the device could not serve as the reference, the WGSL was checked against the CPU model

@@ -146,6 +146,24 @@ pub fn translate(input: &[u8], options: &Options) -> Result<Translation, Error> 
 }
 
 fn translate_module(input: &[u8], options: &Options) -> Result<Translation, Error> {
+    let (ast, mut warnings, bindings) = lower(input, options)?;
+    let text = wgsl::print::print(&ast);
+    if options.validate {
+        warnings.extend(wgsl::validate::validate_module(&ast, &text)?);
+    }
+    Ok(Translation { wgsl: text, warnings, bindings })
+}
+
+/// For the test that proves naga's IR built from the syntax tree equal to what naga's WGSL
+/// front end reads in the printed text (`tests/naga_ir.rs`): the two compared, for `input`.
+pub fn naga_ir_check(input: &[u8], options: &Options) -> Result<wgsl::naga_ir::Check, Error> {
+    let options = Options { validate: true, ..options.clone() };
+    let (ast, _, _) = lower(input, &options)?;
+    Ok(wgsl::naga_ir::check(&ast, &wgsl::print::print(&ast)))
+}
+
+/// The module's WGSL syntax tree, with the warnings and the bindings found on the way.
+fn lower(input: &[u8], options: &Options) -> Result<(wgsl::ast::Module, Vec<Warning>, Vec<Binding>), Error> {
     // The words go as soon as they are loaded: the module says all they say.
     let mut module = spirv::load::load(&read_words(input)?)?;
     // The pass order: each pass states what holds before and after it at the top of its file.
@@ -197,13 +215,8 @@ fn translate_module(input: &[u8], options: &Options) -> Result<Translation, Erro
         ast.diagnostics.push("off, subgroup_uniformity");
     }
     // Done with the module: validation takes memory of its own.
-    let mut warnings = std::mem::take(&mut module.warnings);
-    drop(module);
-    let text = wgsl::print::print(&ast);
-    if options.validate {
-        warnings.extend(wgsl::validate::validate_module(&ast, &text)?);
-    }
-    Ok(Translation { wgsl: text, warnings, bindings })
+    let warnings = std::mem::take(&mut module.warnings);
+    Ok((ast, warnings, bindings))
 }
 
 /// Whether the input is SPIR-V assembly text rather than a binary module: text whose first token

@@ -33,6 +33,8 @@ pub struct Emitter<'m> {
     pub(super) enables: BTreeSet<&'static str>,
     /// `--annotate`: statements name their SPIR-V origin.
     pub annotate: bool,
+    /// Whether each function's tree is kept once printed, for validation (`wgsl/naga_ir.rs`).
+    keep_trees: bool,
     bindings: Vec<Binding>,
     /// Names of the `override`s declared for specialization constants.
     pub(super) overrides: IdMap<Id, String>,
@@ -86,7 +88,7 @@ pub fn location_of_id(module: &Module, id: Id) -> Location {
 
 impl<'m> Emitter<'m> {
     /// The state before anything is declared; `named_spec_ops` is `spec::named_ops` of the module.
-    pub(super) fn new(module: &'m Module, annotate: bool, named_spec_ops: IdSet<Id>) -> Self {
+    pub(super) fn new(module: &'m Module, annotate: bool, keep_trees: bool, named_spec_ops: IdSet<Id>) -> Self {
         let mut e = Emitter {
             module,
             out: ast::Module::default(),
@@ -96,6 +98,7 @@ impl<'m> Emitter<'m> {
             member_names: IdMap::default(),
             enables: BTreeSet::new(),
             annotate,
+            keep_trees,
             bindings: Vec::new(),
             overrides: IdMap::default(),
             named_spec_ops,
@@ -146,13 +149,16 @@ impl<'m> Emitter<'m> {
         }
         for_loops::rewrite(&mut function.body, &function.exits);
         let (text, signature_len) = print::function(&function);
-        let result = function.result.map(|(_, ty)| ty);
+        let result = function.result.as_ref().map(|(_, ty)| ty.clone());
         self.out.functions.push(ast::PrintedFunction {
             name,
             text,
             signature: ast::Signature { len: signature_len, result },
             calls,
         });
+        if self.keep_trees {
+            self.out.trees.push(function);
+        }
     }
 
     /// Tries putting the barriers of a function that breaks WGSL's rule in uniform control flow

@@ -533,11 +533,11 @@ impl<'m> Lower<'m> {
         match expr {
             Expr::Unary(UnaryOp::Not, inner) => *inner,
             Expr::Literal(Literal::Bool(b)) => Expr::Literal(Literal::Bool(!b)),
-            Expr::Binary(op, a, b) => match NEGATED_COMPARISONS.iter().find(|(from, _)| *from == op) {
+            Expr::Binary(op, operands) => match NEGATED_COMPARISONS.iter().find(|(from, _)| *from == op) {
                 Some(&(_, negated)) if integers || matches!(op, BinaryOp::Equal | BinaryOp::NotEqual) => {
-                    Expr::Binary(negated, a, b)
+                    Expr::Binary(negated, operands)
                 }
-                _ => Expr::unary(UnaryOp::Not, Expr::Binary(op, a, b)),
+                _ => Expr::unary(UnaryOp::Not, Expr::Binary(op, operands)),
             },
             other => Expr::unary(UnaryOp::Not, other),
         }

@@ -45,7 +45,7 @@ use crate::wgsl::ast::Stmt;
 /// then functions and globals), globals declared, each function lowered and printed, then the
 /// entry points' wrappers.
 pub fn lower(module: &Module, options: &Options) -> Result<Emitted, Error> {
-    let mut e = Emitter::new(module, options.annotate, spec::named_ops(module)?);
+    let mut e = Emitter::new(module, options.annotate, options.validate, spec::named_ops(module)?);
     // Entry-point names are the API users call: they are claimed first and never renamed.
     let mut wrapper_names = Vec::new();
     for entry in &module.entry_points {

@@ -23,6 +23,9 @@ pub struct Module {
     /// only one function's tree is alive at a time, where the whole module's would take about
     /// ten times the input's size.
     pub functions: Vec<PrintedFunction>,
+    /// The functions' trees as printed, kept only where the module is validated: `naga_ir.rs`
+    /// builds naga's IR from them.
+    pub trees: Vec<Function>,
 }
 
 /// A function of the module, printed.
@@ -167,10 +170,12 @@ pub enum Expr {
     Ident(Name),
     Literal(Literal),
     Unary(UnaryOp, Box<Expr>),
-    Binary(BinaryOp, Box<Expr>, Box<Expr>),
+    /// `left op right`: the two operands share one box, one allocation per node rather than two.
+    Binary(BinaryOp, Box<[Expr; 2]>),
     /// A call of a function, builtin, or type constructor (`vec4<f32>`, `bitcast<u32>`).
     Call(Box<Call>),
-    Index(Box<Expr>, Box<Expr>),
+    /// `base[index]`, likewise in one box.
+    Index(Box<[Expr; 2]>),
     /// Member access or swizzle: `.name`, `.xyz`.
     Member(Box<MemberAccess>),
 }
@@ -197,13 +202,13 @@ impl Expr {
         match self {
             Expr::Ident(name) => Some(name),
             Expr::Member(access) => access.base.root(),
-            Expr::Index(base, _) => base.root(),
+            Expr::Index(operands) => operands[0].root(),
             _ => None,
         }
     }
 
     /// Calls `f` with the root of every `&reference` in this expression.
-    pub fn for_each_address_taken(&self, f: &mut impl FnMut(&str)) {
+    pub fn for_each_address_taken<'a>(&'a self, f: &mut impl FnMut(&'a str)) {
         self.walk(&mut |expr| {
             if let Expr::Unary(UnaryOp::AddressOf, reference) = expr {
                 reference.root().into_iter().for_each(&mut *f);
@@ -214,28 +219,34 @@ impl Expr {
     /// Calls `f` with this expression and every expression nested in it, outermost first.
     pub fn walk<'a>(&'a self, f: &mut impl FnMut(&'a Expr)) {
         f(self);
+        self.operands().iter().for_each(|operand| operand.walk(f));
+    }
+
+    /// The expressions nested directly in this one, in the order they are written.
+    pub fn operands(&self) -> &[Expr] {
         match self {
-            Expr::Ident(_) | Expr::Literal(_) => {}
-            Expr::Unary(_, operand) => operand.walk(f),
-            Expr::Member(member) => member.base.walk(f),
-            Expr::Binary(_, a, b) | Expr::Index(a, b) => {
-                a.walk(f);
-                b.walk(f);
-            }
-            Expr::Call(call) => call.args.iter().for_each(|arg| arg.walk(f)),
+            Expr::Ident(_) | Expr::Literal(_) => &[],
+            Expr::Unary(_, operand) => std::slice::from_ref(operand),
+            Expr::Member(member) => std::slice::from_ref(&member.base),
+            Expr::Binary(_, operands) | Expr::Index(operands) => &operands[..],
+            Expr::Call(call) => &call.args,
+        }
+    }
+
+    /// [`Expr::operands`], to change them.
+    pub fn operands_mut(&mut self) -> &mut [Expr] {
+        match self {
+            Expr::Ident(_) | Expr::Literal(_) => &mut [],
+            Expr::Unary(_, operand) => std::slice::from_mut(operand),
+            Expr::Member(member) => std::slice::from_mut(&mut member.base),
+            Expr::Binary(_, operands) | Expr::Index(operands) => &mut operands[..],
+            Expr::Call(call) => &mut call.args,
         }
     }
 
     /// Whether this expression, or one nested in it, satisfies `f`.
     pub fn any(&self, f: &impl Fn(&Expr) -> bool) -> bool {
-        f(self)
-            || match self {
-                Expr::Ident(_) | Expr::Literal(_) => false,
-                Expr::Unary(_, operand) => operand.any(f),
-                Expr::Member(member) => member.base.any(f),
-                Expr::Binary(_, a, b) | Expr::Index(a, b) => a.any(f) || b.any(f),
-                Expr::Call(call) => call.args.iter().any(|arg| arg.any(f)),
-            }
+        f(self) || self.operands().iter().any(|operand| operand.any(f))
     }
 
     /// A name, a literal, or members and elements of one at such indices: reading it again does
@@ -244,7 +255,7 @@ impl Expr {
         match self {
             Expr::Ident(_) | Expr::Literal(_) => true,
             Expr::Member(access) => access.base.is_path(),
-            Expr::Index(base, index) => base.is_path() && index.is_path(),
+            Expr::Index(operands) => operands.iter().all(Expr::is_path),
             _ => false,
         }
     }
@@ -259,10 +270,10 @@ impl Expr {
         Expr::Unary(op, Box::new(operand))
     }
     pub fn binary(op: BinaryOp, left: Expr, right: Expr) -> Expr {
-        Expr::Binary(op, Box::new(left), Box::new(right))
+        Expr::Binary(op, Box::new([left, right]))
     }
     pub fn index(base: Expr, index: Expr) -> Expr {
-        Expr::Index(Box::new(base), Box::new(index))
+        Expr::Index(Box::new([base, index]))
     }
     pub fn member(base: Expr, name: impl Into<String>) -> Expr {
         Expr::Member(Box::new(MemberAccess { base, name: name.into() }))
@@ -368,17 +379,11 @@ impl Expr {
         if limit == 0 {
             return true;
         }
-        match self {
-            Expr::Ident(_) | Expr::Literal(_) => false,
-            Expr::Unary(_, operand) => operand.deeper_than(limit - 1),
-            Expr::Member(member) => member.base.deeper_than(limit - 1),
-            Expr::Binary(_, a, b) | Expr::Index(a, b) => a.deeper_than(limit - 1) || b.deeper_than(limit - 1),
-            Expr::Call(call) => call.args.iter().any(|arg| arg.deeper_than(limit - 1)),
-        }
+        self.operands().iter().any(|operand| operand.deeper_than(limit - 1))
     }
 
     /// Calls `f` with every identifier in this expression.
-    pub fn for_each_ident(&self, f: &mut impl FnMut(&str)) {
+    pub fn for_each_ident<'a>(&'a self, f: &mut impl FnMut(&'a str)) {
         self.walk(&mut |expr| {
             if let Expr::Ident(ident) = expr {
                 f(ident);
@@ -532,14 +537,14 @@ impl Stmt {
 
     /// Calls `f` with the variable each assignment in this statement and those nested in it
     /// writes (the root of its target), and each variable whose address an expression takes.
-    pub fn for_each_written(&self, f: &mut impl FnMut(&str)) {
+    pub fn for_each_written<'a>(&'a self, f: &mut impl FnMut(&'a str)) {
         self.for_each_assigned(f);
         self.for_each_expr(&mut |expr| expr.for_each_address_taken(f));
     }
 
     /// Calls `f` with the variable each assignment in this statement and those nested in it
     /// writes (the root of its target): [`Stmt::for_each_written`] without the addresses taken.
-    pub fn for_each_assigned(&self, f: &mut impl FnMut(&str)) {
+    pub fn for_each_assigned<'a>(&'a self, f: &mut impl FnMut(&'a str)) {
         self.for_each_stmt(&mut |stmt| {
             let targets = match stmt {
                 Stmt::Assign { target, .. } => [Some(target), None],
@@ -554,7 +559,7 @@ impl Stmt {
     }
 
     /// Calls `f` with every identifier this statement and those nested in it read or write.
-    pub fn for_each_ident(&self, f: &mut impl FnMut(&str)) {
+    pub fn for_each_ident<'a>(&'a self, f: &mut impl FnMut(&'a str)) {
         self.for_each_expr(&mut |expr| expr.for_each_ident(f));
     }
 

@@ -197,9 +197,7 @@ fn sink_into_scopes(stmts: &mut Vec<Stmt>, used_after: &dyn Fn(&str) -> bool) {
                 let used_by_continuing = |name: &str| in_continuing.contains(name) || in_break_if.contains(name);
                 sink_into_scopes(body, &used_by_continuing);
                 let mut written = NameSet::default();
-                continuing
-                    .iter()
-                    .for_each(|stmt| stmt.for_each_written(&mut |name| _ = written.insert(name.to_string())));
+                continuing.iter().for_each(|stmt| stmt.for_each_written(&mut |name| _ = written.insert(name)));
                 let written_by_continuing = |name: &str| written.contains(name);
                 initialize_at_first_assignment(body, leading_vars(body), &used_by_continuing, &written_by_continuing);
             }
@@ -221,10 +219,10 @@ fn sink_into_scopes(stmts: &mut Vec<Stmt>, used_after: &dyn Fn(&str) -> bool) {
 }
 
 /// Every identifier the statements and the expression mention.
-fn names_in(stmts: &[Stmt], expr: Option<&Expr>) -> NameSet<String> {
+fn names_in<'a>(stmts: &'a [Stmt], expr: Option<&'a Expr>) -> NameSet<&'a str> {
     let mut names = NameSet::default();
-    stmts.iter().for_each(|s| s.for_each_ident(&mut |i| _ = names.insert(i.to_string())));
-    expr.iter().for_each(|e| e.for_each_ident(&mut |i| _ = names.insert(i.to_string())));
+    stmts.iter().for_each(|s| s.for_each_ident(&mut |i| _ = names.insert(i)));
+    expr.iter().for_each(|e| e.for_each_ident(&mut |i| _ = names.insert(i)));
     names
 }
 

@@ -110,9 +110,9 @@ fn negation(condition: &Expr, exits: &[(Expr, Expr)]) -> Expr {
     match condition {
         Expr::Unary(UnaryOp::Not, inner) => Expr::clone(inner),
         Expr::Literal(Literal::Bool(b)) => Expr::Literal(Literal::Bool(!b)),
-        Expr::Binary(op @ (BinaryOp::Equal | BinaryOp::NotEqual), a, b) => {
+        Expr::Binary(op @ (BinaryOp::Equal | BinaryOp::NotEqual), operands) => {
             let flipped = if *op == BinaryOp::Equal { BinaryOp::NotEqual } else { BinaryOp::Equal };
-            Expr::Binary(flipped, a.clone(), b.clone())
+            Expr::Binary(flipped, operands.clone())
         }
         _ => Expr::unary(UnaryOp::Not, condition.clone()),
     }
@@ -123,9 +123,9 @@ fn update_of(stmt: &Stmt) -> Option<Update> {
     let Stmt::Assign { target: target @ Expr::Ident(name), value } = stmt else { return None };
     let one = |e: &Expr| matches!(e, Expr::Literal(Literal::I32(1) | Literal::U32(1)));
     Some(match value {
-        Expr::Binary(op, left, right) if matches!(&**left, Expr::Ident(l) if l == name) => match op {
-            BinaryOp::Add if one(right) => Update::Increment(target.clone()),
-            BinaryOp::Subtract if one(right) => Update::Decrement(target.clone()),
+        Expr::Binary(op, operands) if matches!(&operands[0], Expr::Ident(l) if l == name) => match op {
+            BinaryOp::Add if one(&operands[1]) => Update::Increment(target.clone()),
+            BinaryOp::Subtract if one(&operands[1]) => Update::Decrement(target.clone()),
             BinaryOp::Add
             | BinaryOp::Subtract
             | BinaryOp::Multiply
@@ -135,7 +135,7 @@ fn update_of(stmt: &Stmt) -> Option<Update> {
             | BinaryOp::Or
             | BinaryOp::Xor
             | BinaryOp::ShiftLeft
-            | BinaryOp::ShiftRight => Update::Compound(target.clone(), *op, Expr::clone(right)),
+            | BinaryOp::ShiftRight => Update::Compound(target.clone(), *op, operands[1].clone()),
             _ => Update::Assign(target.clone(), value.clone()),
         },
         _ => Update::Assign(target.clone(), value.clone()),

@@ -233,14 +233,16 @@ fn evaluated_before(expr: &Expr, name: &str, conditional: bool, before: &mut imp
             None
         }
         Expr::Literal(_) => None,
-        Expr::Unary(_, operand) => evaluated_before(operand, name, conditional, before),
-        Expr::Member(member) => evaluated_before(&member.base, name, conditional, before),
-        Expr::Binary(op, left, right) => evaluated_before(left, name, conditional, before).or_else(|| {
-            let short_circuit = matches!(op, BinaryOp::LogicalAnd | BinaryOp::LogicalOr);
-            evaluated_before(right, name, conditional || short_circuit, before)
-        }),
-        Expr::Index(base, index) => evaluated_before(base, name, conditional, before)
-            .or_else(|| evaluated_before(index, name, conditional, before)),
+        Expr::Unary(..) | Expr::Member(_) | Expr::Index(_) => {
+            expr.operands().iter().find_map(|operand| evaluated_before(operand, name, conditional, before))
+        }
+        Expr::Binary(op, operands) => {
+            let [left, right] = &**operands;
+            evaluated_before(left, name, conditional, before).or_else(|| {
+                let short_circuit = matches!(op, BinaryOp::LogicalAnd | BinaryOp::LogicalOr);
+                evaluated_before(right, name, conditional || short_circuit, before)
+            })
+        }
         Expr::Call(call) => {
             if call.args.iter().any(|arg| arg.mentions(name)) {
                 // The callee runs after its arguments.
@@ -269,14 +271,9 @@ fn deeper_than_inlined(expr: &Expr, limit: usize, name: &str, value: &Expr) -> b
     if limit == 0 {
         return true;
     }
-    let deeper = |e: &Expr| deeper_than_inlined(e, limit - 1, name, value);
     match expr {
         Expr::Ident(ident) if **ident == *name => value.deeper_than(limit),
-        Expr::Ident(_) | Expr::Literal(_) => false,
-        Expr::Unary(_, operand) => deeper(operand),
-        Expr::Member(member) => deeper(&member.base),
-        Expr::Binary(_, a, b) | Expr::Index(a, b) => deeper(a) || deeper(b),
-        Expr::Call(call) => call.args.iter().any(deeper),
+        _ => expr.operands().iter().any(|e| deeper_than_inlined(e, limit - 1, name, value)),
     }
 }
 
@@ -288,14 +285,7 @@ fn replace(expr: &mut Expr, name: &str, value: &mut Option<Expr>) {
                 *expr = value;
             }
         }
-        Expr::Ident(_) | Expr::Literal(_) => {}
-        Expr::Unary(_, operand) => replace(operand, name, value),
-        Expr::Member(member) => replace(&mut member.base, name, value),
-        Expr::Binary(_, a, b) | Expr::Index(a, b) => {
-            replace(a, name, value);
-            replace(b, name, value);
-        }
-        Expr::Call(call) => call.args.iter_mut().for_each(|arg| replace(arg, name, value)),
+        _ => expr.operands_mut().iter_mut().for_each(|operand| replace(operand, name, value)),
     }
 }
 

@@ -145,13 +145,6 @@ fn rename_name(name: &mut Name, renames: &NameMap<Name, Name>) {
 fn rename_expr(expr: &mut Expr, renames: &NameMap<Name, Name>) {
     match expr {
         Expr::Ident(name) => rename_name(name, renames),
-        Expr::Literal(_) => {}
-        Expr::Unary(_, operand) => rename_expr(operand, renames),
-        Expr::Member(member) => rename_expr(&mut member.base, renames),
-        Expr::Binary(_, a, b) | Expr::Index(a, b) => {
-            rename_expr(a, renames);
-            rename_expr(b, renames);
-        }
-        Expr::Call(call) => call.args.iter_mut().for_each(|arg| rename_expr(arg, renames)),
+        _ => expr.operands_mut().iter_mut().for_each(|operand| rename_expr(operand, renames)),
     }
 }

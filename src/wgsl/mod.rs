@@ -8,6 +8,7 @@ pub(crate) mod deferred_returns;
 pub(crate) mod for_loops;
 pub(crate) mod inline_lets;
 pub(crate) mod loop_phis;
+pub mod naga_ir;
 pub mod names;
 pub mod print;
 pub mod uniformity;

@@ -530,7 +530,8 @@ impl Printer {
                 let nested_minus = *op == UnaryOp::Negate && level(operand) == Level::Unary;
                 self.operand(operand, level(operand) > Level::Unary || nested_minus);
             }
-            Expr::Binary(op, left, right) => {
+            Expr::Binary(op, operands) => {
+                let [left, right] = &**operands;
                 self.operand(left, needs_parens(*op, left, true));
                 self.out.push(' ');
                 self.out.push_str(binary_symbol(*op));
@@ -553,7 +554,8 @@ impl Printer {
                 }
                 self.out.push(')');
             }
-            Expr::Index(base, index) => {
+            Expr::Index(operands) => {
+                let [base, index] = &**operands;
                 self.operand(base, level(base) != Level::Primary);
                 self.out.push('[');
                 self.expr(index);

@@ -291,7 +291,8 @@ pub(super) fn root(expr: &Expr) -> Option<&str> {
     match expr {
         Expr::Ident(name) => Some(name),
         Expr::Member(member) => root(&member.base),
-        Expr::Index(base, _) | Expr::Unary(UnaryOp::Deref, base) => root(base),
+        Expr::Index(operands) => root(&operands[0]),
+        Expr::Unary(UnaryOp::Deref, base) => root(base),
         _ => None,
     }
 }
@@ -300,14 +301,7 @@ pub(super) fn root(expr: &Expr) -> Option<&str> {
 fn addressed<'a>(expr: &'a Expr, out: &mut Vec<&'a str>) {
     match expr {
         Expr::Unary(UnaryOp::AddressOf, operand) => out.extend(root(operand)),
-        Expr::Unary(_, a) => addressed(a, out),
-        Expr::Member(member) => addressed(&member.base, out),
-        Expr::Binary(_, a, b) | Expr::Index(a, b) => {
-            addressed(a, out);
-            addressed(b, out);
-        }
-        Expr::Call(call) => call.args.iter().for_each(|a| addressed(a, out)),
-        Expr::Ident(_) | Expr::Literal(_) => {}
+        _ => expr.operands().iter().for_each(|operand| addressed(operand, out)),
     }
 }
 
@@ -347,9 +341,9 @@ impl<'a> Scope<'a> {
         match expr {
             Expr::Literal(_) => true,
             Expr::Ident(name) => self.uniform.contains(&**name) || self.globals.contains(&**name),
-            Expr::Unary(_, a) => self.is_uniform(a),
-            Expr::Member(member) => self.is_uniform(&member.base),
-            Expr::Binary(_, a, b) | Expr::Index(a, b) => self.is_uniform(a) && self.is_uniform(b),
+            Expr::Unary(..) | Expr::Member(_) | Expr::Binary(..) | Expr::Index(_) => {
+                expr.operands().iter().all(|operand| self.is_uniform(operand))
+            }
             Expr::Call(call) => {
                 !self.functions.contains(&*call.callee)
                     && is_pure_builtin(&call.callee)
@@ -409,7 +403,7 @@ impl<'a> Scope<'a> {
             }
             Stmt::Assign { target, value } => {
                 let index_uniform = match target {
-                    Expr::Index(_, index) => self.is_uniform(index),
+                    Expr::Index(operands) => self.is_uniform(&operands[1]),
                     _ => true,
                 };
                 if !(uniform_flow && index_uniform && self.is_uniform(value)) {

@@ -19,7 +19,7 @@ use std::num::NonZeroUsize;
 use std::ops::Range;
 
 use super::ast::{Module, PrintedFunction};
-use super::print;
+use super::{naga_ir, print};
 use crate::batch;
 use crate::error::{Error, Location, Warning};
 
@@ -37,13 +37,26 @@ struct Limits {
     /// expressions for each new one): 0.1 s for 128 KiB, 0.4 s for 256 KiB, 1 to 5 s for 1 MiB.
     /// The longest function in the shared corpus is 8 KiB.
     function: usize,
+    /// The most records of a global per function (functions times globals) for which the module
+    /// is validated whole from naga's IR: naga's validator keeps one for each pair.
+    records: usize,
 }
 
-const LIMITS: Limits = Limits { whole: 1 << 18, part: 128 << 10, parallel: 4 << 20, function: 128 << 10 };
+const LIMITS: Limits =
+    Limits { whole: 1 << 18, part: 128 << 10, parallel: 4 << 20, function: 128 << 10, records: 1 << 22 };
 
 /// Validates `module`, printed as `text`: whole if it is small, else in parts. Returns a warning
 /// for each function too long to validate in proportionate time.
 pub fn validate_module(module: &Module, text: &str) -> Result<Vec<Warning>, Error> {
+    // naga's IR built from the tree, where the builder takes the whole module, costs a fraction
+    // of naga's front end reading the text. A failure there is checked again on the text, which
+    // says where the problem is (and is the last word, should the builder be the one at fault).
+    if module.trees.len() * module.globals.len() <= LIMITS.records
+        && let Ok(ir) = naga_ir::module(module, &module.trees)
+        && validator().validate(&ir).is_ok()
+    {
+        return Ok(Vec::new());
+    }
     validate_sized(module, text, &LIMITS)
 }
 
@@ -205,13 +218,22 @@ fn words(text: &str) -> impl Iterator<Item = &str> {
 
 /// Parses and validates `wgsl` as WebGPU would accept it.
 pub fn validate(wgsl: &str) -> Result<(), Error> {
-    // naga 30 implements subgroups but does not parse their `enable` (gfx-rs/wgpu issue 5555),
-    // which WGSL and Tint require: naga reads the text with it blanked out (spans keep their
-    // offsets).
-    const SUBGROUPS: &str = "enable subgroups;";
-    let without_subgroups_enable = wgsl.replacen(SUBGROUPS, &" ".repeat(SUBGROUPS.len()), 1);
-    let module = naga::front::wgsl::parse_str(&without_subgroups_enable)
+    let module = naga::front::wgsl::parse_str(&without_subgroups_enable(wgsl))
         .map_err(|e| failure(wgsl, e.emit_to_string_with_path(wgsl, "output.wgsl")))?;
+    validator().validate(&module).map_err(|e| failure(wgsl, e.emit_to_string_with_path(wgsl, "output.wgsl")))?;
+    Ok(())
+}
+
+/// `wgsl` as naga reads it. naga 30 implements subgroups but does not parse their `enable`
+/// (gfx-rs/wgpu issue 5555), which WGSL and Tint require: naga reads the text with it blanked
+/// out (spans keep their offsets).
+pub(super) fn without_subgroups_enable(wgsl: &str) -> String {
+    const SUBGROUPS: &str = "enable subgroups;";
+    wgsl.replacen(SUBGROUPS, &" ".repeat(SUBGROUPS.len()), 1)
+}
+
+/// naga's validator with what WGSL and WebGPU allow.
+fn validator() -> naga::valid::Validator {
     let capabilities = naga::valid::Capabilities::SHADER_FLOAT16
         // pack2x16float and friends: core WGSL, a capability only in naga.
         | naga::valid::Capabilities::SHADER_FLOAT16_IN_FLOAT32
@@ -226,12 +248,11 @@ pub fn validate(wgsl: &str) -> Result<(), Error> {
         // naga types frexp's exponent of f16 values as i16 (WGSL: i32), and then needs this to
         // validate its own type; WGSL text has no i16 to allow.
         | naga::valid::Capabilities::SHADER_INT16;
-    naga::valid::Validator::new(naga::valid::ValidationFlags::all(), capabilities)
+    let mut validator = naga::valid::Validator::new(naga::valid::ValidationFlags::all(), capabilities);
+    validator
         .subgroup_stages(naga::valid::ShaderStages::all())
-        .subgroup_operations(naga::valid::SubgroupOperationSet::all())
-        .validate(&module)
-        .map_err(|e| failure(wgsl, e.emit_to_string_with_path(wgsl, "output.wgsl")))?;
-    Ok(())
+        .subgroup_operations(naga::valid::SubgroupOperationSet::all());
+    validator
 }
 
 fn failure(wgsl: &str, report: String) -> Error {
@@ -287,7 +308,7 @@ mod tests {
 
     /// Every function in a part of its own, in parallel above `parallel` bytes.
     fn in_parts(parallel: usize) -> Limits {
-        Limits { whole: 0, part: 1, parallel, function: usize::MAX }
+        Limits { whole: 0, part: 1, parallel, function: usize::MAX, records: 0 }
     }
 
     #[test]

@@ -1,0 +1,1393 @@
+//! The WGSL tree as naga's IR, so that validation need not run naga's WGSL front end over the
+//! printed text: that front end costs about twice naga's whole SPIR-V path, most of it reading
+//! text we have just written from a tree we still hold (docs/performance.md).
+//!
+//! The IR is built as naga's WGSL front end (naga 30.0.1) would build it from the printed text,
+//! step for step: the same expressions appended in the same order through naga's own constant
+//! evaluator, the same `Emit` ranges, the same types in the same order, then the same
+//! compaction. So validating it is validating the text; `tests/naga_ir.rs` proves the two equal
+//! (`Debug` of the modules, which leaves spans out) on every fixture, the shared corpus and
+//! random programs. What this builder does not know (textures, atomics, subgroups, overrides,
+//! abstract literals, and more) it refuses with [`Unsupported`], and the text is validated as
+//! before: a refusal costs time, never correctness.
+
+use naga::proc::{
+    ConstantEvaluator, Emitter, ExpressionKind, ExpressionKindTracker, Layouter, ResolveContext, TypeResolution,
+};
+use naga::{
+    AddressSpace, Block, Expression, Handle, Literal as NagaLiteral, Scalar, ScalarKind, Span, Statement, Type,
+    TypeInner, VectorSize,
+};
+
+use super::ast::{
+    Attribute, BinaryOp, COMPONENTS, Expr, Function, GlobalKind, Init, Literal, Module, Stmt, UnaryOp, Update,
+};
+use crate::name_hash::NameMap;
+
+/// The IR built from a module's tree against the IR naga's WGSL front end reads in its text.
+#[derive(Debug)]
+pub enum Check {
+    /// The two are the same module.
+    Equal,
+    /// The builder does not take the module (validation reads the text).
+    Refused(&'static str),
+    /// naga's front end rejects the text.
+    TextRejected(String),
+    /// The two differ: both modules, written with `{:#?}`.
+    Differs { built: String, parsed: String },
+}
+
+/// Compares [`module`] of `ast` with naga's WGSL front end on `text`, `ast` printed.
+pub fn check(ast: &Module, text: &str) -> Check {
+    let built = match module(ast, &ast.trees) {
+        Ok(built) => built,
+        Err(Unsupported(what)) => return Check::Refused(what),
+    };
+    let parsed = match naga::front::wgsl::parse_str(&super::validate::without_subgroups_enable(text)) {
+        Ok(parsed) => parsed,
+        Err(error) => return Check::TextRejected(error.emit_to_string(text)),
+    };
+    let (built, parsed) = (without_spans(&format!("{built:#?}")), without_spans(&format!("{parsed:#?}")));
+    if built == parsed { Check::Equal } else { Check::Differs { built, parsed } }
+}
+
+/// A module's `{:#?}` without its blocks' spans (where in the text each statement is), which the
+/// built module does not have.
+fn without_spans(debug: &str) -> String {
+    let mut out = String::with_capacity(debug.len());
+    let mut skipping: Option<usize> = None;
+    for line in debug.lines() {
+        let indent = line.len() - line.trim_start().len();
+        match skipping {
+            Some(depth) => {
+                if indent == depth && line.trim_start().starts_with(']') {
+                    skipping = None;
+                }
+            }
+            None if line.trim_start() == "span_info: [" => skipping = Some(indent),
+            None => {
+                out.push_str(line);
+                out.push('\n');
+            }
+        }
+    }
+    out
+}
+
+/// A construct this builder does not lower as naga's front end would; the text is validated
+/// instead.
+#[derive(Debug)]
+pub struct Unsupported(pub &'static str);
+
+type Result<T> = std::result::Result<T, Unsupported>;
+
+/// The module of `ast`, whose functions' trees are `functions` (in `ast.functions`' order), as
+/// naga's WGSL front end would read its printed text.
+pub fn module(ast: &Module, functions: &[Function]) -> Result<naga::Module> {
+    if !ast.diagnostics.is_empty() {
+        return Err(Unsupported("diagnostic directives"));
+    }
+    let mut builder = Builder {
+        module: naga::Module::default(),
+        layouter: Layouter::default(),
+        types: NameMap::default(),
+        declared: NameMap::default(),
+    };
+    for s in &ast.structs {
+        builder.declare_struct(s)?;
+    }
+    for g in &ast.globals {
+        builder.declare_global(g)?;
+    }
+    for f in functions {
+        builder.function(f)?;
+    }
+    naga::compact::compact(&mut builder.module, naga::compact::KeepUnused::Yes);
+    Ok(builder.module)
+}
+
+/// What a module-scope name stands for.
+#[derive(Clone, Copy)]
+enum Declared {
+    Type(Handle<Type>),
+    Var(Handle<naga::GlobalVariable>),
+    Function(Handle<naga::Function>),
+    EntryPoint,
+}
+
+struct Builder<'a> {
+    module: naga::Module,
+    layouter: Layouter,
+    /// Each type spelling met so far.
+    types: NameMap<&'a str, Handle<Type>>,
+    declared: NameMap<&'a str, Declared>,
+}
+
+impl<'a> Builder<'a> {
+    fn ensure(&mut self, inner: TypeInner) -> Handle<Type> {
+        self.module.types.insert(Type { name: None, inner }, Span::UNDEFINED)
+    }
+
+    /// The type `spelled`, registering it (and the types it is made of, first) as the front end
+    /// does on reading it.
+    fn ty(&mut self, spelled: &'a str) -> Result<Handle<Type>> {
+        if let Some(&handle) = self.types.get(spelled) {
+            return Ok(handle);
+        }
+        let handle = self.spelled_type(spelled)?;
+        self.types.insert(spelled, handle);
+        Ok(handle)
+    }
+
+    fn spelled_type(&mut self, spelled: &'a str) -> Result<Handle<Type>> {
+        let (head, params) = split_template(spelled)?;
+        if let Some(Declared::Type(handle)) = self.declared.get(head) {
+            return if params.is_empty() { Ok(*handle) } else { Err(Unsupported("template on a struct")) };
+        }
+        if let Some(scalar) = scalar_named(head) {
+            return if params.is_empty() {
+                Ok(self.ensure(TypeInner::Scalar(scalar)))
+            } else {
+                Err(Unsupported("type"))
+            };
+        }
+        let inner = match (head, params.as_slice()) {
+            ("vec2" | "vec3" | "vec4", [component]) => {
+                TypeInner::Vector { size: vector_size(head)?, scalar: self.scalar_param(component)? }
+            }
+            (_, [component]) if head.starts_with("mat") && head.len() == 6 => {
+                let columns = size_digit(head.as_bytes()[3])?;
+                let rows = size_digit(head.as_bytes()[5])?;
+                TypeInner::Matrix { columns, rows, scalar: self.scalar_param(component)? }
+            }
+            ("array", [element, rest @ ..]) => {
+                let base = self.ty(element)?;
+                let size = match rest {
+                    [] => naga::ArraySize::Dynamic,
+                    [count] => {
+                        let count =
+                            count.trim_end_matches('u').parse::<u32>().map_err(|_| Unsupported("array size"))?;
+                        naga::ArraySize::Constant(std::num::NonZeroU32::new(count).ok_or(Unsupported("array size"))?)
+                    }
+                    _ => return Err(Unsupported("array type")),
+                };
+                self.layouter.update(self.module.to_ctx()).map_err(|_| Unsupported("layout"))?;
+                TypeInner::Array { base, size, stride: self.layouter[base].to_stride() }
+            }
+            ("ptr", [space, base, access @ ..]) => {
+                let space = address_space(space, access.first().copied())?;
+                TypeInner::Pointer { base: self.ty(base)?, space }
+            }
+            _ => return Err(Unsupported("type")),
+        };
+        Ok(self.ensure(inner))
+    }
+
+    fn scalar_param(&mut self, spelled: &'a str) -> Result<Scalar> {
+        let handle = self.ty(spelled)?;
+        match self.module.types[handle].inner {
+            TypeInner::Scalar(scalar) => Ok(scalar),
+            _ => Err(Unsupported("vector of a non-scalar")),
+        }
+    }
+
+    fn declare_struct(&mut self, s: &'a super::ast::Struct) -> Result<()> {
+        let mut offset = 0;
+        let mut alignment = naga::proc::Alignment::ONE;
+        let mut members = Vec::with_capacity(s.members.len());
+        for member in &s.members {
+            let ty = self.ty(&member.ty)?;
+            self.layouter.update(self.module.to_ctx()).map_err(|_| Unsupported("layout"))?;
+            let mut size = self.layouter[ty].size;
+            let mut member_alignment = self.layouter[ty].alignment;
+            for attribute in &member.attributes {
+                match *attribute {
+                    Attribute::Size(n) => size = n,
+                    Attribute::Align(n) => {
+                        member_alignment = naga::proc::Alignment::new(n).ok_or(Unsupported("align"))?
+                    }
+                    _ => return Err(Unsupported("struct member attribute")),
+                }
+            }
+            offset = member_alignment.round_up(offset);
+            alignment = alignment.max(member_alignment);
+            members.push(naga::StructMember { name: Some(member.name.clone()), ty, binding: None, offset });
+            offset += size;
+        }
+        let inner = TypeInner::Struct { members, span: alignment.round_up(offset) };
+        let handle = self.module.types.insert(Type { name: Some(s.name.clone()), inner }, Span::UNDEFINED);
+        self.declared.insert(&s.name, Declared::Type(handle));
+        Ok(())
+    }
+
+    fn declare_global(&mut self, g: &'a super::ast::Global) -> Result<()> {
+        let GlobalKind::Var { space } = &g.kind else { return Err(Unsupported("const or override")) };
+        if g.init.is_some() {
+            return Err(Unsupported("global initializer"));
+        }
+        let ty = self.ty(g.ty.as_deref().ok_or(Unsupported("untyped global"))?)?;
+        let (mut group, mut binding) = (None, None);
+        for attribute in &g.attributes {
+            match *attribute {
+                Attribute::Group(n) => group = Some(n),
+                Attribute::Binding(n) => binding = Some(n),
+                _ => return Err(Unsupported("global attribute")),
+            }
+        }
+        let binding = match (group, binding) {
+            (Some(group), Some(binding)) => Some(naga::ResourceBinding { group, binding }),
+            (None, None) => None,
+            _ => return Err(Unsupported("half a binding")),
+        };
+        let space = if space.is_empty() {
+            return Err(Unsupported("handle global"));
+        } else {
+            let mut parts = space.split(',').map(str::trim);
+            address_space(parts.next().unwrap_or_default(), parts.next())?
+        };
+        let handle = self.module.global_variables.append(
+            naga::GlobalVariable {
+                name: Some(g.name.clone()),
+                space,
+                binding,
+                ty,
+                init: None,
+                memory_decorations: Default::default(),
+            },
+            Span::UNDEFINED,
+        );
+        self.declared.insert(&g.name, Declared::Var(handle));
+        Ok(())
+    }
+
+    fn function(&mut self, f: &'a Function) -> Result<()> {
+        let mut stage = None;
+        let mut workgroup_size = [0; 3];
+        for attribute in &f.attributes {
+            match attribute {
+                Attribute::Stage("compute") => stage = Some(naga::ShaderStage::Compute),
+                Attribute::Stage("vertex") => stage = Some(naga::ShaderStage::Vertex),
+                Attribute::Stage("fragment") => stage = Some(naga::ShaderStage::Fragment),
+                Attribute::WorkgroupSize(size) => {
+                    for (out, size) in workgroup_size.iter_mut().zip(size.iter()) {
+                        *out = match size {
+                            Expr::Literal(Literal::Abstract(n)) => {
+                                u32::try_from(*n).map_err(|_| Unsupported("size"))?
+                            }
+                            Expr::Literal(Literal::U32(n)) => *n,
+                            Expr::Literal(Literal::I32(n @ 0..)) => *n as u32,
+                            _ => return Err(Unsupported("workgroup size")),
+                        };
+                    }
+                }
+                _ => return Err(Unsupported("function attribute")),
+            }
+        }
+        let mut lowering = FunctionLowering::new(self);
+        let mut arguments = Vec::with_capacity(f.params.len());
+        for (i, param) in f.params.iter().enumerate() {
+            let ty = lowering.builder.ty(&param.ty)?;
+            let binding = lowering.builder.binding(&param.attributes, ty)?;
+            let expr = lowering.function.expressions.append(Expression::FunctionArgument(i as u32), Span::UNDEFINED);
+            lowering.kinds.insert(expr, ExpressionKind::Runtime);
+            lowering.function.named_expressions.insert(expr, param.name.clone());
+            lowering.scopes.declare(&param.name, Typed::Plain(expr));
+            arguments.push(naga::FunctionArgument { name: Some(param.name.clone()), ty, binding });
+        }
+        lowering.function.arguments = arguments;
+        if let Some((attributes, ty)) = &f.result {
+            let ty = lowering.builder.ty(ty)?;
+            let binding = lowering.builder.binding(attributes, ty)?;
+            lowering.function.result = Some(naga::FunctionResult { ty, binding });
+        }
+        lowering.function.name = Some(f.name.clone());
+        let mut body = lowering.block(&f.body, false)?;
+        naga::proc::ensure_block_returns(&mut body);
+        let mut function = lowering.function;
+        function.body = body;
+        match stage {
+            Some(stage) => {
+                self.module.entry_points.push(naga::EntryPoint {
+                    name: f.name.clone(),
+                    stage,
+                    early_depth_test: None,
+                    workgroup_size,
+                    workgroup_size_overrides: None,
+                    function,
+                    mesh_info: None,
+                    task_payload: None,
+                    incoming_ray_payload: None,
+                });
+                self.declared.insert(&f.name, Declared::EntryPoint);
+            }
+            None => {
+                let handle = self.module.functions.append(function, Span::UNDEFINED);
+                self.declared.insert(&f.name, Declared::Function(handle));
+            }
+        }
+        Ok(())
+    }
+
+    fn binding(&mut self, attributes: &[Attribute], ty: Handle<Type>) -> Result<Option<naga::Binding>> {
+        let mut binding = None;
+        for attribute in attributes {
+            binding = Some(match *attribute {
+                Attribute::Builtin(name) => naga::Binding::BuiltIn(builtin(name)?),
+                Attribute::Location(location) => naga::Binding::Location {
+                    location,
+                    interpolation: None,
+                    sampling: None,
+                    blend_src: None,
+                    per_primitive: false,
+                },
+                _ => return Err(Unsupported("binding attribute")),
+            });
+        }
+        // A float location without `@interpolate` is perspective-interpolated at the center.
+        if let Some(naga::Binding::Location { interpolation: interpolation @ None, sampling, .. }) = &mut binding
+            && self.module.types[ty].inner.scalar_kind() == Some(ScalarKind::Float)
+        {
+            *interpolation = Some(naga::Interpolation::Perspective);
+            *sampling = Some(naga::Sampling::Center);
+        }
+        Ok(binding)
+    }
+}
+
+/// An expression as the front end types it: a value, or a reference (a pointer the load rule
+/// reads through).
+#[derive(Clone, Copy)]
+enum Typed {
+    Plain(Handle<Expression>),
+    Reference(Handle<Expression>),
+}
+
+/// Local names in scope: a map with an undo list per scope, so a lookup does not grow with the
+/// function.
+#[derive(Default)]
+struct Scopes<'a> {
+    names: NameMap<&'a str, Typed>,
+    undo: Vec<(&'a str, Option<Typed>)>,
+}
+
+impl<'a> Scopes<'a> {
+    fn declare(&mut self, name: &'a str, typed: Typed) {
+        let old = self.names.insert(name, typed);
+        self.undo.push((name, old));
+    }
+    fn enter(&self) -> usize {
+        self.undo.len()
+    }
+    fn leave(&mut self, mark: usize) {
+        while self.undo.len() > mark {
+            let (name, old) = self.undo.pop().expect("above the mark");
+            match old {
+                Some(old) => self.names.insert(name, old),
+                None => self.names.remove(name),
+            };
+        }
+    }
+}
+
+struct FunctionLowering<'b, 'a> {
+    builder: &'b mut Builder<'a>,
+    function: naga::Function,
+    kinds: ExpressionKindTracker,
+    /// The type of each expression so far, by index.
+    resolutions: Vec<TypeResolution>,
+    scopes: Scopes<'a>,
+    emitter: Emitter,
+}
+
+impl<'b, 'a> FunctionLowering<'b, 'a> {
+    fn new(builder: &'b mut Builder<'a>) -> Self {
+        FunctionLowering {
+            builder,
+            function: naga::Function::default(),
+            kinds: ExpressionKindTracker::new(),
+            resolutions: Vec::new(),
+            scopes: Scopes::default(),
+            emitter: Emitter::default(),
+        }
+    }
+
+    /// Appends `expr` through naga's constant evaluator, as the front end's `append_expression`.
+    fn append(&mut self, block: &mut Block, expr: Expression) -> Result<Handle<Expression>> {
+        let mut evaluator = ConstantEvaluator::for_wgsl_function(
+            &mut self.builder.module,
+            &mut self.function.expressions,
+            &mut self.kinds,
+            &mut self.builder.layouter,
+            &mut self.emitter,
+            block,
+            false,
+        );
+        evaluator.try_eval_and_append(expr, Span::UNDEFINED).map_err(|_| Unsupported("constant evaluation"))
+    }
+
+    /// Appends `expr` outside any `Emit` range, as the front end's `interrupt_emitter`.
+    fn interrupt(&mut self, block: &mut Block, expr: Expression) -> Result<Handle<Expression>> {
+        block.extend(self.emitter.finish(&self.function.expressions));
+        let handle = self.append(block, expr);
+        self.emitter.start(&self.function.expressions);
+        handle
+    }
+
+    /// The type of `handle`, resolving every expression up to it first.
+    fn resolve(&mut self, handle: Handle<Expression>) -> Result<&TypeInner> {
+        let context =
+            ResolveContext::with_locals(&self.builder.module, &self.function.local_variables, &self.function.arguments);
+        for expr in self.function.expressions.range_from(self.resolutions.len()) {
+            let resolutions = &self.resolutions;
+            let resolution = context
+                .resolve(&self.function.expressions[expr], |h| Ok(&resolutions[h.index()]))
+                .map_err(|_| Unsupported("type resolution"))?;
+            self.resolutions.push(resolution);
+            if expr == handle {
+                break;
+            }
+        }
+        let resolution = self.resolutions.get(handle.index()).ok_or(Unsupported("type resolution"))?;
+        Ok(resolution.inner_with(&self.builder.module.types))
+    }
+
+    fn block(&mut self, stmts: &'a [Stmt], in_loop: bool) -> Result<Block> {
+        let mark = self.scopes.enter();
+        let block = self.statements(stmts, in_loop);
+        self.scopes.leave(mark);
+        block
+    }
+
+    /// The statements of a list, whose declarations stay in scope after it.
+    fn statements(&mut self, stmts: &'a [Stmt], in_loop: bool) -> Result<Block> {
+        let mut block = Block::default();
+        for stmt in stmts {
+            self.statement(stmt, &mut block, in_loop)?;
+        }
+        Ok(block)
+    }
+
+    /// Lowers `stmt` into `block`, with the statement's own `Emit` ranges.
+    fn statement(&mut self, stmt: &'a Stmt, block: &mut Block, in_loop: bool) -> Result<()> {
+        // Each statement that evaluates expressions has its own `Emit` ranges, as in the front end.
+        if matches!(
+            stmt,
+            Stmt::Let { .. }
+                | Stmt::Assign { .. }
+                | Stmt::Call(_)
+                | Stmt::If { .. }
+                | Stmt::Switch { .. }
+                | Stmt::Return(_)
+        ) {
+            self.emitter.start(&self.function.expressions);
+        }
+        let out = match stmt {
+            Stmt::Noted { stmt, .. } => return self.statement(stmt, block, in_loop),
+            Stmt::Let { name, ty, value } => {
+                let explicit = ty.as_deref().map(|ty| self.builder.ty(ty)).transpose()?;
+                let value = self.expression_for_abstract(value, block)?;
+                let ty = self.declared_type(value, explicit)?;
+                if self.builder.module.types[ty].inner.is_dynamically_sized(&self.builder.module.types) {
+                    return Err(Unsupported("let of a runtime-sized value"));
+                }
+                self.kinds.force_non_const(value);
+                block.extend(self.emitter.finish(&self.function.expressions));
+                self.scopes.declare(name, Typed::Plain(value));
+                self.function.named_expressions.insert(value, name.to_string());
+                return Ok(());
+            }
+            Stmt::Var { name, ty, value } => return self.var(name, ty.as_deref(), value.as_ref(), block, in_loop),
+            Stmt::Assign { target, value } => self.assign(target, None, value, block)?,
+            Stmt::Call(call) => {
+                let Expr::Call(call) = call else { return Err(Unsupported("call statement")) };
+                self.call(&call.callee, &call.args, block, true)?;
+                block.extend(self.emitter.finish(&self.function.expressions));
+                return Ok(());
+            }
+            Stmt::If { condition, accept, reject } => {
+                let condition = self.expression(condition, block)?;
+                block.extend(self.emitter.finish(&self.function.expressions));
+                let accept = self.block(accept, in_loop)?;
+                let reject = self.block(reject, in_loop)?;
+                Statement::If { condition, accept, reject }
+            }
+            Stmt::Switch { selector, cases } => self.switch(selector, cases, block, in_loop)?,
+            Stmt::Loop { body, continuing, break_if } => {
+                // The `continuing` and its `break if` see the body's declarations.
+                let mark = self.scopes.enter();
+                let body = self.statements(body, true)?;
+                let mut continuing = self.statements(continuing, true)?;
+                self.emitter.start(&self.function.expressions);
+                let break_if = break_if.as_ref().map(|c| self.expression(c, &mut continuing)).transpose()?;
+                continuing.extend(self.emitter.finish(&self.function.expressions));
+                self.scopes.leave(mark);
+                Statement::Loop { body, continuing, break_if }
+            }
+            Stmt::Break => Statement::Break,
+            Stmt::Continue => Statement::Continue,
+            Stmt::Discard => Statement::Kill,
+            Stmt::Return(value) => {
+                let value = value.as_ref().map(|v| self.expression(v, block)).transpose()?;
+                block.extend(self.emitter.finish(&self.function.expressions));
+                Statement::Return { value }
+            }
+            Stmt::For(l) => return self.for_loop(l, block, in_loop),
+            Stmt::While { condition, body } => {
+                // `while c { body }` reads as `loop { if c {} else { break; } { body } }`.
+                let mut loop_body = Block::default();
+                self.emitter.start(&self.function.expressions);
+                let condition = self.expression(condition, &mut loop_body)?;
+                loop_body.extend(self.emitter.finish(&self.function.expressions));
+                let reject = Block::from_vec(vec![Statement::Break]);
+                loop_body.push(Statement::If { condition, accept: Block::default(), reject }, Span::UNDEFINED);
+                let inner = self.block(body, true)?;
+                loop_body.push(Statement::Block(inner), Span::UNDEFINED);
+                Statement::Loop { body: loop_body, continuing: Block::default(), break_if: None }
+            }
+        };
+        block.push(out, Span::UNDEFINED);
+        Ok(())
+    }
+
+    /// `var name: ty = value;`: a constant initializer outside loops is the variable's own, any
+    /// other a store.
+    fn var(
+        &mut self,
+        name: &'a str,
+        ty: Option<&'a str>,
+        value: Option<&'a Expr>,
+        block: &mut Block,
+        in_loop: bool,
+    ) -> Result<()> {
+        self.emitter.start(&self.function.expressions);
+        let explicit = ty.map(|ty| self.builder.ty(ty)).transpose()?;
+        let value = value.map(|v| self.expression_for_abstract(v, block)).transpose()?;
+        let ty = match (explicit, value) {
+            (_, Some(value)) => self.declared_type(value, explicit)?,
+            (Some(ty), None) => ty,
+            (None, None) => return Err(Unsupported("var without type or value")),
+        };
+        let (init, store) = match value {
+            Some(value) if !in_loop && self.kinds.is_const_or_override(value) => (Some(value), None),
+            value => (None, value),
+        };
+        let var = self
+            .function
+            .local_variables
+            .append(naga::LocalVariable { name: Some(name.to_string()), ty, init }, Span::UNDEFINED);
+        let pointer = self.interrupt(block, Expression::LocalVariable(var))?;
+        let store = match (store, in_loop) {
+            (None, true) => Some(self.append(block, Expression::ZeroValue(ty))?),
+            (store, _) => store,
+        };
+        block.extend(self.emitter.finish(&self.function.expressions));
+        self.scopes.declare(name, Typed::Reference(pointer));
+        if let Some(value) = store {
+            block.push(Statement::Store { pointer, value }, Span::UNDEFINED);
+        }
+        Ok(())
+    }
+
+    /// The type of a declaration initialized with `value`: the value's type registered in the
+    /// module (as the front end's `type_and_init` does), which an `explicit` type must equal.
+    fn declared_type(&mut self, value: Handle<Expression>, explicit: Option<Handle<Type>>) -> Result<Handle<Type>> {
+        self.resolve(value)?;
+        let value_type = match &self.resolutions[value.index()] {
+            TypeResolution::Handle(handle) => *handle,
+            TypeResolution::Value(inner) => {
+                let inner = inner.clone();
+                self.builder.ensure(inner)
+            }
+        };
+        match explicit {
+            None => Ok(value_type),
+            Some(explicit)
+                if self
+                    .builder
+                    .module
+                    .compare_types(&TypeResolution::Handle(explicit), &TypeResolution::Handle(value_type)) =>
+            {
+                Ok(explicit)
+            }
+            Some(_) => Err(Unsupported("a value of another type than declared")),
+        }
+    }
+
+    /// `target = value;`, or `target op= value;` for `op`.
+    fn assign(
+        &mut self,
+        target: &'a Expr,
+        op: Option<naga::BinaryOperator>,
+        value: &'a Expr,
+        block: &mut Block,
+    ) -> Result<Statement> {
+        let Typed::Reference(pointer) = self.expression_for_reference(target, block)? else {
+            return Err(Unsupported("assignment to a value"));
+        };
+        let left = match op {
+            Some(_) => Some(self.apply_load_rule(Typed::Reference(pointer), block)?),
+            None => None,
+        };
+        let mut value = self.expression_for_abstract(value, block)?;
+        if let (Some(op), Some(mut left)) = (op, left) {
+            self.binary_op_splat(op, &mut left, &mut value, block)?;
+            value = self.append(block, Expression::Binary { op, left, right: value })?;
+        }
+        block.extend(self.emitter.finish(&self.function.expressions));
+        Ok(Statement::Store { pointer, value })
+    }
+
+    fn switch(
+        &mut self,
+        selector: &'a Expr,
+        cases: &'a [super::ast::SwitchCase],
+        block: &mut Block,
+        in_loop: bool,
+    ) -> Result<Statement> {
+        let selector = self.expression_for_abstract(selector, block)?;
+        let mut values = Vec::new();
+        for case in cases {
+            for value in &case.selectors {
+                let handle = self.expression_for_abstract(value, block)?;
+                values.push(match self.function.expressions[handle] {
+                    Expression::Literal(NagaLiteral::I32(v)) => naga::SwitchValue::I32(v),
+                    Expression::Literal(NagaLiteral::U32(v)) => naga::SwitchValue::U32(v),
+                    _ => return Err(Unsupported("case selector")),
+                });
+            }
+        }
+        block.extend(self.emitter.finish(&self.function.expressions));
+        let mut values = values.into_iter();
+        let mut lowered = Vec::new();
+        for case in cases {
+            // `case a, b, default: {}` is a case per value falling through to the last.
+            let count = case.selectors.len() + usize::from(case.default);
+            for i in 0..count {
+                let value = if i < case.selectors.len() {
+                    values.next().ok_or(Unsupported("case selector"))?
+                } else {
+                    naga::SwitchValue::Default
+                };
+                let last = i + 1 == count;
+                let body = if last { self.block(&case.body, in_loop)? } else { Block::default() };
+                lowered.push(naga::SwitchCase { value, body, fall_through: !last });
+            }
+        }
+        Ok(Statement::Switch { selector, cases: lowered })
+    }
+
+    /// `for (init; condition; update) { body }`: the initializer is a statement of the enclosing
+    /// list, then `loop { if condition {} else { break; } { body } continuing { update } }`.
+    fn for_loop(&mut self, l: &'a super::ast::For, block: &mut Block, in_loop: bool) -> Result<()> {
+        let mark = self.scopes.enter();
+        match &l.init {
+            Some(Init::Var(name, value)) => self.var(name, None, Some(value), block, in_loop)?,
+            Some(Init::Assign(target, value)) => {
+                self.emitter.start(&self.function.expressions);
+                let store = self.assign(target, None, value, block)?;
+                block.push(store, Span::UNDEFINED);
+            }
+            None => {}
+        }
+        let mut body = Block::default();
+        self.emitter.start(&self.function.expressions);
+        let condition = self.expression(&l.condition, &mut body)?;
+        body.extend(self.emitter.finish(&self.function.expressions));
+        body.push(
+            Statement::If { condition, accept: Block::default(), reject: Block::from_vec(vec![Statement::Break]) },
+            Span::UNDEFINED,
+        );
+        // The body is lowered before the `continuing`, as a `loop`'s.
+        let inner = self.block(&l.body, true)?;
+        body.push(Statement::Block(inner), Span::UNDEFINED);
+        let mut continuing = Block::default();
+        self.emitter.start(&self.function.expressions);
+        let update = match &l.update {
+            Update::Increment(target) | Update::Decrement(target) => {
+                let op = match l.update {
+                    Update::Increment(_) => naga::BinaryOperator::Add,
+                    _ => naga::BinaryOperator::Subtract,
+                };
+                self.increment(target, op, &mut continuing)?
+            }
+            Update::Compound(target, op, value) => self.assign(target, Some(binary_op(*op)), value, &mut continuing)?,
+            Update::Assign(target, value) => self.assign(target, None, value, &mut continuing)?,
+        };
+        continuing.push(update, Span::UNDEFINED);
+        self.scopes.leave(mark);
+        block.push(Statement::Loop { body, continuing, break_if: None }, Span::UNDEFINED);
+        Ok(())
+    }
+
+    /// `target++` or `target--`.
+    fn increment(&mut self, target: &'a Expr, op: naga::BinaryOperator, block: &mut Block) -> Result<Statement> {
+        let Typed::Reference(pointer) = self.expression_for_reference(target, block)? else {
+            return Err(Unsupported("increment of a value"));
+        };
+        let scalar = match *self.resolve(pointer)? {
+            TypeInner::ValuePointer { size: None, scalar, .. } => scalar,
+            TypeInner::Pointer { base, .. } => match self.builder.module.types[base].inner {
+                TypeInner::Scalar(scalar) => scalar,
+                _ => return Err(Unsupported("increment")),
+            },
+            _ => return Err(Unsupported("increment")),
+        };
+        let one = match scalar.kind {
+            ScalarKind::Sint | ScalarKind::Uint => NagaLiteral::one(scalar).ok_or(Unsupported("increment"))?,
+            _ => return Err(Unsupported("increment")),
+        };
+        let right = self.interrupt(block, Expression::Literal(one))?;
+        let left = self.function.expressions.append(Expression::Load { pointer }, Span::UNDEFINED);
+        let value = self.function.expressions.append(Expression::Binary { op, left, right }, Span::UNDEFINED);
+        self.kinds.insert(left, ExpressionKind::Runtime);
+        self.kinds.insert(value, ExpressionKind::Runtime);
+        block.extend(self.emitter.finish(&self.function.expressions));
+        Ok(Statement::Store { pointer, value })
+    }
+
+    fn expression(&mut self, expr: &'a Expr, block: &mut Block) -> Result<Handle<Expression>> {
+        // Concretizing does nothing here: every literal this builder takes has a concrete type.
+        self.expression_for_abstract(expr, block)
+    }
+
+    fn expression_for_abstract(&mut self, expr: &'a Expr, block: &mut Block) -> Result<Handle<Expression>> {
+        let typed = self.expression_for_reference(expr, block)?;
+        self.apply_load_rule(typed, block)
+    }
+
+    fn apply_load_rule(&mut self, typed: Typed, block: &mut Block) -> Result<Handle<Expression>> {
+        match typed {
+            Typed::Plain(handle) => Ok(handle),
+            Typed::Reference(pointer) => {
+                self.resolve(pointer)?;
+                let types = &self.builder.module.types;
+                if self.resolutions[pointer.index()].inner_with(types).is_atomic_pointer(types) {
+                    return Err(Unsupported("atomic"));
+                }
+                self.append(block, Expression::Load { pointer })
+            }
+        }
+    }
+
+    fn expression_for_reference(&mut self, expr: &'a Expr, block: &mut Block) -> Result<Typed> {
+        let (typed, lowered) = match expr {
+            Expr::Literal(literal) => {
+                // A negative number is printed as the negation of its magnitude, which the
+                // constant evaluator folds.
+                let (magnitude, negative) = naga_literal(literal)?;
+                let mut handle = self.interrupt(block, Expression::Literal(magnitude))?;
+                if negative {
+                    handle = self.append(block, Expression::Unary { op: naga::UnaryOperator::Negate, expr: handle })?;
+                }
+                return Ok(Typed::Plain(handle));
+            }
+            Expr::Ident(name) => {
+                if let Some(&typed) = self.scopes.names.get(&**name) {
+                    return Ok(typed);
+                }
+                return match self.builder.declared.get(&**name) {
+                    Some(&Declared::Var(handle)) => {
+                        let space = self.builder.module.global_variables[handle].space;
+                        let expr = self.interrupt(block, Expression::GlobalVariable(handle))?;
+                        Ok(if space == AddressSpace::Handle { Typed::Plain(expr) } else { Typed::Reference(expr) })
+                    }
+                    _ => Err(Unsupported("identifier")),
+                };
+            }
+            Expr::Unary(UnaryOp::AddressOf, operand) => {
+                let Typed::Reference(handle) = self.expression_for_reference(operand, block)? else {
+                    return Err(Unsupported("address of a value"));
+                };
+                if let Expression::Access { base, .. } | Expression::AccessIndex { base, .. } =
+                    self.function.expressions[handle]
+                {
+                    let base_type = self.resolve(base)?.pointer_base_type();
+                    if base_type
+                        .is_some_and(|t| matches!(t.inner_with(&self.builder.module.types), TypeInner::Vector { .. }))
+                    {
+                        return Err(Unsupported("address of a vector component"));
+                    }
+                }
+                return Ok(Typed::Plain(handle));
+            }
+            Expr::Unary(UnaryOp::Deref, operand) => {
+                let pointer = self.expression(operand, block)?;
+                if self.resolve(pointer)?.pointer_space().is_none() {
+                    return Err(Unsupported("deref of a value"));
+                }
+                return Ok(Typed::Reference(pointer));
+            }
+            Expr::Unary(op, operand) => {
+                let operand = self.expression_for_abstract(operand, block)?;
+                let op = match op {
+                    UnaryOp::Negate => naga::UnaryOperator::Negate,
+                    UnaryOp::Not => naga::UnaryOperator::LogicalNot,
+                    _ => naga::UnaryOperator::BitwiseNot,
+                };
+                (false, Expression::Unary { op, expr: operand })
+            }
+            Expr::Binary(op, operands) => {
+                let [left, right] = &**operands;
+                match self.binary(*op, left, right, block)? {
+                    Typed::Plain(handle) => return Ok(Typed::Plain(handle)),
+                    reference => return Ok(reference),
+                }
+            }
+            Expr::Call(call) => {
+                let handle = self.call(&call.callee, &call.args, block, false)?.ok_or(Unsupported("void call"))?;
+                return Ok(Typed::Plain(handle));
+            }
+            Expr::Index(operands) => {
+                let [base, index] = &**operands;
+                let base = self.expression_for_reference(base, block)?;
+                let index = match index {
+                    // `v[2]`: the front end reads an abstract integer and concretizes it.
+                    &Expr::Literal(Literal::Abstract(i @ 0..)) => {
+                        let abstract_index = self.interrupt(block, Expression::Literal(NagaLiteral::AbstractInt(i)))?;
+                        self.concretize_int(abstract_index, block)?
+                    }
+                    index => self.expression(index, block)?,
+                };
+                let base = self.pointer_as_reference(base)?;
+                let (reference, base) = split(base);
+                let expr = match self.const_index(index) {
+                    Some(index) => Expression::AccessIndex { base, index },
+                    None => Expression::Access { base, index },
+                };
+                (reference, expr)
+            }
+            Expr::Member(member) => {
+                let base = self.expression_for_reference(&member.base, block)?;
+                let base = self.pointer_as_reference(base)?;
+                let (reference, base_handle) = split(base);
+                let composite = self.resolve(base_handle)?;
+                let composite = match reference {
+                    true => composite
+                        .pointer_base_type()
+                        .ok_or(Unsupported("member"))?
+                        .inner_with(&self.builder.module.types)
+                        .clone(),
+                    false => composite.clone(),
+                };
+                match composite {
+                    TypeInner::Struct { members, .. } => {
+                        let index = members
+                            .iter()
+                            .position(|m| m.name.as_deref() == Some(member.name.as_str()))
+                            .ok_or(Unsupported("member"))?;
+                        (reference, Expression::AccessIndex { base: base_handle, index: index as u32 })
+                    }
+                    TypeInner::Vector { size, .. } => {
+                        let pattern = swizzle(&member.name)?;
+                        if pattern.len() == 1 {
+                            if pattern[0] as u8 >= size as u8 {
+                                return Err(Unsupported("component"));
+                            }
+                            (reference, Expression::AccessIndex { base: base_handle, index: pattern[0] as u32 })
+                        } else {
+                            let vector = self.apply_load_rule(base, block)?;
+                            let mut full = [naga::SwizzleComponent::X; 4];
+                            full[..pattern.len()].copy_from_slice(&pattern);
+                            let size = match pattern.len() {
+                                2 => VectorSize::Bi,
+                                3 => VectorSize::Tri,
+                                _ => VectorSize::Quad,
+                            };
+                            (false, Expression::Swizzle { size, vector, pattern: full })
+                        }
+                    }
+                    _ => return Err(Unsupported("member of a non-composite")),
+                }
+            }
+        };
+        let handle = self.append(block, lowered)?;
+        Ok(if typed { Typed::Reference(handle) } else { Typed::Plain(handle) })
+    }
+
+    /// An abstract integer as the front end's `concretize` makes it: an `i32`.
+    fn concretize_int(&mut self, handle: Handle<Expression>, block: &mut Block) -> Result<Handle<Expression>> {
+        let mut evaluator = ConstantEvaluator::for_wgsl_function(
+            &mut self.builder.module,
+            &mut self.function.expressions,
+            &mut self.kinds,
+            &mut self.builder.layouter,
+            &mut self.emitter,
+            block,
+            false,
+        );
+        evaluator.cast_array(handle, Scalar::I32, Span::UNDEFINED).map_err(|_| Unsupported("index"))
+    }
+
+    /// A pointer value indexed or accessed is taken as the reference it points to.
+    fn pointer_as_reference(&mut self, typed: Typed) -> Result<Typed> {
+        match typed {
+            Typed::Plain(handle) if self.resolve(handle)?.pointer_space().is_some() => Ok(Typed::Reference(handle)),
+            other => Ok(other),
+        }
+    }
+
+    /// The value of a constant index, as the front end's `get_const_val`.
+    fn const_index(&self, index: Handle<Expression>) -> Option<u32> {
+        if !self.kinds.is_const(index) {
+            return None;
+        }
+        match self.function.expressions[index] {
+            Expression::Literal(NagaLiteral::U32(v)) => Some(v),
+            Expression::Literal(NagaLiteral::I32(v)) => u32::try_from(v).ok(),
+            _ => None,
+        }
+    }
+
+    fn binary(&mut self, op: BinaryOp, left: &'a Expr, right: &'a Expr, block: &mut Block) -> Result<Typed> {
+        let op = binary_op(op);
+        if matches!(op, naga::BinaryOperator::LogicalAnd | naga::BinaryOperator::LogicalOr) {
+            let left = self.expression_for_abstract(left, block)?;
+            if *self.resolve(left)? != TypeInner::Scalar(Scalar::BOOL) {
+                return Err(Unsupported("logical operator on vectors"));
+            }
+            return self.logical(op, left, right, block);
+        }
+        let mut left = self.expression_for_abstract(left, block)?;
+        let mut right = self.expression_for_abstract(right, block)?;
+        self.binary_op_splat(op, &mut left, &mut right, block)?;
+        // The front end's automatic conversions change nothing between concrete operands of one
+        // scalar type; between others it would leave them be, and validation says no.
+        Ok(Typed::Plain(self.append(block, Expression::Binary { op, left, right })?))
+    }
+
+    /// `a && b` and `a || b`: the right operand is evaluated in an `if`, into a variable.
+    fn logical(
+        &mut self,
+        op: naga::BinaryOperator,
+        left: Handle<Expression>,
+        right: &'a Expr,
+        block: &mut Block,
+    ) -> Result<Typed> {
+        let (condition, otherwise) = if op == naga::BinaryOperator::LogicalAnd {
+            (left, self.append(block, Expression::Literal(NagaLiteral::Bool(false)))?)
+        } else {
+            let condition =
+                self.append(block, Expression::Unary { op: naga::UnaryOperator::LogicalNot, expr: left })?;
+            (condition, self.append(block, Expression::Literal(NagaLiteral::Bool(true)))?)
+        };
+        let bool_type = self.builder.ensure(TypeInner::Scalar(Scalar::BOOL));
+        let var = self
+            .function
+            .local_variables
+            .append(naga::LocalVariable { name: None, ty: bool_type, init: None }, Span::UNDEFINED);
+        let pointer = self.append(block, Expression::LocalVariable(var))?;
+        // The right operand in a block of its own, with its own emitter.
+        block.extend(self.emitter.finish(&self.function.expressions));
+        let mut accept = Block::default();
+        self.emitter.start(&self.function.expressions);
+        let right = self.expression_for_abstract(right, &mut accept)?;
+        accept.extend(self.emitter.finish(&self.function.expressions));
+        self.emitter.start(&self.function.expressions);
+        accept.push(Statement::Store { pointer, value: right }, Span::UNDEFINED);
+        let reject = Block::from_vec(vec![Statement::Store { pointer, value: otherwise }]);
+        block.push(Statement::If { condition, accept, reject }, Span::UNDEFINED);
+        let handle = self.append(block, Expression::LocalVariable(var))?;
+        Ok(Typed::Reference(handle))
+    }
+
+    /// `scalar op vector` as `vector op vector` for the operators naga's IR needs it for.
+    fn binary_op_splat(
+        &mut self,
+        op: naga::BinaryOperator,
+        left: &mut Handle<Expression>,
+        right: &mut Handle<Expression>,
+        block: &mut Block,
+    ) -> Result<()> {
+        use naga::BinaryOperator as B;
+        if !matches!(op, B::Add | B::Subtract | B::Divide | B::Modulo) {
+            return Ok(());
+        }
+        let left_inner = self.resolve(*left)?.clone();
+        let right_inner = self.resolve(*right)?.clone();
+        match (left_inner, right_inner) {
+            (TypeInner::Vector { size, .. }, TypeInner::Scalar(_)) => {
+                *right = self.append(block, Expression::Splat { size, value: *right })?;
+            }
+            (TypeInner::Scalar(_), TypeInner::Vector { size, .. }) => {
+                *left = self.append(block, Expression::Splat { size, value: *left })?;
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+
+    /// A call of a function, a type constructor or a builtin; `None` for a function without a
+    /// result.
+    fn call(
+        &mut self,
+        callee: &'a str,
+        args: &'a [Expr],
+        block: &mut Block,
+        is_statement: bool,
+    ) -> Result<Option<Handle<Expression>>> {
+        match self.builder.declared.get(callee).copied() {
+            Some(Declared::Function(function)) => return self.call_function(function, args, block).map(Some),
+            Some(Declared::Type(ty)) => return self.construct(ty, args, block).map(Some),
+            Some(_) => return Err(Unsupported("call of a non-function")),
+            None => {}
+        }
+        if is_statement {
+            return Err(Unsupported("builtin call as a statement"));
+        }
+        if let Some(ty) = callee.strip_prefix("bitcast<").and_then(|t| t.strip_suffix('>')) {
+            let ty = self.builder.ty(ty)?;
+            let [arg] = args else { return Err(Unsupported("bitcast arguments")) };
+            let expr = self.expression(arg, block)?;
+            let kind = match self.builder.module.types[ty].inner {
+                TypeInner::Scalar(scalar) | TypeInner::Vector { scalar, .. } => scalar.kind,
+                _ => return Err(Unsupported("bitcast type")),
+            };
+            return self.append(block, Expression::As { expr, kind, convert: None }).map(Some);
+        }
+        if is_type_spelling(callee) {
+            let ty = self.builder.ty(callee)?;
+            return self.construct(ty, args, block).map(Some);
+        }
+        let expr = match callee {
+            "select" => {
+                let [reject, accept, condition] = args else { return Err(Unsupported("select arguments")) };
+                let reject = self.expression_for_abstract(reject, block)?;
+                let accept = self.expression_for_abstract(accept, block)?;
+                let condition = self.expression(condition, block)?;
+                for value in [reject, accept] {
+                    if self.resolve(value)?.vector_size_and_scalar().is_none() {
+                        return Err(Unsupported("select of a composite"));
+                    }
+                }
+                Expression::Select { condition, accept, reject }
+            }
+            "arrayLength" => {
+                let [pointer] = args else { return Err(Unsupported("arrayLength arguments")) };
+                Expression::ArrayLength(self.expression(pointer, block)?)
+            }
+            "all" | "any" => {
+                let [argument] = args else { return Err(Unsupported("relational arguments")) };
+                let argument = self.expression(argument, block)?;
+                if *self.resolve(argument)? == TypeInner::Scalar(Scalar::BOOL) {
+                    return Ok(Some(argument));
+                }
+                let fun = if callee == "all" { naga::RelationalFunction::All } else { naga::RelationalFunction::Any };
+                Expression::Relational { fun, argument }
+            }
+            _ => {
+                let fun = MATH.iter().find(|(name, _)| *name == callee).ok_or(Unsupported("builtin"))?.1;
+                let mut lowered = Vec::with_capacity(args.len());
+                for arg in args {
+                    let arg = self.expression_for_abstract(arg, block)?;
+                    self.resolve(arg)?;
+                    lowered.push(arg);
+                }
+                if lowered.is_empty() || lowered.len() > 4 {
+                    return Err(Unsupported("math arguments"));
+                }
+                Expression::Math {
+                    fun,
+                    arg: lowered[0],
+                    arg1: lowered.get(1).copied(),
+                    arg2: lowered.get(2).copied(),
+                    arg3: lowered.get(3).copied(),
+                }
+            }
+        };
+        self.append(block, expr).map(Some)
+    }
+
+    fn call_function(
+        &mut self,
+        function: Handle<naga::Function>,
+        args: &'a [Expr],
+        block: &mut Block,
+    ) -> Result<Handle<Expression>> {
+        let mut arguments = Vec::with_capacity(args.len());
+        for arg in args {
+            arguments.push(self.expression_for_abstract(arg, block)?);
+        }
+        if self.builder.module.functions[function].result.is_none() {
+            // A call without a result is only a statement.
+            return Err(Unsupported("call of a function without a result"));
+        }
+        block.extend(self.emitter.finish(&self.function.expressions));
+        let result = self.function.expressions.append(Expression::CallResult(function), Span::UNDEFINED);
+        self.kinds.insert(result, ExpressionKind::Runtime);
+        self.emitter.start(&self.function.expressions);
+        block.push(Statement::Call { function, arguments, result: Some(result) }, Span::UNDEFINED);
+        Ok(result)
+    }
+
+    /// `T(args)`: a zero value, a conversion, a splat or a composition.
+    fn construct(&mut self, ty: Handle<Type>, args: &'a [Expr], block: &mut Block) -> Result<Handle<Expression>> {
+        let mut components = Vec::with_capacity(args.len());
+        for arg in args {
+            components.push(self.expression_for_abstract(arg, block)?);
+        }
+        let target = self.builder.module.types[ty].inner.clone();
+        let expr = match (components.as_slice(), &target) {
+            ([], _) => Expression::ZeroValue(ty),
+            (&[component], TypeInner::Scalar(scalar)) => {
+                if !matches!(self.resolve(component)?, TypeInner::Scalar(_)) {
+                    return Err(Unsupported("conversion"));
+                }
+                Expression::As { expr: component, kind: scalar.kind, convert: Some(scalar.width) }
+            }
+            (&[component], TypeInner::Vector { size, scalar }) => match self.resolve(component)?.clone() {
+                TypeInner::Vector { size: from, .. } if from == *size => {
+                    Expression::As { expr: component, kind: scalar.kind, convert: Some(scalar.width) }
+                }
+                TypeInner::Scalar(from) if from == *scalar => Expression::Splat { size: *size, value: component },
+                _ => return Err(Unsupported("vector construction")),
+            },
+            (&[component], TypeInner::Matrix { columns, rows, scalar }) => match self.resolve(component)? {
+                TypeInner::Matrix { columns: c, rows: r, .. } if c == columns && r == rows => {
+                    Expression::As { expr: component, kind: scalar.kind, convert: Some(scalar.width) }
+                }
+                _ => return Err(Unsupported("matrix construction")),
+            },
+            (_, TypeInner::Vector { scalar, .. }) => {
+                for &component in &components {
+                    let leaf = self.resolve(component)?.scalar();
+                    if leaf != Some(*scalar) {
+                        return Err(Unsupported("vector construction"));
+                    }
+                }
+                Expression::Compose { ty, components }
+            }
+            (_, &TypeInner::Matrix { columns, rows, scalar })
+                if components.len() == columns as usize * rows as usize =>
+            {
+                // By elements: a column vector composed of each `rows` of them.
+                let column_type = self.builder.ensure(TypeInner::Vector { size: rows, scalar });
+                let mut columns = Vec::with_capacity(columns as usize);
+                for column in components.chunks(rows as usize) {
+                    let column = Expression::Compose { ty: column_type, components: column.to_vec() };
+                    columns.push(self.append(block, column)?);
+                }
+                Expression::Compose { ty, components: columns }
+            }
+            (_, TypeInner::Matrix { .. } | TypeInner::Array { .. } | TypeInner::Struct { .. })
+                if components.len() > 1 =>
+            {
+                for &component in &components {
+                    self.resolve(component)?;
+                }
+                Expression::Compose { ty, components }
+            }
+            _ => return Err(Unsupported("construction")),
+        };
+        self.append(block, expr)
+    }
+}
+
+/// Splits a typed handle into (is a reference, the handle).
+fn split(typed: Typed) -> (bool, Handle<Expression>) {
+    match typed {
+        Typed::Plain(handle) => (false, handle),
+        Typed::Reference(handle) => (true, handle),
+    }
+}
+
+/// A literal as its magnitude and whether it is negated.
+fn naga_literal(literal: &Literal) -> Result<(NagaLiteral, bool)> {
+    Ok(match *literal {
+        Literal::Bool(b) => (NagaLiteral::Bool(b), false),
+        // The most negative i32 is printed as a conversion of an abstract integer.
+        Literal::I32(i32::MIN) => return Err(Unsupported("literal")),
+        Literal::I32(v) => (NagaLiteral::I32(v.abs()), v < 0),
+        Literal::U32(v) | Literal::Bits(v) => (NagaLiteral::U32(v), false),
+        Literal::F32(bits) => (NagaLiteral::F32(f32::from_bits(bits & 0x7fff_ffff)), bits >> 31 == 1),
+        // f16 needs the `half` crate's type; abstract values are converted by rules not taken
+        // here.
+        Literal::F16(_) | Literal::Abstract(_) => return Err(Unsupported("literal")),
+    })
+}
+
+fn binary_op(op: BinaryOp) -> naga::BinaryOperator {
+    use naga::BinaryOperator as B;
+    match op {
+        BinaryOp::Add => B::Add,
+        BinaryOp::Subtract => B::Subtract,
+        BinaryOp::Multiply => B::Multiply,
+        BinaryOp::Divide => B::Divide,
+        BinaryOp::Modulo => B::Modulo,
+        BinaryOp::Equal => B::Equal,
+        BinaryOp::NotEqual => B::NotEqual,
+        BinaryOp::Less => B::Less,
+        BinaryOp::LessEqual => B::LessEqual,
+        BinaryOp::Greater => B::Greater,
+        BinaryOp::GreaterEqual => B::GreaterEqual,
+        BinaryOp::And => B::And,
+        BinaryOp::Or => B::InclusiveOr,
+        BinaryOp::Xor => B::ExclusiveOr,
+        BinaryOp::LogicalAnd => B::LogicalAnd,
+        BinaryOp::LogicalOr => B::LogicalOr,
+        BinaryOp::ShiftLeft => B::ShiftLeft,
+        BinaryOp::ShiftRight => B::ShiftRight,
+    }
+}
+
+/// The WGSL builtin functions that are naga math functions, and which naga lowers with no more
+/// than overload resolution (no special result types: not `modf` or `frexp`).
+const MATH: &[(&str, naga::MathFunction)] = {
+    use naga::MathFunction as M;
+    &[
+        ("abs", M::Abs),
+        ("min", M::Min),
+        ("max", M::Max),
+        ("clamp", M::Clamp),
+        ("saturate", M::Saturate),
+        ("cos", M::Cos),
+        ("cosh", M::Cosh),
+        ("sin", M::Sin),
+        ("sinh", M::Sinh),
+        ("tan", M::Tan),
+        ("tanh", M::Tanh),
+        ("acos", M::Acos),
+        ("acosh", M::Acosh),
+        ("asin", M::Asin),
+        ("asinh", M::Asinh),
+        ("atan", M::Atan),
+        ("atanh", M::Atanh),
+        ("atan2", M::Atan2),
+        ("radians", M::Radians),
+        ("degrees", M::Degrees),
+        ("ceil", M::Ceil),
+        ("floor", M::Floor),
+        ("round", M::Round),
+        ("fract", M::Fract),
+        ("trunc", M::Trunc),
+        ("ldexp", M::Ldexp),
+        ("exp", M::Exp),
+        ("exp2", M::Exp2),
+        ("log", M::Log),
+        ("log2", M::Log2),
+        ("pow", M::Pow),
+        ("dot", M::Dot),
+        ("cross", M::Cross),
+        ("distance", M::Distance),
+        ("length", M::Length),
+        ("normalize", M::Normalize),
+        ("faceForward", M::FaceForward),
+        ("reflect", M::Reflect),
+        ("refract", M::Refract),
+        ("sign", M::Sign),
+        ("fma", M::Fma),
+        ("mix", M::Mix),
+        ("step", M::Step),
+        ("smoothstep", M::SmoothStep),
+        ("sqrt", M::Sqrt),
+        ("inverseSqrt", M::InverseSqrt),
+        ("transpose", M::Transpose),
+        ("determinant", M::Determinant),
+        ("countTrailingZeros", M::CountTrailingZeros),
+        ("countLeadingZeros", M::CountLeadingZeros),
+        ("countOneBits", M::CountOneBits),
+        ("reverseBits", M::ReverseBits),
+        ("extractBits", M::ExtractBits),
+        ("insertBits", M::InsertBits),
+        ("firstTrailingBit", M::FirstTrailingBit),
+        ("firstLeadingBit", M::FirstLeadingBit),
+    ]
+};
+
+/// `name<a, b>` as (`name`, [`a`, `b`]), splitting only at the top level.
+fn split_template(spelled: &str) -> Result<(&str, Vec<&str>)> {
+    let Some(open) = spelled.find('<') else { return Ok((spelled, Vec::new())) };
+    let inner = spelled[open + 1..].strip_suffix('>').ok_or(Unsupported("type"))?;
+    let mut params = Vec::new();
+    let (mut depth, mut start) = (0, 0);
+    for (i, c) in inner.char_indices() {
+        match c {
+            '<' => depth += 1,
+            '>' => depth -= 1,
+            ',' if depth == 0 => {
+                params.push(inner[start..i].trim());
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    params.push(inner[start..].trim());
+    Ok((&spelled[..open], params))
+}
+
+fn is_type_spelling(callee: &str) -> bool {
+    let head = callee.split('<').next().unwrap_or_default();
+    scalar_named(head).is_some()
+        || matches!(head, "vec2" | "vec3" | "vec4" | "array")
+        || (head.starts_with("mat") && head.len() == 6)
+}
+
+fn scalar_named(name: &str) -> Option<Scalar> {
+    Some(match name {
+        "bool" => Scalar::BOOL,
+        "i32" => Scalar::I32,
+        "u32" => Scalar::U32,
+        "f32" => Scalar::F32,
+        _ => return None,
+    })
+}
+
+fn vector_size(head: &str) -> Result<VectorSize> {
+    size_digit(head.as_bytes()[3])
+}
+
+fn size_digit(digit: u8) -> Result<VectorSize> {
+    Ok(match digit {
+        b'2' => VectorSize::Bi,
+        b'3' => VectorSize::Tri,
+        b'4' => VectorSize::Quad,
+        _ => return Err(Unsupported("size")),
+    })
+}
+
+fn address_space(space: &str, access: Option<&str>) -> Result<AddressSpace> {
+    Ok(match (space, access) {
+        ("function", None) => AddressSpace::Function,
+        ("private", None) => AddressSpace::Private,
+        ("workgroup", None) => AddressSpace::WorkGroup,
+        ("uniform", None) => AddressSpace::Uniform,
+        ("storage", None | Some("read")) => AddressSpace::Storage { access: naga::StorageAccess::LOAD },
+        ("storage", Some("read_write")) => {
+            AddressSpace::Storage { access: naga::StorageAccess::LOAD | naga::StorageAccess::STORE }
+        }
+        _ => return Err(Unsupported("address space")),
+    })
+}
+
+fn builtin(name: &str) -> Result<naga::BuiltIn> {
+    use naga::BuiltIn as B;
+    Ok(match name {
+        "global_invocation_id" => B::GlobalInvocationId,
+        "local_invocation_id" => B::LocalInvocationId,
+        "local_invocation_index" => B::LocalInvocationIndex,
+        "workgroup_id" => B::WorkGroupId,
+        "num_workgroups" => B::NumWorkGroups,
+        "vertex_index" => B::VertexIndex,
+        "instance_index" => B::InstanceIndex,
+        "position" => B::Position { invariant: false },
+        "front_facing" => B::FrontFacing,
+        "frag_depth" => B::FragDepth,
+        _ => return Err(Unsupported("builtin")),
+    })
+}
+
+/// A swizzle or component name (`x`, `zw`, `rgba`) as components.
+fn swizzle(name: &str) -> Result<Vec<naga::SwizzleComponent>> {
+    if name.is_empty() || name.len() > 4 {
+        return Err(Unsupported("swizzle"));
+    }
+    name.bytes()
+        .map(|c| {
+            let index = COMPONENTS
+                .iter()
+                .position(|x| x.as_bytes()[0] == c)
+                .or_else(|| "rgba".bytes().position(|x| x == c))
+                .ok_or(Unsupported("swizzle"))?;
+            Ok(naga::SwizzleComponent::XYZW[index])
+        })
+        .collect()
+}

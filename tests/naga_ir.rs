@@ -1,0 +1,117 @@
+//! Validation builds naga's IR straight from the syntax tree (`src/wgsl/naga_ir.rs`) instead of
+//! having naga's WGSL front end read the printed text. That is only sound if the two are the same
+//! module: here every fixture, every execution fixture and (where it is there) the shared corpus
+//! is translated, and wherever the builder takes the module, its IR must equal naga's reading of
+//! the text (`Debug` of the two, which leaves spans out). The builder must also take the
+//! benchmark's shapes, for which it exists. `fuzz/random_spirv.sh` and `fuzz/differential.sh`
+//! run the fixtures' check with their random programs among the fixtures.
+
+mod common;
+
+#[path = "../benches/throughput/generate.rs"]
+mod generate;
+
+use std::path::Path;
+
+use spv2wgsl::wgsl::naga_ir::Check;
+
+/// Checks `input`; returns whether the builder took it, and the problem if the two differ.
+fn check(name: &str, input: &[u8]) -> Result<bool, String> {
+    let Ok(check) = spv2wgsl::naga_ir_check(input, &spv2wgsl::Options::default()) else {
+        // Refused inputs have tests of their own.
+        return Ok(false);
+    };
+    match check {
+        Check::Equal => Ok(true),
+        Check::Refused(_) => Ok(false),
+        Check::TextRejected(error) => Err(format!("{name}: naga rejects the text: {error}")),
+        Check::Differs { built, parsed } => {
+            Err(format!("{name}: the IR differs from the text's\n{}", first_difference(&built, &parsed)))
+        }
+    }
+}
+
+/// The first differing line of two `Debug` dumps, with the lines before it.
+fn first_difference(built: &str, parsed: &str) -> String {
+    let (built, parsed): (Vec<&str>, Vec<&str>) = (built.lines().collect(), parsed.lines().collect());
+    let at = built.iter().zip(&parsed).position(|(a, b)| a != b).unwrap_or(built.len().min(parsed.len()));
+    let context = built[at.saturating_sub(12)..at].join("\n");
+    format!(
+        "{context}\nbuilt:  {}\nparsed: {}",
+        built.get(at).copied().unwrap_or("(end)"),
+        parsed.get(at).copied().unwrap_or("(end)")
+    )
+}
+
+fn check_all(inputs: impl Iterator<Item = (String, Vec<u8>)>) -> (usize, usize) {
+    let mut failures = common::Failures::new();
+    let (mut taken, mut all) = (0, 0);
+    for (name, input) in inputs {
+        all += 1;
+        match check(&name, &input) {
+            Ok(true) => taken += 1,
+            Ok(false) => {}
+            Err(problem) => failures.add(&name, problem),
+        }
+    }
+    failures.finish(all);
+    eprintln!("naga IR built and equal to the text's for {taken} of {all} inputs");
+    (taken, all)
+}
+
+#[test]
+fn the_ir_equals_the_texts_on_every_fixture() {
+    // `exec` holds, while `fuzz/differential.sh` or `fuzz/random_spirv.sh` runs, its random
+    // programs too: those scripts run this test on them.
+    let names = common::fixture_files(&["glsl", "hlsl", "spvasm", "unstructured", "exec"], &[".spv", ".spvasm"]);
+    let inputs = names.into_iter().map(|name| {
+        let input = common::read_fixture(&name);
+        (name, input)
+    });
+    let (taken, all) = check_all(inputs);
+    // Most fixtures use textures, atomics or overrides, which the builder leaves to the text.
+    assert!(taken * 10 >= all, "the builder took only {taken} of {all} fixtures");
+}
+
+#[test]
+fn the_ir_equals_the_texts_on_the_shared_corpus() {
+    let corpus = std::env::var_os("SPV2WGSL_CORPUS")
+        .map_or_else(|| common::repo_root().join("../shared/corpus"), std::path::PathBuf::from);
+    if !corpus.is_dir() {
+        eprintln!("note: no shared corpus at {}; skipped", corpus.display());
+        return;
+    }
+    let mut files = Vec::new();
+    walk(&corpus, &mut files);
+    let inputs = files.into_iter().map(|path| {
+        let input = std::fs::read(&path).expect("read a corpus file");
+        (path.display().to_string(), input)
+    });
+    check_all(inputs);
+}
+
+fn walk(dir: &Path, files: &mut Vec<std::path::PathBuf>) {
+    for entry in std::fs::read_dir(dir).expect("list the corpus") {
+        let path = entry.expect("a corpus entry").path();
+        if path.is_dir() {
+            walk(&path, files);
+        } else if path.extension().is_some_and(|e| e == "spv" || e == "spvasm") {
+            files.push(path);
+        }
+    }
+}
+
+#[test]
+fn the_builder_takes_the_benchmarks_shapes() {
+    let shapes = [
+        ("mixed", generate::mixed(64 << 10)),
+        ("one function", generate::one_function(64 << 10)),
+        ("one block", generate::one_block(2_000)),
+        ("entry points", generate::entry_points(64 << 10)),
+        ("resources", generate::resources(64 << 10)),
+    ];
+    for (name, words) in shapes {
+        let check = spv2wgsl::naga_ir_check(&generate::to_bytes(&words), &spv2wgsl::Options::default());
+        assert!(matches!(check, Ok(Check::Equal)), "{name}: {check:?}");
+    }
+}
