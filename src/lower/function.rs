@@ -26,8 +26,7 @@ use crate::wgsl::ast::{self, BinaryOp, Expr, Literal, Name, Stmt, UnaryOp};
 use crate::wgsl::declarations;
 use crate::wgsl::inline_lets;
 use crate::wgsl::loop_phis;
-use crate::wgsl::names::Namer;
-use crate::wgsl::print::push_digits;
+use crate::wgsl::names::{Namer, unnamed_base};
 
 /// Lowers function `f`; `entry` is the entry point it is itself, if it is unwrapped.
 pub fn emit(e: &mut Emitter, f: usize, entry: Option<&EntryPoint>) -> Result<ast::Function, Error> {
@@ -704,7 +703,7 @@ impl<'m> Lower<'m> {
                 self.namer.fresh_name(&name, Some(&e.namer))
             }
             None => {
-                let name = self.namer.fresh_name(&unnamed_base(id), Some(&e.namer));
+                let name = self.namer.fresh_unnamed(id, Some(&e.namer));
                 self.unnamed.insert(name.clone());
                 name
             }
@@ -883,15 +882,6 @@ impl<'m> Lower<'m> {
     }
 }
 
-/// `x_<id>`, the name of a value without an `OpName`: written digit by digit, as `format!` costs
-/// more than the rest of naming a value, once per value of the module.
-pub(super) fn unnamed_base(id: Id) -> String {
-    let mut base = String::with_capacity(12);
-    base.push_str("x_");
-    push_digits(&mut base, u64::from(id), 10);
-    base
-}
-
 /// Whether evaluating `expr` has an effect: a call of one of the module's functions, or an atomic
 /// operation other than a load.
 pub(super) fn has_effect(e: &Emitter, expr: &Expr) -> bool {
@@ -912,15 +902,3 @@ const NEGATED_COMPARISONS: [(BinaryOp, BinaryOp); 6] = [
     (BinaryOp::Greater, BinaryOp::LessEqual),
     (BinaryOp::GreaterEqual, BinaryOp::Less),
 ];
-
-#[cfg(test)]
-mod tests {
-    use super::unnamed_base;
-
-    #[test]
-    fn an_unnamed_value_is_x_and_its_id_in_decimal() {
-        for id in [0, 7, 10, 12_345, u32::MAX] {
-            assert_eq!(unnamed_base(id), format!("x_{id}"));
-        }
-    }
-}
