@@ -58,6 +58,7 @@ pub fn emit(e: &mut Emitter, f: usize, entry: Option<&EntryPoint>) -> Result<ast
         exits: Vec::new(),
         unnamed: NameSet::default(),
         constant_lets: IdMap::default(),
+        operands: Vec::new(),
     };
     let name = e.names.get(&function.id).cloned().unwrap_or_default();
     let mut params = Vec::new();
@@ -270,6 +271,8 @@ pub(super) struct Lower<'m> {
     /// Constant operands of the instruction being lowered read through a `let`
     /// (`runtime_constants.rs`).
     pub(super) constant_lets: IdMap<Id, Name>,
+    /// The operands of the instruction being spelled (`instruction.rs`), kept for the next.
+    pub(super) operands: Vec<Expr>,
 }
 
 impl<'m> Lower<'m> {

@@ -153,9 +153,18 @@ impl Lower<'_> {
             op if integer_dot::is_integer_dot(op) => self.integer_dot(e, inst),
             _ => match ops::core_row(inst.op) {
                 Some(row) => {
-                    let operands = self.take_all(e, &inst.operands)?;
-                    let expr = self.spell(e, inst, row.spelling, operands)?;
-                    self.define(e, inst, expr, false)
+                    // The operands go through a buffer kept between instructions: a Vec made
+                    // for each one cost about as much as the rest of lowering it.
+                    let mut operands = std::mem::take(&mut self.operands);
+                    operands.clear();
+                    for operand in &inst.operands {
+                        if let Operand::IdRef(id) = operand {
+                            operands.push(self.take(e, *id)?);
+                        }
+                    }
+                    let expr = self.spell(e, inst, row.spelling, &mut operands);
+                    self.operands = operands;
+                    self.define(e, inst, expr?, false)
                 }
                 None => Err(Error::unsupported(
                     match ops::lacking(inst.op) {
@@ -174,7 +183,7 @@ impl Lower<'_> {
         e: &mut Emitter,
         inst: &Inst,
         spelling: Spelling,
-        mut operands: Vec<Expr>,
+        operands: &mut Vec<Expr>,
     ) -> Result<Expr, Error> {
         let result_ty = self.result_type(inst)?;
         let vector_result = matches!(self.module.ty(result_ty)?, Type::Vector { .. });
@@ -198,7 +207,7 @@ impl Lower<'_> {
                     _ => Expr::unary(op, operand),
                 }
             }
-            Spelling::Builtin(name) => Expr::call(e.builtin(name), operands),
+            Spelling::Builtin(name) => Expr::call(e.builtin(name), std::mem::take(operands)),
             Spelling::Custom => return Err(Error::internal(format!("Op{:?} has its own lowering", inst.op))),
             Spelling::Convert => {
                 let ty = e.ty(result_ty)?;
