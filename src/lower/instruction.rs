@@ -157,11 +157,7 @@ impl Lower<'_> {
                     // for each one cost about as much as the rest of lowering it.
                     let mut operands = std::mem::take(&mut self.operands);
                     operands.clear();
-                    for operand in &inst.operands {
-                        if let Operand::IdRef(id) = operand {
-                            operands.push(self.take(e, *id)?);
-                        }
-                    }
+                    self.take_all(e, &inst.operands, &mut operands)?;
                     let expr = self.spell(e, inst, row.spelling, &mut operands);
                     self.operands = operands;
                     self.define(e, inst, expr?, false)
@@ -243,16 +239,14 @@ impl Lower<'_> {
         inst.ty.ok_or_else(|| Error::invalid("missing result type", self.location(inst)))
     }
 
-    /// Every id operand, consumed in order.
-    fn take_all(&mut self, e: &mut Emitter, operands: &[Operand]) -> Result<Vec<Expr>, Error> {
-        operands
-            .iter()
-            .filter_map(|o| match o {
-                Operand::IdRef(id) => Some(*id),
-                _ => None,
-            })
-            .map(|id| self.take(e, id))
-            .collect()
+    /// Every id operand, consumed in order, added to `out`.
+    fn take_all(&mut self, e: &mut Emitter, operands: &[Operand], out: &mut Vec<Expr>) -> Result<(), Error> {
+        for operand in operands {
+            if let Operand::IdRef(id) = operand {
+                out.push(self.take(e, *id)?);
+            }
+        }
+        Ok(())
     }
 
     fn local_variable(&mut self, e: &mut Emitter, inst: &Inst) -> Result<(), Error> {
@@ -458,7 +452,8 @@ impl Lower<'_> {
                 self.location(inst),
             ));
         }
-        let mut args = self.take_all(e, &inst.operands[2..])?;
+        let mut args = Vec::new();
+        self.take_all(e, &inst.operands[2..], &mut args)?;
         // WGSL's geometric builtins take vectors only: a scalar x works as vec2(x, 0), whose extra
         // component adds exact zeros to every dot product.
         let scalar_geometry = matches!(row.name, "normalize" | "faceForward" | "reflect" | "refract")
