@@ -17,6 +17,7 @@ use super::emit::Emitter;
 use super::entry_io::EntryResult;
 use super::scopes::{self, Scopes};
 use super::uses::{self, Uses};
+use super::values::Values;
 use crate::error::{Error, Location};
 use crate::id_hash::{IdMap, IdSet};
 use crate::ops;
@@ -37,7 +38,7 @@ pub fn emit(e: &mut Emitter, f: usize, entry: Option<&EntryPoint>) -> Result<ast
         f,
         function,
         namer: Namer::default(),
-        values: IdMap::default(),
+        values: Values::new(module, f),
         pending: Pending::default(),
         uses: uses::uses(module, f)?,
         stmts: Vec::new(),
@@ -237,7 +238,7 @@ pub(super) struct Lower<'m> {
     pub(super) f: usize,
     pub(super) function: &'m Function,
     pub(super) namer: Namer,
-    pub(super) values: IdMap<Id, Value>,
+    pub(super) values: Values<'m>,
     pub(super) pending: Pending,
     pub(super) uses: Uses<'m>,
     pub(super) stmts: Vec<Stmt>,
