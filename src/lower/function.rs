@@ -109,10 +109,10 @@ pub(super) enum Value {
     /// Reusable as is: the name of a `let`, `var` or parameter.
     Ident(Name),
     /// Reusable as is: a constant expression or the like.
-    Named(Box<Expr>),
+    Named(Expr),
     /// Inlined at its single use; `reads_memory` if it contains a load. `number` counts pending
     /// values in definition order.
-    Pending { expr: Box<Expr>, reads_memory: bool, number: u32 },
+    Pending { expr: Expr, reads_memory: bool, number: u32 },
     /// Boxed: a value is kept per id, and pointers are the largest and fewest.
     Pointer(Box<Pointer>),
     /// A pointer chosen at run time (pointer-typed OpSelect and OpPhi; `pointers.rs`).
@@ -120,12 +120,12 @@ pub(super) enum Value {
 }
 
 impl Value {
-    /// A value reusable as is. Expressions are boxed, and names kept apart, so that a value takes
-    /// 24 bytes: one is kept per id of a function.
+    /// A value reusable as is. Expressions are kept unboxed: nearly every value of a function
+    /// is an expression for a while, and a box for each cost a malloc and a free.
     pub(super) fn named(expr: Expr) -> Value {
         match expr {
             Expr::Ident(name) => Value::Ident(name),
-            expr => Value::Named(Box::new(expr)),
+            expr => Value::Named(expr),
         }
     }
 }
@@ -680,12 +680,12 @@ impl<'m> Lower<'m> {
     /// Binds `id` to a `let` (or its hoisted `var`) if its value is pending.
     fn bind_pending(&mut self, e: &Emitter, id: Id) {
         if let Some((expr, _)) = self.remove_pending(id) {
-            self.bind(e, id, *expr);
+            self.bind(e, id, expr);
         }
     }
 
     /// The value of `id` and whether it reads memory, removed, if it is pending.
-    fn remove_pending(&mut self, id: Id) -> Option<(Box<Expr>, bool)> {
+    fn remove_pending(&mut self, id: Id) -> Option<(Expr, bool)> {
         if !matches!(self.values.get(&id), Some(Value::Pending { .. })) {
             return None;
         }
@@ -757,7 +757,7 @@ impl<'m> Lower<'m> {
             self.values.insert(id, Value::named(expr));
         } else if count == 1 && block == self.block && !expr.deeper_than(MAX_INLINE_DEPTH) {
             let number = self.pending.add(id, reads_memory);
-            self.values.insert(id, Value::Pending { expr: Box::new(expr), reads_memory, number });
+            self.values.insert(id, Value::Pending { expr, reads_memory, number });
         } else {
             self.bind(e, id, expr);
         }
@@ -794,7 +794,7 @@ impl<'m> Lower<'m> {
             Some(Value::Pending { .. }) => {
                 let (expr, reads_memory) = self.remove_pending(id).expect("pending");
                 self.consumed_memory |= reads_memory;
-                return Ok(*expr);
+                return Ok(expr);
             }
             Some(Value::Pointer(_) | Value::Choice(_)) => {
                 return Err(Error::unsupported(
