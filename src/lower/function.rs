@@ -37,7 +37,7 @@ pub fn emit(e: &mut Emitter, f: usize, entry: Option<&EntryPoint>) -> Result<ast
         module,
         f,
         function,
-        namer: Namer::default(),
+        namer: Namer::for_locals(function.insts.len()),
         values: Values::new(module, f),
         pending: Pending::default(),
         uses: uses::uses(module, f)?,

@@ -135,6 +135,12 @@ impl Namer {
         Namer { members: true, ..Namer::default() }
     }
 
+    /// A namer for a function's locals, with room for `values` names of unnamed values: most
+    /// values take one, and growing the set by rehashing cost more than the inserts.
+    pub fn for_locals(values: usize) -> Namer {
+        Namer { unnamed: IdSet::with_capacity_and_hasher(values, Default::default()), ..Namer::default() }
+    }
+
     /// A unique identifier based on `base` (any text), also unique against `outer` if given.
     pub fn fresh(&mut self, base: &str, outer: Option<&Namer>) -> String {
         self.fresh_name(base, outer).to_string()
