@@ -647,13 +647,22 @@ impl Lower<'_> {
         if let Some(choice) = self.unmerged_choice(e, self.operand(inst, 0)?)? {
             return self.load_choice(e, inst, choice);
         }
-        let pointer = self.pointer(e, self.operand(inst, 0)?)?;
-        let expr = self.pointer_expr(e, self.operand(inst, 0)?)?;
-        if pointer.memory != Memory::ReadOnly {
+        let id = self.operand(inst, 0)?;
+        // What the pointer points into and whether its indices are all constant, read where an
+        // access chain's pointer is kept rather than from a clone of it (`pointer_expr` clones it).
+        let constant_path = |pointer: &Pointer| pointer.steps.iter().all(|step| !matches!(step, Step::Dynamic(_)));
+        let (memory, constant_path) = match self.values.get(&id) {
+            Some(Value::Pointer(pointer)) => (pointer.memory, constant_path(pointer)),
+            _ => {
+                let pointer = self.pointer(e, id)?;
+                (pointer.memory, constant_path(&pointer))
+            }
+        };
+        let expr = self.pointer_expr(e, id)?;
+        if memory != Memory::ReadOnly {
             return self.define(e, inst, expr, true);
         }
         // Read again at each use where that costs nothing (`ubo.model`, `ubo.lights[2].xyz`).
-        let constant_path = pointer.steps.iter().all(|step| !matches!(step, Step::Dynamic(_)));
         match constant_path && expr.is_path() {
             true => self.define_repeated(e, inst, expr),
             false => self.define(e, inst, expr, false),
