@@ -8,10 +8,11 @@
 use spirv::Op;
 
 use super::emit::Emitter;
-use super::function::{Lower, unnamed_base};
+use super::function::Lower;
 use crate::error::Error;
 use crate::spirv::{Inst, Type};
 use crate::wgsl::ast::{BinaryOp, Expr, Literal, Stmt};
+use crate::wgsl::names::unnamed_base;
 
 use BinaryOp::{Add, And, Less, Multiply, ShiftRight, Subtract};
 

@@ -17,6 +17,7 @@ use super::emit::Emitter;
 use super::entry_io::EntryResult;
 use super::scopes::{self, Scopes};
 use super::uses::{self, Uses};
+use super::values::Values;
 use crate::error::{Error, Location};
 use crate::id_hash::{IdMap, IdSet};
 use crate::ops;
@@ -26,8 +27,7 @@ use crate::wgsl::ast::{self, BinaryOp, Expr, Literal, Name, Stmt, UnaryOp};
 use crate::wgsl::declarations;
 use crate::wgsl::inline_lets;
 use crate::wgsl::loop_phis;
-use crate::wgsl::names::Namer;
-use crate::wgsl::print::push_digits;
+use crate::wgsl::names::{Namer, unnamed_base};
 
 /// Lowers function `f`; `entry` is the entry point it is itself, if it is unwrapped.
 pub fn emit(e: &mut Emitter, f: usize, entry: Option<&EntryPoint>) -> Result<ast::Function, Error> {
@@ -37,8 +37,8 @@ pub fn emit(e: &mut Emitter, f: usize, entry: Option<&EntryPoint>) -> Result<ast
         module,
         f,
         function,
-        namer: Namer::default(),
-        values: IdMap::default(),
+        namer: Namer::for_locals(function.insts.len()),
+        values: Values::new(module, f),
         pending: Pending::default(),
         uses: uses::uses(module, f)?,
         stmts: Vec::new(),
@@ -59,6 +59,7 @@ pub fn emit(e: &mut Emitter, f: usize, entry: Option<&EntryPoint>) -> Result<ast
         exits: Vec::new(),
         unnamed: NameSet::default(),
         constant_lets: IdMap::default(),
+        operands: Vec::new(),
     };
     let name = e.names.get(&function.id).cloned().unwrap_or_default();
     let mut params = Vec::new();
@@ -108,10 +109,10 @@ pub(super) enum Value {
     /// Reusable as is: the name of a `let`, `var` or parameter.
     Ident(Name),
     /// Reusable as is: a constant expression or the like.
-    Named(Box<Expr>),
+    Named(Expr),
     /// Inlined at its single use; `reads_memory` if it contains a load. `number` counts pending
     /// values in definition order.
-    Pending { expr: Box<Expr>, reads_memory: bool, number: u32 },
+    Pending { expr: Expr, reads_memory: bool, number: u32 },
     /// Boxed: a value is kept per id, and pointers are the largest and fewest.
     Pointer(Box<Pointer>),
     /// A pointer chosen at run time (pointer-typed OpSelect and OpPhi; `pointers.rs`).
@@ -119,12 +120,12 @@ pub(super) enum Value {
 }
 
 impl Value {
-    /// A value reusable as is. Expressions are boxed, and names kept apart, so that a value takes
-    /// 24 bytes: one is kept per id of a function.
+    /// A value reusable as is. Expressions are kept unboxed: nearly every value of a function
+    /// is an expression for a while, and a box for each cost a malloc and a free.
     pub(super) fn named(expr: Expr) -> Value {
         match expr {
             Expr::Ident(name) => Value::Ident(name),
-            expr => Value::Named(Box::new(expr)),
+            expr => Value::Named(expr),
         }
     }
 }
@@ -237,7 +238,7 @@ pub(super) struct Lower<'m> {
     pub(super) f: usize,
     pub(super) function: &'m Function,
     pub(super) namer: Namer,
-    pub(super) values: IdMap<Id, Value>,
+    pub(super) values: Values<'m>,
     pub(super) pending: Pending,
     pub(super) uses: Uses<'m>,
     pub(super) stmts: Vec<Stmt>,
@@ -271,6 +272,8 @@ pub(super) struct Lower<'m> {
     /// Constant operands of the instruction being lowered read through a `let`
     /// (`runtime_constants.rs`).
     pub(super) constant_lets: IdMap<Id, Name>,
+    /// The operands of the instruction being spelled (`instruction.rs`), kept for the next.
+    pub(super) operands: Vec<Expr>,
 }
 
 impl<'m> Lower<'m> {
@@ -677,12 +680,12 @@ impl<'m> Lower<'m> {
     /// Binds `id` to a `let` (or its hoisted `var`) if its value is pending.
     fn bind_pending(&mut self, e: &Emitter, id: Id) {
         if let Some((expr, _)) = self.remove_pending(id) {
-            self.bind(e, id, *expr);
+            self.bind(e, id, expr);
         }
     }
 
     /// The value of `id` and whether it reads memory, removed, if it is pending.
-    fn remove_pending(&mut self, id: Id) -> Option<(Box<Expr>, bool)> {
+    fn remove_pending(&mut self, id: Id) -> Option<(Expr, bool)> {
         if !matches!(self.values.get(&id), Some(Value::Pending { .. })) {
             return None;
         }
@@ -704,7 +707,7 @@ impl<'m> Lower<'m> {
                 self.namer.fresh_name(&name, Some(&e.namer))
             }
             None => {
-                let name = self.namer.fresh_name(&unnamed_base(id), Some(&e.namer));
+                let name = self.namer.fresh_unnamed(id, Some(&e.namer));
                 self.unnamed.insert(name.clone());
                 name
             }
@@ -754,7 +757,7 @@ impl<'m> Lower<'m> {
             self.values.insert(id, Value::named(expr));
         } else if count == 1 && block == self.block && !expr.deeper_than(MAX_INLINE_DEPTH) {
             let number = self.pending.add(id, reads_memory);
-            self.values.insert(id, Value::Pending { expr: Box::new(expr), reads_memory, number });
+            self.values.insert(id, Value::Pending { expr, reads_memory, number });
         } else {
             self.bind(e, id, expr);
         }
@@ -791,7 +794,7 @@ impl<'m> Lower<'m> {
             Some(Value::Pending { .. }) => {
                 let (expr, reads_memory) = self.remove_pending(id).expect("pending");
                 self.consumed_memory |= reads_memory;
-                return Ok(*expr);
+                return Ok(expr);
             }
             Some(Value::Pointer(_) | Value::Choice(_)) => {
                 return Err(Error::unsupported(
@@ -883,15 +886,6 @@ impl<'m> Lower<'m> {
     }
 }
 
-/// `x_<id>`, the name of a value without an `OpName`: written digit by digit, as `format!` costs
-/// more than the rest of naming a value, once per value of the module.
-pub(super) fn unnamed_base(id: Id) -> String {
-    let mut base = String::with_capacity(12);
-    base.push_str("x_");
-    push_digits(&mut base, u64::from(id), 10);
-    base
-}
-
 /// Whether evaluating `expr` has an effect: a call of one of the module's functions, or an atomic
 /// operation other than a load.
 pub(super) fn has_effect(e: &Emitter, expr: &Expr) -> bool {
@@ -912,15 +906,3 @@ const NEGATED_COMPARISONS: [(BinaryOp, BinaryOp); 6] = [
     (BinaryOp::Greater, BinaryOp::LessEqual),
     (BinaryOp::GreaterEqual, BinaryOp::Less),
 ];
-
-#[cfg(test)]
-mod tests {
-    use super::unnamed_base;
-
-    #[test]
-    fn an_unnamed_value_is_x_and_its_id_in_decimal() {
-        for id in [0, 7, 10, 12_345, u32::MAX] {
-            assert_eq!(unnamed_base(id), format!("x_{id}"));
-        }
-    }
-}

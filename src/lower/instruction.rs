@@ -153,9 +153,14 @@ impl Lower<'_> {
             op if integer_dot::is_integer_dot(op) => self.integer_dot(e, inst),
             _ => match ops::core_row(inst.op) {
                 Some(row) => {
-                    let operands = self.take_all(e, &inst.operands)?;
-                    let expr = self.spell(e, inst, row.spelling, operands)?;
-                    self.define(e, inst, expr, false)
+                    // The operands go through a buffer kept between instructions: a Vec made
+                    // for each one cost about as much as the rest of lowering it.
+                    let mut operands = std::mem::take(&mut self.operands);
+                    operands.clear();
+                    self.take_all(e, &inst.operands, &mut operands)?;
+                    let expr = self.spell(e, inst, row.spelling, &mut operands);
+                    self.operands = operands;
+                    self.define(e, inst, expr?, false)
                 }
                 None => Err(Error::unsupported(
                     match ops::lacking(inst.op) {
@@ -174,7 +179,7 @@ impl Lower<'_> {
         e: &mut Emitter,
         inst: &Inst,
         spelling: Spelling,
-        mut operands: Vec<Expr>,
+        operands: &mut Vec<Expr>,
     ) -> Result<Expr, Error> {
         let result_ty = self.result_type(inst)?;
         let vector_result = matches!(self.module.ty(result_ty)?, Type::Vector { .. });
@@ -198,7 +203,7 @@ impl Lower<'_> {
                     _ => Expr::unary(op, operand),
                 }
             }
-            Spelling::Builtin(name) => Expr::call(e.builtin(name), operands),
+            Spelling::Builtin(name) => Expr::call(e.builtin(name), std::mem::take(operands)),
             Spelling::Custom => return Err(Error::internal(format!("Op{:?} has its own lowering", inst.op))),
             Spelling::Convert => {
                 let ty = e.ty(result_ty)?;
@@ -234,16 +239,14 @@ impl Lower<'_> {
         inst.ty.ok_or_else(|| Error::invalid("missing result type", self.location(inst)))
     }
 
-    /// Every id operand, consumed in order.
-    fn take_all(&mut self, e: &mut Emitter, operands: &[Operand]) -> Result<Vec<Expr>, Error> {
-        operands
-            .iter()
-            .filter_map(|o| match o {
-                Operand::IdRef(id) => Some(*id),
-                _ => None,
-            })
-            .map(|id| self.take(e, id))
-            .collect()
+    /// Every id operand, consumed in order, added to `out`.
+    fn take_all(&mut self, e: &mut Emitter, operands: &[Operand], out: &mut Vec<Expr>) -> Result<(), Error> {
+        for operand in operands {
+            if let Operand::IdRef(id) = operand {
+                out.push(self.take(e, *id)?);
+            }
+        }
+        Ok(())
     }
 
     fn local_variable(&mut self, e: &mut Emitter, inst: &Inst) -> Result<(), Error> {
@@ -449,7 +452,8 @@ impl Lower<'_> {
                 self.location(inst),
             ));
         }
-        let mut args = self.take_all(e, &inst.operands[2..])?;
+        let mut args = Vec::new();
+        self.take_all(e, &inst.operands[2..], &mut args)?;
         // WGSL's geometric builtins take vectors only: a scalar x works as vec2(x, 0), whose extra
         // component adds exact zeros to every dot product.
         let scalar_geometry = matches!(row.name, "normalize" | "faceForward" | "reflect" | "refract")
@@ -643,13 +647,22 @@ impl Lower<'_> {
         if let Some(choice) = self.unmerged_choice(e, self.operand(inst, 0)?)? {
             return self.load_choice(e, inst, choice);
         }
-        let pointer = self.pointer(e, self.operand(inst, 0)?)?;
-        let expr = self.pointer_expr(e, self.operand(inst, 0)?)?;
-        if pointer.memory != Memory::ReadOnly {
+        let id = self.operand(inst, 0)?;
+        // What the pointer points into and whether its indices are all constant, read where an
+        // access chain's pointer is kept rather than from a clone of it (`pointer_expr` clones it).
+        let constant_path = |pointer: &Pointer| pointer.steps.iter().all(|step| !matches!(step, Step::Dynamic(_)));
+        let (memory, constant_path) = match self.values.get(&id) {
+            Some(Value::Pointer(pointer)) => (pointer.memory, constant_path(pointer)),
+            _ => {
+                let pointer = self.pointer(e, id)?;
+                (pointer.memory, constant_path(&pointer))
+            }
+        };
+        let expr = self.pointer_expr(e, id)?;
+        if memory != Memory::ReadOnly {
             return self.define(e, inst, expr, true);
         }
         // Read again at each use where that costs nothing (`ubo.model`, `ubo.lights[2].xyz`).
-        let constant_path = pointer.steps.iter().all(|step| !matches!(step, Step::Dynamic(_)));
         match constant_path && expr.is_path() {
             true => self.define_repeated(e, inst, expr),
             false => self.define(e, inst, expr, false),

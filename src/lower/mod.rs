@@ -26,6 +26,7 @@ pub(crate) mod subgroup;
 mod subgroup_emulation;
 mod subgroup_ids;
 mod uses;
+mod values;
 mod vertex_storage;
 mod wrapper;
 

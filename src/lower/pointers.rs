@@ -16,11 +16,12 @@
 use spirv::Op;
 
 use super::emit::Emitter;
-use super::function::{Choice, Lower, Pointer, Selector, Step, Value, unnamed_base};
+use super::function::{Choice, Lower, Pointer, Selector, Step, Value};
 use crate::error::{Error, Location};
 use crate::passes::signedness::int_signedness;
 use crate::spirv::{Def, Id, Inst, Module};
 use crate::wgsl::ast::{BinaryOp, Expr, Literal, Stmt, UnaryOp};
+use crate::wgsl::names::unnamed_base;
 
 /// The non-constant indices of the access chains a pointer is derived through, in the order
 /// its re-derivation reads them; `None` for a pointer that is itself chosen at run time.

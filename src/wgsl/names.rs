@@ -1,11 +1,13 @@
 //! Identifiers: OpName first, sanitised to a WGSL identifier, never a keyword, reserved word or
 //! predeclared name, and unique in its scope (`_1`, `_2`, ... on collisions).
 
+use crate::id_hash::IdSet;
 use crate::name_hash::{NameMap, NameSet};
 use std::borrow::Cow;
 use std::sync::OnceLock;
 
 use super::ast::Name;
+use super::print::push_digits;
 
 /// Predeclared names naga's list (`BUILTIN_IDENTIFIERS`) leaves out: the type aliases
 /// (WGSL spec, "Predeclared type aliases"). A declaration with one of them would shadow the alias.
@@ -88,10 +90,37 @@ fn sanitize_against(name: &str, is_reserved: fn(&str) -> bool) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
+/// `x_<id>`, the name of a value without an `OpName`: written digit by digit, as `format!` costs
+/// more than the rest of naming a value, once per value of the module.
+pub fn unnamed_base(id: u32) -> String {
+    let mut base = String::with_capacity(12);
+    push_unnamed(&mut base, id);
+    base
+}
+
+fn push_unnamed(out: &mut String, id: u32) {
+    out.push_str("x_");
+    push_digits(out, u64::from(id), 10);
+}
+
+/// The id `name` is [`unnamed_base`] of, if it is one: `x_` and an id in decimal without
+/// leading zeros, so that each such name has exactly one id and each id one name.
+fn unnamed_id(name: &str) -> Option<u32> {
+    let digits = name.strip_prefix("x_")?;
+    let canonical = digits.bytes().all(|b| b.is_ascii_digit()) && (digits == "0" || !digits.starts_with('0'));
+    if canonical { digits.parse().ok() } else { None }
+}
+
 /// Hands out unique identifiers within a scope.
 #[derive(Debug, Default, Clone)]
 pub struct Namer {
+    /// The names taken, but for those of the form `x_<id>` ([`unnamed_base`]), kept by id in
+    /// `unnamed`: nearly every value of a function takes one, and a set of ids costs far less
+    /// than a set of text.
     used: NameSet<Name>,
+    unnamed: IdSet<u32>,
+    /// Where [`Namer::fresh_unnamed`] writes a name before it is shared.
+    text: String,
     /// For each base that collided, the counter its last fresh name took: names are never given
     /// back, so every smaller one is still taken, and the search resumes there. Without this,
     /// many values of one OpName would cost quadratic time.
@@ -106,6 +135,12 @@ impl Namer {
         Namer { members: true, ..Namer::default() }
     }
 
+    /// A namer for a function's locals, with room for `values` names of unnamed values: most
+    /// values take one, and growing the set by rehashing cost more than the inserts.
+    pub fn for_locals(values: usize) -> Namer {
+        Namer { unnamed: IdSet::with_capacity_and_hasher(values, Default::default()), ..Namer::default() }
+    }
+
     /// A unique identifier based on `base` (any text), also unique against `outer` if given.
     pub fn fresh(&mut self, base: &str, outer: Option<&Namer>) -> String {
         self.fresh_name(base, outer).to_string()
@@ -116,31 +151,60 @@ impl Namer {
     pub fn fresh_name(&mut self, base: &str, outer: Option<&Namer>) -> Name {
         let base = if self.members { sanitize_member(base) } else { sanitize(base) };
         // Nearly always the base is free: one insert both checks and takes it.
-        if !outer.is_some_and(|o| o.used.contains(base.as_ref())) {
+        if !outer.is_some_and(|o| o.is_taken(&base)) {
             let name = Name::from(base.as_ref());
-            if self.used.insert(name.clone()) {
+            if self.take(&name) {
                 return name;
             }
         }
-        let taken =
-            |name: &str, used: &NameSet<Name>| used.contains(name) || outer.is_some_and(|o| o.used.contains(name));
         let mut counter = self.counters.get(base.as_ref()).copied().unwrap_or(1);
         // `x_1` style, avoiding `__` when the base already ends in `_`.
         let numbered =
             |counter| if base.ends_with('_') { format!("{base}{counter}") } else { format!("{base}_{counter}") };
         let mut name = numbered(counter);
-        while taken(&name, &self.used) {
+        while self.is_taken(&name) || outer.is_some_and(|o| o.is_taken(&name)) {
             counter += 1;
             name = numbered(counter);
         }
         self.counters.insert(base.into_owned(), counter);
         let name = Name::from(name);
-        self.used.insert(name.clone());
+        self.take(&name);
         name
+    }
+
+    /// [`Namer::fresh_name`] of [`unnamed_base`]`(id)`, the same name found without text
+    /// hashed where it is free. (Such a base needs no sanitizing: it is made of letters, digits
+    /// and one `_`, and no reserved word has its form.)
+    pub fn fresh_unnamed(&mut self, id: u32, outer: Option<&Namer>) -> Name {
+        self.text.clear();
+        push_unnamed(&mut self.text, id);
+        if !outer.is_some_and(|o| o.unnamed.contains(&id)) && self.unnamed.insert(id) {
+            return Name::from(self.text.as_str());
+        }
+        let base = std::mem::take(&mut self.text);
+        let name = self.fresh_name(&base, outer);
+        self.text = base;
+        name
+    }
+
+    fn is_taken(&self, name: &str) -> bool {
+        match unnamed_id(name) {
+            Some(id) => self.unnamed.contains(&id),
+            None => self.used.contains(name),
+        }
+    }
+
+    /// Records `name` as taken; false if it was already.
+    fn take(&mut self, name: &Name) -> bool {
+        match unnamed_id(name) {
+            Some(id) => self.unnamed.insert(id),
+            None => self.used.insert(name.clone()),
+        }
     }
 
     pub fn clear(&mut self) {
         self.used.clear();
+        self.unnamed.clear();
         self.counters.clear();
     }
 }
@@ -148,6 +212,19 @@ impl Namer {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_unnamed_value_is_x_and_its_id_in_decimal() {
+        for id in [0, 7, 10, 12_345, u32::MAX] {
+            assert_eq!(unnamed_base(id), format!("x_{id}"));
+            assert_eq!(unnamed_id(&unnamed_base(id)), Some(id));
+            // `fresh_unnamed` takes the base as it is.
+            assert!(matches!(sanitize(&unnamed_base(id)), Cow::Borrowed(_)));
+        }
+        for other in ["x_", "x_01", "x_00", "x_1a", "x_+1", "x__1", "y_1", "x_4294967296", "x_-1"] {
+            assert_eq!(unnamed_id(other), None, "{other}");
+        }
+    }
 
     #[test]
     fn sanitizes_glslang_names() {
