@@ -710,13 +710,28 @@ impl<'b, 'a> FunctionLowering<'b, 'a> {
         is_statement: bool,
     ) -> Result<Option<Handle<Expression>>> {
         match self.builder.declared.get(callee).copied() {
-            Some(Declared::Function(function)) => return self.call_function(function, args, block).map(Some),
+            Some(Declared::Function(function)) => return self.call_function(function, args, block, is_statement),
             Some(Declared::Type(ty)) => return self.construct(ty, args, block).map(Some),
             Some(_) => return Err(Unsupported("call of a non-function")),
             None => {}
         }
         if is_statement {
-            return Err(Unsupported("builtin call as a statement"));
+            let barrier = match callee {
+                "workgroupBarrier" => naga::Barrier::WORK_GROUP,
+                "storageBarrier" => naga::Barrier::STORAGE,
+                "textureBarrier" => naga::Barrier::TEXTURE,
+                _ => return Err(Unsupported("builtin call as a statement")),
+            };
+            if !args.is_empty() {
+                return Err(Unsupported("barrier arguments"));
+            }
+            block.push(Statement::ControlBarrier(barrier), Span::UNDEFINED);
+            return Ok(None);
+        }
+        if let Some((axis, ctrl)) = DERIVATIVES.iter().find(|(name, ..)| *name == callee).map(|&(_, a, c)| (a, c)) {
+            let [arg] = args else { return Err(Unsupported("derivative arguments")) };
+            let expr = self.expression(arg, block)?;
+            return self.append(block, Expression::Derivative { axis, ctrl, expr }).map(Some);
         }
         if let Some(ty) = callee.strip_prefix("bitcast<").and_then(|t| t.strip_suffix('>')) {
             let ty = self.builder.ty(ty)?;
@@ -786,20 +801,24 @@ impl<'b, 'a> FunctionLowering<'b, 'a> {
         function: Handle<naga::Function>,
         args: &'a [Expr],
         block: &mut Block,
-    ) -> Result<Handle<Expression>> {
+        is_statement: bool,
+    ) -> Result<Option<Handle<Expression>>> {
         let mut arguments = Vec::with_capacity(args.len());
         for arg in args {
             arguments.push(self.expression_for_abstract(arg, block)?);
         }
-        if self.builder.module.functions[function].result.is_none() {
-            // A call without a result is only a statement.
-            return Err(Unsupported("call of a function without a result"));
+        let has_result = self.builder.module.functions[function].result.is_some();
+        if !has_result && !is_statement {
+            return Err(Unsupported("the value of a function without a result"));
         }
         block.extend(self.emitter.finish(&self.function.expressions));
-        let result = self.function.expressions.append(Expression::CallResult(function), Span::UNDEFINED);
-        self.kinds.insert(result, ExpressionKind::Runtime);
+        let result = has_result.then(|| {
+            let result = self.function.expressions.append(Expression::CallResult(function), Span::UNDEFINED);
+            self.kinds.insert(result, ExpressionKind::Runtime);
+            result
+        });
         self.emitter.start(&self.function.expressions);
-        block.push(Statement::Call { function, arguments, result: Some(result) }, Span::UNDEFINED);
+        block.push(Statement::Call { function, arguments, result }, Span::UNDEFINED);
         Ok(result)
     }
 
@@ -912,6 +931,22 @@ fn binary_op(op: BinaryOp) -> naga::BinaryOperator {
         BinaryOp::ShiftRight => B::ShiftRight,
     }
 }
+
+/// The derivative builtins, by axis and precision.
+const DERIVATIVES: &[(&str, naga::DerivativeAxis, naga::DerivativeControl)] = {
+    use naga::{DerivativeAxis as A, DerivativeControl as C};
+    &[
+        ("dpdx", A::X, C::None),
+        ("dpdy", A::Y, C::None),
+        ("fwidth", A::Width, C::None),
+        ("dpdxCoarse", A::X, C::Coarse),
+        ("dpdyCoarse", A::Y, C::Coarse),
+        ("fwidthCoarse", A::Width, C::Coarse),
+        ("dpdxFine", A::X, C::Fine),
+        ("dpdyFine", A::Y, C::Fine),
+        ("fwidthFine", A::Width, C::Fine),
+    ]
+};
 
 fn is_type_spelling(callee: &str) -> bool {
     let head = callee.split('<').next().unwrap_or_default();

@@ -260,12 +260,14 @@ impl Builder {
                     Attribute::Align(n) => {
                         member_alignment = naga::proc::Alignment::new(n).ok_or(Unsupported("align"))?
                     }
-                    _ => return Err(Unsupported("struct member attribute")),
+                    // The member's binding, below.
+                    _ => {}
                 }
             }
+            let binding = self.binding(&member.attributes, ty)?;
             offset = member_alignment.round_up(offset);
             alignment = alignment.max(member_alignment);
-            members.push(naga::StructMember { name: Some(member.name.clone()), ty, binding: None, offset });
+            members.push(naga::StructMember { name: Some(member.name.clone()), ty, binding, offset });
             offset += size;
         }
         let inner = TypeInner::Struct { members, span: alignment.round_up(offset) };
@@ -362,20 +364,33 @@ impl Builder {
         Ok(())
     }
 
+    /// The binding `attributes` give a parameter, result or struct member of type `ty`.
     fn binding(&mut self, attributes: &[Attribute], ty: Handle<Type>) -> Result<Option<naga::Binding>> {
         let mut binding = None;
+        let (mut interpolation, mut sampling, mut invariant) = (None, None, false);
         for attribute in attributes {
-            binding = Some(match *attribute {
-                Attribute::Builtin(name) => naga::Binding::BuiltIn(builtin(name)?),
-                Attribute::Location(location) => naga::Binding::Location {
-                    location,
-                    interpolation: None,
-                    sampling: None,
-                    blend_src: None,
-                    per_primitive: false,
-                },
+            match attribute {
+                Attribute::Builtin(name) => binding = Some(naga::Binding::BuiltIn(builtin(name)?)),
+                &Attribute::Location(location) => {
+                    binding = Some(naga::Binding::Location {
+                        location,
+                        interpolation: None,
+                        sampling: None,
+                        blend_src: None,
+                        per_primitive: false,
+                    })
+                }
+                Attribute::Interpolate(how) => (interpolation, sampling) = interpolate(how)?,
+                Attribute::Invariant => invariant = true,
+                Attribute::Size(_) | Attribute::Align(_) => {}
                 _ => return Err(Unsupported("binding attribute")),
-            });
+            }
+        }
+        match &mut binding {
+            Some(naga::Binding::Location { interpolation: i, sampling: s, .. }) => (*i, *s) = (interpolation, sampling),
+            Some(naga::Binding::BuiltIn(naga::BuiltIn::Position { invariant: i })) => *i = invariant,
+            _ if interpolation.is_some() || invariant => return Err(Unsupported("binding attribute")),
+            _ => {}
         }
         // A float location without `@interpolate` is perspective-interpolated at the center.
         if let Some(naga::Binding::Location { interpolation: interpolation @ None, sampling, .. }) = &mut binding
@@ -386,6 +401,27 @@ impl Builder {
         }
         Ok(binding)
     }
+}
+
+/// `@interpolate(type, sampling)`.
+fn interpolate(how: &str) -> Result<(Option<naga::Interpolation>, Option<naga::Sampling>)> {
+    let mut parts = how.split(',').map(str::trim);
+    let interpolation = match parts.next() {
+        Some("perspective") => naga::Interpolation::Perspective,
+        Some("linear") => naga::Interpolation::Linear,
+        Some("flat") => naga::Interpolation::Flat,
+        _ => return Err(Unsupported("interpolation")),
+    };
+    let sampling = match parts.next() {
+        None => None,
+        Some("center") => Some(naga::Sampling::Center),
+        Some("centroid") => Some(naga::Sampling::Centroid),
+        Some("sample") => Some(naga::Sampling::Sample),
+        Some("first") => Some(naga::Sampling::First),
+        Some("either") => Some(naga::Sampling::Either),
+        Some(_) => return Err(Unsupported("interpolation")),
+    };
+    Ok((Some(interpolation), sampling))
 }
 
 /// `name<a, b>` as (`name`, [`a`, `b`]), splitting only at the top level.
@@ -524,5 +560,24 @@ pub(super) const MATH: &[(&str, naga::MathFunction)] = {
         ("insertBits", M::InsertBits),
         ("firstTrailingBit", M::FirstTrailingBit),
         ("firstLeadingBit", M::FirstLeadingBit),
+        ("pack4x8snorm", M::Pack4x8snorm),
+        ("pack4x8unorm", M::Pack4x8unorm),
+        ("pack2x16snorm", M::Pack2x16snorm),
+        ("pack2x16unorm", M::Pack2x16unorm),
+        ("pack2x16float", M::Pack2x16float),
+        ("pack4xI8", M::Pack4xI8),
+        ("pack4xU8", M::Pack4xU8),
+        ("pack4xI8Clamp", M::Pack4xI8Clamp),
+        ("pack4xU8Clamp", M::Pack4xU8Clamp),
+        ("unpack4x8snorm", M::Unpack4x8snorm),
+        ("unpack4x8unorm", M::Unpack4x8unorm),
+        ("unpack2x16snorm", M::Unpack2x16snorm),
+        ("unpack2x16unorm", M::Unpack2x16unorm),
+        ("unpack2x16float", M::Unpack2x16float),
+        ("unpack4xI8", M::Unpack4xI8),
+        ("unpack4xU8", M::Unpack4xU8),
+        ("dot4I8Packed", M::Dot4I8Packed),
+        ("dot4U8Packed", M::Dot4U8Packed),
+        ("quantizeToF16", M::QuantizeToF16),
     ]
 };
