@@ -146,10 +146,10 @@ pub fn translate(input: &[u8], options: &Options) -> Result<Translation, Error> 
 }
 
 fn translate_module(input: &[u8], options: &Options) -> Result<Translation, Error> {
-    let (ast, mut warnings, bindings) = lower(input, options)?;
+    let Lowered { ast, mut warnings, bindings, ir } = lower(input, options)?;
     let text = wgsl::print::print(&ast);
     if options.validate {
-        warnings.extend(wgsl::validate::validate_module(&ast, &text)?);
+        warnings.extend(wgsl::validate::validate_module(&ast, &text, ir)?);
     }
     Ok(Translation { wgsl: text, warnings, bindings })
 }
@@ -158,12 +158,20 @@ fn translate_module(input: &[u8], options: &Options) -> Result<Translation, Erro
 /// front end reads in the printed text (`tests/naga_ir.rs`): the two compared, for `input`.
 pub fn naga_ir_check(input: &[u8], options: &Options) -> Result<wgsl::naga_ir::Check, Error> {
     let options = Options { validate: true, ..options.clone() };
-    let (ast, _, _) = lower(input, &options)?;
-    Ok(wgsl::naga_ir::check(&ast, &wgsl::print::print(&ast)))
+    let Lowered { ast, ir, .. } = lower(input, &options)?;
+    Ok(wgsl::naga_ir::check(ir, &wgsl::print::print(&ast)))
 }
 
-/// The module's WGSL syntax tree, with the warnings and the bindings found on the way.
-fn lower(input: &[u8], options: &Options) -> Result<(wgsl::ast::Module, Vec<Warning>, Vec<Binding>), Error> {
+/// A module lowered: its WGSL syntax tree (each function already printed), the warnings and the
+/// bindings found on the way, and naga's IR of it where it is to be validated.
+struct Lowered {
+    ast: wgsl::ast::Module,
+    warnings: Vec<Warning>,
+    bindings: Vec<Binding>,
+    ir: wgsl::naga_ir::Result<naga::Module>,
+}
+
+fn lower(input: &[u8], options: &Options) -> Result<Lowered, Error> {
     // The words go as soon as they are loaded: the module says all they say.
     let mut module = spirv::load::load(&read_words(input)?)?;
     // The pass order: each pass states what holds before and after it at the top of its file.
@@ -183,7 +191,7 @@ fn lower(input: &[u8], options: &Options) -> Result<(wgsl::ast::Module, Vec<Warn
     passes::bindings::run(&mut module, options)?;
     passes::layout::run(&mut module, options)?;
     passes::atomics::run(&mut module, options)?;
-    let lower::Emitted { mut ast, bindings, uniformity, warnings } = lower::lower(&module, options)?;
+    let lower::Emitted { mut ast, bindings, uniformity, warnings, ir } = lower::lower(&module, options)?;
     module.warnings.extend(warnings);
     if uniformity.breaks_barriers {
         return Err(Error::unsupported(
@@ -216,7 +224,11 @@ fn lower(input: &[u8], options: &Options) -> Result<(wgsl::ast::Module, Vec<Warn
     }
     // Done with the module: validation takes memory of its own.
     let warnings = std::mem::take(&mut module.warnings);
-    Ok((ast, warnings, bindings))
+    let ir = match ir {
+        Some(ir) => ir.finish(&ast),
+        None => Err(wgsl::naga_ir::Unsupported("not validated")),
+    };
+    Ok(Lowered { ast, warnings, bindings, ir })
 }
 
 /// Whether the input is SPIR-V assembly text rather than a binary module: text whose first token

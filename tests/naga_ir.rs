@@ -15,15 +15,16 @@ use std::path::Path;
 
 use spv2wgsl::wgsl::naga_ir::Check;
 
-/// Checks `input`; returns whether the builder took it, and the problem if the two differ.
-fn check(name: &str, input: &[u8]) -> Result<bool, String> {
+/// Checks `input`; returns whether the builder took it (else why not), and the problem if the two
+/// differ.
+fn check(name: &str, input: &[u8]) -> Result<Result<(), &'static str>, String> {
     let Ok(check) = spv2wgsl::naga_ir_check(input, &spv2wgsl::Options::default()) else {
         // Refused inputs have tests of their own.
-        return Ok(false);
+        return Ok(Err("not translated"));
     };
     match check {
-        Check::Equal => Ok(true),
-        Check::Refused(_) => Ok(false),
+        Check::Equal => Ok(Ok(())),
+        Check::Refused(why) => Ok(Err(why)),
         Check::TextRejected(error) => Err(format!("{name}: naga rejects the text: {error}")),
         Check::Differs { built, parsed } => {
             Err(format!("{name}: the IR differs from the text's\n{}", first_difference(&built, &parsed)))
@@ -46,16 +47,21 @@ fn first_difference(built: &str, parsed: &str) -> String {
 fn check_all(inputs: impl Iterator<Item = (String, Vec<u8>)>) -> (usize, usize) {
     let mut failures = common::Failures::new();
     let (mut taken, mut all) = (0, 0);
+    let mut refusals: Vec<(&str, usize)> = Vec::new();
     for (name, input) in inputs {
         all += 1;
         match check(&name, &input) {
-            Ok(true) => taken += 1,
-            Ok(false) => {}
+            Ok(Ok(())) => taken += 1,
+            Ok(Err(why)) => match refusals.iter_mut().find(|(w, _)| *w == why) {
+                Some((_, count)) => *count += 1,
+                None => refusals.push((why, 1)),
+            },
             Err(problem) => failures.add(&name, problem),
         }
     }
     failures.finish(all);
-    eprintln!("naga IR built and equal to the text's for {taken} of {all} inputs");
+    refusals.sort_by_key(|&(_, count)| std::cmp::Reverse(count));
+    eprintln!("naga IR built and equal to the text's for {taken} of {all} inputs; left to the text: {refusals:?}");
     (taken, all)
 }
 

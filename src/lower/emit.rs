@@ -17,6 +17,7 @@ use crate::spirv::{BindingOrigin, ConstValue, Id, ImageType, Module, NewBinding,
 use crate::wgsl::ast::{self, Attribute, Expr, Literal, Stmt};
 use crate::wgsl::deferred_returns;
 use crate::wgsl::for_loops;
+use crate::wgsl::naga_ir;
 use crate::wgsl::names::Namer;
 use crate::wgsl::print;
 use crate::wgsl::uniformity;
@@ -33,8 +34,9 @@ pub struct Emitter<'m> {
     pub(super) enables: BTreeSet<&'static str>,
     /// `--annotate`: statements name their SPIR-V origin.
     pub annotate: bool,
-    /// Whether each function's tree is kept once printed, for validation (`wgsl/naga_ir.rs`).
-    keep_trees: bool,
+    /// naga's IR of the functions printed so far, where the output is validated
+    /// (`wgsl/naga_ir`).
+    ir: Option<naga_ir::Incremental>,
     bindings: Vec<Binding>,
     /// Names of the `override`s declared for specialization constants.
     pub(super) overrides: IdMap<Id, String>,
@@ -79,6 +81,8 @@ pub struct Emitted {
     pub bindings: Vec<Binding>,
     pub uniformity: uniformity::Verdict,
     pub warnings: Vec<Warning>,
+    /// naga's IR of the functions, where the output is validated.
+    pub ir: Option<naga_ir::Incremental>,
 }
 
 pub fn location_of_id(module: &Module, id: Id) -> Location {
@@ -88,7 +92,7 @@ pub fn location_of_id(module: &Module, id: Id) -> Location {
 
 impl<'m> Emitter<'m> {
     /// The state before anything is declared; `named_spec_ops` is `spec::named_ops` of the module.
-    pub(super) fn new(module: &'m Module, annotate: bool, keep_trees: bool, named_spec_ops: IdSet<Id>) -> Self {
+    pub(super) fn new(module: &'m Module, annotate: bool, validate: bool, named_spec_ops: IdSet<Id>) -> Self {
         let mut e = Emitter {
             module,
             out: ast::Module::default(),
@@ -98,7 +102,7 @@ impl<'m> Emitter<'m> {
             member_names: IdMap::default(),
             enables: BTreeSet::new(),
             annotate,
-            keep_trees,
+            ir: validate.then_some(naga_ir::Incremental::NotStarted),
             bindings: Vec::new(),
             overrides: IdMap::default(),
             named_spec_ops,
@@ -133,6 +137,7 @@ impl<'m> Emitter<'m> {
             bindings: self.bindings,
             uniformity: self.uniformity.verdict(),
             warnings: self.warnings,
+            ir: self.ir,
         }
     }
 
@@ -156,8 +161,8 @@ impl<'m> Emitter<'m> {
             signature: ast::Signature { len: signature_len, result },
             calls,
         });
-        if self.keep_trees {
-            self.out.trees.push(function);
+        if let Some(ir) = &mut self.ir {
+            ir.function(&self.out, &function);
         }
     }
 

@@ -23,9 +23,6 @@ pub struct Module {
     /// only one function's tree is alive at a time, where the whole module's would take about
     /// ten times the input's size.
     pub functions: Vec<PrintedFunction>,
-    /// The functions' trees as printed, kept only where the module is validated: `naga_ir.rs`
-    /// builds naga's IR from them.
-    pub trees: Vec<Function>,
 }
 
 /// A function of the module, printed.

@@ -37,22 +37,17 @@ struct Limits {
     /// expressions for each new one): 0.1 s for 128 KiB, 0.4 s for 256 KiB, 1 to 5 s for 1 MiB.
     /// The longest function in the shared corpus is 8 KiB.
     function: usize,
-    /// The most records of a global per function (functions times globals) for which the module
-    /// is validated whole from naga's IR: naga's validator keeps one for each pair.
-    records: usize,
 }
 
-const LIMITS: Limits =
-    Limits { whole: 1 << 18, part: 128 << 10, parallel: 4 << 20, function: 128 << 10, records: 1 << 22 };
+const LIMITS: Limits = Limits { whole: 1 << 18, part: 128 << 10, parallel: 4 << 20, function: 128 << 10 };
 
 /// Validates `module`, printed as `text`: whole if it is small, else in parts. Returns a warning
 /// for each function too long to validate in proportionate time.
-pub fn validate_module(module: &Module, text: &str) -> Result<Vec<Warning>, Error> {
-    // naga's IR built from the tree, where the builder takes the whole module, costs a fraction
+pub fn validate_module(module: &Module, text: &str, ir: naga_ir::Result<naga::Module>) -> Result<Vec<Warning>, Error> {
+    // naga's IR built from the tree, where the builder took the whole module, costs a fraction
     // of naga's front end reading the text. A failure there is checked again on the text, which
     // says where the problem is (and is the last word, should the builder be the one at fault).
-    if module.trees.len() * module.globals.len() <= LIMITS.records
-        && let Ok(ir) = naga_ir::module(module, &module.trees)
+    if let Ok(ir) = ir
         && validator().validate(&ir).is_ok()
     {
         return Ok(Vec::new());
@@ -308,7 +303,7 @@ mod tests {
 
     /// Every function in a part of its own, in parallel above `parallel` bytes.
     fn in_parts(parallel: usize) -> Limits {
-        Limits { whole: 0, part: 1, parallel, function: usize::MAX, records: 0 }
+        Limits { whole: 0, part: 1, parallel, function: usize::MAX }
     }
 
     #[test]

@@ -1,357 +1,41 @@
-//! The WGSL tree as naga's IR, so that validation need not run naga's WGSL front end over the
-//! printed text: that front end costs about twice naga's whole SPIR-V path, most of it reading
-//! text we have just written from a tree we still hold (docs/performance.md).
-//!
-//! The IR is built as naga's WGSL front end (naga 30.0.1) would build it from the printed text,
-//! step for step: the same expressions appended in the same order through naga's own constant
-//! evaluator, the same `Emit` ranges, the same types in the same order, then the same
-//! compaction. So validating it is validating the text; `tests/naga_ir.rs` proves the two equal
-//! (`Debug` of the modules, which leaves spans out) on every fixture, the shared corpus and
-//! random programs. What this builder does not know (textures, atomics, subgroups, overrides,
-//! abstract literals, and more) it refuses with [`Unsupported`], and the text is validated as
-//! before: a refusal costs time, never correctness.
+//! A function's body as naga's WGSL front end lowers its text: statements, expressions through
+//! naga's constant evaluator, calls (see `mod.rs`).
 
-use naga::proc::{
-    ConstantEvaluator, Emitter, ExpressionKind, ExpressionKindTracker, Layouter, ResolveContext, TypeResolution,
-};
+use naga::proc::{ConstantEvaluator, Emitter, ExpressionKind, ExpressionKindTracker, ResolveContext, TypeResolution};
 use naga::{
     AddressSpace, Block, Expression, Handle, Literal as NagaLiteral, Scalar, ScalarKind, Span, Statement, Type,
     TypeInner, VectorSize,
 };
 
-use super::ast::{
-    Attribute, BinaryOp, COMPONENTS, Expr, Function, GlobalKind, Init, Literal, Module, Stmt, UnaryOp, Update,
-};
+use super::{Builder, Declared, MATH, Result, Unsupported, scalar_named};
 use crate::name_hash::NameMap;
+use crate::wgsl::ast::{BinaryOp, COMPONENTS, Expr, Function, Init, Literal, Stmt, UnaryOp, Update};
 
-/// The IR built from a module's tree against the IR naga's WGSL front end reads in its text.
-#[derive(Debug)]
-pub enum Check {
-    /// The two are the same module.
-    Equal,
-    /// The builder does not take the module (validation reads the text).
-    Refused(&'static str),
-    /// naga's front end rejects the text.
-    TextRejected(String),
-    /// The two differ: both modules, written with `{:#?}`.
-    Differs { built: String, parsed: String },
-}
-
-/// Compares [`module`] of `ast` with naga's WGSL front end on `text`, `ast` printed.
-pub fn check(ast: &Module, text: &str) -> Check {
-    let built = match module(ast, &ast.trees) {
-        Ok(built) => built,
-        Err(Unsupported(what)) => return Check::Refused(what),
-    };
-    let parsed = match naga::front::wgsl::parse_str(&super::validate::without_subgroups_enable(text)) {
-        Ok(parsed) => parsed,
-        Err(error) => return Check::TextRejected(error.emit_to_string(text)),
-    };
-    let (built, parsed) = (without_spans(&format!("{built:#?}")), without_spans(&format!("{parsed:#?}")));
-    if built == parsed { Check::Equal } else { Check::Differs { built, parsed } }
-}
-
-/// A module's `{:#?}` without its blocks' spans (where in the text each statement is), which the
-/// built module does not have.
-fn without_spans(debug: &str) -> String {
-    let mut out = String::with_capacity(debug.len());
-    let mut skipping: Option<usize> = None;
-    for line in debug.lines() {
-        let indent = line.len() - line.trim_start().len();
-        match skipping {
-            Some(depth) => {
-                if indent == depth && line.trim_start().starts_with(']') {
-                    skipping = None;
-                }
-            }
-            None if line.trim_start() == "span_info: [" => skipping = Some(indent),
-            None => {
-                out.push_str(line);
-                out.push('\n');
-            }
-        }
+/// The body and signature of `f`, its types registered in `builder`.
+pub(super) fn lower(builder: &mut Builder, f: &Function) -> Result<naga::Function> {
+    let mut lowering = FunctionLowering::new(builder);
+    let mut arguments = Vec::with_capacity(f.params.len());
+    for (i, param) in f.params.iter().enumerate() {
+        let ty = lowering.builder.ty(&param.ty)?;
+        let binding = lowering.builder.binding(&param.attributes, ty)?;
+        let expr = lowering.function.expressions.append(Expression::FunctionArgument(i as u32), Span::UNDEFINED);
+        lowering.kinds.insert(expr, ExpressionKind::Runtime);
+        lowering.function.named_expressions.insert(expr, param.name.clone());
+        lowering.scopes.declare(&param.name, Typed::Plain(expr));
+        arguments.push(naga::FunctionArgument { name: Some(param.name.clone()), ty, binding });
     }
-    out
-}
-
-/// A construct this builder does not lower as naga's front end would; the text is validated
-/// instead.
-#[derive(Debug)]
-pub struct Unsupported(pub &'static str);
-
-type Result<T> = std::result::Result<T, Unsupported>;
-
-/// The module of `ast`, whose functions' trees are `functions` (in `ast.functions`' order), as
-/// naga's WGSL front end would read its printed text.
-pub fn module(ast: &Module, functions: &[Function]) -> Result<naga::Module> {
-    if !ast.diagnostics.is_empty() {
-        return Err(Unsupported("diagnostic directives"));
+    lowering.function.arguments = arguments;
+    if let Some((attributes, ty)) = &f.result {
+        let ty = lowering.builder.ty(ty)?;
+        let binding = lowering.builder.binding(attributes, ty)?;
+        lowering.function.result = Some(naga::FunctionResult { ty, binding });
     }
-    let mut builder = Builder {
-        module: naga::Module::default(),
-        layouter: Layouter::default(),
-        types: NameMap::default(),
-        declared: NameMap::default(),
-    };
-    for s in &ast.structs {
-        builder.declare_struct(s)?;
-    }
-    for g in &ast.globals {
-        builder.declare_global(g)?;
-    }
-    for f in functions {
-        builder.function(f)?;
-    }
-    naga::compact::compact(&mut builder.module, naga::compact::KeepUnused::Yes);
-    Ok(builder.module)
-}
-
-/// What a module-scope name stands for.
-#[derive(Clone, Copy)]
-enum Declared {
-    Type(Handle<Type>),
-    Var(Handle<naga::GlobalVariable>),
-    Function(Handle<naga::Function>),
-    EntryPoint,
-}
-
-struct Builder<'a> {
-    module: naga::Module,
-    layouter: Layouter,
-    /// Each type spelling met so far.
-    types: NameMap<&'a str, Handle<Type>>,
-    declared: NameMap<&'a str, Declared>,
-}
-
-impl<'a> Builder<'a> {
-    fn ensure(&mut self, inner: TypeInner) -> Handle<Type> {
-        self.module.types.insert(Type { name: None, inner }, Span::UNDEFINED)
-    }
-
-    /// The type `spelled`, registering it (and the types it is made of, first) as the front end
-    /// does on reading it.
-    fn ty(&mut self, spelled: &'a str) -> Result<Handle<Type>> {
-        if let Some(&handle) = self.types.get(spelled) {
-            return Ok(handle);
-        }
-        let handle = self.spelled_type(spelled)?;
-        self.types.insert(spelled, handle);
-        Ok(handle)
-    }
-
-    fn spelled_type(&mut self, spelled: &'a str) -> Result<Handle<Type>> {
-        let (head, params) = split_template(spelled)?;
-        if let Some(Declared::Type(handle)) = self.declared.get(head) {
-            return if params.is_empty() { Ok(*handle) } else { Err(Unsupported("template on a struct")) };
-        }
-        if let Some(scalar) = scalar_named(head) {
-            return if params.is_empty() {
-                Ok(self.ensure(TypeInner::Scalar(scalar)))
-            } else {
-                Err(Unsupported("type"))
-            };
-        }
-        let inner = match (head, params.as_slice()) {
-            ("vec2" | "vec3" | "vec4", [component]) => {
-                TypeInner::Vector { size: vector_size(head)?, scalar: self.scalar_param(component)? }
-            }
-            (_, [component]) if head.starts_with("mat") && head.len() == 6 => {
-                let columns = size_digit(head.as_bytes()[3])?;
-                let rows = size_digit(head.as_bytes()[5])?;
-                TypeInner::Matrix { columns, rows, scalar: self.scalar_param(component)? }
-            }
-            ("array", [element, rest @ ..]) => {
-                let base = self.ty(element)?;
-                let size = match rest {
-                    [] => naga::ArraySize::Dynamic,
-                    [count] => {
-                        let count =
-                            count.trim_end_matches('u').parse::<u32>().map_err(|_| Unsupported("array size"))?;
-                        naga::ArraySize::Constant(std::num::NonZeroU32::new(count).ok_or(Unsupported("array size"))?)
-                    }
-                    _ => return Err(Unsupported("array type")),
-                };
-                self.layouter.update(self.module.to_ctx()).map_err(|_| Unsupported("layout"))?;
-                TypeInner::Array { base, size, stride: self.layouter[base].to_stride() }
-            }
-            ("ptr", [space, base, access @ ..]) => {
-                let space = address_space(space, access.first().copied())?;
-                TypeInner::Pointer { base: self.ty(base)?, space }
-            }
-            _ => return Err(Unsupported("type")),
-        };
-        Ok(self.ensure(inner))
-    }
-
-    fn scalar_param(&mut self, spelled: &'a str) -> Result<Scalar> {
-        let handle = self.ty(spelled)?;
-        match self.module.types[handle].inner {
-            TypeInner::Scalar(scalar) => Ok(scalar),
-            _ => Err(Unsupported("vector of a non-scalar")),
-        }
-    }
-
-    fn declare_struct(&mut self, s: &'a super::ast::Struct) -> Result<()> {
-        let mut offset = 0;
-        let mut alignment = naga::proc::Alignment::ONE;
-        let mut members = Vec::with_capacity(s.members.len());
-        for member in &s.members {
-            let ty = self.ty(&member.ty)?;
-            self.layouter.update(self.module.to_ctx()).map_err(|_| Unsupported("layout"))?;
-            let mut size = self.layouter[ty].size;
-            let mut member_alignment = self.layouter[ty].alignment;
-            for attribute in &member.attributes {
-                match *attribute {
-                    Attribute::Size(n) => size = n,
-                    Attribute::Align(n) => {
-                        member_alignment = naga::proc::Alignment::new(n).ok_or(Unsupported("align"))?
-                    }
-                    _ => return Err(Unsupported("struct member attribute")),
-                }
-            }
-            offset = member_alignment.round_up(offset);
-            alignment = alignment.max(member_alignment);
-            members.push(naga::StructMember { name: Some(member.name.clone()), ty, binding: None, offset });
-            offset += size;
-        }
-        let inner = TypeInner::Struct { members, span: alignment.round_up(offset) };
-        let handle = self.module.types.insert(Type { name: Some(s.name.clone()), inner }, Span::UNDEFINED);
-        self.declared.insert(&s.name, Declared::Type(handle));
-        Ok(())
-    }
-
-    fn declare_global(&mut self, g: &'a super::ast::Global) -> Result<()> {
-        let GlobalKind::Var { space } = &g.kind else { return Err(Unsupported("const or override")) };
-        if g.init.is_some() {
-            return Err(Unsupported("global initializer"));
-        }
-        let ty = self.ty(g.ty.as_deref().ok_or(Unsupported("untyped global"))?)?;
-        let (mut group, mut binding) = (None, None);
-        for attribute in &g.attributes {
-            match *attribute {
-                Attribute::Group(n) => group = Some(n),
-                Attribute::Binding(n) => binding = Some(n),
-                _ => return Err(Unsupported("global attribute")),
-            }
-        }
-        let binding = match (group, binding) {
-            (Some(group), Some(binding)) => Some(naga::ResourceBinding { group, binding }),
-            (None, None) => None,
-            _ => return Err(Unsupported("half a binding")),
-        };
-        let space = if space.is_empty() {
-            return Err(Unsupported("handle global"));
-        } else {
-            let mut parts = space.split(',').map(str::trim);
-            address_space(parts.next().unwrap_or_default(), parts.next())?
-        };
-        let handle = self.module.global_variables.append(
-            naga::GlobalVariable {
-                name: Some(g.name.clone()),
-                space,
-                binding,
-                ty,
-                init: None,
-                memory_decorations: Default::default(),
-            },
-            Span::UNDEFINED,
-        );
-        self.declared.insert(&g.name, Declared::Var(handle));
-        Ok(())
-    }
-
-    fn function(&mut self, f: &'a Function) -> Result<()> {
-        let mut stage = None;
-        let mut workgroup_size = [0; 3];
-        for attribute in &f.attributes {
-            match attribute {
-                Attribute::Stage("compute") => stage = Some(naga::ShaderStage::Compute),
-                Attribute::Stage("vertex") => stage = Some(naga::ShaderStage::Vertex),
-                Attribute::Stage("fragment") => stage = Some(naga::ShaderStage::Fragment),
-                Attribute::WorkgroupSize(size) => {
-                    for (out, size) in workgroup_size.iter_mut().zip(size.iter()) {
-                        *out = match size {
-                            Expr::Literal(Literal::Abstract(n)) => {
-                                u32::try_from(*n).map_err(|_| Unsupported("size"))?
-                            }
-                            Expr::Literal(Literal::U32(n)) => *n,
-                            Expr::Literal(Literal::I32(n @ 0..)) => *n as u32,
-                            _ => return Err(Unsupported("workgroup size")),
-                        };
-                    }
-                }
-                _ => return Err(Unsupported("function attribute")),
-            }
-        }
-        let mut lowering = FunctionLowering::new(self);
-        let mut arguments = Vec::with_capacity(f.params.len());
-        for (i, param) in f.params.iter().enumerate() {
-            let ty = lowering.builder.ty(&param.ty)?;
-            let binding = lowering.builder.binding(&param.attributes, ty)?;
-            let expr = lowering.function.expressions.append(Expression::FunctionArgument(i as u32), Span::UNDEFINED);
-            lowering.kinds.insert(expr, ExpressionKind::Runtime);
-            lowering.function.named_expressions.insert(expr, param.name.clone());
-            lowering.scopes.declare(&param.name, Typed::Plain(expr));
-            arguments.push(naga::FunctionArgument { name: Some(param.name.clone()), ty, binding });
-        }
-        lowering.function.arguments = arguments;
-        if let Some((attributes, ty)) = &f.result {
-            let ty = lowering.builder.ty(ty)?;
-            let binding = lowering.builder.binding(attributes, ty)?;
-            lowering.function.result = Some(naga::FunctionResult { ty, binding });
-        }
-        lowering.function.name = Some(f.name.clone());
-        let mut body = lowering.block(&f.body, false)?;
-        naga::proc::ensure_block_returns(&mut body);
-        let mut function = lowering.function;
-        function.body = body;
-        match stage {
-            Some(stage) => {
-                self.module.entry_points.push(naga::EntryPoint {
-                    name: f.name.clone(),
-                    stage,
-                    early_depth_test: None,
-                    workgroup_size,
-                    workgroup_size_overrides: None,
-                    function,
-                    mesh_info: None,
-                    task_payload: None,
-                    incoming_ray_payload: None,
-                });
-                self.declared.insert(&f.name, Declared::EntryPoint);
-            }
-            None => {
-                let handle = self.module.functions.append(function, Span::UNDEFINED);
-                self.declared.insert(&f.name, Declared::Function(handle));
-            }
-        }
-        Ok(())
-    }
-
-    fn binding(&mut self, attributes: &[Attribute], ty: Handle<Type>) -> Result<Option<naga::Binding>> {
-        let mut binding = None;
-        for attribute in attributes {
-            binding = Some(match *attribute {
-                Attribute::Builtin(name) => naga::Binding::BuiltIn(builtin(name)?),
-                Attribute::Location(location) => naga::Binding::Location {
-                    location,
-                    interpolation: None,
-                    sampling: None,
-                    blend_src: None,
-                    per_primitive: false,
-                },
-                _ => return Err(Unsupported("binding attribute")),
-            });
-        }
-        // A float location without `@interpolate` is perspective-interpolated at the center.
-        if let Some(naga::Binding::Location { interpolation: interpolation @ None, sampling, .. }) = &mut binding
-            && self.module.types[ty].inner.scalar_kind() == Some(ScalarKind::Float)
-        {
-            *interpolation = Some(naga::Interpolation::Perspective);
-            *sampling = Some(naga::Sampling::Center);
-        }
-        Ok(binding)
-    }
+    lowering.function.name = Some(f.name.clone());
+    let mut body = lowering.block(&f.body, false)?;
+    naga::proc::ensure_block_returns(&mut body);
+    let mut function = lowering.function;
+    function.body = body;
+    Ok(function)
 }
 
 /// An expression as the front end types it: a value, or a reference (a pointer the load rule
@@ -390,7 +74,7 @@ impl<'a> Scopes<'a> {
 }
 
 struct FunctionLowering<'b, 'a> {
-    builder: &'b mut Builder<'a>,
+    builder: &'b mut Builder,
     function: naga::Function,
     kinds: ExpressionKindTracker,
     /// The type of each expression so far, by index.
@@ -400,7 +84,7 @@ struct FunctionLowering<'b, 'a> {
 }
 
 impl<'b, 'a> FunctionLowering<'b, 'a> {
-    fn new(builder: &'b mut Builder<'a>) -> Self {
+    fn new(builder: &'b mut Builder) -> Self {
         FunctionLowering {
             builder,
             function: naga::Function::default(),
@@ -640,7 +324,7 @@ impl<'b, 'a> FunctionLowering<'b, 'a> {
     fn switch(
         &mut self,
         selector: &'a Expr,
-        cases: &'a [super::ast::SwitchCase],
+        cases: &'a [crate::wgsl::ast::SwitchCase],
         block: &mut Block,
         in_loop: bool,
     ) -> Result<Statement> {
@@ -678,7 +362,7 @@ impl<'b, 'a> FunctionLowering<'b, 'a> {
 
     /// `for (init; condition; update) { body }`: the initializer is a statement of the enclosing
     /// list, then `loop { if condition {} else { break; } { body } continuing { update } }`.
-    fn for_loop(&mut self, l: &'a super::ast::For, block: &mut Block, in_loop: bool) -> Result<()> {
+    fn for_loop(&mut self, l: &'a crate::wgsl::ast::For, block: &mut Block, in_loop: bool) -> Result<()> {
         let mark = self.scopes.enter();
         match &l.init {
             Some(Init::Var(name, value)) => self.var(name, None, Some(value), block, in_loop)?,
@@ -1026,13 +710,28 @@ impl<'b, 'a> FunctionLowering<'b, 'a> {
         is_statement: bool,
     ) -> Result<Option<Handle<Expression>>> {
         match self.builder.declared.get(callee).copied() {
-            Some(Declared::Function(function)) => return self.call_function(function, args, block).map(Some),
+            Some(Declared::Function(function)) => return self.call_function(function, args, block, is_statement),
             Some(Declared::Type(ty)) => return self.construct(ty, args, block).map(Some),
             Some(_) => return Err(Unsupported("call of a non-function")),
             None => {}
         }
         if is_statement {
-            return Err(Unsupported("builtin call as a statement"));
+            let barrier = match callee {
+                "workgroupBarrier" => naga::Barrier::WORK_GROUP,
+                "storageBarrier" => naga::Barrier::STORAGE,
+                "textureBarrier" => naga::Barrier::TEXTURE,
+                _ => return Err(Unsupported("builtin call as a statement")),
+            };
+            if !args.is_empty() {
+                return Err(Unsupported("barrier arguments"));
+            }
+            block.push(Statement::ControlBarrier(barrier), Span::UNDEFINED);
+            return Ok(None);
+        }
+        if let Some((axis, ctrl)) = DERIVATIVES.iter().find(|(name, ..)| *name == callee).map(|&(_, a, c)| (a, c)) {
+            let [arg] = args else { return Err(Unsupported("derivative arguments")) };
+            let expr = self.expression(arg, block)?;
+            return self.append(block, Expression::Derivative { axis, ctrl, expr }).map(Some);
         }
         if let Some(ty) = callee.strip_prefix("bitcast<").and_then(|t| t.strip_suffix('>')) {
             let ty = self.builder.ty(ty)?;
@@ -1102,20 +801,24 @@ impl<'b, 'a> FunctionLowering<'b, 'a> {
         function: Handle<naga::Function>,
         args: &'a [Expr],
         block: &mut Block,
-    ) -> Result<Handle<Expression>> {
+        is_statement: bool,
+    ) -> Result<Option<Handle<Expression>>> {
         let mut arguments = Vec::with_capacity(args.len());
         for arg in args {
             arguments.push(self.expression_for_abstract(arg, block)?);
         }
-        if self.builder.module.functions[function].result.is_none() {
-            // A call without a result is only a statement.
-            return Err(Unsupported("call of a function without a result"));
+        let has_result = self.builder.module.functions[function].result.is_some();
+        if !has_result && !is_statement {
+            return Err(Unsupported("the value of a function without a result"));
         }
         block.extend(self.emitter.finish(&self.function.expressions));
-        let result = self.function.expressions.append(Expression::CallResult(function), Span::UNDEFINED);
-        self.kinds.insert(result, ExpressionKind::Runtime);
+        let result = has_result.then(|| {
+            let result = self.function.expressions.append(Expression::CallResult(function), Span::UNDEFINED);
+            self.kinds.insert(result, ExpressionKind::Runtime);
+            result
+        });
         self.emitter.start(&self.function.expressions);
-        block.push(Statement::Call { function, arguments, result: Some(result) }, Span::UNDEFINED);
+        block.push(Statement::Call { function, arguments, result }, Span::UNDEFINED);
         Ok(result)
     }
 
@@ -1229,150 +932,27 @@ fn binary_op(op: BinaryOp) -> naga::BinaryOperator {
     }
 }
 
-/// The WGSL builtin functions that are naga math functions, and which naga lowers with no more
-/// than overload resolution (no special result types: not `modf` or `frexp`).
-const MATH: &[(&str, naga::MathFunction)] = {
-    use naga::MathFunction as M;
+/// The derivative builtins, by axis and precision.
+const DERIVATIVES: &[(&str, naga::DerivativeAxis, naga::DerivativeControl)] = {
+    use naga::{DerivativeAxis as A, DerivativeControl as C};
     &[
-        ("abs", M::Abs),
-        ("min", M::Min),
-        ("max", M::Max),
-        ("clamp", M::Clamp),
-        ("saturate", M::Saturate),
-        ("cos", M::Cos),
-        ("cosh", M::Cosh),
-        ("sin", M::Sin),
-        ("sinh", M::Sinh),
-        ("tan", M::Tan),
-        ("tanh", M::Tanh),
-        ("acos", M::Acos),
-        ("acosh", M::Acosh),
-        ("asin", M::Asin),
-        ("asinh", M::Asinh),
-        ("atan", M::Atan),
-        ("atanh", M::Atanh),
-        ("atan2", M::Atan2),
-        ("radians", M::Radians),
-        ("degrees", M::Degrees),
-        ("ceil", M::Ceil),
-        ("floor", M::Floor),
-        ("round", M::Round),
-        ("fract", M::Fract),
-        ("trunc", M::Trunc),
-        ("ldexp", M::Ldexp),
-        ("exp", M::Exp),
-        ("exp2", M::Exp2),
-        ("log", M::Log),
-        ("log2", M::Log2),
-        ("pow", M::Pow),
-        ("dot", M::Dot),
-        ("cross", M::Cross),
-        ("distance", M::Distance),
-        ("length", M::Length),
-        ("normalize", M::Normalize),
-        ("faceForward", M::FaceForward),
-        ("reflect", M::Reflect),
-        ("refract", M::Refract),
-        ("sign", M::Sign),
-        ("fma", M::Fma),
-        ("mix", M::Mix),
-        ("step", M::Step),
-        ("smoothstep", M::SmoothStep),
-        ("sqrt", M::Sqrt),
-        ("inverseSqrt", M::InverseSqrt),
-        ("transpose", M::Transpose),
-        ("determinant", M::Determinant),
-        ("countTrailingZeros", M::CountTrailingZeros),
-        ("countLeadingZeros", M::CountLeadingZeros),
-        ("countOneBits", M::CountOneBits),
-        ("reverseBits", M::ReverseBits),
-        ("extractBits", M::ExtractBits),
-        ("insertBits", M::InsertBits),
-        ("firstTrailingBit", M::FirstTrailingBit),
-        ("firstLeadingBit", M::FirstLeadingBit),
+        ("dpdx", A::X, C::None),
+        ("dpdy", A::Y, C::None),
+        ("fwidth", A::Width, C::None),
+        ("dpdxCoarse", A::X, C::Coarse),
+        ("dpdyCoarse", A::Y, C::Coarse),
+        ("fwidthCoarse", A::Width, C::Coarse),
+        ("dpdxFine", A::X, C::Fine),
+        ("dpdyFine", A::Y, C::Fine),
+        ("fwidthFine", A::Width, C::Fine),
     ]
 };
-
-/// `name<a, b>` as (`name`, [`a`, `b`]), splitting only at the top level.
-fn split_template(spelled: &str) -> Result<(&str, Vec<&str>)> {
-    let Some(open) = spelled.find('<') else { return Ok((spelled, Vec::new())) };
-    let inner = spelled[open + 1..].strip_suffix('>').ok_or(Unsupported("type"))?;
-    let mut params = Vec::new();
-    let (mut depth, mut start) = (0, 0);
-    for (i, c) in inner.char_indices() {
-        match c {
-            '<' => depth += 1,
-            '>' => depth -= 1,
-            ',' if depth == 0 => {
-                params.push(inner[start..i].trim());
-                start = i + 1;
-            }
-            _ => {}
-        }
-    }
-    params.push(inner[start..].trim());
-    Ok((&spelled[..open], params))
-}
 
 fn is_type_spelling(callee: &str) -> bool {
     let head = callee.split('<').next().unwrap_or_default();
     scalar_named(head).is_some()
         || matches!(head, "vec2" | "vec3" | "vec4" | "array")
         || (head.starts_with("mat") && head.len() == 6)
-}
-
-fn scalar_named(name: &str) -> Option<Scalar> {
-    Some(match name {
-        "bool" => Scalar::BOOL,
-        "i32" => Scalar::I32,
-        "u32" => Scalar::U32,
-        "f32" => Scalar::F32,
-        _ => return None,
-    })
-}
-
-fn vector_size(head: &str) -> Result<VectorSize> {
-    size_digit(head.as_bytes()[3])
-}
-
-fn size_digit(digit: u8) -> Result<VectorSize> {
-    Ok(match digit {
-        b'2' => VectorSize::Bi,
-        b'3' => VectorSize::Tri,
-        b'4' => VectorSize::Quad,
-        _ => return Err(Unsupported("size")),
-    })
-}
-
-fn address_space(space: &str, access: Option<&str>) -> Result<AddressSpace> {
-    Ok(match (space, access) {
-        ("function", None) => AddressSpace::Function,
-        ("private", None) => AddressSpace::Private,
-        ("workgroup", None) => AddressSpace::WorkGroup,
-        ("uniform", None) => AddressSpace::Uniform,
-        ("storage", None | Some("read")) => AddressSpace::Storage { access: naga::StorageAccess::LOAD },
-        ("storage", Some("read_write")) => {
-            AddressSpace::Storage { access: naga::StorageAccess::LOAD | naga::StorageAccess::STORE }
-        }
-        _ => return Err(Unsupported("address space")),
-    })
-}
-
-fn builtin(name: &str) -> Result<naga::BuiltIn> {
-    use naga::BuiltIn as B;
-    Ok(match name {
-        "global_invocation_id" => B::GlobalInvocationId,
-        "local_invocation_id" => B::LocalInvocationId,
-        "local_invocation_index" => B::LocalInvocationIndex,
-        "workgroup_id" => B::WorkGroupId,
-        "num_workgroups" => B::NumWorkGroups,
-        "vertex_index" => B::VertexIndex,
-        "instance_index" => B::InstanceIndex,
-        "position" => B::Position { invariant: false },
-        "front_facing" => B::FrontFacing,
-        "frag_depth" => B::FragDepth,
-        _ => return Err(Unsupported("builtin")),
-    })
 }
 
 /// A swizzle or component name (`x`, `zw`, `rgba`) as components.

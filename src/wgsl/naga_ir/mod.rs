@@ -1,0 +1,583 @@
+//! The WGSL tree as naga's IR, so that validation need not run naga's WGSL front end over the
+//! printed text: that front end costs about twice naga's whole SPIR-V path, most of it reading
+//! text we have just written from a tree we still hold (docs/performance.md).
+//!
+//! The IR is built as naga's WGSL front end (naga 30.0.1) would build it from the printed text,
+//! step for step: the same expressions appended in the same order through naga's own constant
+//! evaluator, the same `Emit` ranges, the same types in the same order, then the same
+//! compaction. So validating it is validating the text; `tests/naga_ir.rs` proves the two equal
+//! (`Debug` of the modules, which leaves spans out) on every fixture, the shared corpus and
+//! random programs. What this builder does not know (textures, atomics, subgroups, overrides,
+//! most abstract literals, and more) it refuses with [`Unsupported`], and the text is validated
+//! as before: a refusal costs time, never correctness.
+//!
+//! The IR is built function by function as the lowering prints each, so no function's tree
+//! outlives its printing (`Incremental`). The front end reads every struct and global before any
+//! function; a declaration the lowering makes after the first function was built ends the
+//! building (validation then reads the text). This file holds the module: types, structs,
+//! globals, signatures; `function.rs` a function's body.
+
+mod function;
+
+use naga::proc::Layouter;
+use naga::{AddressSpace, Handle, Scalar, ScalarKind, Span, Type, TypeInner, VectorSize};
+
+use super::ast::{Attribute, Expr, Function, GlobalKind, Literal, Module, Name};
+use crate::name_hash::NameMap;
+
+/// The IR built from a module's tree against the IR naga's WGSL front end reads in its text.
+#[derive(Debug)]
+pub enum Check {
+    /// The two are the same module.
+    Equal,
+    /// The builder does not take the module (validation reads the text).
+    Refused(&'static str),
+    /// naga's front end rejects the text.
+    TextRejected(String),
+    /// The two differ: both modules, written with `{:#?}`.
+    Differs { built: String, parsed: String },
+}
+
+/// Compares `built`, the IR of `ast`, with naga's WGSL front end on `text`, `ast` printed.
+pub fn check(built: Result<naga::Module>, text: &str) -> Check {
+    let built = match built {
+        Ok(built) => built,
+        Err(Unsupported(what)) => return Check::Refused(what),
+    };
+    let parsed = match naga::front::wgsl::parse_str(&super::validate::without_subgroups_enable(text)) {
+        Ok(parsed) => parsed,
+        Err(error) => return Check::TextRejected(error.emit_to_string(text)),
+    };
+    let (built, parsed) = (without_spans(&format!("{built:#?}")), without_spans(&format!("{parsed:#?}")));
+    if built == parsed { Check::Equal } else { Check::Differs { built, parsed } }
+}
+
+/// A module's `{:#?}` without its blocks' spans (where in the text each statement is), which the
+/// built module does not have.
+fn without_spans(debug: &str) -> String {
+    let mut out = String::with_capacity(debug.len());
+    let mut skipping: Option<usize> = None;
+    for line in debug.lines() {
+        let indent = line.len() - line.trim_start().len();
+        match skipping {
+            Some(depth) => {
+                if indent == depth && line.trim_start().starts_with(']') {
+                    skipping = None;
+                }
+            }
+            None if line.trim_start() == "span_info: [" => skipping = Some(indent),
+            None => {
+                out.push_str(line);
+                out.push('\n');
+            }
+        }
+    }
+    out
+}
+
+/// A construct this builder does not lower as naga's front end would; the text is validated
+/// instead.
+#[derive(Debug)]
+pub struct Unsupported(pub &'static str);
+
+pub type Result<T> = std::result::Result<T, Unsupported>;
+
+/// The most records of a global per function (functions times globals) for which the module is
+/// built: naga's validator keeps one for each pair, so a module of many functions over as many
+/// resources is validated in parts, from its text.
+const RECORDS: usize = 1 << 22;
+
+/// naga's IR of a module, built as the lowering finishes each function.
+pub enum Incremental {
+    /// No function finished yet: the structs and globals may still grow.
+    NotStarted,
+    Building(Box<Builder>),
+    Refused(&'static str),
+}
+
+impl Incremental {
+    /// Adds the function `f` of `ast` (just printed, its declarations in `ast`).
+    pub fn function(&mut self, ast: &Module, f: &Function) {
+        if let Incremental::NotStarted = self {
+            *self = match Builder::new(ast) {
+                Ok(builder) => Incremental::Building(Box::new(builder)),
+                Err(Unsupported(what)) => Incremental::Refused(what),
+            };
+        }
+        if ast.functions.len() * ast.globals.len() > RECORDS {
+            *self = Incremental::Refused("more functions times globals than validation takes whole");
+        }
+        if let Incremental::Building(builder) = self
+            && let Err(Unsupported(what)) = builder.function(ast, f)
+        {
+            *self = Incremental::Refused(what);
+        }
+    }
+
+    /// The module, once every function of `ast` is added.
+    pub fn finish(self, ast: &Module) -> Result<naga::Module> {
+        let mut builder = match self {
+            Incremental::Building(builder) => builder,
+            Incremental::NotStarted => return Err(Unsupported("a module without functions")),
+            Incremental::Refused(what) => return Err(Unsupported(what)),
+        };
+        builder.unchanged(ast)?;
+        if !ast.diagnostics.is_empty() {
+            return Err(Unsupported("diagnostic directives"));
+        }
+        naga::compact::compact(&mut builder.module, naga::compact::KeepUnused::Yes);
+        Ok(builder.module)
+    }
+}
+
+/// What a module-scope name stands for.
+#[derive(Clone, Copy)]
+enum Declared {
+    Type(Handle<Type>),
+    Var(Handle<naga::GlobalVariable>),
+    Function(Handle<naga::Function>),
+    EntryPoint,
+}
+
+/// The module so far, with what its names and type spellings stand for.
+pub struct Builder {
+    module: naga::Module,
+    layouter: Layouter,
+    /// Each type spelling met so far.
+    types: NameMap<Name, Handle<Type>>,
+    declared: NameMap<Name, Declared>,
+    /// How many structs and globals the module had when the building started.
+    declarations: (usize, usize),
+}
+
+impl Builder {
+    /// The structs and globals of `ast`, as the front end reads them before any function.
+    fn new(ast: &Module) -> Result<Builder> {
+        let mut builder = Builder {
+            module: naga::Module::default(),
+            layouter: Layouter::default(),
+            types: NameMap::default(),
+            declared: NameMap::default(),
+            declarations: (ast.structs.len(), ast.globals.len()),
+        };
+        for s in &ast.structs {
+            builder.declare_struct(s)?;
+        }
+        for g in &ast.globals {
+            builder.declare_global(g)?;
+        }
+        Ok(builder)
+    }
+
+    /// Refuses a module that declared a struct or global after the building started: in the
+    /// text, and so in the front end's types, it comes before every function.
+    fn unchanged(&self, ast: &Module) -> Result<()> {
+        match self.declarations == (ast.structs.len(), ast.globals.len()) {
+            true => Ok(()),
+            false => Err(Unsupported("a declaration made after a function")),
+        }
+    }
+
+    fn ensure(&mut self, inner: TypeInner) -> Handle<Type> {
+        self.module.types.insert(Type { name: None, inner }, Span::UNDEFINED)
+    }
+
+    /// The type `spelled`, registering it (and the types it is made of, first) as the front end
+    /// does on reading it.
+    fn ty(&mut self, spelled: &str) -> Result<Handle<Type>> {
+        if let Some(&handle) = self.types.get(spelled) {
+            return Ok(handle);
+        }
+        let handle = self.spelled_type(spelled)?;
+        self.types.insert(Name::from(spelled), handle);
+        Ok(handle)
+    }
+
+    fn spelled_type(&mut self, spelled: &str) -> Result<Handle<Type>> {
+        let (head, params) = split_template(spelled)?;
+        if let Some(Declared::Type(handle)) = self.declared.get(head) {
+            return if params.is_empty() { Ok(*handle) } else { Err(Unsupported("template on a struct")) };
+        }
+        if let Some(scalar) = scalar_named(head) {
+            return if params.is_empty() {
+                Ok(self.ensure(TypeInner::Scalar(scalar)))
+            } else {
+                Err(Unsupported("type"))
+            };
+        }
+        let inner = match (head, params.as_slice()) {
+            ("vec2" | "vec3" | "vec4", [component]) => {
+                TypeInner::Vector { size: vector_size(head)?, scalar: self.scalar_param(component)? }
+            }
+            (_, [component]) if head.starts_with("mat") && head.len() == 6 => {
+                let columns = size_digit(head.as_bytes()[3])?;
+                let rows = size_digit(head.as_bytes()[5])?;
+                TypeInner::Matrix { columns, rows, scalar: self.scalar_param(component)? }
+            }
+            ("array", [element, rest @ ..]) => {
+                let base = self.ty(element)?;
+                let size = match rest {
+                    [] => naga::ArraySize::Dynamic,
+                    [count] => {
+                        let count =
+                            count.trim_end_matches('u').parse::<u32>().map_err(|_| Unsupported("array size"))?;
+                        naga::ArraySize::Constant(std::num::NonZeroU32::new(count).ok_or(Unsupported("array size"))?)
+                    }
+                    _ => return Err(Unsupported("array type")),
+                };
+                self.layouter.update(self.module.to_ctx()).map_err(|_| Unsupported("layout"))?;
+                TypeInner::Array { base, size, stride: self.layouter[base].to_stride() }
+            }
+            ("ptr", [space, base, access @ ..]) => {
+                let space = address_space(space, access.first().copied())?;
+                TypeInner::Pointer { base: self.ty(base)?, space }
+            }
+            _ => return Err(Unsupported("type")),
+        };
+        Ok(self.ensure(inner))
+    }
+
+    fn scalar_param(&mut self, spelled: &str) -> Result<Scalar> {
+        let handle = self.ty(spelled)?;
+        match self.module.types[handle].inner {
+            TypeInner::Scalar(scalar) => Ok(scalar),
+            _ => Err(Unsupported("vector of a non-scalar")),
+        }
+    }
+
+    fn declare_struct(&mut self, s: &super::ast::Struct) -> Result<()> {
+        let mut offset = 0;
+        let mut alignment = naga::proc::Alignment::ONE;
+        let mut members = Vec::with_capacity(s.members.len());
+        for member in &s.members {
+            let ty = self.ty(&member.ty)?;
+            self.layouter.update(self.module.to_ctx()).map_err(|_| Unsupported("layout"))?;
+            let mut size = self.layouter[ty].size;
+            let mut member_alignment = self.layouter[ty].alignment;
+            for attribute in &member.attributes {
+                match *attribute {
+                    Attribute::Size(n) => size = n,
+                    Attribute::Align(n) => {
+                        member_alignment = naga::proc::Alignment::new(n).ok_or(Unsupported("align"))?
+                    }
+                    // The member's binding, below.
+                    _ => {}
+                }
+            }
+            let binding = self.binding(&member.attributes, ty)?;
+            offset = member_alignment.round_up(offset);
+            alignment = alignment.max(member_alignment);
+            members.push(naga::StructMember { name: Some(member.name.clone()), ty, binding, offset });
+            offset += size;
+        }
+        let inner = TypeInner::Struct { members, span: alignment.round_up(offset) };
+        let handle = self.module.types.insert(Type { name: Some(s.name.clone()), inner }, Span::UNDEFINED);
+        self.declared.insert(Name::from(s.name.as_str()), Declared::Type(handle));
+        Ok(())
+    }
+
+    fn declare_global(&mut self, g: &super::ast::Global) -> Result<()> {
+        let GlobalKind::Var { space } = &g.kind else { return Err(Unsupported("const or override")) };
+        if g.init.is_some() {
+            return Err(Unsupported("global initializer"));
+        }
+        let ty = self.ty(g.ty.as_deref().ok_or(Unsupported("untyped global"))?)?;
+        let (mut group, mut binding) = (None, None);
+        for attribute in &g.attributes {
+            match *attribute {
+                Attribute::Group(n) => group = Some(n),
+                Attribute::Binding(n) => binding = Some(n),
+                _ => return Err(Unsupported("global attribute")),
+            }
+        }
+        let binding = match (group, binding) {
+            (Some(group), Some(binding)) => Some(naga::ResourceBinding { group, binding }),
+            (None, None) => None,
+            _ => return Err(Unsupported("half a binding")),
+        };
+        let space = if space.is_empty() {
+            return Err(Unsupported("handle global"));
+        } else {
+            let mut parts = space.split(',').map(str::trim);
+            address_space(parts.next().unwrap_or_default(), parts.next())?
+        };
+        let handle = self.module.global_variables.append(
+            naga::GlobalVariable {
+                name: Some(g.name.clone()),
+                space,
+                binding,
+                ty,
+                init: None,
+                memory_decorations: Default::default(),
+            },
+            Span::UNDEFINED,
+        );
+        self.declared.insert(Name::from(g.name.as_str()), Declared::Var(handle));
+        Ok(())
+    }
+
+    fn function(&mut self, ast: &Module, f: &Function) -> Result<()> {
+        self.unchanged(ast)?;
+        let mut stage = None;
+        let mut workgroup_size = [0; 3];
+        for attribute in &f.attributes {
+            match attribute {
+                Attribute::Stage("compute") => stage = Some(naga::ShaderStage::Compute),
+                Attribute::Stage("vertex") => stage = Some(naga::ShaderStage::Vertex),
+                Attribute::Stage("fragment") => stage = Some(naga::ShaderStage::Fragment),
+                Attribute::WorkgroupSize(size) => {
+                    for (out, size) in workgroup_size.iter_mut().zip(size.iter()) {
+                        *out = match size {
+                            Expr::Literal(Literal::Abstract(n)) => {
+                                u32::try_from(*n).map_err(|_| Unsupported("size"))?
+                            }
+                            Expr::Literal(Literal::U32(n)) => *n,
+                            Expr::Literal(Literal::I32(n @ 0..)) => *n as u32,
+                            _ => return Err(Unsupported("workgroup size")),
+                        };
+                    }
+                }
+                _ => return Err(Unsupported("function attribute")),
+            }
+        }
+        let function = function::lower(self, f)?;
+        match stage {
+            Some(stage) => {
+                self.module.entry_points.push(naga::EntryPoint {
+                    name: f.name.clone(),
+                    stage,
+                    early_depth_test: None,
+                    workgroup_size,
+                    workgroup_size_overrides: None,
+                    function,
+                    mesh_info: None,
+                    task_payload: None,
+                    incoming_ray_payload: None,
+                });
+                self.declared.insert(Name::from(f.name.as_str()), Declared::EntryPoint);
+            }
+            None => {
+                let handle = self.module.functions.append(function, Span::UNDEFINED);
+                self.declared.insert(Name::from(f.name.as_str()), Declared::Function(handle));
+            }
+        }
+        Ok(())
+    }
+
+    /// The binding `attributes` give a parameter, result or struct member of type `ty`.
+    fn binding(&mut self, attributes: &[Attribute], ty: Handle<Type>) -> Result<Option<naga::Binding>> {
+        let mut binding = None;
+        let (mut interpolation, mut sampling, mut invariant) = (None, None, false);
+        for attribute in attributes {
+            match attribute {
+                Attribute::Builtin(name) => binding = Some(naga::Binding::BuiltIn(builtin(name)?)),
+                &Attribute::Location(location) => {
+                    binding = Some(naga::Binding::Location {
+                        location,
+                        interpolation: None,
+                        sampling: None,
+                        blend_src: None,
+                        per_primitive: false,
+                    })
+                }
+                Attribute::Interpolate(how) => (interpolation, sampling) = interpolate(how)?,
+                Attribute::Invariant => invariant = true,
+                Attribute::Size(_) | Attribute::Align(_) => {}
+                _ => return Err(Unsupported("binding attribute")),
+            }
+        }
+        match &mut binding {
+            Some(naga::Binding::Location { interpolation: i, sampling: s, .. }) => (*i, *s) = (interpolation, sampling),
+            Some(naga::Binding::BuiltIn(naga::BuiltIn::Position { invariant: i })) => *i = invariant,
+            _ if interpolation.is_some() || invariant => return Err(Unsupported("binding attribute")),
+            _ => {}
+        }
+        // A float location without `@interpolate` is perspective-interpolated at the center.
+        if let Some(naga::Binding::Location { interpolation: interpolation @ None, sampling, .. }) = &mut binding
+            && self.module.types[ty].inner.scalar_kind() == Some(ScalarKind::Float)
+        {
+            *interpolation = Some(naga::Interpolation::Perspective);
+            *sampling = Some(naga::Sampling::Center);
+        }
+        Ok(binding)
+    }
+}
+
+/// `@interpolate(type, sampling)`.
+fn interpolate(how: &str) -> Result<(Option<naga::Interpolation>, Option<naga::Sampling>)> {
+    let mut parts = how.split(',').map(str::trim);
+    let interpolation = match parts.next() {
+        Some("perspective") => naga::Interpolation::Perspective,
+        Some("linear") => naga::Interpolation::Linear,
+        Some("flat") => naga::Interpolation::Flat,
+        _ => return Err(Unsupported("interpolation")),
+    };
+    let sampling = match parts.next() {
+        None => None,
+        Some("center") => Some(naga::Sampling::Center),
+        Some("centroid") => Some(naga::Sampling::Centroid),
+        Some("sample") => Some(naga::Sampling::Sample),
+        Some("first") => Some(naga::Sampling::First),
+        Some("either") => Some(naga::Sampling::Either),
+        Some(_) => return Err(Unsupported("interpolation")),
+    };
+    Ok((Some(interpolation), sampling))
+}
+
+/// `name<a, b>` as (`name`, [`a`, `b`]), splitting only at the top level.
+fn split_template(spelled: &str) -> Result<(&str, Vec<&str>)> {
+    let Some(open) = spelled.find('<') else { return Ok((spelled, Vec::new())) };
+    let inner = spelled[open + 1..].strip_suffix('>').ok_or(Unsupported("type"))?;
+    let mut params = Vec::new();
+    let (mut depth, mut start) = (0, 0);
+    for (i, c) in inner.char_indices() {
+        match c {
+            '<' => depth += 1,
+            '>' => depth -= 1,
+            ',' if depth == 0 => {
+                params.push(inner[start..i].trim());
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    params.push(inner[start..].trim());
+    Ok((&spelled[..open], params))
+}
+
+pub(super) fn scalar_named(name: &str) -> Option<Scalar> {
+    Some(match name {
+        "bool" => Scalar::BOOL,
+        "i32" => Scalar::I32,
+        "u32" => Scalar::U32,
+        "f32" => Scalar::F32,
+        _ => return None,
+    })
+}
+
+fn vector_size(head: &str) -> Result<VectorSize> {
+    size_digit(head.as_bytes()[3])
+}
+
+fn size_digit(digit: u8) -> Result<VectorSize> {
+    Ok(match digit {
+        b'2' => VectorSize::Bi,
+        b'3' => VectorSize::Tri,
+        b'4' => VectorSize::Quad,
+        _ => return Err(Unsupported("size")),
+    })
+}
+
+fn address_space(space: &str, access: Option<&str>) -> Result<AddressSpace> {
+    Ok(match (space, access) {
+        ("function", None) => AddressSpace::Function,
+        ("private", None) => AddressSpace::Private,
+        ("workgroup", None) => AddressSpace::WorkGroup,
+        ("uniform", None) => AddressSpace::Uniform,
+        ("storage", None | Some("read")) => AddressSpace::Storage { access: naga::StorageAccess::LOAD },
+        ("storage", Some("read_write")) => {
+            AddressSpace::Storage { access: naga::StorageAccess::LOAD | naga::StorageAccess::STORE }
+        }
+        _ => return Err(Unsupported("address space")),
+    })
+}
+
+fn builtin(name: &str) -> Result<naga::BuiltIn> {
+    use naga::BuiltIn as B;
+    Ok(match name {
+        "global_invocation_id" => B::GlobalInvocationId,
+        "local_invocation_id" => B::LocalInvocationId,
+        "local_invocation_index" => B::LocalInvocationIndex,
+        "workgroup_id" => B::WorkGroupId,
+        "num_workgroups" => B::NumWorkGroups,
+        "vertex_index" => B::VertexIndex,
+        "instance_index" => B::InstanceIndex,
+        "position" => B::Position { invariant: false },
+        "front_facing" => B::FrontFacing,
+        "frag_depth" => B::FragDepth,
+        _ => return Err(Unsupported("builtin")),
+    })
+}
+
+/// The WGSL builtin functions that are naga math functions, and which naga lowers with no more
+/// than overload resolution (no special result types: not `modf` or `frexp`).
+pub(super) const MATH: &[(&str, naga::MathFunction)] = {
+    use naga::MathFunction as M;
+    &[
+        ("abs", M::Abs),
+        ("min", M::Min),
+        ("max", M::Max),
+        ("clamp", M::Clamp),
+        ("saturate", M::Saturate),
+        ("cos", M::Cos),
+        ("cosh", M::Cosh),
+        ("sin", M::Sin),
+        ("sinh", M::Sinh),
+        ("tan", M::Tan),
+        ("tanh", M::Tanh),
+        ("acos", M::Acos),
+        ("acosh", M::Acosh),
+        ("asin", M::Asin),
+        ("asinh", M::Asinh),
+        ("atan", M::Atan),
+        ("atanh", M::Atanh),
+        ("atan2", M::Atan2),
+        ("radians", M::Radians),
+        ("degrees", M::Degrees),
+        ("ceil", M::Ceil),
+        ("floor", M::Floor),
+        ("round", M::Round),
+        ("fract", M::Fract),
+        ("trunc", M::Trunc),
+        ("ldexp", M::Ldexp),
+        ("exp", M::Exp),
+        ("exp2", M::Exp2),
+        ("log", M::Log),
+        ("log2", M::Log2),
+        ("pow", M::Pow),
+        ("dot", M::Dot),
+        ("cross", M::Cross),
+        ("distance", M::Distance),
+        ("length", M::Length),
+        ("normalize", M::Normalize),
+        ("faceForward", M::FaceForward),
+        ("reflect", M::Reflect),
+        ("refract", M::Refract),
+        ("sign", M::Sign),
+        ("fma", M::Fma),
+        ("mix", M::Mix),
+        ("step", M::Step),
+        ("smoothstep", M::SmoothStep),
+        ("sqrt", M::Sqrt),
+        ("inverseSqrt", M::InverseSqrt),
+        ("transpose", M::Transpose),
+        ("determinant", M::Determinant),
+        ("countTrailingZeros", M::CountTrailingZeros),
+        ("countLeadingZeros", M::CountLeadingZeros),
+        ("countOneBits", M::CountOneBits),
+        ("reverseBits", M::ReverseBits),
+        ("extractBits", M::ExtractBits),
+        ("insertBits", M::InsertBits),
+        ("firstTrailingBit", M::FirstTrailingBit),
+        ("firstLeadingBit", M::FirstLeadingBit),
+        ("pack4x8snorm", M::Pack4x8snorm),
+        ("pack4x8unorm", M::Pack4x8unorm),
+        ("pack2x16snorm", M::Pack2x16snorm),
+        ("pack2x16unorm", M::Pack2x16unorm),
+        ("pack2x16float", M::Pack2x16float),
+        ("pack4xI8", M::Pack4xI8),
+        ("pack4xU8", M::Pack4xU8),
+        ("pack4xI8Clamp", M::Pack4xI8Clamp),
+        ("pack4xU8Clamp", M::Pack4xU8Clamp),
+        ("unpack4x8snorm", M::Unpack4x8snorm),
+        ("unpack4x8unorm", M::Unpack4x8unorm),
+        ("unpack2x16snorm", M::Unpack2x16snorm),
+        ("unpack2x16unorm", M::Unpack2x16unorm),
+        ("unpack2x16float", M::Unpack2x16float),
+        ("unpack4xI8", M::Unpack4xI8),
+        ("unpack4xU8", M::Unpack4xU8),
+        ("dot4I8Packed", M::Dot4I8Packed),
+        ("dot4U8Packed", M::Dot4U8Packed),
+        ("quantizeToF16", M::QuantizeToF16),
+    ]
+};
