@@ -49,6 +49,7 @@ pub mod error;
 mod id_hash;
 pub mod message_format;
 mod name_hash;
+pub mod panics;
 pub mod reverse;
 
 // The stages' internals are public for the tests, the fuzz targets and `--dump-after`, not as a

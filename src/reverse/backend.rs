@@ -16,7 +16,7 @@ use spirv::Capability;
 
 use super::Options;
 use super::error::Error;
-use super::panics::without_panicking;
+use crate::panics::without_panicking;
 
 /// What naga may use. Missing on purpose: `Int8` (naga then packs and unpacks 4x8 values with
 /// bit-field instructions rather than 8-bit vectors, which need `shaderInt8` and which WGSL

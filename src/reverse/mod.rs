@@ -40,8 +40,6 @@ pub mod module_edit;
 #[allow(missing_docs)]
 pub mod overrides;
 #[allow(missing_docs)]
-pub mod panics;
-#[allow(missing_docs)]
 pub mod parse;
 #[allow(missing_docs)]
 pub mod plan;

@@ -3,7 +3,7 @@
 use naga::valid::{Capabilities, ModuleInfo, ShaderStages, SubgroupOperationSet, ValidationFlags, Validator};
 
 use super::error::{Error, SpanLabel};
-use super::panics::without_panicking;
+use crate::panics::without_panicking;
 
 /// Parses and validates `source`; everything naga can lower to SPIR-V is allowed, `enable`
 /// directives still gate the extensions.

@@ -22,6 +22,7 @@ use super::ast::{Module, PrintedFunction};
 use super::{naga_ir, print};
 use crate::batch;
 use crate::error::{Error, Location, Warning};
+use crate::panics::without_panicking;
 
 /// Where validation changes how it goes, by size of WGSL text.
 struct Limits {
@@ -48,7 +49,7 @@ pub fn validate_module(module: &Module, text: &str, ir: naga_ir::Result<naga::Mo
     // of naga's front end reading the text. A failure there is checked again on the text, which
     // says where the problem is (and is the last word, should the builder be the one at fault).
     if let Ok(ir) = ir
-        && validator().validate(&ir).is_ok()
+        && without_panicking(|| validator().validate(&ir).is_ok()).unwrap_or(false)
     {
         return Ok(Vec::new());
     }
@@ -213,10 +214,16 @@ fn words(text: &str) -> impl Iterator<Item = &str> {
 
 /// Parses and validates `wgsl` as WebGPU would accept it.
 pub fn validate(wgsl: &str) -> Result<(), Error> {
-    let module = naga::front::wgsl::parse_str(&without_subgroups_enable(wgsl))
-        .map_err(|e| failure(wgsl, e.emit_to_string_with_path(wgsl, "output.wgsl")))?;
-    validator().validate(&module).map_err(|e| failure(wgsl, e.emit_to_string_with_path(wgsl, "output.wgsl")))?;
-    Ok(())
+    let checked = without_panicking(|| {
+        let module = naga::front::wgsl::parse_str(&without_subgroups_enable(wgsl))
+            .map_err(|e| e.emit_to_string_with_path(wgsl, "output.wgsl"))?;
+        validator().validate(&module).map_err(|e| e.emit_to_string_with_path(wgsl, "output.wgsl"))?;
+        Ok(())
+    });
+    match checked {
+        Ok(result) => result.map_err(|report| failure(wgsl, report)),
+        Err(panic) => Err(failure(wgsl, format!("naga panicked: {panic}"))),
+    }
 }
 
 /// `wgsl` as naga reads it. naga 30 implements subgroups but does not parse their `enable`

@@ -24,6 +24,7 @@ use naga::{AddressSpace, Handle, Scalar, ScalarKind, Span, Type, TypeInner, Vect
 
 use super::ast::{Attribute, Expr, Function, GlobalKind, Literal, Module, Name};
 use crate::name_hash::NameMap;
+use crate::panics::without_panicking;
 
 /// The IR built from a module's tree against the IR naga's WGSL front end reads in its text.
 #[derive(Debug)]
@@ -107,8 +108,10 @@ impl Incremental {
         if ast.functions.len() * ast.globals.len() > RECORDS {
             *self = Incremental::Refused("more functions times globals than validation takes whole");
         }
+        // naga's code runs on IR it has not checked yet: a panic there is a refusal.
         if let Incremental::Building(builder) = self
-            && let Err(Unsupported(what)) = builder.function(ast, f)
+            && let Err(Unsupported(what)) =
+                without_panicking(|| builder.function(ast, f)).unwrap_or(Err(Unsupported("naga panicked")))
         {
             *self = Incremental::Refused(what);
         }
@@ -125,7 +128,8 @@ impl Incremental {
         if !ast.diagnostics.is_empty() {
             return Err(Unsupported("diagnostic directives"));
         }
-        naga::compact::compact(&mut builder.module, naga::compact::KeepUnused::Yes);
+        without_panicking(|| naga::compact::compact(&mut builder.module, naga::compact::KeepUnused::Yes))
+            .map_err(|_| Unsupported("naga panicked"))?;
         Ok(builder.module)
     }
 }

@@ -1,5 +1,5 @@
-//! Panics of code we do not own (naga's front end, validator and SPIR-V writer) caught and
-//! turned into messages, without the panic hook printing a backtrace.
+//! Panics of code we do not own (naga's front end, constant evaluator, validator and SPIR-V
+//! writer) caught and turned into messages, without the panic hook printing a backtrace.
 
 use std::cell::{Cell, RefCell};
 use std::panic::{self, AssertUnwindSafe};
