@@ -147,10 +147,11 @@ pub fn translate(input: &[u8], options: &Options) -> Result<Translation, Error> 
 }
 
 fn translate_module(input: &[u8], options: &Options) -> Result<Translation, Error> {
-    let Lowered { ast, mut warnings, bindings, ir } = lower(input, options)?;
+    let ir = options.validate.then(|| wgsl::naga_ir::Incremental::new(false));
+    let Lowered { ast, mut warnings, bindings, ir } = lower(input, options, ir)?;
     let text = wgsl::print::print(&ast);
     if options.validate {
-        warnings.extend(wgsl::validate::validate_module(&ast, &text, ir)?);
+        warnings.extend(wgsl::validate::validate_module(&ast, &text, ir.is_ok())?);
     }
     Ok(Translation { wgsl: text, warnings, bindings })
 }
@@ -158,21 +159,21 @@ fn translate_module(input: &[u8], options: &Options) -> Result<Translation, Erro
 /// For the test that proves naga's IR built from the syntax tree equal to what naga's WGSL
 /// front end reads in the printed text (`tests/naga_ir.rs`): the two compared, for `input`.
 pub fn naga_ir_check(input: &[u8], options: &Options) -> Result<wgsl::naga_ir::Check, Error> {
-    let options = Options { validate: true, ..options.clone() };
-    let Lowered { ast, ir, .. } = lower(input, &options)?;
-    Ok(wgsl::naga_ir::check(ir, &wgsl::print::print(&ast)))
+    let Lowered { ast, ir, .. } = lower(input, options, Some(wgsl::naga_ir::Incremental::new(true)))?;
+    Ok(wgsl::naga_ir::check(&ast, ir))
 }
 
 /// A module lowered: its WGSL syntax tree (each function already printed), the warnings and the
-/// bindings found on the way, and naga's IR of it where it is to be validated.
+/// bindings found on the way, and what became of naga's IR of it (built with the `Incremental`
+/// given, if any): the parts kept, or none where they were validated.
 struct Lowered {
     ast: wgsl::ast::Module,
     warnings: Vec<Warning>,
     bindings: Vec<Binding>,
-    ir: wgsl::naga_ir::Result<naga::Module>,
+    ir: wgsl::naga_ir::Result<Vec<wgsl::naga_ir::Part>>,
 }
 
-fn lower(input: &[u8], options: &Options) -> Result<Lowered, Error> {
+fn lower(input: &[u8], options: &Options, ir: Option<wgsl::naga_ir::Incremental>) -> Result<Lowered, Error> {
     // The words go as soon as they are loaded: the module says all they say.
     let mut module = spirv::load::load(&read_words(input)?)?;
     // The pass order: each pass states what holds before and after it at the top of its file.
@@ -192,7 +193,7 @@ fn lower(input: &[u8], options: &Options) -> Result<Lowered, Error> {
     passes::bindings::run(&mut module, options)?;
     passes::layout::run(&mut module, options)?;
     passes::atomics::run(&mut module, options)?;
-    let lower::Emitted { mut ast, bindings, uniformity, warnings, ir } = lower::lower(&module, options)?;
+    let lower::Emitted { mut ast, bindings, uniformity, warnings, ir } = lower::lower(&module, options, ir)?;
     module.warnings.extend(warnings);
     if uniformity.breaks_barriers {
         return Err(Error::unsupported(

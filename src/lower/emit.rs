@@ -92,7 +92,12 @@ pub fn location_of_id(module: &Module, id: Id) -> Location {
 
 impl<'m> Emitter<'m> {
     /// The state before anything is declared; `named_spec_ops` is `spec::named_ops` of the module.
-    pub(super) fn new(module: &'m Module, annotate: bool, validate: bool, named_spec_ops: IdSet<Id>) -> Self {
+    pub(super) fn new(
+        module: &'m Module,
+        annotate: bool,
+        ir: Option<naga_ir::Incremental>,
+        named_spec_ops: IdSet<Id>,
+    ) -> Self {
         let mut e = Emitter {
             module,
             out: ast::Module::default(),
@@ -102,7 +107,7 @@ impl<'m> Emitter<'m> {
             member_names: IdMap::default(),
             enables: BTreeSet::new(),
             annotate,
-            ir: validate.then_some(naga_ir::Incremental::NotStarted),
+            ir,
             bindings: Vec::new(),
             overrides: IdMap::default(),
             named_spec_ops,

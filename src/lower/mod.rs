@@ -41,12 +41,13 @@ use crate::Options;
 use crate::error::Error;
 use crate::spirv::{Computed, EntryPoint, Id, IoBinding, IoSource, Module};
 use crate::wgsl::ast::Stmt;
+use crate::wgsl::naga_ir;
 
 /// Lowers the module, after the passes, to a WGSL syntax tree: names claimed (entry points first,
 /// then functions and globals), globals declared, each function lowered and printed, then the
 /// entry points' wrappers.
-pub fn lower(module: &Module, options: &Options) -> Result<Emitted, Error> {
-    let mut e = Emitter::new(module, options.annotate, options.validate, spec::named_ops(module)?);
+pub fn lower(module: &Module, options: &Options, ir: Option<naga_ir::Incremental>) -> Result<Emitted, Error> {
+    let mut e = Emitter::new(module, options.annotate, ir, spec::named_ops(module)?);
     // Entry-point names are the API users call: they are claimed first and never renamed.
     let mut wrapper_names = Vec::new();
     for entry in &module.entry_points {

@@ -19,7 +19,7 @@ use std::num::NonZeroUsize;
 use std::ops::Range;
 
 use super::ast::{Module, PrintedFunction};
-use super::{naga_ir, print};
+use super::print;
 use crate::batch;
 use crate::error::{Error, Location, Warning};
 use crate::panics::without_panicking;
@@ -44,13 +44,11 @@ const LIMITS: Limits = Limits { whole: 1 << 18, part: 128 << 10, parallel: 4 << 
 
 /// Validates `module`, printed as `text`: whole if it is small, else in parts. Returns a warning
 /// for each function too long to validate in proportionate time.
-pub fn validate_module(module: &Module, text: &str, ir: naga_ir::Result<naga::Module>) -> Result<Vec<Warning>, Error> {
-    // naga's IR built from the tree, where the builder took the whole module, costs a fraction
-    // of naga's front end reading the text. A failure there is checked again on the text, which
-    // says where the problem is (and is the last word, should the builder be the one at fault).
-    if let Ok(ir) = ir
-        && without_panicking(|| validator().validate(&ir).is_ok()).unwrap_or(false)
-    {
+pub fn validate_module(module: &Module, text: &str, validated_from_ir: bool) -> Result<Vec<Warning>, Error> {
+    // naga's IR built from the tree (`naga_ir`), where it was and passed, costs a fraction of
+    // naga's front end reading the text. Anything else is validated from the text, which says
+    // where a problem is (and is the last word, should the builder be the one at fault).
+    if validated_from_ir {
         return Ok(Vec::new());
     }
     validate_sized(module, text, &LIMITS)
@@ -235,7 +233,7 @@ pub(super) fn without_subgroups_enable(wgsl: &str) -> String {
 }
 
 /// naga's validator with what WGSL and WebGPU allow.
-fn validator() -> naga::valid::Validator {
+pub(super) fn validator() -> naga::valid::Validator {
     let capabilities = naga::valid::Capabilities::SHADER_FLOAT16
         // pack2x16float and friends: core WGSL, a capability only in naga.
         | naga::valid::Capabilities::SHADER_FLOAT16_IN_FLOAT32

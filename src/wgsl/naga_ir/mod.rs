@@ -18,63 +18,15 @@
 //! globals, signatures; `function.rs` a function's body.
 
 mod function;
+mod incremental;
+
+pub use incremental::{Check, Incremental, Part, check};
 
 use naga::proc::Layouter;
 use naga::{AddressSpace, Handle, Scalar, ScalarKind, Span, Type, TypeInner, VectorSize};
 
 use super::ast::{Attribute, Expr, Function, GlobalKind, Literal, Module, Name};
 use crate::name_hash::NameMap;
-use crate::panics::without_panicking;
-
-/// The IR built from a module's tree against the IR naga's WGSL front end reads in its text.
-#[derive(Debug)]
-pub enum Check {
-    /// The two are the same module.
-    Equal,
-    /// The builder does not take the module (validation reads the text).
-    Refused(&'static str),
-    /// naga's front end rejects the text.
-    TextRejected(String),
-    /// The two differ: both modules, written with `{:#?}`.
-    Differs { built: String, parsed: String },
-}
-
-/// Compares `built`, the IR of `ast`, with naga's WGSL front end on `text`, `ast` printed.
-pub fn check(built: Result<naga::Module>, text: &str) -> Check {
-    let built = match built {
-        Ok(built) => built,
-        Err(Unsupported(what)) => return Check::Refused(what),
-    };
-    let parsed = match naga::front::wgsl::parse_str(&super::validate::without_subgroups_enable(text)) {
-        Ok(parsed) => parsed,
-        Err(error) => return Check::TextRejected(error.emit_to_string(text)),
-    };
-    let (built, parsed) = (without_spans(&format!("{built:#?}")), without_spans(&format!("{parsed:#?}")));
-    if built == parsed { Check::Equal } else { Check::Differs { built, parsed } }
-}
-
-/// A module's `{:#?}` without its blocks' spans (where in the text each statement is), which the
-/// built module does not have.
-fn without_spans(debug: &str) -> String {
-    let mut out = String::with_capacity(debug.len());
-    let mut skipping: Option<usize> = None;
-    for line in debug.lines() {
-        let indent = line.len() - line.trim_start().len();
-        match skipping {
-            Some(depth) => {
-                if indent == depth && line.trim_start().starts_with(']') {
-                    skipping = None;
-                }
-            }
-            None if line.trim_start() == "span_info: [" => skipping = Some(indent),
-            None => {
-                out.push_str(line);
-                out.push('\n');
-            }
-        }
-    }
-    out
-}
 
 /// A construct this builder does not lower as naga's front end would; the text is validated
 /// instead.
@@ -82,57 +34,6 @@ fn without_spans(debug: &str) -> String {
 pub struct Unsupported(pub &'static str);
 
 pub type Result<T> = std::result::Result<T, Unsupported>;
-
-/// The most records of a global per function (functions times globals) for which the module is
-/// built: naga's validator keeps one for each pair, so a module of many functions over as many
-/// resources is validated in parts, from its text.
-const RECORDS: usize = 1 << 22;
-
-/// naga's IR of a module, built as the lowering finishes each function.
-pub enum Incremental {
-    /// No function finished yet: the structs and globals may still grow.
-    NotStarted,
-    Building(Box<Builder>),
-    Refused(&'static str),
-}
-
-impl Incremental {
-    /// Adds the function `f` of `ast` (just printed, its declarations in `ast`).
-    pub fn function(&mut self, ast: &Module, f: &Function) {
-        if let Incremental::NotStarted = self {
-            *self = match Builder::new(ast) {
-                Ok(builder) => Incremental::Building(Box::new(builder)),
-                Err(Unsupported(what)) => Incremental::Refused(what),
-            };
-        }
-        if ast.functions.len() * ast.globals.len() > RECORDS {
-            *self = Incremental::Refused("more functions times globals than validation takes whole");
-        }
-        // naga's code runs on IR it has not checked yet: a panic there is a refusal.
-        if let Incremental::Building(builder) = self
-            && let Err(Unsupported(what)) =
-                without_panicking(|| builder.function(ast, f)).unwrap_or(Err(Unsupported("naga panicked")))
-        {
-            *self = Incremental::Refused(what);
-        }
-    }
-
-    /// The module, once every function of `ast` is added.
-    pub fn finish(self, ast: &Module) -> Result<naga::Module> {
-        let mut builder = match self {
-            Incremental::Building(builder) => builder,
-            Incremental::NotStarted => return Err(Unsupported("a module without functions")),
-            Incremental::Refused(what) => return Err(Unsupported(what)),
-        };
-        builder.unchanged(ast)?;
-        if !ast.diagnostics.is_empty() {
-            return Err(Unsupported("diagnostic directives"));
-        }
-        without_panicking(|| naga::compact::compact(&mut builder.module, naga::compact::KeepUnused::Yes))
-            .map_err(|_| Unsupported("naga panicked"))?;
-        Ok(builder.module)
-    }
-}
 
 /// What a module-scope name stands for.
 #[derive(Clone, Copy)]
@@ -144,7 +45,7 @@ enum Declared {
 }
 
 /// The module so far, with what its names and type spellings stand for.
-pub struct Builder {
+struct Builder {
     module: naga::Module,
     layouter: Layouter,
     /// Each type spelling met so far.

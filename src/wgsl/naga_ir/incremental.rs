@@ -1,0 +1,255 @@
+//! naga's IR of a module built function by function as the lowering prints each, and validated
+//! whole or, past a size, in parts; and the check that each module or part equals naga's reading
+//! of its text (`tests/naga_ir.rs`).
+//!
+//! A part is a run of functions with every struct and global of the module, and a stub (the
+//! signature, a body returning a zero value: `print::stub`) for each function of an earlier part
+//! it calls, placed before its first caller. Its text is those pieces printed in that order.
+//! Parts keep the IR that is alive at once near the size of a part, as validating the text in
+//! parts does (`validate.rs`), and have the same blind spot: what a callee in another part
+//! requires of its callers (naga's checks of uniform control flow and stages across calls), which
+//! our own uniformity analysis covers.
+
+use super::{Builder, Result, Unsupported};
+use crate::name_hash::NameMap;
+use crate::panics::without_panicking;
+use crate::wgsl::ast::{Expr, Function, Module, Name, Param, Stmt, Type};
+use crate::wgsl::{print, validate};
+
+/// The most records of a global per function (the module's functions times its globals) for which
+/// the module is built: naga's validator keeps one for each pair, and every part carries every
+/// global, so a module of many functions over as many resources is validated from its text, in
+/// parts naming only the globals they use.
+const RECORDS: usize = 1 << 22;
+
+/// The WGSL of a part's functions past which the part is finished and a new one begun: up to it,
+/// a module is validated whole.
+const PART: usize = 256 << 10;
+
+/// A piece of a part's text, by index in the module's functions.
+#[derive(Debug, Clone, Copy)]
+pub enum Piece {
+    /// The function itself.
+    Function(usize),
+    /// The stub of a function of an earlier part.
+    Stub(usize),
+}
+
+/// A finished part: its IR and what its text is made of.
+pub struct Part {
+    module: naga::Module,
+    pieces: Vec<Piece>,
+}
+
+/// naga's IR of a module, built as the lowering finishes each function.
+pub struct Incremental {
+    state: State,
+    /// Whether finished parts are kept (for the check) rather than validated and dropped.
+    keep: bool,
+    kept: Vec<Part>,
+    /// Each function built so far: its index in the module's functions and what its stub needs.
+    signatures: NameMap<Name, Signature>,
+}
+
+enum State {
+    /// No function finished yet: the structs and globals may still grow.
+    NotStarted,
+    Building {
+        builder: Box<Builder>,
+        pieces: Vec<Piece>,
+        size: usize,
+    },
+    Refused(&'static str),
+}
+
+/// What a stub of a function is made from.
+struct Signature {
+    index: usize,
+    params: Vec<(String, Type)>,
+    result: Option<Type>,
+}
+
+impl Incremental {
+    /// Before any function; `keep` keeps the parts for [`check`] instead of validating them.
+    pub fn new(keep: bool) -> Incremental {
+        Incremental { state: State::NotStarted, keep, kept: Vec::new(), signatures: NameMap::default() }
+    }
+
+    /// Adds `f`, the function of `ast` just printed (the last of `ast.functions`).
+    pub fn function(&mut self, ast: &Module, f: &Function) {
+        if let State::NotStarted = self.state {
+            self.state = part(ast);
+        }
+        // naga's code runs on IR it has not checked yet: a panic there is a refusal.
+        let added = without_panicking(|| self.add(ast, f)).unwrap_or(Err(Unsupported("naga panicked")));
+        if let Err(Unsupported(what)) = added {
+            self.state = State::Refused(what);
+        }
+    }
+
+    /// The parts kept (none where they were validated), once every function of `ast` is added;
+    /// an error where the module, or a part, was not built or fails validation.
+    pub fn finish(mut self, ast: &Module) -> Result<Vec<Part>> {
+        if !ast.diagnostics.is_empty() {
+            return Err(Unsupported("diagnostic directives"));
+        }
+        match std::mem::replace(&mut self.state, State::NotStarted) {
+            State::Building { builder, pieces, .. } => {
+                builder.unchanged(ast)?;
+                if !pieces.is_empty() || self.kept.is_empty() {
+                    self.finish_part(*builder, pieces)?;
+                }
+                Ok(self.kept)
+            }
+            State::NotStarted => Err(Unsupported("a module without functions")),
+            State::Refused(what) => Err(Unsupported(what)),
+        }
+    }
+
+    fn add(&mut self, ast: &Module, f: &Function) -> Result<()> {
+        let State::Building { builder, pieces, size } = &mut self.state else { return Ok(()) };
+        if ast.functions.len() * ast.globals.len() > RECORDS {
+            return Err(Unsupported("more functions times globals than the builder takes"));
+        }
+        // Stubs of the functions of earlier parts it calls, in the order it first names them.
+        let mut called = Vec::new();
+        for stmt in &f.body {
+            stmt.for_each_call(&mut |callee| {
+                if !builder.declared.contains_key(callee) && !called.contains(&callee) {
+                    called.push(callee);
+                }
+            });
+        }
+        for callee in called {
+            if let Some(signature) = self.signatures.get(callee) {
+                builder.function(ast, &stub(callee, signature))?;
+                pieces.push(Piece::Stub(signature.index));
+            }
+        }
+        builder.function(ast, f)?;
+        let index = ast.functions.len() - 1;
+        pieces.push(Piece::Function(index));
+        *size += ast.functions[index].text.len();
+        let params = f.params.iter().map(|p: &Param| (p.name.clone(), p.ty.clone())).collect();
+        let result = f.result.as_ref().map(|(_, ty)| ty.clone());
+        self.signatures.insert(Name::from(f.name.as_str()), Signature { index, params, result });
+        if *size >= PART {
+            let State::Building { builder, pieces, .. } = std::mem::replace(&mut self.state, part(ast)) else {
+                unreachable!("building")
+            };
+            self.finish_part(*builder, pieces)?;
+        }
+        Ok(())
+    }
+
+    /// Compacts a part as the front end does, then keeps or validates it.
+    fn finish_part(&mut self, builder: Builder, pieces: Vec<Piece>) -> Result<()> {
+        let mut module = builder.module;
+        without_panicking(|| naga::compact::compact(&mut module, naga::compact::KeepUnused::Yes))
+            .map_err(|_| Unsupported("naga panicked"))?;
+        if self.keep {
+            self.kept.push(Part { module, pieces });
+            return Ok(());
+        }
+        match without_panicking(|| validate::validator().validate(&module).is_ok()) {
+            Ok(true) => Ok(()),
+            // The text says where and why.
+            _ => Err(Unsupported("naga's validator rejects it")),
+        }
+    }
+}
+
+/// A new part: every struct and global of the module, as the front end reads them first.
+fn part(ast: &Module) -> State {
+    match Builder::new(ast) {
+        Ok(builder) => State::Building { builder: Box::new(builder), pieces: Vec::new(), size: 0 },
+        Err(Unsupported(what)) => State::Refused(what),
+    }
+}
+
+/// The function `name` as its stub: its signature, and a body returning a zero value.
+fn stub(name: &str, signature: &Signature) -> Function {
+    let params =
+        signature.params.iter().map(|(name, ty)| Param { attributes: Vec::new(), name: name.clone(), ty: ty.clone() });
+    let body = match &signature.result {
+        Some(ty) => vec![Stmt::Return(Some(Expr::call(ty.clone(), Vec::new())))],
+        None => Vec::new(),
+    };
+    Function {
+        attributes: Vec::new(),
+        name: name.to_string(),
+        params: params.collect(),
+        result: signature.result.clone().map(|ty| (Vec::new(), ty)),
+        body,
+        exits: Vec::new(),
+    }
+}
+
+/// The IR built from a module's tree against the IR naga's WGSL front end reads in its text.
+#[derive(Debug)]
+pub enum Check {
+    /// The two are the same module, or the same in each of this many parts.
+    Equal { parts: usize },
+    /// The builder does not take the module (validation reads the text).
+    Refused(&'static str),
+    /// naga's front end rejects the text.
+    TextRejected(String),
+    /// The two differ: both modules, written with `{:#?}`.
+    Differs { built: String, parsed: String },
+}
+
+/// Compares each part of `ast` built (kept by an [`Incremental`] made to keep them) with naga's
+/// WGSL front end on the part's text.
+pub fn check(ast: &Module, parts: Result<Vec<Part>>) -> Check {
+    let parts = match parts {
+        Ok(parts) => parts,
+        Err(Unsupported(what)) => return Check::Refused(what),
+    };
+    let declarations = print::declarations(ast);
+    let count = parts.len();
+    for part in parts {
+        let mut text = print::directives(ast);
+        for declaration in &declarations {
+            print::push_section(&mut text, &declaration.text);
+        }
+        for piece in &part.pieces {
+            match *piece {
+                Piece::Function(i) => print::push_section(&mut text, &ast.functions[i].text),
+                Piece::Stub(i) => print::push_section(&mut text, &print::stub(&ast.functions[i])),
+            }
+        }
+        let parsed = match naga::front::wgsl::parse_str(&validate::without_subgroups_enable(&text)) {
+            Ok(parsed) => parsed,
+            Err(error) => return Check::TextRejected(error.emit_to_string(&text)),
+        };
+        let built = without_spans(&format!("{:#?}", part.module));
+        let parsed = without_spans(&format!("{parsed:#?}"));
+        if built != parsed {
+            return Check::Differs { built, parsed };
+        }
+    }
+    Check::Equal { parts: count }
+}
+
+/// A module's `{:#?}` without its blocks' spans (where in the text each statement is), which the
+/// built module does not have.
+fn without_spans(debug: &str) -> String {
+    let mut out = String::with_capacity(debug.len());
+    let mut skipping: Option<usize> = None;
+    for line in debug.lines() {
+        let indent = line.len() - line.trim_start().len();
+        match skipping {
+            Some(depth) => {
+                if indent == depth && line.trim_start().starts_with(']') {
+                    skipping = None;
+                }
+            }
+            None if line.trim_start() == "span_info: [" => skipping = Some(indent),
+            None => {
+                out.push_str(line);
+                out.push('\n');
+            }
+        }
+    }
+    out
+}
