@@ -226,6 +226,8 @@ fn lower(input: &[u8], options: &Options, ir: Option<wgsl::naga_ir::Incremental>
     }
     // Done with the module: validation takes memory of its own.
     let warnings = std::mem::take(&mut module.warnings);
+    // Done with the module: the last part of the IR is validated now, in memory of its own.
+    drop(module);
     let ir = match ir {
         Some(ir) => ir.finish(&ast),
         None => Err(wgsl::naga_ir::Unsupported("not validated")),

@@ -8,6 +8,8 @@ use naga::{
 };
 
 use super::{Builder, Declared, MATH, Result, Unsupported, scalar_named};
+use std::collections::HashMap;
+
 use crate::name_hash::NameMap;
 use crate::wgsl::ast::{BinaryOp, COMPONENTS, Expr, Function, Init, Literal, Stmt, UnaryOp, Update};
 
@@ -73,12 +75,22 @@ impl<'a> Scopes<'a> {
     }
 }
 
+/// A type resolution as a key: `TypeResolution` itself is not `Hash`.
+#[derive(PartialEq, Eq, Hash)]
+enum Resolved {
+    Handle(Handle<Type>),
+    Value(TypeInner),
+}
+
 struct FunctionLowering<'b, 'a> {
     builder: &'b mut Builder,
     function: naga::Function,
     kinds: ExpressionKindTracker,
-    /// The type of each expression so far, by index.
-    resolutions: Vec<TypeResolution>,
+    /// The type of each expression so far, by index, as an index into `distinct`: a function's
+    /// expressions have few distinct types, and a `TypeResolution` is five times a `u32`.
+    resolutions: Vec<u32>,
+    distinct: Vec<TypeResolution>,
+    distinct_index: HashMap<Resolved, u32>,
     scopes: Scopes<'a>,
     emitter: Emitter,
 }
@@ -90,6 +102,8 @@ impl<'b, 'a> FunctionLowering<'b, 'a> {
             function: naga::Function::default(),
             kinds: ExpressionKindTracker::new(),
             resolutions: Vec::new(),
+            distinct: Vec::new(),
+            distinct_index: HashMap::new(),
             scopes: Scopes::default(),
             emitter: Emitter::default(),
         }
@@ -122,17 +136,30 @@ impl<'b, 'a> FunctionLowering<'b, 'a> {
         let context =
             ResolveContext::with_locals(&self.builder.module, &self.function.local_variables, &self.function.arguments);
         for expr in self.function.expressions.range_from(self.resolutions.len()) {
-            let resolutions = &self.resolutions;
+            let (resolutions, distinct) = (&self.resolutions, &self.distinct);
             let resolution = context
-                .resolve(&self.function.expressions[expr], |h| Ok(&resolutions[h.index()]))
+                .resolve(&self.function.expressions[expr], |h| Ok(&distinct[resolutions[h.index()] as usize]))
                 .map_err(|_| Unsupported("type resolution"))?;
-            self.resolutions.push(resolution);
+            let key = match resolution {
+                TypeResolution::Handle(handle) => Resolved::Handle(handle),
+                TypeResolution::Value(ref inner) => Resolved::Value(inner.clone()),
+            };
+            let index = *self.distinct_index.entry(key).or_insert_with(|| {
+                self.distinct.push(resolution);
+                self.distinct.len() as u32 - 1
+            });
+            self.resolutions.push(index);
             if expr == handle {
                 break;
             }
         }
-        let resolution = self.resolutions.get(handle.index()).ok_or(Unsupported("type resolution"))?;
+        let resolution = self.resolution(handle).ok_or(Unsupported("type resolution"))?;
         Ok(resolution.inner_with(&self.builder.module.types))
+    }
+
+    /// The type of `handle`, if it is resolved.
+    fn resolution(&self, handle: Handle<Expression>) -> Option<&TypeResolution> {
+        self.resolutions.get(handle.index()).map(|&i| &self.distinct[i as usize])
     }
 
     fn block(&mut self, stmts: &'a [Stmt], in_loop: bool) -> Result<Block> {
@@ -276,7 +303,7 @@ impl<'b, 'a> FunctionLowering<'b, 'a> {
     /// module (as the front end's `type_and_init` does), which an `explicit` type must equal.
     fn declared_type(&mut self, value: Handle<Expression>, explicit: Option<Handle<Type>>) -> Result<Handle<Type>> {
         self.resolve(value)?;
-        let value_type = match &self.resolutions[value.index()] {
+        let value_type = match self.resolution(value).ok_or(Unsupported("type resolution"))? {
             TypeResolution::Handle(handle) => *handle,
             TypeResolution::Value(inner) => {
                 let inner = inner.clone();
@@ -445,7 +472,7 @@ impl<'b, 'a> FunctionLowering<'b, 'a> {
             Typed::Reference(pointer) => {
                 self.resolve(pointer)?;
                 let types = &self.builder.module.types;
-                if self.resolutions[pointer.index()].inner_with(types).is_atomic_pointer(types) {
+                if self.resolution(pointer).is_some_and(|r| r.inner_with(types).is_atomic_pointer(types)) {
                     return Err(Unsupported("atomic"));
                 }
                 self.append(block, Expression::Load { pointer })

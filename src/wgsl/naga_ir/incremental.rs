@@ -96,9 +96,7 @@ impl Incremental {
         match std::mem::replace(&mut self.state, State::NotStarted) {
             State::Building { builder, pieces, .. } => {
                 builder.unchanged(ast)?;
-                if !pieces.is_empty() || self.kept.is_empty() {
-                    self.finish_part(*builder, pieces)?;
-                }
+                self.finish_part(*builder, pieces)?;
                 Ok(self.kept)
             }
             State::NotStarted => Err(Unsupported("a module without functions")),
@@ -107,6 +105,16 @@ impl Incremental {
     }
 
     fn add(&mut self, ast: &Module, f: &Function) -> Result<()> {
+        // A full part is finished when the next function comes (or at the end), not as its last
+        // function is printed: that function's tree and the SPIR-V module are still alive then.
+        if let State::Building { size, .. } = self.state
+            && size >= PART
+        {
+            let State::Building { builder, pieces, .. } = std::mem::replace(&mut self.state, part(ast)) else {
+                unreachable!("building")
+            };
+            self.finish_part(*builder, pieces)?;
+        }
         let State::Building { builder, pieces, size } = &mut self.state else { return Ok(()) };
         if ast.functions.len() * ast.globals.len() > RECORDS {
             return Err(Unsupported("more functions times globals than the builder takes"));
@@ -133,12 +141,6 @@ impl Incremental {
         let params = f.params.iter().map(|p: &Param| (p.name.clone(), p.ty.clone())).collect();
         let result = f.result.as_ref().map(|(_, ty)| ty.clone());
         self.signatures.insert(Name::from(f.name.as_str()), Signature { index, params, result });
-        if *size >= PART {
-            let State::Building { builder, pieces, .. } = std::mem::replace(&mut self.state, part(ast)) else {
-                unreachable!("building")
-            };
-            self.finish_part(*builder, pieces)?;
-        }
         Ok(())
     }
 
