@@ -1,6 +1,10 @@
 //! Validation of the WGSL we produce, in-process with naga, before anything is written.
 //! A failure here is our bug, so it is reported as an internal error with the WGSL around it.
 //!
+//! Most modules are validated from naga's IR built from the syntax tree as they are lowered
+//! (`naga_ir`), proven equal to naga's reading of the text. What follows is the text's way, for
+//! the modules that builder does not take and to report any failure.
+//!
 //! naga holds about 25 bytes for each byte of WGSL it validates, and its validator keeps a record
 //! per global for each function, so a large module is validated in parts. A part is a run of the
 //! module's functions or a run of its declarations (structs and globals), with the declarations
