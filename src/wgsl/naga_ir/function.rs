@@ -7,7 +7,7 @@ use naga::{
     TypeInner, VectorSize,
 };
 
-use super::{Builder, Declared, MATH, Result, Unsupported, scalar_named};
+use super::{Builder, DERIVATIVES, Declared, MATH, Result, Unsupported, scalar_named};
 use crate::name_hash::NameMap;
 use crate::wgsl::ast::{BinaryOp, COMPONENTS, Expr, Function, Init, Literal, Stmt, UnaryOp, Update};
 
@@ -108,9 +108,9 @@ impl<'b, 'a> FunctionLowering<'b, 'a> {
         }
     }
 
-    /// Appends `expr` through naga's constant evaluator, as the front end's `append_expression`.
-    fn append(&mut self, block: &mut Block, expr: Expression) -> Result<Handle<Expression>> {
-        let mut evaluator = ConstantEvaluator::for_wgsl_function(
+    /// naga's constant evaluator over this function, appending to `block`, as the front end's.
+    fn evaluator<'e>(&'e mut self, block: &'e mut Block) -> ConstantEvaluator<'e> {
+        ConstantEvaluator::for_wgsl_function(
             &mut self.builder.module,
             &mut self.function.expressions,
             &mut self.kinds,
@@ -118,8 +118,12 @@ impl<'b, 'a> FunctionLowering<'b, 'a> {
             &mut self.emitter,
             block,
             false,
-        );
-        evaluator.try_eval_and_append(expr, Span::UNDEFINED).map_err(|_| Unsupported("constant evaluation"))
+        )
+    }
+
+    /// Appends `expr` through naga's constant evaluator, as the front end's `append_expression`.
+    fn append(&mut self, block: &mut Block, expr: Expression) -> Result<Handle<Expression>> {
+        self.evaluator(block).try_eval_and_append(expr, Span::UNDEFINED).map_err(|_| Unsupported("constant evaluation"))
     }
 
     /// Appends `expr` outside any `Emit` range, as the front end's `interrupt_emitter`.
@@ -619,16 +623,7 @@ impl<'b, 'a> FunctionLowering<'b, 'a> {
 
     /// An abstract integer as the front end's `concretize` makes it: an `i32`.
     fn concretize_int(&mut self, handle: Handle<Expression>, block: &mut Block) -> Result<Handle<Expression>> {
-        let mut evaluator = ConstantEvaluator::for_wgsl_function(
-            &mut self.builder.module,
-            &mut self.function.expressions,
-            &mut self.kinds,
-            &mut self.builder.layouter,
-            &mut self.emitter,
-            block,
-            false,
-        );
-        evaluator.cast_array(handle, Scalar::I32, Span::UNDEFINED).map_err(|_| Unsupported("index"))
+        self.evaluator(block).cast_array(handle, Scalar::I32, Span::UNDEFINED).map_err(|_| Unsupported("index"))
     }
 
     /// A pointer value indexed or accessed is taken as the reference it points to.
@@ -966,22 +961,6 @@ fn binary_op(op: BinaryOp) -> naga::BinaryOperator {
         BinaryOp::ShiftRight => B::ShiftRight,
     }
 }
-
-/// The derivative builtins, by axis and precision.
-const DERIVATIVES: &[(&str, naga::DerivativeAxis, naga::DerivativeControl)] = {
-    use naga::{DerivativeAxis as A, DerivativeControl as C};
-    &[
-        ("dpdx", A::X, C::None),
-        ("dpdy", A::Y, C::None),
-        ("fwidth", A::Width, C::None),
-        ("dpdxCoarse", A::X, C::Coarse),
-        ("dpdyCoarse", A::Y, C::Coarse),
-        ("fwidthCoarse", A::Width, C::Coarse),
-        ("dpdxFine", A::X, C::Fine),
-        ("dpdyFine", A::Y, C::Fine),
-        ("fwidthFine", A::Width, C::Fine),
-    ]
-};
 
 fn is_type_spelling(callee: &str) -> bool {
     let head = callee.split('<').next().unwrap_or_default();

@@ -486,3 +486,19 @@ pub(super) const MATH: &[(&str, naga::MathFunction)] = {
         ("quantizeToF16", M::QuantizeToF16),
     ]
 };
+
+/// The derivative builtins, by axis and precision.
+pub(super) const DERIVATIVES: &[(&str, naga::DerivativeAxis, naga::DerivativeControl)] = {
+    use naga::{DerivativeAxis as A, DerivativeControl as C};
+    &[
+        ("dpdx", A::X, C::None),
+        ("dpdy", A::Y, C::None),
+        ("fwidth", A::Width, C::None),
+        ("dpdxCoarse", A::X, C::Coarse),
+        ("dpdyCoarse", A::Y, C::Coarse),
+        ("fwidthCoarse", A::Width, C::Coarse),
+        ("dpdxFine", A::X, C::Fine),
+        ("dpdyFine", A::Y, C::Fine),
+        ("fwidthFine", A::Width, C::Fine),
+    ]
+};
