@@ -12,10 +12,11 @@
 //! as before: a refusal costs time, never correctness.
 //!
 //! The IR is built function by function as the lowering prints each, so no function's tree
-//! outlives its printing (`Incremental`). The front end reads every struct and global before any
-//! function; a declaration the lowering makes after the first function was built ends the
-//! building (validation then reads the text). This file holds the module: types, structs,
-//! globals, signatures; `function.rs` a function's body.
+//! outlives its printing, and a large module in parts (`incremental.rs`). The front end reads
+//! every struct and global before any function; a declaration the lowering makes after the first
+//! function was built ends the building (validation then reads the text). This file holds the
+//! module: types, structs, globals, signatures, the builtin tables; `function.rs` a function's
+//! body.
 
 mod function;
 mod incremental;
