@@ -359,13 +359,19 @@ impl<'b, 'a> FunctionLowering<'b, 'a> {
         in_loop: bool,
     ) -> Result<Statement> {
         let selector = self.expression_for_abstract(selector, block)?;
+        // The front end converts the selector and the cases to one type, or rejects them: only
+        // cases of the selector's own type are taken here.
+        let selector_scalar = match *self.resolve(selector)? {
+            TypeInner::Scalar(scalar @ (Scalar::I32 | Scalar::U32)) => scalar,
+            _ => return Err(Unsupported("switch selector")),
+        };
         let mut values = Vec::new();
         for case in cases {
             for value in &case.selectors {
                 let handle = self.expression_for_abstract(value, block)?;
-                values.push(match self.function.expressions[handle] {
-                    Expression::Literal(NagaLiteral::I32(v)) => naga::SwitchValue::I32(v),
-                    Expression::Literal(NagaLiteral::U32(v)) => naga::SwitchValue::U32(v),
+                values.push(match (&self.function.expressions[handle], selector_scalar) {
+                    (&Expression::Literal(NagaLiteral::I32(v)), Scalar::I32) => naga::SwitchValue::I32(v),
+                    (&Expression::Literal(NagaLiteral::U32(v)), Scalar::U32) => naga::SwitchValue::U32(v),
                     _ => return Err(Unsupported("case selector")),
                 });
             }
@@ -603,6 +609,10 @@ impl<'b, 'a> FunctionLowering<'b, 'a> {
                             }
                             (reference, Expression::AccessIndex { base: base_handle, index: pattern[0] as u32 })
                         } else {
+                            // Every component must be one of the vector's, or the front end says no.
+                            if pattern.iter().any(|&c| c as u8 >= size as u8) {
+                                return Err(Unsupported("component"));
+                            }
                             let vector = self.apply_load_rule(base, block)?;
                             let mut full = [naga::SwizzleComponent::X; 4];
                             full[..pattern.len()].copy_from_slice(&pattern);
@@ -657,6 +667,12 @@ impl<'b, 'a> FunctionLowering<'b, 'a> {
         }
         let mut left = self.expression_for_abstract(left, block)?;
         let mut right = self.expression_for_abstract(right, block)?;
+        // A shift's right operand is `u32` or converts to it, or the front end rejects it.
+        if matches!(op, naga::BinaryOperator::ShiftLeft | naga::BinaryOperator::ShiftRight)
+            && self.resolve(right)?.scalar_kind() != Some(ScalarKind::Uint)
+        {
+            return Err(Unsupported("shift by a signed amount"));
+        }
         self.binary_op_splat(op, &mut left, &mut right, block)?;
         // The front end's automatic conversions change nothing between concrete operands of one
         // scalar type; between others it would leave them be, and validation says no.

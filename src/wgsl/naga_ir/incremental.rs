@@ -255,3 +255,51 @@ fn without_spans(debug: &str) -> String {
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::wgsl::ast::{BinaryOp, PrintedFunction, Signature};
+
+    /// `fn f(a: u32, b: <b_type>) -> u32 { return a <op> b; }` as a module, printed.
+    fn module_of(op: BinaryOp, b_type: &str) -> (Module, Function) {
+        let param = |name: &str, ty: &str| Param { attributes: Vec::new(), name: name.into(), ty: ty.into() };
+        let f = Function {
+            attributes: Vec::new(),
+            name: "f".into(),
+            params: vec![param("a", "u32"), param("b", b_type)],
+            result: Some((Vec::new(), "u32".into())),
+            body: vec![Stmt::Return(Some(Expr::binary(op, Expr::ident("a"), Expr::ident("b"))))],
+            exits: Vec::new(),
+        };
+        let (text, len) = print::function(&f);
+        let printed = PrintedFunction {
+            name: "f".into(),
+            text,
+            signature: Signature { len, result: Some("u32".into()) },
+            calls: Vec::new(),
+        };
+        (Module { functions: vec![printed], ..Module::default() }, f)
+    }
+
+    fn built(ast: &Module, f: &Function) -> Check {
+        let mut incremental = Incremental::new(true);
+        incremental.function(ast, f);
+        check(ast, incremental.finish(ast))
+    }
+
+    #[test]
+    fn a_function_is_built_as_naga_reads_its_text() {
+        let (ast, f) = module_of(BinaryOp::ShiftLeft, "u32");
+        assert!(matches!(built(&ast, &f), Check::Equal { parts: 1 }), "{:?}", built(&ast, &f));
+    }
+
+    #[test]
+    fn what_the_front_end_rejects_is_refused_not_built() {
+        // The front end rejects a shift by an `i32`: the builder must refuse it rather than hand
+        // naga's validator an IR the text never becomes.
+        let (ast, f) = module_of(BinaryOp::ShiftLeft, "i32");
+        assert!(naga::front::wgsl::parse_str(&print::print(&ast)).is_err());
+        assert!(matches!(built(&ast, &f), Check::Refused(_)), "{:?}", built(&ast, &f));
+    }
+}
