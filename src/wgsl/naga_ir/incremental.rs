@@ -11,7 +11,7 @@
 //! our own uniformity analysis covers.
 
 use super::{Builder, Result, Unsupported};
-use crate::name_hash::NameMap;
+use crate::name_hash::{NameMap, NameSet};
 use crate::panics::without_panicking;
 use crate::wgsl::ast::{Expr, Function, Module, Name, Param, Stmt, Type};
 use crate::wgsl::{print, validate};
@@ -120,10 +120,10 @@ impl Incremental {
             return Err(Unsupported("more functions times globals than the builder takes"));
         }
         // Stubs of the functions of earlier parts it calls, in the order it first names them.
-        let mut called = Vec::new();
+        let (mut called, mut seen) = (Vec::new(), NameSet::default());
         for stmt in &f.body {
             stmt.for_each_call(&mut |callee| {
-                if !builder.declared.contains_key(callee) && !called.contains(&callee) {
+                if !builder.declared.contains_key(callee) && seen.insert(callee) {
                     called.push(callee);
                 }
             });
