@@ -248,12 +248,7 @@ impl<'b, 'a> FunctionLowering<'b, 'a> {
             Stmt::For(l) => return self.for_loop(l, block, in_loop),
             Stmt::While { condition, body } => {
                 // `while c { body }` reads as `loop { if c {} else { break; } { body } }`.
-                let mut loop_body = Block::default();
-                self.emitter.start(&self.function.expressions);
-                let condition = self.expression(condition, &mut loop_body)?;
-                loop_body.extend(self.emitter.finish(&self.function.expressions));
-                let reject = Block::from_vec(vec![Statement::Break]);
-                loop_body.push(Statement::If { condition, accept: Block::default(), reject }, Span::UNDEFINED);
+                let mut loop_body = self.exit_unless(condition)?;
                 let inner = self.block(body, true)?;
                 loop_body.push(Statement::Block(inner), Span::UNDEFINED);
                 Statement::Loop { body: loop_body, continuing: Block::default(), break_if: None }
@@ -409,14 +404,7 @@ impl<'b, 'a> FunctionLowering<'b, 'a> {
             }
             None => {}
         }
-        let mut body = Block::default();
-        self.emitter.start(&self.function.expressions);
-        let condition = self.expression(&l.condition, &mut body)?;
-        body.extend(self.emitter.finish(&self.function.expressions));
-        body.push(
-            Statement::If { condition, accept: Block::default(), reject: Block::from_vec(vec![Statement::Break]) },
-            Span::UNDEFINED,
-        );
+        let mut body = self.exit_unless(&l.condition)?;
         // The body is lowered before the `continuing`, as a `loop`'s.
         let inner = self.block(&l.body, true)?;
         body.push(Statement::Block(inner), Span::UNDEFINED);
@@ -437,6 +425,18 @@ impl<'b, 'a> FunctionLowering<'b, 'a> {
         self.scopes.leave(mark);
         block.push(Statement::Loop { body, continuing, break_if: None }, Span::UNDEFINED);
         Ok(())
+    }
+
+    /// The start of a `for` or `while` loop's body: `if condition {} else { break; }`, with the
+    /// condition's own `Emit` ranges.
+    fn exit_unless(&mut self, condition: &'a Expr) -> Result<Block> {
+        let mut body = Block::default();
+        self.emitter.start(&self.function.expressions);
+        let condition = self.expression(condition, &mut body)?;
+        body.extend(self.emitter.finish(&self.function.expressions));
+        let reject = Block::from_vec(vec![Statement::Break]);
+        body.push(Statement::If { condition, accept: Block::default(), reject }, Span::UNDEFINED);
+        Ok(body)
     }
 
     /// `target++` or `target--`.
@@ -548,10 +548,7 @@ impl<'b, 'a> FunctionLowering<'b, 'a> {
             }
             Expr::Binary(op, operands) => {
                 let [left, right] = &**operands;
-                match self.binary(*op, left, right, block)? {
-                    Typed::Plain(handle) => return Ok(Typed::Plain(handle)),
-                    reference => return Ok(reference),
-                }
+                return self.binary(*op, left, right, block);
             }
             Expr::Call(call) => {
                 let handle = self.call(&call.callee, &call.args, block, false)?.ok_or(Unsupported("void call"))?;
@@ -603,16 +600,13 @@ impl<'b, 'a> FunctionLowering<'b, 'a> {
                     Err(None) => return Err(Unsupported("member of a non-composite")),
                     Err(Some(size)) => {
                         let pattern = swizzle(&member.name)?;
+                        // Every component must be one of the vector's, or the front end says no.
+                        if pattern.iter().any(|&c| c as u8 >= size as u8) {
+                            return Err(Unsupported("component"));
+                        }
                         if pattern.len() == 1 {
-                            if pattern[0] as u8 >= size as u8 {
-                                return Err(Unsupported("component"));
-                            }
                             (reference, Expression::AccessIndex { base: base_handle, index: pattern[0] as u32 })
                         } else {
-                            // Every component must be one of the vector's, or the front end says no.
-                            if pattern.iter().any(|&c| c as u8 >= size as u8) {
-                                return Err(Unsupported("component"));
-                            }
                             let vector = self.apply_load_rule(base, block)?;
                             let mut full = [naga::SwizzleComponent::X; 4];
                             full[..pattern.len()].copy_from_slice(&pattern);
@@ -726,21 +720,17 @@ impl<'b, 'a> FunctionLowering<'b, 'a> {
         if !matches!(op, B::Add | B::Subtract | B::Divide | B::Modulo) {
             return Ok(());
         }
-        let vector_size = |inner: &TypeInner| match *inner {
-            TypeInner::Vector { size, .. } => Some(size),
+        // A vector's size, `None` for a scalar; neither for anything else.
+        let shape = |inner: &TypeInner| match *inner {
+            TypeInner::Vector { size, .. } => Some(Some(size)),
+            TypeInner::Scalar(_) => Some(None),
             _ => None,
         };
-        let left_size = vector_size(self.resolve(*left)?);
-        let left_scalar = matches!(self.resolve(*left)?, TypeInner::Scalar(_));
-        let right_size = vector_size(self.resolve(*right)?);
-        let right_scalar = matches!(self.resolve(*right)?, TypeInner::Scalar(_));
-        match (left_size, right_size) {
-            (Some(size), None) if right_scalar => {
-                *right = self.append(block, Expression::Splat { size, value: *right })?;
-            }
-            (None, Some(size)) if left_scalar => {
-                *left = self.append(block, Expression::Splat { size, value: *left })?;
-            }
+        let left_shape = shape(self.resolve(*left)?);
+        let right_shape = shape(self.resolve(*right)?);
+        match (left_shape, right_shape) {
+            (Some(Some(size)), Some(None)) => *right = self.append(block, Expression::Splat { size, value: *right })?,
+            (Some(None), Some(Some(size))) => *left = self.append(block, Expression::Splat { size, value: *left })?,
             _ => {}
         }
         Ok(())
