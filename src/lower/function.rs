@@ -29,8 +29,9 @@ use crate::wgsl::inline_lets;
 use crate::wgsl::loop_phis;
 use crate::wgsl::names::{Namer, unnamed_base};
 
-/// Lowers function `f`; `entry` is the entry point it is itself, if it is unwrapped.
-pub fn emit(e: &mut Emitter, f: usize, entry: Option<&EntryPoint>) -> Result<ast::Function, Error> {
+/// Lowers function `f`; `entry` is the entry point it is itself, if it is unwrapped. Returns it
+/// with every name it calls (`inline_lets::Found::calls`).
+pub fn emit(e: &mut Emitter, f: usize, entry: Option<&EntryPoint>) -> Result<(ast::Function, NameSet<Name>), Error> {
     let module = e.module;
     let function = &module.functions[f];
     let mut lower = Lower {
@@ -99,9 +100,9 @@ pub fn emit(e: &mut Emitter, f: usize, entry: Option<&EntryPoint>) -> Result<ast
         body.pop();
     }
     let mut function = ast::Function { attributes: vec![], name, params, result, body, exits: lower.exits };
-    let vars = inline_lets::inline(&mut function, &lower.unnamed, &|expr| has_effect(e, expr));
-    loop_phis::elide(&mut function, &vars);
-    Ok(function)
+    let found = inline_lets::inline(&mut function, &lower.unnamed, &|expr| has_effect(e, expr));
+    loop_phis::elide(&mut function, &found.vars);
+    Ok((function, found.calls))
 }
 
 #[derive(Clone)]
