@@ -78,7 +78,8 @@ pub(crate) fn inline(function: &mut Function, unnamed: &NameSet<Name>, has_effec
                             addressed.insert(Name::from(root));
                         }
                     }
-                    Expr::Call(call) => _ = calls.insert(call.callee.clone()),
+                    // Looked up before it is inserted: most calls are of a callee met before.
+                    Expr::Call(call) if !calls.contains(&*call.callee) => _ = calls.insert(call.callee.clone()),
                     _ => {}
                 });
             });
