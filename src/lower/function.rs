@@ -58,7 +58,7 @@ pub fn emit(e: &mut Emitter, f: usize, entry: Option<&EntryPoint>) -> Result<(as
         rest: &[],
         entry: None,
         exits: Vec::new(),
-        unnamed: NameSet::default(),
+        unnamed: inline_lets::Counts::default(),
         constant_lets: IdMap::default(),
         operands: Vec::new(),
     };
@@ -100,7 +100,8 @@ pub fn emit(e: &mut Emitter, f: usize, entry: Option<&EntryPoint>) -> Result<(as
         body.pop();
     }
     let mut function = ast::Function { attributes: vec![], name, params, result, body, exits: lower.exits };
-    let found = inline_lets::inline(&mut function, &lower.unnamed, &|expr| has_effect(e, expr));
+    let unnamed = std::mem::take(&mut lower.unnamed);
+    let found = inline_lets::inline(&mut function, unnamed, &|expr| has_effect(e, expr));
     loop_phis::elide(&mut function, &found.vars);
     Ok((function, found.calls))
 }
@@ -268,8 +269,9 @@ pub(super) struct Lower<'m> {
     pub(super) entry: Option<EntryResult>,
     /// Each `if c { break; }` written: `c`, and the exact condition for going on.
     exits: Vec<(Expr, Expr)>,
-    /// The names given to values without a name of their own (`x_12`).
-    unnamed: NameSet<Name>,
+    /// The names given to values without a name of their own (`x_12`), each with the zero count
+    /// of its mentions that `inline_lets` fills in.
+    unnamed: inline_lets::Counts,
     /// Constant operands of the instruction being lowered read through a `let`
     /// (`runtime_constants.rs`).
     pub(super) constant_lets: IdMap<Id, Name>,
@@ -709,7 +711,7 @@ impl<'m> Lower<'m> {
             }
             None => {
                 let name = self.namer.fresh_unnamed(id, Some(&e.namer));
-                self.unnamed.insert(name.clone());
+                self.unnamed.insert(name.clone(), Default::default());
                 name
             }
         }

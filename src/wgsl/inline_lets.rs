@@ -34,12 +34,11 @@ pub(crate) struct Found {
     pub(crate) calls: NameSet<Name>,
 }
 
-/// Inlines, through `function`'s body, the `let`s of the `unnamed` values as described above;
-/// `has_effect` says whether evaluating an expression has an effect.
-pub(crate) fn inline(function: &mut Function, unnamed: &NameSet<Name>, has_effect: &dyn Fn(&Expr) -> bool) -> Found {
-    // One entry per unnamed value, made at once: each identifier then costs one lookup.
-    let mut counts: Counts = NameMap::with_capacity_and_hasher(unnamed.len(), Default::default());
-    counts.extend(unnamed.iter().map(|name| (name.clone(), Count::default())));
+/// Inlines, through `function`'s body, the `let`s of the unnamed values as described above:
+/// `counts` holds a zero entry for each (the lowering makes it as it names them, so that no second
+/// table of the names is built here; each identifier then costs one lookup). `has_effect` says
+/// whether evaluating an expression has an effect.
+pub(crate) fn inline(function: &mut Function, mut counts: Counts, has_effect: &dyn Fn(&Expr) -> bool) -> Found {
     let declare = |counts: &mut Counts, name: &str| {
         if let Some(count) = counts.get_mut(name) {
             count.declarations += 1;
@@ -98,10 +97,10 @@ pub(crate) fn inline(function: &mut Function, unnamed: &NameSet<Name>, has_effec
 /// in its `continuing` and `break if`), so one mentioned once is mentioned once after its `let`;
 /// inlining moves a value's mentions from its `let` to its use and so keeps every count, however
 /// the lists are visited.
-type Counts = NameMap<Name, Count>;
+pub(crate) type Counts = NameMap<Name, Count>;
 
 #[derive(Default)]
-struct Count {
+pub(crate) struct Count {
     declarations: u32,
     mentions: u32,
 }
@@ -330,9 +329,9 @@ mod tests {
         body.insert(0, Stmt::Var { name: "acc".into(), ty: Some("f32".into()), value: None });
         let mut function =
             Function { attributes: vec![], name: "h".into(), params: vec![], result: None, body, exits: vec![] };
-        let unnamed: NameSet<Name> = ["x_1", "x_2"].into_iter().map(Name::from).collect();
+        let unnamed: Counts = ["x_1", "x_2"].into_iter().map(|name| (Name::from(name), Count::default())).collect();
         let has_effect = |e: &Expr| e.any(&|e| matches!(e, Expr::Call(c) if &*c.callee == "f" || &*c.callee == "g"));
-        inline(&mut function, &unnamed, &has_effect);
+        inline(&mut function, unnamed, &has_effect);
         print::function(&function).0
     }
 
