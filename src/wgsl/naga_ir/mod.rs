@@ -19,6 +19,7 @@
 //! body.
 
 mod function;
+mod image;
 mod incremental;
 
 pub use incremental::{Check, Incremental, Part, check};
@@ -138,7 +139,7 @@ impl Builder {
                 let space = address_space(space, access.first().copied())?;
                 TypeInner::Pointer { base: self.ty(base)?, space }
             }
-            _ => return Err(Unsupported("type")),
+            _ => image::texture_type(self, head, &params)?.ok_or(Unsupported("type"))?,
         };
         Ok(self.ensure(inner))
     }
@@ -201,8 +202,9 @@ impl Builder {
             (None, None) => None,
             _ => return Err(Unsupported("half a binding")),
         };
+        // A global without an address space is a texture's or a sampler's handle.
         let space = if space.is_empty() {
-            return Err(Unsupported("handle global"));
+            AddressSpace::Handle
         } else {
             let mut parts = space.split(',').map(str::trim);
             address_space(parts.next().unwrap_or_default(), parts.next())?
