@@ -367,3 +367,101 @@ fn is_literal_construction(expr: &Expr) -> bool {
         _ => false,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::{Check, Incremental, check};
+    use crate::wgsl::ast::{
+        Attribute, Expr, Function, Global, GlobalKind, Literal, Module, PrintedFunction, Signature, Stmt,
+    };
+    use crate::wgsl::print;
+
+    /// A fragment shader over `t: texture_2d<f32>`, `s: sampler` and
+    /// `st: texture_storage_2d<r32float, write>` with body `body`: its text, and its IR checked
+    /// against naga's reading of that text.
+    fn checked(body: Vec<Stmt>) -> (String, Check) {
+        let handle = |binding, name: &str, ty: &str| Global {
+            attributes: vec![Attribute::Group(0), Attribute::Binding(binding)],
+            kind: GlobalKind::Var { space: String::new() },
+            name: name.into(),
+            ty: Some(ty.into()),
+            init: None,
+        };
+        let globals = vec![
+            handle(0, "t", "texture_2d<f32>"),
+            handle(1, "s", "sampler"),
+            handle(2, "st", "texture_storage_2d<r32float, write>"),
+        ];
+        let f = Function {
+            attributes: vec![Attribute::Stage("fragment")],
+            name: "main".into(),
+            params: Vec::new(),
+            result: Some((vec![Attribute::Location(0)], "vec4<f32>".into())),
+            body,
+            exits: Vec::new(),
+        };
+        let (text, len) = print::function(&f);
+        let signature = Signature { len, result: Some("vec4<f32>".into()) };
+        let printed = PrintedFunction { name: "main".into(), text, signature, calls: Vec::new() };
+        let ast = Module { globals, functions: vec![printed], ..Module::default() };
+        let mut incremental = Incremental::new(true);
+        incremental.function(&ast, &f);
+        (print::print(&ast), check(&ast, incremental.finish(&ast)))
+    }
+
+    fn f32s(ty: &str, v: f32) -> Expr {
+        Expr::call(ty, vec![Expr::Literal(Literal::F32(v.to_bits()))])
+    }
+
+    fn i32s(ty: &str, values: &[i32]) -> Expr {
+        Expr::call(ty, values.iter().map(|&v| Expr::Literal(Literal::I32(v))).collect())
+    }
+
+    fn returns(callee: &str, args: Vec<Expr>) -> Vec<Stmt> {
+        vec![Stmt::Return(Some(Expr::call(callee, args)))]
+    }
+
+    fn store(image: &str) -> Vec<Stmt> {
+        let store =
+            Expr::call("textureStore", vec![Expr::ident(image), i32s("vec2<i32>", &[0]), f32s("vec4<f32>", 1.0)]);
+        vec![Stmt::Call(store), Stmt::Return(Some(f32s("vec4<f32>", 0.0)))]
+    }
+
+    #[test]
+    fn samples_and_stores_are_built_as_naga_reads_their_text() {
+        let (t, s, uv) = (Expr::ident("t"), Expr::ident("s"), f32s("vec2<f32>", 0.5));
+        for body in [returns("textureSample", vec![t, s, uv, i32s("vec2<i32>", &[1, -1])]), store("st")] {
+            let (text, check) = checked(body);
+            assert!(matches!(check, Check::Equal { parts: 1 }), "{text}\n{check:?}");
+        }
+    }
+
+    #[test]
+    fn what_the_front_end_rejects_is_refused_not_built() {
+        let (t, s, uv) = (|| Expr::ident("t"), || Expr::ident("s"), || f32s("vec2<f32>", 0.5));
+        let offset = || i32s("vec2<i32>", &[1, 0]);
+        let rejected = [
+            // Integer coordinates: sampling converts only abstract ones to `f32`.
+            returns("textureSample", vec![t(), s(), i32s("vec2<i32>", &[0, 0])]),
+            // An offset that is not a constant expression.
+            vec![
+                Stmt::Let { name: "o".into(), ty: None, value: offset() },
+                Stmt::Return(Some(Expr::call("textureSample", vec![t(), s(), uv(), Expr::ident("o")]))),
+            ],
+            // A gather component beyond the fourth.
+            returns("textureGather", vec![Expr::Literal(Literal::I32(4)), t(), s(), uv()]),
+            // Too few and too many arguments.
+            returns("textureSample", vec![t(), s()]),
+            returns("textureSample", vec![t(), s(), uv(), offset(), offset()]),
+            // A sampler where the texture goes.
+            returns("textureSample", vec![s(), s(), uv()]),
+            // A store to a sampled texture.
+            store("t"),
+        ];
+        for body in rejected {
+            let (text, check) = checked(body);
+            assert!(naga::front::wgsl::parse_str(&text).is_err(), "naga reads\n{text}");
+            assert!(matches!(check, Check::Refused(_)), "{text}\n{check:?}");
+        }
+    }
+}
