@@ -91,6 +91,7 @@ fn the_builder_takes_the_texture_fixtures() {
         "glsl/texture_depth_plain.frag.spv",
         "glsl/texture_integer_sampling.frag.spv",
         "glsl/texture_1d.frag.spv",
+        "glsl/texture_nonuniform_sampling.frag.spv",
         "glsl/storage_images.comp.spv",
         "glsl/image_shapes.comp.spv",
         "hlsl/textures.frag.hlsl.spv",
