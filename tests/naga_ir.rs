@@ -92,6 +92,7 @@ fn the_builder_takes_the_texture_fixtures() {
         "glsl/texture_integer_sampling.frag.spv",
         "glsl/texture_1d.frag.spv",
         "glsl/texture_nonuniform_sampling.frag.spv",
+        "glsl/texture_multisampled.frag.spv",
         "glsl/storage_images.comp.spv",
         "glsl/image_shapes.comp.spv",
         "hlsl/textures.frag.hlsl.spv",

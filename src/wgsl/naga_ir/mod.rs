@@ -403,6 +403,8 @@ fn builtin(name: &str) -> Result<naga::BuiltIn> {
         "position" => B::Position { invariant: false },
         "front_facing" => B::FrontFacing,
         "frag_depth" => B::FragDepth,
+        "sample_index" => B::SampleIndex,
+        "sample_mask" => B::SampleMask,
         _ => return Err(Unsupported("builtin")),
     })
 }
