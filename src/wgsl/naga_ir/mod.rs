@@ -7,9 +7,9 @@
 //! evaluator, the same `Emit` ranges, the same types in the same order, then the same
 //! compaction. So validating it is validating the text; `tests/naga_ir.rs` proves the two equal
 //! (`Debug` of the modules, which leaves spans out) on every fixture, the shared corpus and
-//! random programs. What this builder does not know (atomics, subgroups, overrides, most abstract
-//! literals, some entry-point builtins, and more) it refuses with [`Unsupported`], and the text is
-//! validated as before: a refusal costs time, never correctness.
+//! random programs. What this builder does not know (a call of a function printed after its
+//! caller, atomics, subgroups, overrides, most abstract literals, and more) it refuses with
+//! [`Unsupported`], and the text is validated as before: a refusal costs time, never correctness.
 //!
 //! The IR is built function by function as the lowering prints each, so no function's tree
 //! outlives its printing, and a large module in parts (`incremental.rs`). The front end reads
