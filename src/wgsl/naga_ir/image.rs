@@ -249,7 +249,8 @@ impl<'a> FunctionLowering<'_, 'a> {
         self.append(block, expr).map(Some)
     }
 
-    /// The front end's `texture_sample_helper`, up to the arguments' count.
+    /// A sampling or gathering builtin's arguments in the front end's order (its
+    /// `texture_sample_helper`); the caller checks that none is left over.
     fn sample(&mut self, args: &mut Arguments<'a>, sampling: &Sampling, block: &mut Block) -> Result<Expression> {
         let (image, gather) = match sampling.gather {
             Gather::No => (self.expression_for_abstract(args.next()?, block)?, None),
