@@ -3,8 +3,8 @@
 //! module: here every fixture, every execution fixture and (where it is there) the shared corpus
 //! is translated, and wherever the builder takes the module, its IR must equal naga's reading of
 //! the text (`Debug` of the two, which leaves spans out). The builder must also take the
-//! benchmark's shapes, for which it exists. `fuzz/random_spirv.sh` and `fuzz/differential.sh`
-//! run the fixtures' check with their random programs among the fixtures.
+//! benchmark's shapes, for which it exists, and the texture fixtures. `fuzz/random_spirv.sh` and
+//! `fuzz/differential.sh` run the fixtures' check with their random programs among the fixtures.
 
 mod common;
 
@@ -75,8 +75,33 @@ fn the_ir_equals_the_texts_on_every_fixture() {
         (name, input)
     });
     let (taken, all) = check_all(inputs);
-    // Most fixtures use textures, atomics or overrides, which the builder leaves to the text.
+    // Many fixtures use atomics, subgroups or overrides, which the builder leaves to the text.
     assert!(taken * 10 >= all, "the builder took only {taken} of {all} fixtures");
+}
+
+#[test]
+fn the_builder_takes_the_texture_fixtures() {
+    // Textures and samplers are the corpus's most common shape: a refusal of them would pass the
+    // equality tests unseen, and cost every such module the text's validation.
+    let fixtures = [
+        "glsl/texture_sampling.frag.spv",
+        "glsl/texture_shapes.frag.spv",
+        "glsl/texture_shapes.frag.opt.spv",
+        "glsl/texture_depth_compare.frag.spv",
+        "glsl/texture_depth_plain.frag.spv",
+        "glsl/texture_integer_sampling.frag.spv",
+        "glsl/texture_1d.frag.spv",
+        "glsl/texture_nonuniform_sampling.frag.spv",
+        "glsl/texture_multisampled.frag.spv",
+        "glsl/storage_images.comp.spv",
+        "glsl/image_shapes.comp.spv",
+        "hlsl/textures.frag.hlsl.spv",
+        "exec/compute/texture_gather_offsets_integer_sample.comp.spv",
+    ];
+    for name in fixtures {
+        let check = spv2wgsl::naga_ir_check(&common::read_fixture(name), &spv2wgsl::Options::default());
+        assert!(matches!(check, Ok(Check::Equal { .. })), "{name}: {check:?}");
+    }
 }
 
 #[test]

@@ -7,7 +7,7 @@ use naga::{
     TypeInner, VectorSize,
 };
 
-use super::{Builder, DERIVATIVES, Declared, MATH, Result, Unsupported, scalar_named};
+use super::{Builder, DERIVATIVES, Declared, MATH, Result, Unsupported, image, scalar_named};
 use crate::name_hash::NameMap;
 use crate::wgsl::ast::{BinaryOp, COMPONENTS, Expr, Function, Init, Literal, Stmt, UnaryOp, Update};
 
@@ -80,9 +80,9 @@ enum Resolved {
     Value(TypeInner),
 }
 
-struct FunctionLowering<'b, 'a> {
+pub(super) struct FunctionLowering<'b, 'a> {
     builder: &'b mut Builder,
-    function: naga::Function,
+    pub(super) function: naga::Function,
     kinds: ExpressionKindTracker,
     /// The type of each expression so far, by index, as an index into `distinct`: a function's
     /// expressions have few distinct types, and a `TypeResolution` is five times a `u32`.
@@ -91,7 +91,10 @@ struct FunctionLowering<'b, 'a> {
     /// Keyed by the fast hash of names: std's is a third of the building's time here.
     distinct_index: NameMap<Resolved, u32>,
     scopes: Scopes<'a>,
-    emitter: Emitter,
+    pub(super) emitter: Emitter,
+    /// Whether expressions are evaluated as a constant expression (a texel offset), where the
+    /// constant evaluator refuses what it cannot fold.
+    pub(super) constant: bool,
 }
 
 impl<'b, 'a> FunctionLowering<'b, 'a> {
@@ -105,6 +108,7 @@ impl<'b, 'a> FunctionLowering<'b, 'a> {
             distinct_index: NameMap::default(),
             scopes: Scopes::default(),
             emitter: Emitter::default(),
+            constant: false,
         }
     }
 
@@ -117,12 +121,12 @@ impl<'b, 'a> FunctionLowering<'b, 'a> {
             &mut self.builder.layouter,
             &mut self.emitter,
             block,
-            false,
+            self.constant,
         )
     }
 
     /// Appends `expr` through naga's constant evaluator, as the front end's `append_expression`.
-    fn append(&mut self, block: &mut Block, expr: Expression) -> Result<Handle<Expression>> {
+    pub(super) fn append(&mut self, block: &mut Block, expr: Expression) -> Result<Handle<Expression>> {
         self.evaluator(block).try_eval_and_append(expr, Span::UNDEFINED).map_err(|_| Unsupported("constant evaluation"))
     }
 
@@ -135,7 +139,7 @@ impl<'b, 'a> FunctionLowering<'b, 'a> {
     }
 
     /// The type of `handle`, resolving every expression up to it first.
-    fn resolve(&mut self, handle: Handle<Expression>) -> Result<&TypeInner> {
+    pub(super) fn resolve(&mut self, handle: Handle<Expression>) -> Result<&TypeInner> {
         let context =
             ResolveContext::with_locals(&self.builder.module, &self.function.local_variables, &self.function.arguments);
         for expr in self.function.expressions.range_from(self.resolutions.len()) {
@@ -465,12 +469,12 @@ impl<'b, 'a> FunctionLowering<'b, 'a> {
         Ok(Statement::Store { pointer, value })
     }
 
-    fn expression(&mut self, expr: &'a Expr, block: &mut Block) -> Result<Handle<Expression>> {
+    pub(super) fn expression(&mut self, expr: &'a Expr, block: &mut Block) -> Result<Handle<Expression>> {
         // Concretizing does nothing here: every literal this builder takes has a concrete type.
         self.expression_for_abstract(expr, block)
     }
 
-    fn expression_for_abstract(&mut self, expr: &'a Expr, block: &mut Block) -> Result<Handle<Expression>> {
+    pub(super) fn expression_for_abstract(&mut self, expr: &'a Expr, block: &mut Block) -> Result<Handle<Expression>> {
         let typed = self.expression_for_reference(expr, block)?;
         self.apply_load_rule(typed, block)
     }
@@ -639,7 +643,7 @@ impl<'b, 'a> FunctionLowering<'b, 'a> {
     }
 
     /// The value of a constant index, as the front end's `get_const_val`.
-    fn const_index(&self, index: Handle<Expression>) -> Option<u32> {
+    pub(super) fn const_index(&self, index: Handle<Expression>) -> Option<u32> {
         if !self.kinds.is_const(index) {
             return None;
         }
@@ -750,6 +754,9 @@ impl<'b, 'a> FunctionLowering<'b, 'a> {
             Some(Declared::Type(ty)) => return self.construct(ty, args, block).map(Some),
             Some(_) => return Err(Unsupported("call of a non-function")),
             None => {}
+        }
+        if image::is_texture_builtin(callee) {
+            return self.texture(callee, args, block, is_statement);
         }
         if is_statement {
             let barrier = match callee {
@@ -968,7 +975,7 @@ fn binary_op(op: BinaryOp) -> naga::BinaryOperator {
     }
 }
 
-fn is_type_spelling(callee: &str) -> bool {
+pub(super) fn is_type_spelling(callee: &str) -> bool {
     let head = callee.split('<').next().unwrap_or_default();
     scalar_named(head).is_some()
         || matches!(head, "vec2" | "vec3" | "vec4" | "array")

@@ -10,6 +10,11 @@
 //! requires of its callers (naga's checks of uniform control flow and stages across calls), which
 //! our own uniformity analysis covers.
 
+use naga::Span;
+use naga::diagnostic_filter::{
+    DiagnosticFilter, DiagnosticFilterNode, FilterableTriggeringRule, Severity, StandardFilterableTriggeringRule,
+};
+
 use super::{Builder, Result, Unsupported};
 use crate::name_hash::{NameMap, NameSet};
 use crate::panics::without_panicking;
@@ -90,13 +95,19 @@ impl Incremental {
     /// The parts kept (none where they were validated), once every function of `ast` is added;
     /// an error where the module, or a part, was not built or fails validation.
     pub fn finish(mut self, ast: &Module) -> Result<Vec<Part>> {
-        if !ast.diagnostics.is_empty() {
-            return Err(Unsupported("diagnostic directives"));
-        }
+        let filter = diagnostic_filter(ast)?;
         match std::mem::replace(&mut self.state, State::NotStarted) {
             State::Building { builder, pieces, .. } => {
                 builder.unchanged(ast)?;
-                self.finish_part(*builder, pieces)?;
+                let earlier = self.kept.len();
+                self.finish_part(*builder, pieces, filter.as_ref())?;
+                // The directives come at the end of the lowering: the parts finished before were
+                // validated without them (which is only stricter), or kept, and get them now.
+                if let Some(filter) = &filter {
+                    for part in &mut self.kept[..earlier] {
+                        apply_filter(&mut part.module, filter);
+                    }
+                }
                 Ok(self.kept)
             }
             State::NotStarted => Err(Unsupported("a module without functions")),
@@ -113,7 +124,7 @@ impl Incremental {
             let State::Building { builder, pieces, .. } = std::mem::replace(&mut self.state, part(ast)) else {
                 unreachable!("building")
             };
-            self.finish_part(*builder, pieces)?;
+            self.finish_part(*builder, pieces, None)?;
         }
         let State::Building { builder, pieces, size } = &mut self.state else { return Ok(()) };
         if ast.functions.len() * ast.globals.len() > RECORDS {
@@ -144,11 +155,15 @@ impl Incremental {
         Ok(())
     }
 
-    /// Compacts a part as the front end does, then keeps or validates it.
-    fn finish_part(&mut self, builder: Builder, pieces: Vec<Piece>) -> Result<()> {
+    /// Compacts a part as the front end does, puts the module's diagnostic `filter` on it, then
+    /// keeps or validates it.
+    fn finish_part(&mut self, builder: Builder, pieces: Vec<Piece>, filter: Option<&DiagnosticFilter>) -> Result<()> {
         let mut module = builder.module;
         without_panicking(|| naga::compact::compact(&mut module, naga::compact::KeepUnused::Yes))
             .map_err(|_| Unsupported("naga panicked"))?;
+        if let Some(filter) = filter {
+            apply_filter(&mut module, filter);
+        }
         if self.keep {
             self.kept.push(Part { module, pieces });
             return Ok(());
@@ -158,6 +173,33 @@ impl Incremental {
             // The text says where and why.
             _ => Err(Unsupported("naga's validator rejects it")),
         }
+    }
+}
+
+/// The module's `diagnostic` directives as naga's filter: only the one the lowering writes where
+/// sampling with an implicit level of detail is in control flow WGSL cannot prove uniform.
+fn diagnostic_filter(ast: &Module) -> Result<Option<DiagnosticFilter>> {
+    match ast.diagnostics.as_slice() {
+        [] => Ok(None),
+        ["off, derivative_uniformity"] => Ok(Some(DiagnosticFilter {
+            new_severity: Severity::Off,
+            triggering_rule: FilterableTriggeringRule::Standard(StandardFilterableTriggeringRule::DerivativeUniformity),
+        })),
+        _ => Err(Unsupported("diagnostic directives")),
+    }
+}
+
+/// A module-wide directive as the front end makes it: the root of the module's filters, and the
+/// filter of each of its functions (none has its own).
+fn apply_filter(module: &mut naga::Module, filter: &DiagnosticFilter) {
+    let node = DiagnosticFilterNode { inner: filter.clone(), parent: None };
+    let leaf = Some(module.diagnostic_filters.append(node, Span::UNDEFINED));
+    module.diagnostic_filter_leaf = leaf;
+    for (_, function) in module.functions.iter_mut() {
+        function.diagnostic_filter_leaf = leaf;
+    }
+    for entry_point in &mut module.entry_points {
+        entry_point.function.diagnostic_filter_leaf = leaf;
     }
 }
 
@@ -272,14 +314,13 @@ mod tests {
             body: vec![Stmt::Return(Some(Expr::binary(op, Expr::ident("a"), Expr::ident("b"))))],
             exits: Vec::new(),
         };
-        let (text, len) = print::function(&f);
-        let printed = PrintedFunction {
-            name: "f".into(),
-            text,
-            signature: Signature { len, result: Some("u32".into()) },
-            calls: Vec::new(),
-        };
-        (Module { functions: vec![printed], ..Module::default() }, f)
+        (Module { functions: vec![printed(&f)], ..Module::default() }, f)
+    }
+
+    fn printed(f: &Function) -> PrintedFunction {
+        let (text, len) = print::function(f);
+        let result = f.result.as_ref().map(|(_, ty)| ty.clone());
+        PrintedFunction { name: f.name.as_str().into(), text, signature: Signature { len, result }, calls: Vec::new() }
     }
 
     fn built(ast: &Module, f: &Function) -> Check {
@@ -292,6 +333,23 @@ mod tests {
     fn a_function_is_built_as_naga_reads_its_text() {
         let (ast, f) = module_of(BinaryOp::ShiftLeft, "u32");
         assert!(matches!(built(&ast, &f), Check::Equal { parts: 1 }), "{:?}", built(&ast, &f));
+    }
+
+    #[test]
+    fn the_diagnostic_directive_is_on_every_part_and_function() {
+        let (mut ast, f) = module_of(BinaryOp::Add, "u32");
+        // A comment the size of a part makes the next function start a part of its own.
+        ast.functions[0].text.insert_str(0, &format!("// {}\n", "x".repeat(PART)));
+        let mut incremental = Incremental::new(true);
+        incremental.function(&ast, &f);
+        let (_, mut g) = module_of(BinaryOp::Add, "u32");
+        g.name = "g".into();
+        ast.functions.push(printed(&g));
+        incremental.function(&ast, &g);
+        // As the lowering adds it: after every function.
+        ast.diagnostics.push("off, derivative_uniformity");
+        let check = check(&ast, incremental.finish(&ast));
+        assert!(matches!(check, Check::Equal { parts: 2 }), "{check:?}");
     }
 
     #[test]

@@ -7,18 +7,19 @@
 //! evaluator, the same `Emit` ranges, the same types in the same order, then the same
 //! compaction. So validating it is validating the text; `tests/naga_ir.rs` proves the two equal
 //! (`Debug` of the modules, which leaves spans out) on every fixture, the shared corpus and
-//! random programs. What this builder does not know (textures, atomics, subgroups, overrides,
-//! most abstract literals, and more) it refuses with [`Unsupported`], and the text is validated
-//! as before: a refusal costs time, never correctness.
+//! random programs. What this builder does not know (a call of a function printed after its
+//! caller, atomics, subgroups, overrides, most abstract literals, and more) it refuses with
+//! [`Unsupported`], and the text is validated as before: a refusal costs time, never correctness.
 //!
 //! The IR is built function by function as the lowering prints each, so no function's tree
 //! outlives its printing, and a large module in parts (`incremental.rs`). The front end reads
 //! every struct and global before any function; a declaration the lowering makes after the first
 //! function was built ends the building (validation then reads the text). This file holds the
 //! module: types, structs, globals, signatures, the builtin tables; `function.rs` a function's
-//! body.
+//! body; `image.rs` the texture and sampler types and the texture builtins.
 
 mod function;
+mod image;
 mod incremental;
 
 pub use incremental::{Check, Incremental, Part, check};
@@ -138,7 +139,7 @@ impl Builder {
                 let space = address_space(space, access.first().copied())?;
                 TypeInner::Pointer { base: self.ty(base)?, space }
             }
-            _ => return Err(Unsupported("type")),
+            _ => image::texture_type(self, head, &params)?.ok_or(Unsupported("type"))?,
         };
         Ok(self.ensure(inner))
     }
@@ -201,8 +202,9 @@ impl Builder {
             (None, None) => None,
             _ => return Err(Unsupported("half a binding")),
         };
+        // A global without an address space is a texture's or a sampler's handle.
         let space = if space.is_empty() {
-            return Err(Unsupported("handle global"));
+            AddressSpace::Handle
         } else {
             let mut parts = space.split(',').map(str::trim);
             address_space(parts.next().unwrap_or_default(), parts.next())?
@@ -401,6 +403,8 @@ fn builtin(name: &str) -> Result<naga::BuiltIn> {
         "position" => B::Position { invariant: false },
         "front_facing" => B::FrontFacing,
         "frag_depth" => B::FragDepth,
+        "sample_index" => B::SampleIndex,
+        "sample_mask" => B::SampleMask,
         _ => return Err(Unsupported("builtin")),
     })
 }
