@@ -441,3 +441,23 @@ fn many_entry_points_sharing_a_long_chain_of_functions() {
     // Every entry point reads its invocation id.
     assert_eq!(wgsl.matches("@builtin(global_invocation_id)").count(), n);
 }
+
+#[test]
+fn many_counted_loops_in_a_row() {
+    // Each loop asked every statement after it whether they mention its counter, and searched
+    // every exit the lowering recorded for its own: 8,000 loops in a row took 1.4 s, 32,000 over 20.
+    let n = 20_000;
+    let mut asm = String::from(HEADER);
+    for k in 0..n {
+        let before = if k == 0 { "%entry".to_string() } else { format!("%m{}", k - 1) };
+        asm += &format!(
+            "OpBranch %h{k}\n%h{k} = OpLabel\n%i{k} = OpPhi %uint %u0 {before} %next{k} %c{k}\n%go{k} = OpULessThan %bool %i{k} %v0\n\
+             OpLoopMerge %m{k} %c{k} None\nOpBranchConditional %go{k} %c{k} %m{k}\n\
+             %c{k} = OpLabel\n%next{k} = OpIAdd %uint %i{k} %u1\nOpBranch %h{k}\n%m{k} = OpLabel\n"
+        );
+    }
+    asm += "OpStore %p %u1\nOpReturn\nOpFunctionEnd\n";
+    let wgsl = translate(asm.as_bytes(), &unvalidated()).expect("translates").wgsl;
+    // Every loop is written as the counted loop it is.
+    assert_eq!(wgsl.matches("for (").count(), n, "{}", &wgsl[..wgsl.len().min(2000)]);
+}

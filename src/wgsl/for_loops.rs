@@ -18,28 +18,38 @@
 //! `i = i op e`.
 
 use super::ast::{BinaryOp, Expr, For, Init, Literal, Stmt, UnaryOp, Update};
+use crate::name_hash::{NameMap, NameSet};
 
 /// Rewrites the loops of `stmts`, and of every list nested in them. `exits` pairs each
 /// `if c { break; }` condition the lowering wrote with the exact condition for going on.
 pub(crate) fn rewrite(stmts: &mut Vec<Stmt>, exits: &[(Expr, Expr)]) {
-    for stmt in stmts.iter_mut() {
-        stmt.unnoted_mut().for_each_list_mut(&mut |list| rewrite(list, exits));
-    }
-    let mut index = 0;
-    while index < stmts.len() {
-        if rewrite_loop(stmts, index, exits) {
-            // The statement before the loop went into its header.
-            stmts.remove(index - 1);
-        } else {
-            index += 1;
-        }
-    }
+    rewrite_list(stmts, &Exits::new(exits));
 }
 
-/// Rewrites the loop at `index` of `stmts`, if it has the shape; returns whether the statement
+fn rewrite_list(stmts: &mut Vec<Stmt>, exits: &Exits) {
+    for stmt in stmts.iter_mut() {
+        stmt.unnoted_mut().for_each_list_mut(&mut |list| rewrite_list(list, exits));
+    }
+    let mentioned_after = loop_variables_mentioned_after(stmts);
+    // Into a new list, so that a loop taking the statement before it (the last one pushed) into
+    // its header costs one pop, not a shift of every statement after it.
+    let mut out = Vec::with_capacity(stmts.len());
+    for (stmt, mentioned_after) in std::mem::take(stmts).into_iter().zip(mentioned_after) {
+        out.push(stmt);
+        if rewrite_loop(&mut out, mentioned_after, exits) {
+            let the_loop = out.pop();
+            out.pop();
+            out.extend(the_loop);
+        }
+    }
+    *stmts = out;
+}
+
+/// Rewrites the loop that ends `stmts`, if it has the shape; returns whether the statement
 /// before it became the `for` statement's initializer.
-fn rewrite_loop(stmts: &mut [Stmt], index: usize, exits: &[(Expr, Expr)]) -> bool {
-    let Some(Header { condition, update, init }) = header(stmts, index, exits) else { return false };
+fn rewrite_loop(stmts: &mut [Stmt], mentioned_after: bool, exits: &Exits) -> bool {
+    let index = stmts.len() - 1;
+    let Some(Header { condition, update, init }) = header(stmts, mentioned_after, exits) else { return false };
     let Stmt::Loop { body, .. } = stmts[index].unnoted_mut() else { return false };
     let mut body = std::mem::take(body);
     body.remove(0);
@@ -51,6 +61,36 @@ fn rewrite_loop(stmts: &mut [Stmt], index: usize, exits: &[(Expr, Expr)]) -> boo
     took_init
 }
 
+/// For each statement of `stmts`, whether it is a loop updating one variable in its `continuing`
+/// that a later statement of `stmts` mentions. One walk from the end, from the first such loop
+/// on: asking each loop for the statements after it would be quadratic in a list of loops.
+fn loop_variables_mentioned_after(stmts: &[Stmt]) -> Vec<bool> {
+    let mut after = vec![false; stmts.len()];
+    let Some(first) = stmts.iter().position(|s| updated_variable(s).is_some()) else { return after };
+    let mut mentioned = NameSet::default();
+    for (index, stmt) in stmts.iter().enumerate().skip(first).rev() {
+        if let Some(variable) = updated_variable(stmt) {
+            after[index] = mentioned.contains(variable);
+        }
+        stmt.for_each_ident(&mut |ident| {
+            mentioned.insert(ident);
+        });
+    }
+    after
+}
+
+/// The variable a loop's `continuing` assigns, when that is all it does.
+fn updated_variable(stmt: &Stmt) -> Option<&str> {
+    let Stmt::Loop { continuing, break_if: None, .. } = stmt.unnoted() else { return None };
+    match &continuing[..] {
+        [update] => match update.unnoted() {
+            Stmt::Assign { target: Expr::Ident(name), .. } => Some(name),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
 /// What a `for` or `while` header of the loop at `index` holds, if the loop has the shape.
 struct Header {
     condition: Expr,
@@ -58,7 +98,10 @@ struct Header {
     init: Option<Init>,
 }
 
-fn header(stmts: &[Stmt], index: usize, exits: &[(Expr, Expr)]) -> Option<Header> {
+/// The header of the loop that ends `stmts`; `mentioned_after` says whether a statement after it
+/// mentions the variable its `continuing` updates.
+fn header(stmts: &[Stmt], mentioned_after: bool, exits: &Exits) -> Option<Header> {
+    let index = stmts.len() - 1;
     let Stmt::Loop { body, continuing, break_if: None } = stmts[index].unnoted() else { return None };
     let Some(Stmt::If { condition, accept, reject }) = body.first().map(Stmt::unnoted) else { return None };
     if !matches!(accept[..], [Stmt::Break]) || !reject.is_empty() {
@@ -82,11 +125,6 @@ fn header(stmts: &[Stmt], index: usize, exits: &[(Expr, Expr)]) -> Option<Header
     if declared_in_body {
         return None;
     }
-    let mentioned_after = stmts[index + 1..].iter().any(|s| {
-        let mut found = false;
-        s.for_each_ident(&mut |ident| found |= ident == variable);
-        found
-    });
     let init = match index.checked_sub(1).map(|before| stmts[before].unnoted()) {
         Some(Stmt::Var { name, value: Some(value), .. }) if **name == *variable && !mentioned_after => {
             Some(Init::Var(name.clone(), value.clone()))
@@ -101,8 +139,8 @@ fn header(stmts: &[Stmt], index: usize, exits: &[(Expr, Expr)]) -> Option<Header
 
 /// The condition under which an `if c { break; }` goes on: what the lowering recorded, or `c`
 /// negated by hand (plainly where that is exact: `!x` is `x`, `a == b` is `a != b`).
-fn negation(condition: &Expr, exits: &[(Expr, Expr)]) -> Expr {
-    if let Some((_, go_on)) = exits.iter().find(|(c, _)| c == condition) {
+fn negation(condition: &Expr, exits: &Exits) -> Expr {
+    if let Some(go_on) = exits.go_on(condition) {
         return go_on.clone();
     }
     match condition {
@@ -114,6 +152,39 @@ fn negation(condition: &Expr, exits: &[(Expr, Expr)]) -> Expr {
         }
         _ => Expr::unary(UnaryOp::Not, condition.clone()),
     }
+}
+
+/// The exits the lowering recorded, found by the names their condition mentions (a loop's own
+/// variable tells its exit apart): a search of them all for each loop would be quadratic.
+struct Exits<'a> {
+    exits: &'a [(Expr, Expr)],
+    by_names: NameMap<String, Vec<usize>>,
+}
+
+impl<'a> Exits<'a> {
+    fn new(exits: &'a [(Expr, Expr)]) -> Exits<'a> {
+        let mut by_names: NameMap<String, Vec<usize>> = NameMap::default();
+        for (index, (condition, _)) in exits.iter().enumerate() {
+            by_names.entry(names_of(condition)).or_default().push(index);
+        }
+        Exits { exits, by_names }
+    }
+
+    /// The condition for going on recorded with the first exit whose condition is `condition`.
+    fn go_on(&self, condition: &Expr) -> Option<&'a Expr> {
+        let indices = self.by_names.get(&names_of(condition))?;
+        indices.iter().map(|&i| &self.exits[i]).find(|(c, _)| c == condition).map(|(_, go_on)| go_on)
+    }
+}
+
+/// The names `condition` mentions, in order, one per line (no name holds a line break).
+fn names_of(condition: &Expr) -> String {
+    let mut names = String::new();
+    condition.for_each_ident(&mut |ident| {
+        names.push_str(ident);
+        names.push('\n');
+    });
+    names
 }
 
 /// A `continuing` that is one assignment of a variable, as a `for` statement's update.
