@@ -3,8 +3,9 @@
 //! module: here every fixture, every execution fixture and (where it is there) the shared corpus
 //! is translated, and wherever the builder takes the module, its IR must equal naga's reading of
 //! the text (`Debug` of the two, which leaves spans out). The builder must also take the
-//! benchmark's shapes, for which it exists, and the texture fixtures. `fuzz/random_spirv.sh` and
-//! `fuzz/differential.sh` run the fixtures' check with their random programs among the fixtures.
+//! benchmark's shapes, for which it exists, the texture fixtures, and fixtures whose `main` is
+//! printed before the functions it calls. `fuzz/random_spirv.sh` and `fuzz/differential.sh` run
+//! the fixtures' check with their random programs among the fixtures.
 
 mod common;
 
@@ -97,6 +98,21 @@ fn the_builder_takes_the_texture_fixtures() {
         "glsl/image_shapes.comp.spv",
         "hlsl/textures.frag.hlsl.spv",
         "exec/compute/texture_gather_offsets_integer_sample.comp.spv",
+    ];
+    for name in fixtures {
+        let check = spv2wgsl::naga_ir_check(&common::read_fixture(name), &spv2wgsl::Options::default());
+        assert!(matches!(check, Ok(Check::Equal { .. })), "{name}: {check:?}");
+    }
+}
+
+#[test]
+fn the_builder_takes_callers_printed_before_their_callees() {
+    // glslang puts `main` first and the lowering prints functions in SPIR-V's order; the front end
+    // lowers callees first. A refusal here would pass the equality tests unseen.
+    let fixtures = [
+        "glsl/function_overloads.comp.spv",
+        "glsl/function_params_in_out_inout.comp.spv",
+        "glsl/texture_helper_functions.frag.spv",
     ];
     for name in fixtures {
         let check = spv2wgsl::naga_ir_check(&common::read_fixture(name), &spv2wgsl::Options::default());
