@@ -80,6 +80,14 @@ fn the_ir_equals_the_texts_on_every_fixture() {
     assert!(taken * 10 >= all, "the builder took only {taken} of {all} fixtures");
 }
 
+/// Asserts that the builder takes each fixture, and that its IR equals the text's.
+fn assert_taken(fixtures: &[&str]) {
+    for name in fixtures {
+        let check = spv2wgsl::naga_ir_check(&common::read_fixture(name), &spv2wgsl::Options::default());
+        assert!(matches!(check, Ok(Check::Equal { .. })), "{name}: {check:?}");
+    }
+}
+
 #[test]
 fn the_builder_takes_the_texture_fixtures() {
     // Textures and samplers are the corpus's most common shape: a refusal of them would pass the
@@ -99,10 +107,7 @@ fn the_builder_takes_the_texture_fixtures() {
         "hlsl/textures.frag.hlsl.spv",
         "exec/compute/texture_gather_offsets_integer_sample.comp.spv",
     ];
-    for name in fixtures {
-        let check = spv2wgsl::naga_ir_check(&common::read_fixture(name), &spv2wgsl::Options::default());
-        assert!(matches!(check, Ok(Check::Equal { .. })), "{name}: {check:?}");
-    }
+    assert_taken(&fixtures);
 }
 
 #[test]
@@ -114,10 +119,7 @@ fn the_builder_takes_callers_printed_before_their_callees() {
         "glsl/function_params_in_out_inout.comp.spv",
         "glsl/texture_helper_functions.frag.spv",
     ];
-    for name in fixtures {
-        let check = spv2wgsl::naga_ir_check(&common::read_fixture(name), &spv2wgsl::Options::default());
-        assert!(matches!(check, Ok(Check::Equal { .. })), "{name}: {check:?}");
-    }
+    assert_taken(&fixtures);
 }
 
 #[test]
