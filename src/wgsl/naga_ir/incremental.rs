@@ -13,7 +13,10 @@
 //! The functions are built in the order naga's front end lowers them, which is not the order of
 //! the text: callees first (`Building`). The lowering prints them in SPIR-V's order, often the
 //! entry point first, so a caller printed before its callees keeps its tree until they are
-//! printed and built; a part ends only where no function waits.
+//! printed and built, and a function printed while the search waits keeps its own until the
+//! search reaches it. A part ends only where nothing waits: at worst (`main` first, calling first
+//! the function printed last) every tree would be kept to the end, so past four parts of waiting
+//! the module is refused (`WAITING`).
 
 use naga::Span;
 use naga::diagnostic_filter::{
@@ -35,6 +38,11 @@ const RECORDS: usize = 1 << 22;
 /// The WGSL of a part's functions past which the part is finished and a new one begun: up to it,
 /// a module is validated whole.
 const PART: usize = 256 << 10;
+
+/// The WGSL of a part's functions past which callers still waiting for their callees are refused:
+/// each keeps its tree and every function printed after it, and the part cannot end, so the IR
+/// alive at once would grow with the module. The text is then validated in parts.
+const WAITING: usize = 4 * PART;
 
 /// A piece of a part's text, by index in the module's functions.
 #[derive(Debug, Clone, Copy)]
@@ -192,7 +200,11 @@ impl Incremental {
         let name = Name::from(f.name.as_str());
         self.signatures.insert(Name::clone(&name), Signature { index, params, result });
         part.push(name, Piece::Function(index), f, callees);
-        part.search(ast)
+        part.search(ast)?;
+        match part.size >= WAITING && !part.is_built() {
+            true => Err(Unsupported("callers waiting for their callees past four parts")),
+            false => Ok(()),
+        }
     }
 
     /// Compacts a part as the front end does, puts the module's diagnostic `filter` on it, then
@@ -526,6 +538,21 @@ mod tests {
         assert_eq!(names, [vec!["f", "main"], vec!["f", "h"]]);
         let check = check(&ast, parts);
         assert!(matches!(check, Check::Equal { parts: 2 }), "{check:?}");
+    }
+
+    #[test]
+    fn callers_waiting_past_four_parts_are_refused() {
+        // main, four parts long, waits for f: the builder gives up rather than keep growing.
+        let main = returning("main", call_plus_one("f"));
+        let f = returning("f", Expr::Literal(Literal::U32(3)));
+        let (mut ast, mut incremental) = (Module::default(), Incremental::new(true));
+        ast.functions.push(printed(&main));
+        ast.functions[0].text.insert_str(0, &format!("// {}\n", "x".repeat(WAITING)));
+        incremental.function(&ast, main);
+        assert!(matches!(incremental.state, State::Refused(_)));
+        ast.functions.push(printed(&f));
+        incremental.function(&ast, f);
+        assert!(matches!(incremental.finish(&ast), Err(Unsupported(_))));
     }
 
     #[test]
