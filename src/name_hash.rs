@@ -55,6 +55,23 @@ impl NameHasher {
     }
 }
 
+/// The last one to seven bytes of a name as one word, zero above them, as `u64::from_le_bytes`
+/// reads them padded with zeros: with overlapping reads, as copying them into a zeroed word calls
+/// `memcpy` (their number is known only at run time), which cost as much as the rest of hashing
+/// a short name.
+fn tail_word(rest: &[u8]) -> u64 {
+    let len = rest.len();
+    if len >= 4 {
+        let low = u32::from_le_bytes(rest[..4].try_into().expect("four bytes"));
+        let high = u32::from_le_bytes(rest[len - 4..].try_into().expect("four bytes"));
+        u64::from(low) | (u64::from(high) << (8 * (len - 4)))
+    } else {
+        // One, two or three bytes: the first, middle and last cover them.
+        let byte = |at: usize| u64::from(rest[at]) << (8 * at);
+        byte(0) | byte(len / 2) | byte(len - 1)
+    }
+}
+
 impl Hasher for NameHasher {
     fn write(&mut self, bytes: &[u8]) {
         // The length first: a name and the same name with zero bytes after it pad alike.
@@ -65,9 +82,7 @@ impl Hasher for NameHasher {
         }
         let rest = words.remainder();
         if !rest.is_empty() {
-            let mut last = [0; 8];
-            last[..rest.len()].copy_from_slice(rest);
-            self.add(u64::from_le_bytes(last));
+            self.add(tail_word(rest));
         }
     }
 
@@ -102,6 +117,16 @@ mod tests {
             ["x_12", "x_13", "x_12\0", "x_1", "", "a_very_long_name_of_a_value_0", "a_very_long_name_of_a_value_1"];
         let hashes: HashSet<u64> = names.iter().map(|name| hash(name)).collect();
         assert_eq!(hashes.len(), names.len());
+    }
+
+    #[test]
+    fn the_last_bytes_read_as_a_word_padded_with_zeros() {
+        let bytes = [0x81, 0x02, 0xf3, 0x04, 0x75, 0x06, 0xe7];
+        for len in 1..=7 {
+            let mut padded = [0; 8];
+            padded[..len].copy_from_slice(&bytes[..len]);
+            assert_eq!(tail_word(&bytes[..len]), u64::from_le_bytes(padded), "{len} bytes");
+        }
     }
 
     #[test]

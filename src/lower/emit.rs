@@ -12,6 +12,7 @@ use super::vertex_storage::VertexStorage;
 use crate::binding_map::{Binding, Original, ResourceBinding};
 use crate::error::{Error, Location, Warning};
 use crate::id_hash::{IdMap, IdSet};
+use crate::name_hash::NameSet;
 use crate::passes::layout::{round_up, size_and_align};
 use crate::spirv::{BindingOrigin, ConstValue, Id, ImageType, Module, NewBinding, Type};
 use crate::wgsl::ast::{self, Attribute, Expr, Literal, Stmt};
@@ -147,13 +148,19 @@ impl<'m> Emitter<'m> {
     }
 
     /// Analyses a lowered function for uniformity and prints it; its tree is then dropped.
-    pub(super) fn finish_function(&mut self, mut function: ast::Function) {
+    pub(super) fn finish_function(&mut self, function: ast::Function) {
+        self.finish_lowered(function, None);
+    }
+
+    /// [`Emitter::finish_function`], given every name the function calls if the lowering found
+    /// them already (`function::emit`), which saves the uniformity analysis a walk of it.
+    pub(super) fn finish_lowered(&mut self, mut function: ast::Function, calls: Option<NameSet<ast::Name>>) {
         for global in &self.out.globals[self.globals_analysed..] {
             self.uniformity.global(global);
         }
         self.globals_analysed = self.out.globals.len();
         let name = self.uniformity.declare_function(&function.name);
-        let mut calls = self.uniformity.function(&function);
+        let mut calls = self.uniformity.function(&function, calls);
         if self.uniformity.last_breaks_barriers() {
             calls = self.make_barriers_uniform(&mut function).unwrap_or(calls);
         }
@@ -179,14 +186,14 @@ impl<'m> Emitter<'m> {
         let body = deferred_returns::defer(function, &self.out.globals, self.uniformity.functions())?;
         let original = std::mem::replace(&mut function.body, body);
         self.uniformity.forget_last();
-        let calls = self.uniformity.function(function);
+        let calls = self.uniformity.function(function, None);
         if !self.uniformity.last_breaks_barriers() {
             return Some(calls);
         }
         // The original then stands, for the verdict to report.
         function.body = original;
         self.uniformity.forget_last();
-        self.uniformity.function(function);
+        self.uniformity.function(function, None);
         None
     }
 

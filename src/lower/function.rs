@@ -29,8 +29,9 @@ use crate::wgsl::inline_lets;
 use crate::wgsl::loop_phis;
 use crate::wgsl::names::{Namer, unnamed_base};
 
-/// Lowers function `f`; `entry` is the entry point it is itself, if it is unwrapped.
-pub fn emit(e: &mut Emitter, f: usize, entry: Option<&EntryPoint>) -> Result<ast::Function, Error> {
+/// Lowers function `f`; `entry` is the entry point it is itself, if it is unwrapped. Returns it
+/// with every name it calls (`inline_lets::Found::calls`).
+pub fn emit(e: &mut Emitter, f: usize, entry: Option<&EntryPoint>) -> Result<(ast::Function, NameSet<Name>), Error> {
     let module = e.module;
     let function = &module.functions[f];
     let mut lower = Lower {
@@ -57,7 +58,7 @@ pub fn emit(e: &mut Emitter, f: usize, entry: Option<&EntryPoint>) -> Result<ast
         rest: &[],
         entry: None,
         exits: Vec::new(),
-        unnamed: NameSet::default(),
+        unnamed: inline_lets::Counts::default(),
         constant_lets: IdMap::default(),
         operands: Vec::new(),
     };
@@ -99,9 +100,10 @@ pub fn emit(e: &mut Emitter, f: usize, entry: Option<&EntryPoint>) -> Result<ast
         body.pop();
     }
     let mut function = ast::Function { attributes: vec![], name, params, result, body, exits: lower.exits };
-    let vars = inline_lets::inline(&mut function, &lower.unnamed, &|expr| has_effect(e, expr));
-    loop_phis::elide(&mut function, &vars);
-    Ok(function)
+    let unnamed = std::mem::take(&mut lower.unnamed);
+    let found = inline_lets::inline(&mut function, unnamed, &|expr| has_effect(e, expr));
+    loop_phis::elide(&mut function, &found.vars);
+    Ok((function, found.calls))
 }
 
 #[derive(Clone)]
@@ -267,8 +269,9 @@ pub(super) struct Lower<'m> {
     pub(super) entry: Option<EntryResult>,
     /// Each `if c { break; }` written: `c`, and the exact condition for going on.
     exits: Vec<(Expr, Expr)>,
-    /// The names given to values without a name of their own (`x_12`).
-    unnamed: NameSet<Name>,
+    /// The names given to values without a name of their own (`x_12`), each with the zero count
+    /// of its mentions that `inline_lets` fills in.
+    unnamed: inline_lets::Counts,
     /// Constant operands of the instruction being lowered read through a `let`
     /// (`runtime_constants.rs`).
     pub(super) constant_lets: IdMap<Id, Name>,
@@ -708,7 +711,7 @@ impl<'m> Lower<'m> {
             }
             None => {
                 let name = self.namer.fresh_unnamed(id, Some(&e.namer));
-                self.unnamed.insert(name.clone());
+                self.unnamed.insert(name.clone(), Default::default());
                 name
             }
         }

@@ -99,11 +99,11 @@ pub fn lower(module: &Module, options: &Options, ir: Option<naga_ir::Incremental
     e.claim_late_names(&functions);
     for &f in &functions {
         let entry = unwrapped.get(&module.functions[f].id).copied();
-        let mut lowered = function::emit(&mut e, f, entry)?;
+        let (mut lowered, calls) = function::emit(&mut e, f, entry)?;
         if let Some(entry) = entry {
             lowered.attributes = e.stage_attributes(entry)?;
         }
-        e.finish_function(lowered);
+        e.finish_lowered(lowered, Some(calls));
     }
     for (entry, name) in module.entry_points.iter().zip(wrapper_names) {
         if !unwrapped.contains_key(&entry.function) {

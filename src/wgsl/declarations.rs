@@ -6,7 +6,7 @@
 
 use crate::name_hash::{NameMap, NameSet};
 
-use super::ast::{Expr, Stmt, UnaryOp};
+use super::ast::{Expr, Stmt};
 
 /// Moves each of the first `declared` statements, `var`s uninitialized or initialized without
 /// effect, down to the statement that first mentions the variable when that assigns it (its
@@ -25,14 +25,62 @@ pub(crate) fn initialize_at_first_assignment(
     if declared == 0 {
         return;
     }
-    let vars: NameMap<&str, usize> = stmts[..declared]
+    let first = first_mentions(stmts, declared);
+    initialize(stmts, &first, in_continuing, written_after);
+}
+
+/// For each of the `var`s a list starts with, the index of the first statement after them that
+/// mentions it, if one does.
+type FirstMentions = Vec<Option<usize>>;
+
+/// The first `declared` statements' `var`s, by name, to their index.
+fn leading_names(stmts: &[Stmt], declared: usize) -> NameMap<&str, usize> {
+    stmts[..declared]
         .iter()
         .enumerate()
         .filter_map(|(at, stmt)| match stmt.unnoted() {
             Stmt::Var { name, .. } => Some((&**name, at)),
             _ => None,
         })
-        .collect();
+        .collect()
+}
+
+/// For each of the first `declared` statements, the statement after them that first mentions
+/// its variable, if any. The walk ends once every variable has been mentioned: usually a few
+/// statements in.
+fn first_mentions(stmts: &[Stmt], declared: usize) -> FirstMentions {
+    let vars = leading_names(stmts, declared);
+    let mut first = vec![None; declared];
+    let mut unmentioned = vars.len();
+    for (index, stmt) in stmts.iter().enumerate().skip(declared) {
+        if unmentioned == 0 {
+            break;
+        }
+        stmt.for_each_ident(&mut |ident| {
+            if let Some(&at) = vars.get(ident)
+                && first[at].is_none()
+            {
+                first[at] = Some(index);
+                unmentioned -= 1;
+            }
+        });
+    }
+    first
+}
+
+/// [`initialize_at_first_assignment`] of the `var`s `stmts` starts with, one per entry of
+/// `first_mentions`, given the statement first mentioning each (`first_mentions`, or the walk
+/// of `moves`, which finds them too).
+fn initialize(
+    stmts: &mut Vec<Stmt>,
+    first_mentions: &[Option<usize>],
+    in_continuing: &dyn Fn(&str) -> bool,
+    written_after: &dyn Fn(&str) -> bool,
+) {
+    let declared = first_mentions.len();
+    if declared == 0 {
+        return;
+    }
     // A variable that nothing writes after it is initialized (nor takes the address of) is a
     // `let`: a phi that became `a || b`, say. Only scalars, vectors and matrices: dynamic
     // indexing of an array value is not for every WGSL implementation. Such a candidate is known
@@ -45,9 +93,14 @@ pub(crate) fn initialize_at_first_assignment(
         // A loop's `continuing` may write it too.
         plain && !(continued && in_continuing(name)) && initializing(index, name) && !written_after(name)
     };
-    // One walk: for each variable, the statement that first mentions it, and whether a
-    // `continue` comes before that statement; and, from its first mention on, each candidate's
-    // writes (its initializing assignment must be the one).
+    // The variables in the order of their first mentions.
+    let mut by_mention: Vec<(usize, usize)> =
+        first_mentions.iter().enumerate().filter_map(|(at, index)| index.map(|index| (index, at))).collect();
+    by_mention.sort_unstable();
+    let mut by_mention = by_mention.into_iter().peekable();
+    // One walk of the statements up to the last first mention: for each variable, whether a
+    // `continue` comes before that; and, from its first mention on, each candidate's writes (its
+    // initializing assignment must be the one).
     let mut first: Vec<Option<(usize, bool)>> = vec![None; declared];
     let mut candidates: NameMap<&str, usize> = NameMap::default();
     let mut candidate = vec![false; declared];
@@ -63,33 +116,20 @@ pub(crate) fn initialize_at_first_assignment(
         }
     }
     let mut continued = false;
-    // The walk ends once every variable has been mentioned: usually a few statements in.
-    let mut unmentioned = vars.len();
     let mut walked = declared;
     for (index, stmt) in stmts.iter().enumerate().skip(declared) {
-        if unmentioned == 0 {
+        if by_mention.peek().is_none() {
             break;
         }
-        let mut found = Vec::new();
-        stmt.for_each_expr(&mut |expr| {
-            expr.walk(&mut |expr| match expr {
-                Expr::Ident(ident) => {
-                    if let Some(&at) = vars.get(&**ident)
-                        && first[at].is_none()
-                    {
-                        first[at] = Some((index, continued));
-                        unmentioned -= 1;
-                        found.push(at);
-                    }
-                }
-                Expr::Unary(UnaryOp::AddressOf, reference) if undecided > 0 => {
-                    reference.root().into_iter().for_each(|root| count(&candidates, root, &mut writes, &mut undecided));
-                }
-                _ => {}
-            })
-        });
-        // A candidate's initializing assignment takes no address of it: its first write is that.
-        for at in found {
+        // The addresses the statement takes count for the candidates before it; those it first
+        // mentions join after (an initializing assignment takes no address of its variable).
+        if undecided > 0 {
+            stmt.for_each_expr(&mut |expr| {
+                expr.for_each_address_taken(&mut |root| count(&candidates, root, &mut writes, &mut undecided))
+            });
+        }
+        while let Some((_, at)) = by_mention.next_if(|&(first_index, _)| first_index == index) {
+            first[at] = Some((index, continued));
             if is_candidate(index, continued, at) {
                 let Stmt::Var { name, .. } = stmts[at].unnoted() else { continue };
                 candidates.insert(name, at);
@@ -163,15 +203,17 @@ pub(crate) fn initialize_at_first_assignment(
 /// iteration, only when each iteration assigns it before anything else mentions it, so that no
 /// iteration could see the value of the one before.
 pub(crate) fn sink(body: &mut Vec<Stmt>) {
-    sink_into_scopes(body, &|_| false);
-    initialize_at_first_assignment(body, leading_vars(body), &|_| false, &|_| false);
+    let first = sink_into_scopes(body, &|_| false);
+    initialize(body, &first, &|_| false, &|_| false);
 }
 
 /// `sink` for the scopes nested in `stmts`, after moving declarations from `stmts` into them;
 /// `used_after` says which variables what follows `stmts` in their scope uses (a loop's
-/// `continuing` after its body, a `break if` after the `continuing`): those stay.
-fn sink_into_scopes(stmts: &mut Vec<Stmt>, used_after: &dyn Fn(&str) -> bool) {
-    let moves = moves(stmts, used_after);
+/// `continuing` after its body, a `break if` after the `continuing`): those stay. Returns, for
+/// each declaration that stays at the start of `stmts`, the statement first mentioning it, for
+/// [`initialize`]: the walk looking for moves finds them, so that needs no walk of its own.
+fn sink_into_scopes(stmts: &mut Vec<Stmt>, used_after: &dyn Fn(&str) -> bool) -> FirstMentions {
+    let (moves, first_mentions) = moves(stmts, used_after);
     // Into their new scopes, keeping their order; then out of this one.
     let mut moved = vec![false; stmts.len()];
     for &(at, index, scope) in moves.iter().rev() {
@@ -184,6 +226,14 @@ fn sink_into_scopes(stmts: &mut Vec<Stmt>, used_after: &dyn Fn(&str) -> bool) {
         index += 1;
         !moved[index - 1]
     });
+    // Only declarations moved out, all before the statements that mention them, which each
+    // move up by that many; nested scopes gain or lose no mention of what stays here.
+    let first_mentions: FirstMentions = first_mentions
+        .into_iter()
+        .zip(&moved)
+        .filter(|&(_, &moved)| !moved)
+        .map(|(first, _)| first.map(|index| index - moves.len()))
+        .collect();
     for stmt in stmts.iter_mut() {
         let stmt = stmt.unnoted_mut();
         if let Stmt::Loop { body, continuing, break_if } = stmt {
@@ -195,27 +245,28 @@ fn sink_into_scopes(stmts: &mut Vec<Stmt>, used_after: &dyn Fn(&str) -> bool) {
                 let in_continuing = names_in(continuing, None);
                 let in_break_if = names_in(&[], break_if.as_ref());
                 let used_by_continuing = |name: &str| in_continuing.contains(name) || in_break_if.contains(name);
-                sink_into_scopes(body, &used_by_continuing);
+                let first = sink_into_scopes(body, &used_by_continuing);
                 let mut written = NameSet::default();
                 continuing.iter().for_each(|stmt| stmt.for_each_written(&mut |name| _ = written.insert(name)));
                 let written_by_continuing = |name: &str| written.contains(name);
-                initialize_at_first_assignment(body, leading_vars(body), &used_by_continuing, &written_by_continuing);
+                initialize(body, &first, &used_by_continuing, &written_by_continuing);
             }
             if leading_vars(continuing) == 0 {
                 sink_into_scopes(continuing, &|_| false);
             } else {
                 let in_break_if = names_in(&[], break_if.as_ref());
                 let used_by_break_if = |name: &str| in_break_if.contains(name);
-                sink_into_scopes(continuing, &used_by_break_if);
-                initialize_at_first_assignment(continuing, leading_vars(continuing), &|_| false, &|_| false);
+                let first = sink_into_scopes(continuing, &used_by_break_if);
+                initialize(continuing, &first, &|_| false, &|_| false);
             }
             continue;
         }
-        for list in stmt.lists_mut() {
-            sink_into_scopes(list, &|_| false);
-            initialize_at_first_assignment(list, leading_vars(list), &|_| false, &|_| false);
-        }
+        stmt.for_each_list_mut(&mut |list| {
+            let first = sink_into_scopes(list, &|_| false);
+            initialize(list, &first, &|_| false, &|_| false);
+        });
     }
+    first_mentions
 }
 
 /// Every identifier the statements and the expression mention.
@@ -227,28 +278,27 @@ fn names_in<'a>(stmts: &'a [Stmt], expr: Option<&'a Expr>) -> NameSet<&'a str> {
 }
 
 /// The declarations at the start of `stmts` that can move into a scope of one statement: as
-/// (declaration, statement, which of its lists `Stmt::lists_mut` gives).
-fn moves(stmts: &[Stmt], used_after: &dyn Fn(&str) -> bool) -> Vec<(usize, usize, usize)> {
+/// (declaration, statement, which of its lists `Stmt::lists_mut` gives); and for each
+/// declaration, the statement first mentioning it, if any.
+fn moves(stmts: &[Stmt], used_after: &dyn Fn(&str) -> bool) -> (Vec<(usize, usize, usize)>, FirstMentions) {
     let declared = leading_vars(stmts);
-    let names: NameMap<&str, usize> = stmts[..declared]
-        .iter()
-        .enumerate()
-        .filter_map(|(at, stmt)| match stmt.unnoted() {
-            Stmt::Var { name, .. } if !used_after(name) => Some((&**name, at)),
-            _ => None,
-        })
-        .collect();
     // Most lists declare nothing: then no statement need be walked.
-    if names.is_empty() {
-        return Vec::new();
+    if declared == 0 {
+        return (Vec::new(), Vec::new());
     }
-    // For each declaration: unmentioned, mentioned by one statement, or by several (`None`).
+    let names = leading_names(stmts, declared);
+    // For each declaration: unmentioned, mentioned by one statement, or by several (`None`); and
+    // the first statement mentioning it.
     let mut mentioned: Vec<Option<Option<usize>>> = vec![None; declared];
+    let mut first = vec![None; declared];
     for (index, stmt) in stmts.iter().enumerate().skip(declared) {
         stmt.for_each_ident(&mut |ident| {
             if let Some(&at) = names.get(ident) {
                 mentioned[at] = match mentioned[at] {
-                    None => Some(Some(index)),
+                    None => {
+                        first[at] = Some(index);
+                        Some(Some(index))
+                    }
                     Some(Some(only)) if only == index => Some(Some(index)),
                     Some(_) => Some(None),
                 };
@@ -258,11 +308,14 @@ fn moves(stmts: &[Stmt], used_after: &dyn Fn(&str) -> bool) -> Vec<(usize, usize
     let mut moves = Vec::new();
     for (at, mention) in mentioned.into_iter().enumerate() {
         let (Some(Some(index)), Stmt::Var { name, .. }) = (mention, stmts[at].unnoted()) else { continue };
+        if used_after(name) {
+            continue;
+        }
         if let Some(scope) = scope_to_move_into(stmts[index].unnoted(), name) {
             moves.push((at, index, scope));
         }
     }
-    moves
+    (moves, first)
 }
 
 /// The one scope of `stmt` (as `Stmt::lists_mut` numbers them) that holds every mention of `name`, if

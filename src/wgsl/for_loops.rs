@@ -23,9 +23,7 @@ use super::ast::{BinaryOp, Expr, For, Init, Literal, Stmt, UnaryOp, Update};
 /// `if c { break; }` condition the lowering wrote with the exact condition for going on.
 pub(crate) fn rewrite(stmts: &mut Vec<Stmt>, exits: &[(Expr, Expr)]) {
     for stmt in stmts.iter_mut() {
-        for list in stmt.unnoted_mut().lists_mut() {
-            rewrite(list, exits);
-        }
+        stmt.unnoted_mut().for_each_list_mut(&mut |list| rewrite(list, exits));
     }
     let mut index = 0;
     while index < stmts.len() {

@@ -24,18 +24,21 @@ use super::ast::{BinaryOp, Expr, Function, Literal, Name, Stmt, UnaryOp};
 /// Deeper expressions than the lowering would inline are left bound.
 const MAX_DEPTH: usize = 32;
 
-/// Inlines, through `function`'s body, the `let`s of the `unnamed` values as described above;
-/// `has_effect` says whether evaluating an expression has an effect. Returns the function's
-/// `var`s whose address is never taken, found on the way (inlining moves expressions but adds or
-/// drops none of them, nor any `var`), for `loop_phis::elide`.
-pub(crate) fn inline(
-    function: &mut Function,
-    unnamed: &NameSet<Name>,
-    has_effect: &dyn Fn(&Expr) -> bool,
-) -> NameSet<Name> {
-    // One entry per unnamed value, made at once: each identifier then costs one lookup.
-    let mut counts: Counts = NameMap::with_capacity_and_hasher(unnamed.len(), Default::default());
-    counts.extend(unnamed.iter().map(|name| (name.clone(), Count::default())));
+/// What [`inline`] finds on its way, for the passes after it, which would each walk the function
+/// again to find it. Inlining moves expressions but adds or drops none of them (no call, no
+/// `var`), so it holds after.
+pub(crate) struct Found {
+    /// The function's `var`s whose address is never taken, for `loop_phis::elide`.
+    pub(crate) vars: NameSet<Name>,
+    /// Every function, builtin and constructor the function calls, for the uniformity analysis.
+    pub(crate) calls: NameSet<Name>,
+}
+
+/// Inlines, through `function`'s body, the `let`s of the unnamed values as described above:
+/// `counts` holds a zero entry for each (the lowering makes it as it names them, so that no second
+/// table of the names is built here; each identifier then costs one lookup). `has_effect` says
+/// whether evaluating an expression has an effect.
+pub(crate) fn inline(function: &mut Function, mut counts: Counts, has_effect: &dyn Fn(&Expr) -> bool) -> Found {
     let declare = |counts: &mut Counts, name: &str| {
         if let Some(count) = counts.get_mut(name) {
             count.declarations += 1;
@@ -50,6 +53,9 @@ pub(crate) fn inline(
     }
     let mut addressed = NameSet::default();
     let mut vars = NameSet::default();
+    let mut calls = NameSet::default();
+    // One walk of the statements, and of each one's own expressions, finds the declarations,
+    // the mentions, the addresses taken and the callees.
     for stmt in &function.body {
         stmt.for_each_stmt(&mut |s| {
             if let Stmt::Let { name, .. } | Stmt::Var { name, .. } = s {
@@ -59,28 +65,29 @@ pub(crate) fn inline(
             if let Stmt::Var { name, .. } = s {
                 vars.insert(name.clone());
             }
-        });
-        // One walk of each expression finds both the mentions and the addresses taken.
-        stmt.for_each_expr(&mut |e| {
-            e.walk(&mut |e| match e {
-                Expr::Ident(ident) => {
-                    if let Some(count) = counts.get_mut(&**ident) {
-                        count.mentions += 1;
+            s.for_each_own_expr(&mut |e| {
+                e.walk(&mut |e| match e {
+                    Expr::Ident(ident) => {
+                        if let Some(count) = counts.get_mut(&**ident) {
+                            count.mentions += 1;
+                        }
                     }
-                }
-                Expr::Unary(UnaryOp::AddressOf, reference) => {
-                    if let Some(root) = reference.root() {
-                        addressed.insert(Name::from(root));
+                    Expr::Unary(UnaryOp::AddressOf, reference) => {
+                        if let Some(root) = reference.root() {
+                            addressed.insert(Name::from(root));
+                        }
                     }
-                }
-                _ => {}
+                    // Looked up before it is inserted: most calls are of a callee met before.
+                    Expr::Call(call) if !calls.contains(&*call.callee) => _ = calls.insert(call.callee.clone()),
+                    _ => {}
+                });
             });
         });
     }
     let own = Own { declared, names: OnceCell::new(), addressed };
     list(&mut function.body, &counts, &own, has_effect);
     vars.retain(|v| !own.addressed.contains(v));
-    vars
+    Found { vars, calls }
 }
 
 /// For each unnamed value, how often it is declared (by `let`s, and parameters of the same name)
@@ -90,10 +97,10 @@ pub(crate) fn inline(
 /// in its `continuing` and `break if`), so one mentioned once is mentioned once after its `let`;
 /// inlining moves a value's mentions from its `let` to its use and so keeps every count, however
 /// the lists are visited.
-type Counts = NameMap<Name, Count>;
+pub(crate) type Counts = NameMap<Name, Count>;
 
 #[derive(Default)]
-struct Count {
+pub(crate) struct Count {
     declarations: u32,
     mentions: u32,
 }
@@ -117,16 +124,20 @@ impl Own {
 /// Inlines through `stmts` and the lists nested in them, innermost first.
 fn list(stmts: &mut Vec<Stmt>, counts: &Counts, own: &Own, has_effect: &dyn Fn(&Expr) -> bool) {
     for stmt in stmts.iter_mut() {
-        for nested in stmt.unnoted_mut().lists_mut() {
-            list(nested, counts, own, has_effect);
-        }
+        stmt.unnoted_mut().for_each_list_mut(&mut |nested| list(nested, counts, own, has_effect));
     }
     // An inlined `let` is dropped at the end; the statement it went into is the next one tried.
-    let inlined: Vec<bool> = (0..stmts.len())
-        .map(|index| index + 1 < stmts.len() && try_inline(stmts, index, counts, own, has_effect))
-        .collect();
-    let mut inlined = inlined.into_iter();
-    stmts.retain(|_| !inlined.next().unwrap_or(false));
+    let inlined: Vec<usize> =
+        (0..stmts.len().saturating_sub(1)).filter(|&index| try_inline(stmts, index, counts, own, has_effect)).collect();
+    if inlined.is_empty() {
+        return;
+    }
+    let mut index = 0;
+    let mut inlined = inlined.into_iter().peekable();
+    stmts.retain(|_| {
+        index += 1;
+        inlined.next_if_eq(&(index - 1)).is_none()
+    });
 }
 
 /// Inlines the `let` at `index` into the statement after it, if it may; returns whether it did.
@@ -318,9 +329,9 @@ mod tests {
         body.insert(0, Stmt::Var { name: "acc".into(), ty: Some("f32".into()), value: None });
         let mut function =
             Function { attributes: vec![], name: "h".into(), params: vec![], result: None, body, exits: vec![] };
-        let unnamed: NameSet<Name> = ["x_1", "x_2"].into_iter().map(Name::from).collect();
+        let unnamed: Counts = ["x_1", "x_2"].into_iter().map(|name| (Name::from(name), Count::default())).collect();
         let has_effect = |e: &Expr| e.any(&|e| matches!(e, Expr::Call(c) if &*c.callee == "f" || &*c.callee == "g"));
-        inline(&mut function, &unnamed, &has_effect);
+        inline(&mut function, unnamed, &has_effect);
         print::function(&function).0
     }
 

@@ -34,9 +34,7 @@ pub(crate) fn elide(function: &mut Function, vars: &NameSet<Name>) {
 fn in_list(stmts: &mut [Stmt], vars: &NameSet<Name>, renames: &mut NameMap<Name, Name>) {
     for stmt in stmts {
         let stmt = stmt.unnoted_mut();
-        for list in stmt.lists_mut() {
-            in_list(list, vars, renames);
-        }
+        stmt.for_each_list_mut(&mut |list| in_list(list, vars, renames));
         if let Stmt::Loop { body, continuing, break_if } = stmt {
             // The value's reads become the variable's once it takes the value's name.
             while let Some((at, value, var)) = snapshot(body, continuing, break_if.as_ref(), vars, renames) {
@@ -131,9 +129,7 @@ fn rename_stmt(stmt: &mut Stmt, renames: &NameMap<Name, Name>) {
         Stmt::Noted { stmt, .. } => return rename_stmt(stmt, renames),
         Stmt::Break | Stmt::Continue | Stmt::Return(None) | Stmt::Discard => {}
     }
-    for list in stmt.lists_mut() {
-        list.iter_mut().for_each(|s| rename_stmt(s, renames));
-    }
+    stmt.for_each_list_mut(&mut |list| list.iter_mut().for_each(|s| rename_stmt(s, renames)));
 }
 
 fn rename_name(name: &mut Name, renames: &NameMap<Name, Name>) {

@@ -134,17 +134,27 @@ impl Analysis {
         self.functions.get(name).cloned().unwrap_or_else(|| name.into())
     }
 
-    /// Analyses one function; returns the module's functions it calls.
-    pub fn function(&mut self, function: &Function) -> Vec<Name> {
-        let relevant = |name: &str| is_uniformity_builtin(name) || self.functions.contains(name);
-        let mut calls = NameSet::default();
-        for stmt in &function.body {
-            stmt.for_each_call(&mut |name| {
-                if relevant(name) {
-                    calls.insert(name);
-                }
-            });
-        }
+    /// Analyses one function, given every name it calls if they are known already (`None`: they
+    /// are found here); returns the module's functions it calls.
+    pub fn function(&mut self, function: &Function, callees: Option<NameSet<Name>>) -> Vec<Name> {
+        let callees = callees.unwrap_or_else(|| {
+            let mut callees = NameSet::default();
+            for stmt in &function.body {
+                stmt.for_each_call(&mut |name| {
+                    if !callees.contains(name) {
+                        callees.insert(Name::from(name));
+                    }
+                });
+            }
+            callees
+        });
+        // Each callee is judged once, not at each of its calls: a function makes many calls of
+        // few builtins and constructors, and the list of builtins is compared name by name.
+        let calls: NameSet<&str> = callees
+            .iter()
+            .map(|name| &**name)
+            .filter(|name| is_uniformity_builtin(name) || self.functions.contains(*name))
+            .collect();
         self.last_breaks_barriers = false;
         if calls.is_empty() {
             return Vec::new();
@@ -543,7 +553,7 @@ mod tests {
             analysis.declare_function(&f.name);
         }
         for f in &functions {
-            analysis.function(f);
+            analysis.function(f, None);
         }
         analysis.verdict()
     }
