@@ -3,8 +3,9 @@
 //! module: here every fixture, every execution fixture and (where it is there) the shared corpus
 //! is translated, and wherever the builder takes the module, its IR must equal naga's reading of
 //! the text (`Debug` of the two, which leaves spans out). The builder must also take the
-//! benchmark's shapes, for which it exists, and the texture fixtures. `fuzz/random_spirv.sh` and
-//! `fuzz/differential.sh` run the fixtures' check with their random programs among the fixtures.
+//! benchmark's shapes, for which it exists, the texture fixtures, and fixtures whose `main` is
+//! printed before the functions it calls. `fuzz/random_spirv.sh` and `fuzz/differential.sh` run
+//! the fixtures' check with their random programs among the fixtures.
 
 mod common;
 
@@ -79,6 +80,14 @@ fn the_ir_equals_the_texts_on_every_fixture() {
     assert!(taken * 10 >= all, "the builder took only {taken} of {all} fixtures");
 }
 
+/// Asserts that the builder takes each fixture, and that its IR equals the text's.
+fn assert_taken(fixtures: &[&str]) {
+    for name in fixtures {
+        let check = spv2wgsl::naga_ir_check(&common::read_fixture(name), &spv2wgsl::Options::default());
+        assert!(matches!(check, Ok(Check::Equal { .. })), "{name}: {check:?}");
+    }
+}
+
 #[test]
 fn the_builder_takes_the_texture_fixtures() {
     // Textures and samplers are the corpus's most common shape: a refusal of them would pass the
@@ -98,10 +107,19 @@ fn the_builder_takes_the_texture_fixtures() {
         "hlsl/textures.frag.hlsl.spv",
         "exec/compute/texture_gather_offsets_integer_sample.comp.spv",
     ];
-    for name in fixtures {
-        let check = spv2wgsl::naga_ir_check(&common::read_fixture(name), &spv2wgsl::Options::default());
-        assert!(matches!(check, Ok(Check::Equal { .. })), "{name}: {check:?}");
-    }
+    assert_taken(&fixtures);
+}
+
+#[test]
+fn the_builder_takes_callers_printed_before_their_callees() {
+    // glslang puts `main` first and the lowering prints functions in SPIR-V's order; the front end
+    // lowers callees first. A refusal here would pass the equality tests unseen.
+    let fixtures = [
+        "glsl/function_overloads.comp.spv",
+        "glsl/function_params_in_out_inout.comp.spv",
+        "glsl/texture_helper_functions.frag.spv",
+    ];
+    assert_taken(&fixtures);
 }
 
 #[test]

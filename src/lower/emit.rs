@@ -174,7 +174,7 @@ impl<'m> Emitter<'m> {
             calls,
         });
         if let Some(ir) = &mut self.ir {
-            ir.function(&self.out, &function);
+            ir.function(&self.out, function);
         }
     }
 

@@ -30,7 +30,7 @@ fn is_keyword(name: &str) -> bool {
 /// declaration with one of these names would be an error or shadow what the output uses. One
 /// set holds them all: every local name asks. A name whose first letter starts none of them
 /// (`x_12`) is not looked up.
-fn is_reserved(name: &str) -> bool {
+pub(crate) fn is_reserved(name: &str) -> bool {
     static RESERVED: OnceLock<(NameSet<&'static str>, [bool; 256])> = OnceLock::new();
     let (words, first_letters) = RESERVED.get_or_init(|| {
         let words: NameSet<&'static str> = naga::keywords::wgsl::RESERVED

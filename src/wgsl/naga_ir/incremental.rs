@@ -9,17 +9,25 @@
 //! parts does (`validate.rs`), and have the same blind spot: what a callee in another part
 //! requires of its callers (naga's checks of uniform control flow and stages across calls), which
 //! our own uniformity analysis covers.
+//!
+//! The functions are built in the order naga's front end lowers them, which is not the order of
+//! the text: callees first (`Building`). The lowering prints them in SPIR-V's order, often the
+//! entry point first, so a caller printed before its callees keeps its tree until they are
+//! printed and built, and a function printed while the search waits keeps its own until the
+//! search reaches it. A part ends only where nothing waits: at worst (`main` first, calling first
+//! the function printed last) every tree would be kept to the end, so past four parts of waiting
+//! the module is refused (`WAITING`).
 
 use naga::Span;
 use naga::diagnostic_filter::{
     DiagnosticFilter, DiagnosticFilterNode, FilterableTriggeringRule, Severity, StandardFilterableTriggeringRule,
 };
 
-use super::{Builder, Result, Unsupported};
+use super::{Builder, Declared, Result, Unsupported};
 use crate::name_hash::{NameMap, NameSet};
 use crate::panics::without_panicking;
 use crate::wgsl::ast::{Expr, Function, Module, Name, Param, Stmt, Type};
-use crate::wgsl::{print, validate};
+use crate::wgsl::{names, print, validate};
 
 /// The most records of a global per function (the module's functions times its globals) for which
 /// the module is built: naga's validator keeps one for each pair, and every part carries every
@@ -30,6 +38,11 @@ const RECORDS: usize = 1 << 22;
 /// The WGSL of a part's functions past which the part is finished and a new one begun: up to it,
 /// a module is validated whole.
 const PART: usize = 256 << 10;
+
+/// The WGSL of a part's functions past which callers still waiting for their callees are refused:
+/// each keeps its tree and every function printed after it, and the part cannot end, so the IR
+/// alive at once would grow with the module. The text is then validated in parts.
+const WAITING: usize = 4 * PART;
 
 /// A piece of a part's text, by index in the module's functions.
 #[derive(Debug, Clone, Copy)]
@@ -52,19 +65,46 @@ pub struct Incremental {
     /// Whether finished parts are kept (for the check) rather than validated and dropped.
     keep: bool,
     kept: Vec<Part>,
-    /// Each function built so far: its index in the module's functions and what its stub needs.
+    /// Each function printed so far: its index in the module's functions and what its stub needs.
     signatures: NameMap<Name, Signature>,
 }
 
 enum State {
     /// No function finished yet: the structs and globals may still grow.
     NotStarted,
-    Building {
-        builder: Box<Builder>,
-        pieces: Vec<Piece>,
-        size: usize,
-    },
+    Building(Box<Building>),
     Refused(&'static str),
+}
+
+/// A part being built: its pieces in the order they are printed, built in the front end's order.
+///
+/// naga's front end lowers a module's declarations in the order of a depth-first search
+/// (`front::wgsl::index`): the roots in text order, each declaration after the declarations it
+/// names, in the order it first names them. The structs and globals come first in our text, so
+/// among the pieces that is the same search over the calls. This one runs as the pieces are
+/// printed: a callee not printed yet stops it, with its stack, until it is.
+struct Building {
+    builder: Builder,
+    pieces: Vec<Piece>,
+    /// What the search needs of each piece, by position in `pieces`.
+    nodes: Vec<Node>,
+    /// The position of each function and stub of the part, by name.
+    positions: NameMap<Name, usize>,
+    /// The pieces being searched, each with the position of its next callee.
+    stack: Vec<(usize, usize)>,
+    /// The next piece the search starts from once the stack is empty.
+    next_root: usize,
+    /// The WGSL of the part's functions.
+    size: usize,
+}
+
+/// A piece as the search sees it.
+struct Node {
+    /// The tree, until it is built.
+    tree: Option<Function>,
+    /// The functions of the module it calls, in the order its text first names them.
+    callees: Vec<Name>,
+    on_stack: bool,
 }
 
 /// What a stub of a function is made from.
@@ -80,8 +120,9 @@ impl Incremental {
         Incremental { state: State::NotStarted, keep, kept: Vec::new(), signatures: NameMap::default() }
     }
 
-    /// Adds `f`, the function of `ast` just printed (the last of `ast.functions`).
-    pub fn function(&mut self, ast: &Module, f: &Function) {
+    /// Adds `f`, the function of `ast` just printed (the last of `ast.functions`): built now, or
+    /// kept until the functions it calls are printed and built.
+    pub fn function(&mut self, ast: &Module, f: Function) {
         if let State::NotStarted = self.state {
             self.state = part(ast);
         }
@@ -97,10 +138,14 @@ impl Incremental {
     pub fn finish(mut self, ast: &Module) -> Result<Vec<Part>> {
         let filter = diagnostic_filter(ast)?;
         match std::mem::replace(&mut self.state, State::NotStarted) {
-            State::Building { builder, pieces, .. } => {
-                builder.unchanged(ast)?;
+            State::Building(part) => {
+                // A struct declared after a function is first called as a function to come.
+                part.builder.unchanged(ast)?;
+                if !part.is_built() {
+                    return Err(Unsupported("a call of a function the module does not print"));
+                }
                 let earlier = self.kept.len();
-                self.finish_part(*builder, pieces, filter.as_ref())?;
+                self.finish_part(part.builder, part.pieces, filter.as_ref())?;
                 // The directives come at the end of the lowering: the parts finished before were
                 // validated without them (which is only stricter), or kept, and get them now.
                 if let Some(filter) = &filter {
@@ -115,44 +160,51 @@ impl Incremental {
         }
     }
 
-    fn add(&mut self, ast: &Module, f: &Function) -> Result<()> {
+    fn add(&mut self, ast: &Module, f: Function) -> Result<()> {
         // A full part is finished when the next function comes (or at the end), not as its last
         // function is printed: that function's tree and the SPIR-V module are still alive then.
-        if let State::Building { size, .. } = self.state
-            && size >= PART
+        // A part where a function still waits for its callees goes on: they belong to it.
+        if let State::Building(building) = &self.state
+            && building.size >= PART
+            && building.is_built()
         {
-            let State::Building { builder, pieces, .. } = std::mem::replace(&mut self.state, part(ast)) else {
-                unreachable!("building")
-            };
-            self.finish_part(*builder, pieces, None)?;
+            let State::Building(full) = std::mem::replace(&mut self.state, part(ast)) else { unreachable!("building") };
+            self.finish_part(full.builder, full.pieces, None)?;
         }
-        let State::Building { builder, pieces, size } = &mut self.state else { return Ok(()) };
+        let State::Building(part) = &mut self.state else { return Ok(()) };
         if ast.functions.len() * ast.globals.len() > RECORDS {
             return Err(Unsupported("more functions times globals than the builder takes"));
         }
-        // Stubs of the functions of earlier parts it calls, in the order it first names them.
-        let (mut called, mut seen) = (Vec::new(), NameSet::default());
+        part.builder.unchanged(ast)?;
+        // The functions it calls, in the order it first names them; a stub before it of each of
+        // an earlier part not stubbed in this one yet.
+        let (mut callees, mut seen) = (Vec::new(), NameSet::default());
         for stmt in &f.body {
             stmt.for_each_call(&mut |callee| {
-                if !builder.declared.contains_key(callee) && seen.insert(callee) {
-                    called.push(callee);
+                if seen.insert(callee) && part.may_be_function(callee) {
+                    callees.push(Name::from(callee));
                 }
             });
         }
-        for callee in called {
-            if let Some(signature) = self.signatures.get(callee) {
-                builder.function(ast, &stub(callee, signature))?;
-                pieces.push(Piece::Stub(signature.index));
+        for callee in &callees {
+            if !part.positions.contains_key(callee)
+                && let Some(signature) = self.signatures.get(callee)
+            {
+                part.push(Name::clone(callee), Piece::Stub(signature.index), stub(callee, signature), Vec::new());
             }
         }
-        builder.function(ast, f)?;
         let index = ast.functions.len() - 1;
-        pieces.push(Piece::Function(index));
-        *size += ast.functions[index].text.len();
+        part.size += ast.functions[index].text.len();
         let params = f.params.iter().map(|p: &Param| (p.name.clone(), p.ty.clone())).collect();
         let result = f.result.as_ref().map(|(_, ty)| ty.clone());
-        self.signatures.insert(Name::from(f.name.as_str()), Signature { index, params, result });
-        Ok(())
+        let name = Name::from(f.name.as_str());
+        self.signatures.insert(Name::clone(&name), Signature { index, params, result });
+        part.push(name, Piece::Function(index), f, callees);
+        part.search(ast)?;
+        match part.size >= WAITING && !part.is_built() {
+            true => Err(Unsupported("callers waiting for their callees past four parts")),
+            false => Ok(()),
+        }
     }
 
     /// Compacts a part as the front end does, puts the module's diagnostic `filter` on it, then
@@ -203,10 +255,81 @@ fn apply_filter(module: &mut naga::Module, filter: &DiagnosticFilter) {
     }
 }
 
+impl Building {
+    /// Whether `callee` may name a function of the module: not a struct, a global or a builtin
+    /// (declarations never take a predeclared name: `names.rs`).
+    fn may_be_function(&self, callee: &str) -> bool {
+        let head = callee.split('<').next().unwrap_or(callee);
+        !names::is_reserved(head)
+            && !matches!(self.builder.declared.get(callee), Some(Declared::Type(_) | Declared::Var(_)))
+    }
+
+    fn push(&mut self, name: Name, piece: Piece, tree: Function, callees: Vec<Name>) {
+        self.positions.insert(name, self.pieces.len());
+        self.pieces.push(piece);
+        self.nodes.push(Node { tree: Some(tree), callees, on_stack: false });
+    }
+
+    /// Whether every piece printed is built: the search is not waiting.
+    fn is_built(&self) -> bool {
+        self.stack.is_empty() && self.next_root == self.nodes.len()
+    }
+
+    /// Goes on with the search until it has built every piece printed, or waits for a callee
+    /// not printed yet.
+    fn search(&mut self, ast: &Module) -> Result<()> {
+        loop {
+            let Some(&(at, next)) = self.stack.last() else {
+                if self.next_root == self.nodes.len() {
+                    return Ok(());
+                }
+                self.next_root += 1;
+                self.enter(self.next_root - 1)?;
+                continue;
+            };
+            match self.nodes[at].callees.get(next) {
+                Some(callee) => {
+                    let Some(&callee) = self.positions.get(callee) else { return Ok(()) };
+                    self.stack.last_mut().expect("searching").1 += 1;
+                    self.enter(callee)?;
+                }
+                None => {
+                    self.stack.pop();
+                    let node = &mut self.nodes[at];
+                    let tree = node.tree.take().expect("built once");
+                    (node.on_stack, node.callees) = (false, Vec::new());
+                    self.builder.function(ast, &tree)?;
+                }
+            }
+        }
+    }
+
+    /// Puts a piece not built yet on the stack.
+    fn enter(&mut self, at: usize) -> Result<()> {
+        let node = &mut self.nodes[at];
+        if node.on_stack {
+            return Err(Unsupported("a recursive call"));
+        }
+        if node.tree.is_some() {
+            node.on_stack = true;
+            self.stack.push((at, 0));
+        }
+        Ok(())
+    }
+}
+
 /// A new part: every struct and global of the module, as the front end reads them first.
 fn part(ast: &Module) -> State {
     match Builder::new(ast) {
-        Ok(builder) => State::Building { builder: Box::new(builder), pieces: Vec::new(), size: 0 },
+        Ok(builder) => State::Building(Box::new(Building {
+            builder,
+            pieces: Vec::new(),
+            nodes: Vec::new(),
+            positions: NameMap::default(),
+            stack: Vec::new(),
+            next_root: 0,
+            size: 0,
+        })),
         Err(Unsupported(what)) => State::Refused(what),
     }
 }
@@ -301,7 +424,7 @@ fn without_spans(debug: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::wgsl::ast::{BinaryOp, PrintedFunction, Signature};
+    use crate::wgsl::ast::{BinaryOp, Literal, PrintedFunction, Signature};
 
     /// `fn f(a: u32, b: <b_type>) -> u32 { return a <op> b; }` as a module, printed.
     fn module_of(op: BinaryOp, b_type: &str) -> (Module, Function) {
@@ -323,7 +446,7 @@ mod tests {
         PrintedFunction { name: f.name.as_str().into(), text, signature: Signature { len, result }, calls: Vec::new() }
     }
 
-    fn built(ast: &Module, f: &Function) -> Check {
+    fn built(ast: &Module, f: Function) -> Check {
         let mut incremental = Incremental::new(true);
         incremental.function(ast, f);
         check(ast, incremental.finish(ast))
@@ -332,7 +455,8 @@ mod tests {
     #[test]
     fn a_function_is_built_as_naga_reads_its_text() {
         let (ast, f) = module_of(BinaryOp::ShiftLeft, "u32");
-        assert!(matches!(built(&ast, &f), Check::Equal { parts: 1 }), "{:?}", built(&ast, &f));
+        let check = built(&ast, f);
+        assert!(matches!(check, Check::Equal { parts: 1 }), "{check:?}");
     }
 
     #[test]
@@ -341,15 +465,103 @@ mod tests {
         // A comment the size of a part makes the next function start a part of its own.
         ast.functions[0].text.insert_str(0, &format!("// {}\n", "x".repeat(PART)));
         let mut incremental = Incremental::new(true);
-        incremental.function(&ast, &f);
+        incremental.function(&ast, f);
         let (_, mut g) = module_of(BinaryOp::Add, "u32");
         g.name = "g".into();
         ast.functions.push(printed(&g));
-        incremental.function(&ast, &g);
+        incremental.function(&ast, g);
         // As the lowering adds it: after every function.
         ast.diagnostics.push("off, derivative_uniformity");
         let check = check(&ast, incremental.finish(&ast));
         assert!(matches!(check, Check::Equal { parts: 2 }), "{check:?}");
+    }
+
+    /// `fn <name>() -> u32 { return <value>; }`
+    fn returning(name: &str, value: Expr) -> Function {
+        Function {
+            attributes: Vec::new(),
+            name: name.into(),
+            params: Vec::new(),
+            result: Some((Vec::new(), "u32".into())),
+            body: vec![Stmt::Return(Some(value))],
+            exits: Vec::new(),
+        }
+    }
+
+    /// `<callee>() + 1u`
+    fn call_plus_one(callee: &str) -> Expr {
+        Expr::binary(BinaryOp::Add, Expr::call(callee, Vec::new()), Expr::Literal(Literal::U32(1)))
+    }
+
+    /// The names of a part's functions, in the order of its IR.
+    fn function_names(part: &Part) -> Vec<&str> {
+        part.module.functions.iter().map(|(_, f)| f.name.as_deref().unwrap_or("")).collect()
+    }
+
+    #[test]
+    fn functions_are_built_in_the_front_ends_order() {
+        // Printed main, g, f; main names f, then g. The front end lowers f, g, main: neither the
+        // order of the text nor that in which each function's callees are all printed (g, f,
+        // main).
+        let main = returning("main", Expr::binary(BinaryOp::Add, call_plus_one("f"), call_plus_one("g")));
+        let (g, f) = (returning("g", Expr::Literal(Literal::U32(2))), returning("f", Expr::Literal(Literal::U32(3))));
+        let (mut ast, mut incremental) = (Module::default(), Incremental::new(true));
+        for function in [main, g, f] {
+            ast.functions.push(printed(&function));
+            incremental.function(&ast, function);
+        }
+        let parts = incremental.finish(&ast);
+        let names = parts.as_ref().map(|parts| function_names(&parts[0])).unwrap_or_default();
+        assert_eq!(names, ["f", "g", "main"]);
+        let check = check(&ast, parts);
+        assert!(matches!(check, Check::Equal { parts: 1 }), "{check:?}");
+    }
+
+    #[test]
+    fn a_part_does_not_end_while_a_caller_waits() {
+        // main fills a part, but calls f, printed after it: f belongs to main's part. h, after
+        // them, begins the next part, with a stub of f.
+        let main = returning("main", call_plus_one("f"));
+        let f = returning("f", Expr::Literal(Literal::U32(3)));
+        let h = returning("h", call_plus_one("f"));
+        let (mut ast, mut incremental) = (Module::default(), Incremental::new(true));
+        for function in [main, f, h] {
+            ast.functions.push(printed(&function));
+            if function.name == "main" {
+                ast.functions[0].text.insert_str(0, &format!("// {}\n", "x".repeat(PART)));
+            }
+            incremental.function(&ast, function);
+        }
+        let parts = incremental.finish(&ast);
+        let names: Vec<Vec<&str>> =
+            parts.as_ref().map(|parts| parts.iter().map(function_names).collect()).unwrap_or_default();
+        assert_eq!(names, [vec!["f", "main"], vec!["f", "h"]]);
+        let check = check(&ast, parts);
+        assert!(matches!(check, Check::Equal { parts: 2 }), "{check:?}");
+    }
+
+    #[test]
+    fn callers_waiting_past_four_parts_are_refused() {
+        // main, four parts long, waits for f: the builder gives up rather than keep growing.
+        let main = returning("main", call_plus_one("f"));
+        let f = returning("f", Expr::Literal(Literal::U32(3)));
+        let (mut ast, mut incremental) = (Module::default(), Incremental::new(true));
+        ast.functions.push(printed(&main));
+        ast.functions[0].text.insert_str(0, &format!("// {}\n", "x".repeat(WAITING)));
+        incremental.function(&ast, main);
+        assert!(matches!(incremental.state, State::Refused(_)));
+        ast.functions.push(printed(&f));
+        incremental.function(&ast, f);
+        assert!(matches!(incremental.finish(&ast), Err(Unsupported(_))));
+    }
+
+    #[test]
+    fn a_call_of_a_function_never_printed_is_refused() {
+        let main = returning("main", call_plus_one("f"));
+        let (mut ast, mut incremental) = (Module::default(), Incremental::new(true));
+        ast.functions.push(printed(&main));
+        incremental.function(&ast, main);
+        assert!(matches!(incremental.finish(&ast), Err(Unsupported(_))));
     }
 
     #[test]
@@ -358,6 +570,7 @@ mod tests {
         // naga's validator an IR the text never becomes.
         let (ast, f) = module_of(BinaryOp::ShiftLeft, "i32");
         assert!(naga::front::wgsl::parse_str(&print::print(&ast)).is_err());
-        assert!(matches!(built(&ast, &f), Check::Refused(_)), "{:?}", built(&ast, &f));
+        let check = built(&ast, f);
+        assert!(matches!(check, Check::Refused(_)), "{check:?}");
     }
 }
