@@ -515,6 +515,9 @@ impl<'b, 'a> FunctionLowering<'b, 'a> {
                         let expr = self.interrupt(block, Expression::GlobalVariable(handle))?;
                         Ok(if space == AddressSpace::Handle { Typed::Plain(expr) } else { Typed::Reference(expr) })
                     }
+                    Some(&Declared::Override(handle)) => {
+                        Ok(Typed::Plain(self.interrupt(block, Expression::Override(handle))?))
+                    }
                     _ => Err(Unsupported("identifier")),
                 };
             }
@@ -937,7 +940,7 @@ fn split(typed: Typed) -> (bool, Handle<Expression>) {
 }
 
 /// A literal as its magnitude and whether it is negated.
-fn naga_literal(literal: &Literal) -> Result<(NagaLiteral, bool)> {
+pub(super) fn naga_literal(literal: &Literal) -> Result<(NagaLiteral, bool)> {
     Ok(match *literal {
         Literal::Bool(b) => (NagaLiteral::Bool(b), false),
         // The most negative i32 is printed as a conversion of an abstract integer.
@@ -951,7 +954,7 @@ fn naga_literal(literal: &Literal) -> Result<(NagaLiteral, bool)> {
     })
 }
 
-fn binary_op(op: BinaryOp) -> naga::BinaryOperator {
+pub(super) fn binary_op(op: BinaryOp) -> naga::BinaryOperator {
     use naga::BinaryOperator as B;
     match op {
         BinaryOp::Add => B::Add,

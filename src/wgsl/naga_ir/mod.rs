@@ -19,6 +19,7 @@
 //! signatures, the builtin tables; `function.rs` a function's body; `image.rs` the texture and
 //! sampler types and the texture builtins.
 
+mod constants;
 mod function;
 mod image;
 mod incremental;
@@ -43,6 +44,7 @@ pub type Result<T> = std::result::Result<T, Unsupported>;
 enum Declared {
     Type(Handle<Type>),
     Var(Handle<naga::GlobalVariable>),
+    Override(Handle<naga::Override>),
     Function(Handle<naga::Function>),
     EntryPoint,
 }
@@ -54,6 +56,7 @@ struct Builder {
     /// Each type spelling met so far.
     types: NameMap<Name, Handle<Type>>,
     declared: NameMap<Name, Declared>,
+    globals: constants::GlobalExpressions,
     /// How many structs and globals the module had when the building started.
     declarations: (usize, usize),
 }
@@ -66,6 +69,7 @@ impl Builder {
             layouter: Layouter::default(),
             types: NameMap::default(),
             declared: NameMap::default(),
+            globals: Default::default(),
             declarations: (ast.structs.len(), ast.globals.len()),
         };
         for s in &ast.structs {
@@ -185,11 +189,13 @@ impl Builder {
     }
 
     fn declare_global(&mut self, g: &super::ast::Global) -> Result<()> {
-        let GlobalKind::Var { space } = &g.kind else { return Err(Unsupported("const or override")) };
-        if g.init.is_some() {
-            return Err(Unsupported("global initializer"));
-        }
+        let space = match &g.kind {
+            GlobalKind::Var { space } => space,
+            GlobalKind::Override => return self.declare_override(g),
+            GlobalKind::Const => return Err(Unsupported("const")),
+        };
         let ty = self.ty(g.ty.as_deref().ok_or(Unsupported("untyped global"))?)?;
+        let init = g.init.as_ref().map(|init| self.initializer(init, ty)).transpose()?;
         let (mut group, mut binding) = (None, None);
         for attribute in &g.attributes {
             match *attribute {
@@ -216,7 +222,7 @@ impl Builder {
                 space,
                 binding,
                 ty,
-                init: None,
+                init,
                 memory_decorations: Default::default(),
             },
             Span::UNDEFINED,

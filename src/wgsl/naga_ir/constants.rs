@@ -1,0 +1,140 @@
+//! Module-scope `override` declarations and global variables' initializers, lowered into the
+//! module's global expressions as naga's front end lowers them (its `type_and_init` in an
+//! override context): each expression appended through naga's constant evaluator, the
+//! declared type registered before the initializer, the initializer's type after it.
+//!
+//! Only the shapes our lowering prints for specialization constants are taken: concrete scalar
+//! literals, other overrides, unary and binary operators and scalar conversions; anything else
+//! (abstract literals, `&&` and `||`, vectors, builtins, `const`) is refused.
+
+use naga::proc::{ConstantEvaluator, ExpressionKindTracker, ResolveContext, TypeResolution};
+use naga::{Expression, Handle, Span, TypeInner};
+
+use super::function::{binary_op, naga_literal};
+use super::{Builder, Declared, Result, Unsupported, scalar_named};
+use crate::wgsl::ast::{Attribute, Expr, Global, Name, UnaryOp};
+
+/// What the builder knows of the module's global expressions.
+pub(super) struct GlobalExpressions {
+    kinds: ExpressionKindTracker,
+    /// The type of each, by index.
+    types: Vec<TypeResolution>,
+}
+
+impl Default for GlobalExpressions {
+    fn default() -> Self {
+        GlobalExpressions { kinds: ExpressionKindTracker::new(), types: Vec::new() }
+    }
+}
+
+impl Builder {
+    /// `@id(n) override name: ty = init;`.
+    pub(super) fn declare_override(&mut self, g: &Global) -> Result<()> {
+        let ty = self.ty(g.ty.as_deref().ok_or(Unsupported("untyped override"))?)?;
+        let init = g.init.as_ref().map(|init| self.initializer(init, ty)).transpose()?;
+        // The front end evaluates the id into a global expression too, which compaction drops.
+        let id = match g.attributes.as_slice() {
+            [] => None,
+            &[Attribute::Id(id)] => Some(u16::try_from(id).map_err(|_| Unsupported("override id"))?),
+            _ => return Err(Unsupported("override attribute")),
+        };
+        let handle =
+            self.module.overrides.append(naga::Override { name: Some(g.name.clone()), id, ty, init }, Span::UNDEFINED);
+        self.declared.insert(Name::from(g.name.as_str()), Declared::Override(handle));
+        Ok(())
+    }
+
+    /// The initializer of a declaration of type `ty`, refused unless it is of that type: the
+    /// front end's automatic conversions change nothing between concrete scalars.
+    pub(super) fn initializer(&mut self, init: &Expr, ty: Handle<naga::Type>) -> Result<Handle<Expression>> {
+        let handle = self.global_expression(init)?;
+        // The front end registers the initializer's type.
+        let init_ty = match self.globals.types[handle.index()].clone() {
+            TypeResolution::Handle(handle) => handle,
+            TypeResolution::Value(inner) => self.ensure(inner),
+        };
+        match init_ty == ty {
+            true => Ok(handle),
+            false => Err(Unsupported("an initializer of another type than declared")),
+        }
+    }
+
+    fn global_expression(&mut self, expr: &Expr) -> Result<Handle<Expression>> {
+        let lowered = match expr {
+            Expr::Literal(literal) => {
+                let (magnitude, negative) = naga_literal(literal)?;
+                let handle = self.append_global(Expression::Literal(magnitude))?;
+                if !negative {
+                    return Ok(handle);
+                }
+                Expression::Unary { op: naga::UnaryOperator::Negate, expr: handle }
+            }
+            Expr::Ident(name) => match self.declared.get(&**name) {
+                Some(&Declared::Override(handle)) => Expression::Override(handle),
+                _ => return Err(Unsupported("identifier in an initializer")),
+            },
+            Expr::Unary(op @ (UnaryOp::Negate | UnaryOp::Not | UnaryOp::BitNot), operand) => {
+                let expr = self.global_expression(operand)?;
+                let op = match op {
+                    UnaryOp::Negate => naga::UnaryOperator::Negate,
+                    UnaryOp::Not => naga::UnaryOperator::LogicalNot,
+                    _ => naga::UnaryOperator::BitwiseNot,
+                };
+                Expression::Unary { op, expr }
+            }
+            Expr::Binary(op, operands) => {
+                let op = binary_op(*op);
+                if matches!(op, naga::BinaryOperator::LogicalAnd | naga::BinaryOperator::LogicalOr) {
+                    return Err(Unsupported("logical operator in an initializer"));
+                }
+                let left = self.global_expression(&operands[0])?;
+                let right = self.global_expression(&operands[1])?;
+                let scalars =
+                    [left, right].map(|h| match self.globals.types[h.index()].inner_with(&self.module.types) {
+                        TypeInner::Scalar(scalar) => Some(*scalar),
+                        _ => None,
+                    });
+                let shift = matches!(op, naga::BinaryOperator::ShiftLeft | naga::BinaryOperator::ShiftRight);
+                match scalars {
+                    [Some(_), Some(r)] if shift && r == naga::Scalar::U32 => {}
+                    [Some(l), Some(r)] if !shift && l == r => {}
+                    _ => return Err(Unsupported("operands in an initializer")),
+                }
+                Expression::Binary { op, left, right }
+            }
+            Expr::Call(call) => {
+                let [arg] = call.args.as_slice() else { return Err(Unsupported("call in an initializer")) };
+                let scalar = scalar_named(&call.callee).ok_or(Unsupported("call in an initializer"))?;
+                // The constructor's type is registered before its argument.
+                self.ty(&call.callee)?;
+                let expr = self.global_expression(arg)?;
+                if !matches!(self.globals.types[expr.index()].inner_with(&self.module.types), TypeInner::Scalar(_)) {
+                    return Err(Unsupported("conversion in an initializer"));
+                }
+                Expression::As { expr, kind: scalar.kind, convert: Some(scalar.width) }
+            }
+            _ => return Err(Unsupported("initializer")),
+        };
+        self.append_global(lowered)
+    }
+
+    /// Appends `expr` to the global expressions through naga's constant evaluator in an
+    /// override context, as the front end's `append_expression`, and resolves the types of
+    /// what it appended.
+    fn append_global(&mut self, expr: Expression) -> Result<Handle<Expression>> {
+        let handle =
+            ConstantEvaluator::for_wgsl_module(&mut self.module, &mut self.globals.kinds, &mut self.layouter, true)
+                .try_eval_and_append(expr, Span::UNDEFINED)
+                .map_err(|_| Unsupported("constant evaluation"))?;
+        let locals = naga::Arena::new();
+        let resolve = ResolveContext::with_locals(&self.module, &locals, &[]);
+        for new in self.module.global_expressions.range_from(self.globals.types.len()) {
+            let types = &self.globals.types;
+            let resolution = resolve
+                .resolve(&self.module.global_expressions[new], |h| Ok(&types[h.index()]))
+                .map_err(|_| Unsupported("type resolution"))?;
+            self.globals.types.push(resolution);
+        }
+        Ok(handle)
+    }
+}
