@@ -8,11 +8,14 @@
 //! (abstract literals, `&&` and `||`, vectors, builtins, `const`) is refused.
 
 use naga::proc::{ConstantEvaluator, ExpressionKindTracker, ResolveContext, TypeResolution};
-use naga::{Expression, Handle, Span, TypeInner};
+use naga::{Expression, Handle, ScalarKind, Span, TypeInner};
 
 use super::function::{binary_op, naga_literal};
 use super::{Builder, Declared, Result, Unsupported, scalar_named};
-use crate::wgsl::ast::{Attribute, Expr, Global, Name, UnaryOp};
+use crate::wgsl::ast::{Attribute, Expr, Global, Literal, Name, UnaryOp};
+
+/// The sizes of an entry point's workgroup given by overrides, as global expressions.
+type WorkgroupSizeOverrides = Option<[Option<Handle<Expression>>; 3]>;
 
 /// What the builder knows of the module's global expressions.
 pub(super) struct GlobalExpressions {
@@ -116,6 +119,34 @@ impl Builder {
             _ => return Err(Unsupported("initializer")),
         };
         self.append_global(lowered)
+    }
+
+    /// `@workgroup_size(x, y, z)`: each size a literal, or an integer override, which the front
+    /// end lowers (after the function's body, which appends no global expression) into a global
+    /// expression.
+    pub(super) fn workgroup_size(&mut self, sizes: &[Expr; 3]) -> Result<([u32; 3], WorkgroupSizeOverrides)> {
+        let (mut literal, mut overrides) = ([1; 3], [None; 3]);
+        for (i, size) in sizes.iter().enumerate() {
+            match size {
+                Expr::Literal(Literal::Abstract(n)) => {
+                    literal[i] = u32::try_from(*n).map_err(|_| Unsupported("size"))?
+                }
+                Expr::Literal(Literal::U32(n)) => literal[i] = *n,
+                Expr::Literal(Literal::I32(n @ 0..)) => literal[i] = *n as u32,
+                Expr::Ident(name) => {
+                    let Some(&Declared::Override(handle)) = self.declared.get(&**name) else {
+                        return Err(Unsupported("workgroup size"));
+                    };
+                    let ty = self.module.overrides[handle].ty;
+                    if !matches!(self.module.types[ty].inner.scalar_kind(), Some(ScalarKind::Sint | ScalarKind::Uint)) {
+                        return Err(Unsupported("workgroup size"));
+                    }
+                    overrides[i] = Some(self.append_global(Expression::Override(handle))?);
+                }
+                _ => return Err(Unsupported("workgroup size")),
+            }
+        }
+        Ok((literal, overrides.iter().any(Option::is_some).then_some(overrides)))
     }
 
     /// Appends `expr` to the global expressions through naga's constant evaluator in an

@@ -29,7 +29,7 @@ pub use incremental::{Check, Incremental, Part, check};
 use naga::proc::Layouter;
 use naga::{AddressSpace, Handle, Scalar, ScalarKind, Span, Type, TypeInner, VectorSize};
 
-use super::ast::{Attribute, Expr, Function, GlobalKind, Literal, Module, Name};
+use super::ast::{Attribute, Function, GlobalKind, Module, Name};
 use crate::name_hash::NameMap;
 
 /// A construct this builder does not lower as naga's front end would; the text is validated
@@ -234,23 +234,14 @@ impl Builder {
     fn function(&mut self, ast: &Module, f: &Function) -> Result<()> {
         self.unchanged(ast)?;
         let mut stage = None;
-        let mut workgroup_size = [0; 3];
+        let (mut workgroup_size, mut workgroup_size_overrides) = ([0; 3], None);
         for attribute in &f.attributes {
             match attribute {
                 Attribute::Stage("compute") => stage = Some(naga::ShaderStage::Compute),
                 Attribute::Stage("vertex") => stage = Some(naga::ShaderStage::Vertex),
                 Attribute::Stage("fragment") => stage = Some(naga::ShaderStage::Fragment),
-                Attribute::WorkgroupSize(size) => {
-                    for (out, size) in workgroup_size.iter_mut().zip(size.iter()) {
-                        *out = match size {
-                            Expr::Literal(Literal::Abstract(n)) => {
-                                u32::try_from(*n).map_err(|_| Unsupported("size"))?
-                            }
-                            Expr::Literal(Literal::U32(n)) => *n,
-                            Expr::Literal(Literal::I32(n @ 0..)) => *n as u32,
-                            _ => return Err(Unsupported("workgroup size")),
-                        };
-                    }
+                Attribute::WorkgroupSize(sizes) => {
+                    (workgroup_size, workgroup_size_overrides) = self.workgroup_size(sizes)?
                 }
                 _ => return Err(Unsupported("function attribute")),
             }
@@ -263,7 +254,7 @@ impl Builder {
                     stage,
                     early_depth_test: None,
                     workgroup_size,
-                    workgroup_size_overrides: None,
+                    workgroup_size_overrides,
                     function,
                     mesh_info: None,
                     task_payload: None,
