@@ -7,7 +7,7 @@ use naga::{
     TypeInner, VectorSize,
 };
 
-use super::{Builder, DERIVATIVES, Declared, MATH, Result, Unsupported, image, scalar_named};
+use super::{Builder, DERIVATIVES, Declared, MATH, Result, Unsupported, binary_op, image, scalar_named};
 use crate::name_hash::NameMap;
 use crate::wgsl::ast::{BinaryOp, COMPONENTS, Expr, Function, Init, Literal, Stmt, UnaryOp, Update};
 
@@ -952,30 +952,6 @@ pub(super) fn naga_literal(literal: &Literal) -> Result<(NagaLiteral, bool)> {
         // here.
         Literal::F16(_) | Literal::Abstract(_) => return Err(Unsupported("literal")),
     })
-}
-
-pub(super) fn binary_op(op: BinaryOp) -> naga::BinaryOperator {
-    use naga::BinaryOperator as B;
-    match op {
-        BinaryOp::Add => B::Add,
-        BinaryOp::Subtract => B::Subtract,
-        BinaryOp::Multiply => B::Multiply,
-        BinaryOp::Divide => B::Divide,
-        BinaryOp::Modulo => B::Modulo,
-        BinaryOp::Equal => B::Equal,
-        BinaryOp::NotEqual => B::NotEqual,
-        BinaryOp::Less => B::Less,
-        BinaryOp::LessEqual => B::LessEqual,
-        BinaryOp::Greater => B::Greater,
-        BinaryOp::GreaterEqual => B::GreaterEqual,
-        BinaryOp::And => B::And,
-        BinaryOp::Or => B::InclusiveOr,
-        BinaryOp::Xor => B::ExclusiveOr,
-        BinaryOp::LogicalAnd => B::LogicalAnd,
-        BinaryOp::LogicalOr => B::LogicalOr,
-        BinaryOp::ShiftLeft => B::ShiftLeft,
-        BinaryOp::ShiftRight => B::ShiftRight,
-    }
 }
 
 pub(super) fn is_type_spelling(callee: &str) -> bool {

@@ -30,7 +30,7 @@ pub use incremental::{Check, Incremental, Part, check};
 use naga::proc::Layouter;
 use naga::{AddressSpace, Handle, Scalar, ScalarKind, Span, Type, TypeInner, VectorSize};
 
-use super::ast::{Attribute, Function, GlobalKind, Module, Name};
+use super::ast::{Attribute, BinaryOp, Function, GlobalKind, Module, Name};
 use crate::name_hash::NameMap;
 
 /// A construct this builder does not lower as naga's front end would; the text is validated
@@ -506,3 +506,28 @@ pub(super) const DERIVATIVES: &[(&str, naga::DerivativeAxis, naga::DerivativeCon
         ("fwidthFine", A::Width, C::Fine),
     ]
 };
+
+/// An operator of the syntax tree as naga's.
+fn binary_op(op: BinaryOp) -> naga::BinaryOperator {
+    use naga::BinaryOperator as B;
+    match op {
+        BinaryOp::Add => B::Add,
+        BinaryOp::Subtract => B::Subtract,
+        BinaryOp::Multiply => B::Multiply,
+        BinaryOp::Divide => B::Divide,
+        BinaryOp::Modulo => B::Modulo,
+        BinaryOp::Equal => B::Equal,
+        BinaryOp::NotEqual => B::NotEqual,
+        BinaryOp::Less => B::Less,
+        BinaryOp::LessEqual => B::LessEqual,
+        BinaryOp::Greater => B::Greater,
+        BinaryOp::GreaterEqual => B::GreaterEqual,
+        BinaryOp::And => B::And,
+        BinaryOp::Or => B::InclusiveOr,
+        BinaryOp::Xor => B::ExclusiveOr,
+        BinaryOp::LogicalAnd => B::LogicalAnd,
+        BinaryOp::LogicalOr => B::LogicalOr,
+        BinaryOp::ShiftLeft => B::ShiftLeft,
+        BinaryOp::ShiftRight => B::ShiftRight,
+    }
+}
