@@ -123,6 +123,23 @@ fn the_builder_takes_callers_printed_before_their_callees() {
 }
 
 #[test]
+fn the_builder_takes_the_atomic_fixtures() {
+    // Between them: every read-modify-write builtin as a statement and as a value, atomicLoad and
+    // atomicStore, the compare-exchange with its `.old_value` and `.exchanged`, i32 and u32, in
+    // structs, arrays, storage and workgroup memory. A refusal would pass the equality tests unseen.
+    let fixtures = [
+        "glsl/atomics.comp.spv",
+        "spvasm/atomics_signedness.spvasm",
+        "spvasm/atomic_result_stored.spvasm",
+        "hlsl/buffers.comp.hlsl.spv",
+        "exec/compute/atomics_storage.comp.spv",
+        "exec/compute/atomics_workgroup.comp.spv",
+        "exec/compute/atomics_return_sum.comp.spv",
+    ];
+    assert_taken(&fixtures);
+}
+
+#[test]
 fn the_ir_equals_the_texts_on_the_shared_corpus() {
     let corpus = std::env::var_os("SPV2WGSL_CORPUS")
         .map_or_else(|| common::repo_root().join("../shared/corpus"), std::path::PathBuf::from);
