@@ -76,7 +76,7 @@ fn the_ir_equals_the_texts_on_every_fixture() {
         (name, input)
     });
     let (taken, all) = check_all(inputs);
-    // Many fixtures use atomics, subgroups or overrides, which the builder leaves to the text.
+    // Many fixtures use subgroups or overrides, which the builder leaves to the text.
     assert!(taken * 10 >= all, "the builder took only {taken} of {all} fixtures");
 }
 

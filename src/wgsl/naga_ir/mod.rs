@@ -7,8 +7,8 @@
 //! evaluator, the same `Emit` ranges, the same types in the same order, then the same
 //! compaction. So validating it is validating the text; `tests/naga_ir.rs` proves the two equal
 //! (`Debug` of the modules, which leaves spans out) on every fixture, the shared corpus and
-//! random programs. What this builder does not know (atomics, subgroups, overrides, most
-//! abstract literals, and more) it refuses with [`Unsupported`], and the text is validated as
+//! random programs. What this builder does not know (subgroups, overrides, most abstract
+//! literals, and more) it refuses with [`Unsupported`], and the text is validated as
 //! before: a refusal costs time, never correctness.
 //!
 //! The IR is built function by function as the lowering prints each, callees first as the front
@@ -17,7 +17,7 @@
 //! declaration the lowering makes after the first function was printed ends the building
 //! (validation then reads the text). This file holds the module: types, structs, globals,
 //! signatures, the builtin tables; `function.rs` a function's body; `image.rs` the texture and
-//! sampler types and the texture builtins.
+//! sampler types and the texture builtins; `atomic.rs` the atomic builtins.
 
 mod atomic;
 mod function;
