@@ -124,13 +124,15 @@ fn the_builder_takes_callers_printed_before_their_callees() {
 
 #[test]
 fn the_builder_takes_the_atomic_fixtures() {
-    // Between them: every read-modify-write builtin as a statement and as a value, atomicLoad and
-    // atomicStore, the compare-exchange with its `.old_value` and `.exchanged`, i32 and u32, in
-    // structs, arrays, storage and workgroup memory. A refusal would pass the equality tests unseen.
+    // Between them: every read-modify-write builtin as a statement and as a value, atomicLoad (also
+    // as a statement) and atomicStore, the compare-exchange with its `.old_value` and `.exchanged`
+    // (its result struct met twice), i32 and u32, in structs, arrays, storage and workgroup
+    // memory. A refusal would pass the equality tests unseen.
     let fixtures = [
         "glsl/atomics.comp.spv",
         "spvasm/atomics_signedness.spvasm",
         "spvasm/atomic_result_stored.spvasm",
+        "spvasm/atomics_workgroup_i32_statements.spvasm",
         "hlsl/buffers.comp.hlsl.spv",
         "exec/compute/atomics_storage.comp.spv",
         "exec/compute/atomics_workgroup.comp.spv",
