@@ -10,8 +10,7 @@
 use naga::proc::{ConstantEvaluator, ExpressionKindTracker, ResolveContext, TypeResolution};
 use naga::{Expression, Handle, ScalarKind, Span, TypeInner};
 
-use super::function::naga_literal;
-use super::{Builder, Declared, Result, Unsupported, binary_op, scalar_named};
+use super::{Builder, Declared, Result, Unsupported, binary_op, naga_literal, scalar_named};
 use crate::wgsl::ast::{Attribute, Expr, Global, Literal, Name, UnaryOp};
 
 /// The sizes of an entry point's workgroup given by overrides, as global expressions.

@@ -7,7 +7,7 @@ use naga::{
     TypeInner, VectorSize,
 };
 
-use super::{Builder, DERIVATIVES, Declared, MATH, Result, Unsupported, binary_op, image, scalar_named};
+use super::{Builder, DERIVATIVES, Declared, MATH, Result, Unsupported, binary_op, image, naga_literal, scalar_named};
 use crate::name_hash::NameMap;
 use crate::wgsl::ast::{BinaryOp, COMPONENTS, Expr, Function, Init, Literal, Stmt, UnaryOp, Update};
 
@@ -81,7 +81,7 @@ enum Resolved {
 }
 
 pub(super) struct FunctionLowering<'b, 'a> {
-    builder: &'b mut Builder,
+    pub(super) builder: &'b mut Builder,
     pub(super) function: naga::Function,
     kinds: ExpressionKindTracker,
     /// The type of each expression so far, by index, as an index into `distinct`: a function's
@@ -131,7 +131,7 @@ impl<'b, 'a> FunctionLowering<'b, 'a> {
     }
 
     /// Appends `expr` outside any `Emit` range, as the front end's `interrupt_emitter`.
-    fn interrupt(&mut self, block: &mut Block, expr: Expression) -> Result<Handle<Expression>> {
+    pub(super) fn interrupt(&mut self, block: &mut Block, expr: Expression) -> Result<Handle<Expression>> {
         block.extend(self.emitter.finish(&self.function.expressions));
         let handle = self.append(block, expr);
         self.emitter.start(&self.function.expressions);
@@ -303,7 +303,11 @@ impl<'b, 'a> FunctionLowering<'b, 'a> {
 
     /// The type of a declaration initialized with `value`: the value's type registered in the
     /// module (as the front end's `type_and_init` does), which an `explicit` type must equal.
-    fn declared_type(&mut self, value: Handle<Expression>, explicit: Option<Handle<Type>>) -> Result<Handle<Type>> {
+    pub(super) fn declared_type(
+        &mut self,
+        value: Handle<Expression>,
+        explicit: Option<Handle<Type>>,
+    ) -> Result<Handle<Type>> {
         self.resolve(value)?;
         let value_type = match self.resolution(value).ok_or(Unsupported("type resolution"))? {
             TypeResolution::Handle(handle) => *handle,
@@ -761,6 +765,9 @@ impl<'b, 'a> FunctionLowering<'b, 'a> {
         if image::is_texture_builtin(callee) {
             return self.texture(callee, args, block, is_statement);
         }
+        if callee.starts_with("atomic") {
+            return self.atomic(callee, args, block);
+        }
         if is_statement {
             let barrier = match callee {
                 "workgroupBarrier" => naga::Barrier::WORK_GROUP,
@@ -937,21 +944,6 @@ fn split(typed: Typed) -> (bool, Handle<Expression>) {
         Typed::Plain(handle) => (false, handle),
         Typed::Reference(handle) => (true, handle),
     }
-}
-
-/// A literal as its magnitude and whether it is negated.
-pub(super) fn naga_literal(literal: &Literal) -> Result<(NagaLiteral, bool)> {
-    Ok(match *literal {
-        Literal::Bool(b) => (NagaLiteral::Bool(b), false),
-        // The most negative i32 is printed as a conversion of an abstract integer.
-        Literal::I32(i32::MIN) => return Err(Unsupported("literal")),
-        Literal::I32(v) => (NagaLiteral::I32(v.abs()), v < 0),
-        Literal::U32(v) | Literal::Bits(v) => (NagaLiteral::U32(v), false),
-        Literal::F32(bits) => (NagaLiteral::F32(f32::from_bits(bits & 0x7fff_ffff)), bits >> 31 == 1),
-        // f16 needs the `half` crate's type; abstract values are converted by rules not taken
-        // here.
-        Literal::F16(_) | Literal::Abstract(_) => return Err(Unsupported("literal")),
-    })
 }
 
 pub(super) fn is_type_spelling(callee: &str) -> bool {

@@ -7,9 +7,9 @@
 //! evaluator, the same `Emit` ranges, the same types in the same order, then the same
 //! compaction. So validating it is validating the text; `tests/naga_ir.rs` proves the two equal
 //! (`Debug` of the modules, which leaves spans out) on every fixture, the shared corpus and
-//! random programs. What this builder does not know (atomics, subgroups, module `const`s,
-//! arrays sized by overrides, most abstract literals, and more) it refuses with [`Unsupported`],
-//! and the text is validated as before: a refusal costs time, never correctness.
+//! random programs. What this builder does not know (subgroups, module `const`s, arrays sized
+//! by overrides, most abstract literals, and more) it refuses with [`Unsupported`], and the text
+//! is validated as before: a refusal costs time, never correctness.
 //!
 //! The IR is built function by function as the lowering prints each, callees first as the front
 //! end does (a caller printed before its callees waits for them), and a large module in parts
@@ -17,9 +17,10 @@
 //! declaration the lowering makes after the first function was printed ends the building
 //! (validation then reads the text). This file holds the module: types, structs, globals,
 //! signatures, the builtin tables; `function.rs` a function's body; `image.rs` the texture and
-//! sampler types and the texture builtins; `constants.rs` the overrides and the global
-//! expressions of initializers and workgroup sizes.
+//! sampler types and the texture builtins; `atomic.rs` the atomic builtins; `constants.rs` the
+//! overrides and the global expressions of initializers and workgroup sizes.
 
+mod atomic;
 mod constants;
 mod function;
 mod image;
@@ -28,9 +29,9 @@ mod incremental;
 pub use incremental::{Check, Incremental, Part, check};
 
 use naga::proc::Layouter;
-use naga::{AddressSpace, Handle, Scalar, ScalarKind, Span, Type, TypeInner, VectorSize};
+use naga::{AddressSpace, Handle, Literal as NagaLiteral, Scalar, ScalarKind, Span, Type, TypeInner, VectorSize};
 
-use super::ast::{Attribute, BinaryOp, Function, GlobalKind, Module, Name};
+use super::ast::{Attribute, BinaryOp, Function, GlobalKind, Literal, Module, Name};
 use crate::name_hash::NameMap;
 
 /// A construct this builder does not lower as naga's front end would; the text is validated
@@ -141,6 +142,7 @@ impl Builder {
                 self.layouter.update(self.module.to_ctx()).map_err(|_| Unsupported("layout"))?;
                 TypeInner::Array { base, size, stride: self.layouter[base].to_stride() }
             }
+            ("atomic", [scalar]) => TypeInner::Atomic(self.scalar_param(scalar)?),
             ("ptr", [space, base, access @ ..]) => {
                 let space = address_space(space, access.first().copied())?;
                 TypeInner::Pointer { base: self.ty(base)?, space }
@@ -350,6 +352,21 @@ fn split_template(spelled: &str) -> Result<(&str, Vec<&str>)> {
     }
     params.push(inner[start..].trim());
     Ok((&spelled[..open], params))
+}
+
+/// A literal as its magnitude and whether it is negated.
+pub(super) fn naga_literal(literal: &Literal) -> Result<(NagaLiteral, bool)> {
+    Ok(match *literal {
+        Literal::Bool(b) => (NagaLiteral::Bool(b), false),
+        // The most negative i32 is printed as a conversion of an abstract integer.
+        Literal::I32(i32::MIN) => return Err(Unsupported("literal")),
+        Literal::I32(v) => (NagaLiteral::I32(v.abs()), v < 0),
+        Literal::U32(v) | Literal::Bits(v) => (NagaLiteral::U32(v), false),
+        Literal::F32(bits) => (NagaLiteral::F32(f32::from_bits(bits & 0x7fff_ffff)), bits >> 31 == 1),
+        // f16 needs the `half` crate's type; abstract values are converted by rules not taken
+        // here.
+        Literal::F16(_) | Literal::Abstract(_) => return Err(Unsupported("literal")),
+    })
 }
 
 pub(super) fn scalar_named(name: &str) -> Option<Scalar> {
