@@ -6,6 +6,10 @@
 //! Only the shapes our lowering prints for specialization constants are taken: concrete scalar
 //! literals, other overrides, unary and binary operators and scalar conversions; anything else
 //! (abstract literals, `&&` and `||`, vectors, builtins, `const`) is refused.
+//!
+//! Overrides are registered in text order, among the globals: the front end's depth-first order
+//! (`front::wgsl::index`) is that order while each names only declarations before it, and a name
+//! not declared yet is refused.
 
 use naga::proc::{ConstantEvaluator, ExpressionKindTracker, ResolveContext, TypeResolution};
 use naga::{Expression, Handle, ScalarKind, Span, TypeInner};
