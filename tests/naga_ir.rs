@@ -123,6 +123,25 @@ fn the_builder_takes_callers_printed_before_their_callees() {
 }
 
 #[test]
+fn the_builder_takes_overrides() {
+    // SPIR-V's specialization constants become overrides, common in Vulkan shaders: initialized
+    // by literals and by other overrides, used in functions and in workgroup sizes; and a
+    // `var<private>` with an initializer. A refusal here would pass the equality tests unseen.
+    let fixtures = [
+        "glsl/io_workgroup_size_id.comp.spv",
+        "spvasm/late_declarations_shadowed_by_locals.spvasm",
+        "spvasm/overrides_private_initializer.spvasm",
+        "spvasm/spec_constant_ops.spvasm",
+        "exec/compute/shared_spec_ids.spvasm",
+        "exec/compute/spec_constant_composite_ops.spvasm",
+        "exec/compute/spec_constants.comp.spv",
+        "exec/compute/spec_sized_arrays.comp.spv",
+        "exec/compute/spec_workgroup_size.comp.spv",
+    ];
+    assert_taken(&fixtures);
+}
+
+#[test]
 fn the_builder_takes_the_atomic_fixtures() {
     // Between them: every read-modify-write builtin as a statement and as a value, atomicLoad (also
     // as a statement) and atomicStore, the compare-exchange with its `.old_value` and `.exchanged`

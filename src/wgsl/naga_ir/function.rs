@@ -7,7 +7,7 @@ use naga::{
     TypeInner, VectorSize,
 };
 
-use super::{Builder, DERIVATIVES, Declared, MATH, Result, Unsupported, image, naga_literal, scalar_named};
+use super::{Builder, DERIVATIVES, Declared, MATH, Result, Unsupported, binary_op, image, naga_literal, scalar_named};
 use crate::name_hash::NameMap;
 use crate::wgsl::ast::{BinaryOp, COMPONENTS, Expr, Function, Init, Literal, Stmt, UnaryOp, Update};
 
@@ -519,6 +519,9 @@ impl<'b, 'a> FunctionLowering<'b, 'a> {
                         let expr = self.interrupt(block, Expression::GlobalVariable(handle))?;
                         Ok(if space == AddressSpace::Handle { Typed::Plain(expr) } else { Typed::Reference(expr) })
                     }
+                    Some(&Declared::Override(handle)) => {
+                        Ok(Typed::Plain(self.interrupt(block, Expression::Override(handle))?))
+                    }
                     _ => Err(Unsupported("identifier")),
                 };
             }
@@ -940,30 +943,6 @@ fn split(typed: Typed) -> (bool, Handle<Expression>) {
     match typed {
         Typed::Plain(handle) => (false, handle),
         Typed::Reference(handle) => (true, handle),
-    }
-}
-
-fn binary_op(op: BinaryOp) -> naga::BinaryOperator {
-    use naga::BinaryOperator as B;
-    match op {
-        BinaryOp::Add => B::Add,
-        BinaryOp::Subtract => B::Subtract,
-        BinaryOp::Multiply => B::Multiply,
-        BinaryOp::Divide => B::Divide,
-        BinaryOp::Modulo => B::Modulo,
-        BinaryOp::Equal => B::Equal,
-        BinaryOp::NotEqual => B::NotEqual,
-        BinaryOp::Less => B::Less,
-        BinaryOp::LessEqual => B::LessEqual,
-        BinaryOp::Greater => B::Greater,
-        BinaryOp::GreaterEqual => B::GreaterEqual,
-        BinaryOp::And => B::And,
-        BinaryOp::Or => B::InclusiveOr,
-        BinaryOp::Xor => B::ExclusiveOr,
-        BinaryOp::LogicalAnd => B::LogicalAnd,
-        BinaryOp::LogicalOr => B::LogicalOr,
-        BinaryOp::ShiftLeft => B::ShiftLeft,
-        BinaryOp::ShiftRight => B::ShiftRight,
     }
 }
 

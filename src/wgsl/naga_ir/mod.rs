@@ -7,9 +7,9 @@
 //! evaluator, the same `Emit` ranges, the same types in the same order, then the same
 //! compaction. So validating it is validating the text; `tests/naga_ir.rs` proves the two equal
 //! (`Debug` of the modules, which leaves spans out) on every fixture, the shared corpus and
-//! random programs. What this builder does not know (subgroups, overrides, most abstract
-//! literals, and more) it refuses with [`Unsupported`], and the text is validated as
-//! before: a refusal costs time, never correctness.
+//! random programs. What this builder does not know (subgroups, module `const`s, arrays sized
+//! by overrides, most abstract literals, and more) it refuses with [`Unsupported`], and the text
+//! is validated as before: a refusal costs time, never correctness.
 //!
 //! The IR is built function by function as the lowering prints each, callees first as the front
 //! end does (a caller printed before its callees waits for them), and a large module in parts
@@ -17,9 +17,11 @@
 //! declaration the lowering makes after the first function was printed ends the building
 //! (validation then reads the text). This file holds the module: types, structs, globals,
 //! signatures, the builtin tables; `function.rs` a function's body; `image.rs` the texture and
-//! sampler types and the texture builtins; `atomic.rs` the atomic builtins.
+//! sampler types and the texture builtins; `atomic.rs` the atomic builtins; `constants.rs` the
+//! overrides and the global expressions of initializers and workgroup sizes.
 
 mod atomic;
+mod constants;
 mod function;
 mod image;
 mod incremental;
@@ -29,7 +31,7 @@ pub use incremental::{Check, Incremental, Part, check};
 use naga::proc::Layouter;
 use naga::{AddressSpace, Handle, Literal as NagaLiteral, Scalar, ScalarKind, Span, Type, TypeInner, VectorSize};
 
-use super::ast::{Attribute, Expr, Function, GlobalKind, Literal, Module, Name};
+use super::ast::{Attribute, BinaryOp, Function, GlobalKind, Literal, Module, Name};
 use crate::name_hash::NameMap;
 
 /// A construct this builder does not lower as naga's front end would; the text is validated
@@ -44,6 +46,7 @@ pub type Result<T> = std::result::Result<T, Unsupported>;
 enum Declared {
     Type(Handle<Type>),
     Var(Handle<naga::GlobalVariable>),
+    Override(Handle<naga::Override>),
     Function(Handle<naga::Function>),
     EntryPoint,
 }
@@ -55,6 +58,7 @@ struct Builder {
     /// Each type spelling met so far.
     types: NameMap<Name, Handle<Type>>,
     declared: NameMap<Name, Declared>,
+    globals: constants::GlobalExpressions,
     /// How many structs and globals the module had when the building started.
     declarations: (usize, usize),
 }
@@ -67,6 +71,7 @@ impl Builder {
             layouter: Layouter::default(),
             types: NameMap::default(),
             declared: NameMap::default(),
+            globals: Default::default(),
             declarations: (ast.structs.len(), ast.globals.len()),
         };
         for s in &ast.structs {
@@ -187,11 +192,13 @@ impl Builder {
     }
 
     fn declare_global(&mut self, g: &super::ast::Global) -> Result<()> {
-        let GlobalKind::Var { space } = &g.kind else { return Err(Unsupported("const or override")) };
-        if g.init.is_some() {
-            return Err(Unsupported("global initializer"));
-        }
+        let space = match &g.kind {
+            GlobalKind::Var { space } => space,
+            GlobalKind::Override => return self.declare_override(g),
+            GlobalKind::Const => return Err(Unsupported("const")),
+        };
         let ty = self.ty(g.ty.as_deref().ok_or(Unsupported("untyped global"))?)?;
+        let init = g.init.as_ref().map(|init| self.initializer(init, ty)).transpose()?;
         let (mut group, mut binding) = (None, None);
         for attribute in &g.attributes {
             match *attribute {
@@ -218,7 +225,7 @@ impl Builder {
                 space,
                 binding,
                 ty,
-                init: None,
+                init,
                 memory_decorations: Default::default(),
             },
             Span::UNDEFINED,
@@ -230,23 +237,14 @@ impl Builder {
     fn function(&mut self, ast: &Module, f: &Function) -> Result<()> {
         self.unchanged(ast)?;
         let mut stage = None;
-        let mut workgroup_size = [0; 3];
+        let (mut workgroup_size, mut workgroup_size_overrides) = ([0; 3], None);
         for attribute in &f.attributes {
             match attribute {
                 Attribute::Stage("compute") => stage = Some(naga::ShaderStage::Compute),
                 Attribute::Stage("vertex") => stage = Some(naga::ShaderStage::Vertex),
                 Attribute::Stage("fragment") => stage = Some(naga::ShaderStage::Fragment),
-                Attribute::WorkgroupSize(size) => {
-                    for (out, size) in workgroup_size.iter_mut().zip(size.iter()) {
-                        *out = match size {
-                            Expr::Literal(Literal::Abstract(n)) => {
-                                u32::try_from(*n).map_err(|_| Unsupported("size"))?
-                            }
-                            Expr::Literal(Literal::U32(n)) => *n,
-                            Expr::Literal(Literal::I32(n @ 0..)) => *n as u32,
-                            _ => return Err(Unsupported("workgroup size")),
-                        };
-                    }
+                Attribute::WorkgroupSize(sizes) => {
+                    (workgroup_size, workgroup_size_overrides) = self.workgroup_size(sizes)?
                 }
                 _ => return Err(Unsupported("function attribute")),
             }
@@ -259,7 +257,7 @@ impl Builder {
                     stage,
                     early_depth_test: None,
                     workgroup_size,
-                    workgroup_size_overrides: None,
+                    workgroup_size_overrides,
                     function,
                     mesh_info: None,
                     task_payload: None,
@@ -525,3 +523,28 @@ pub(super) const DERIVATIVES: &[(&str, naga::DerivativeAxis, naga::DerivativeCon
         ("fwidthFine", A::Width, C::Fine),
     ]
 };
+
+/// An operator of the syntax tree as naga's.
+fn binary_op(op: BinaryOp) -> naga::BinaryOperator {
+    use naga::BinaryOperator as B;
+    match op {
+        BinaryOp::Add => B::Add,
+        BinaryOp::Subtract => B::Subtract,
+        BinaryOp::Multiply => B::Multiply,
+        BinaryOp::Divide => B::Divide,
+        BinaryOp::Modulo => B::Modulo,
+        BinaryOp::Equal => B::Equal,
+        BinaryOp::NotEqual => B::NotEqual,
+        BinaryOp::Less => B::Less,
+        BinaryOp::LessEqual => B::LessEqual,
+        BinaryOp::Greater => B::Greater,
+        BinaryOp::GreaterEqual => B::GreaterEqual,
+        BinaryOp::And => B::And,
+        BinaryOp::Or => B::InclusiveOr,
+        BinaryOp::Xor => B::ExclusiveOr,
+        BinaryOp::LogicalAnd => B::LogicalAnd,
+        BinaryOp::LogicalOr => B::LogicalOr,
+        BinaryOp::ShiftLeft => B::ShiftLeft,
+        BinaryOp::ShiftRight => B::ShiftRight,
+    }
+}
