@@ -73,11 +73,11 @@ impl<'a> Scopes<'a> {
     }
 }
 
-/// A type resolution as a key: `TypeResolution` itself is not `Hash`.
-#[derive(PartialEq, Eq, Hash)]
-enum Resolved {
-    Handle(Handle<Type>),
-    Value(TypeInner),
+/// A type expressions of the function have, and the module's type for it once a declaration
+/// registered it.
+struct Distinct {
+    resolution: TypeResolution,
+    declared: Option<Handle<Type>>,
 }
 
 pub(super) struct FunctionLowering<'b, 'a> {
@@ -87,9 +87,13 @@ pub(super) struct FunctionLowering<'b, 'a> {
     /// The type of each expression so far, by index, as an index into `distinct`: a function's
     /// expressions have few distinct types, and a `TypeResolution` is five times a `u32`.
     resolutions: Vec<u32>,
-    distinct: Vec<TypeResolution>,
-    /// Keyed by the fast hash of names: std's is a third of the building's time here.
-    distinct_index: NameMap<Resolved, u32>,
+    distinct: Vec<Distinct>,
+    /// The index in `distinct` of each module type met as a resolution, by the type's index
+    /// (`u32::MAX` where none): a lookup without a hash.
+    by_handle: Vec<u32>,
+    /// The index in `distinct` of each type met as a value, keyed by the fast hash of names
+    /// (std's was a third of the building's time here).
+    by_value: NameMap<TypeInner, u32>,
     scopes: Scopes<'a>,
     pub(super) emitter: Emitter,
     /// Whether expressions are evaluated as a constant expression (a texel offset), where the
@@ -105,7 +109,8 @@ impl<'b, 'a> FunctionLowering<'b, 'a> {
             kinds: ExpressionKindTracker::new(),
             resolutions: Vec::new(),
             distinct: Vec::new(),
-            distinct_index: NameMap::default(),
+            by_handle: Vec::new(),
+            by_value: NameMap::default(),
             scopes: Scopes::default(),
             emitter: Emitter::default(),
             constant: false,
@@ -145,16 +150,34 @@ impl<'b, 'a> FunctionLowering<'b, 'a> {
         for expr in self.function.expressions.range_from(self.resolutions.len()) {
             let (resolutions, distinct) = (&self.resolutions, &self.distinct);
             let resolution = context
-                .resolve(&self.function.expressions[expr], |h| Ok(&distinct[resolutions[h.index()] as usize]))
+                .resolve(
+                    &self.function.expressions[expr],
+                    |h| Ok(&distinct[resolutions[h.index()] as usize].resolution),
+                )
                 .map_err(|_| Unsupported("type resolution"))?;
-            let key = match resolution {
-                TypeResolution::Handle(handle) => Resolved::Handle(handle),
-                TypeResolution::Value(ref inner) => Resolved::Value(inner.clone()),
+            let next = self.distinct.len() as u32;
+            let index = match resolution {
+                TypeResolution::Handle(handle) => {
+                    if self.by_handle.len() <= handle.index() {
+                        self.by_handle.resize(handle.index() + 1, u32::MAX);
+                    }
+                    let slot = &mut self.by_handle[handle.index()];
+                    if *slot == u32::MAX {
+                        *slot = next;
+                    }
+                    *slot
+                }
+                TypeResolution::Value(ref inner) => match self.by_value.get(inner) {
+                    Some(&index) => index,
+                    None => {
+                        self.by_value.insert(inner.clone(), next);
+                        next
+                    }
+                },
             };
-            let index = *self.distinct_index.entry(key).or_insert_with(|| {
-                self.distinct.push(resolution);
-                self.distinct.len() as u32 - 1
-            });
+            if index == next {
+                self.distinct.push(Distinct { resolution, declared: None });
+            }
             self.resolutions.push(index);
             if expr == handle {
                 break;
@@ -166,7 +189,7 @@ impl<'b, 'a> FunctionLowering<'b, 'a> {
 
     /// The type of `handle`, if it is resolved.
     fn resolution(&self, handle: Handle<Expression>) -> Option<&TypeResolution> {
-        self.resolutions.get(handle.index()).map(|&i| &self.distinct[i as usize])
+        self.resolutions.get(handle.index()).map(|&i| &self.distinct[i as usize].resolution)
     }
 
     fn block(&mut self, stmts: &'a [Stmt], in_loop: bool) -> Result<Block> {
@@ -309,15 +332,20 @@ impl<'b, 'a> FunctionLowering<'b, 'a> {
         explicit: Option<Handle<Type>>,
     ) -> Result<Handle<Type>> {
         self.resolve(value)?;
-        let value_type = match self.resolution(value).ok_or(Unsupported("type resolution"))? {
-            TypeResolution::Handle(handle) => *handle,
-            TypeResolution::Value(inner) => {
-                let inner = inner.clone();
-                self.builder.ensure(inner)
+        let index = self.resolutions[value.index()] as usize;
+        let value_type = match (&self.distinct[index].resolution, self.distinct[index].declared) {
+            (TypeResolution::Handle(handle), _) => *handle,
+            (_, Some(declared)) => declared,
+            (TypeResolution::Value(inner), None) => {
+                // Registered once per distinct type: registering it again finds the same handle.
+                let declared = self.builder.ensure(inner.clone());
+                self.distinct[index].declared = Some(declared);
+                declared
             }
         };
         match explicit {
             None => Ok(value_type),
+            Some(explicit) if explicit == value_type => Ok(explicit),
             Some(explicit)
                 if self
                     .builder
