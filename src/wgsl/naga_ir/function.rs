@@ -94,6 +94,8 @@ pub(super) struct FunctionLowering<'b, 'a> {
     /// The index in `distinct` of each type met as a value, keyed by the fast hash of names
     /// (std's was a third of the building's time here).
     by_value: NameMap<TypeInner, u32>,
+    /// The index in `distinct` of the value type met last.
+    last_value: u32,
     scopes: Scopes<'a>,
     pub(super) emitter: Emitter,
     /// Whether expressions are evaluated as a constant expression (a texel offset), where the
@@ -111,6 +113,7 @@ impl<'b, 'a> FunctionLowering<'b, 'a> {
             distinct: Vec::new(),
             by_handle: Vec::new(),
             by_value: NameMap::default(),
+            last_value: u32::MAX,
             scopes: Scopes::default(),
             emitter: Emitter::default(),
             constant: false,
@@ -167,13 +170,25 @@ impl<'b, 'a> FunctionLowering<'b, 'a> {
                     }
                     *slot
                 }
-                TypeResolution::Value(ref inner) => match self.by_value.get(inner) {
-                    Some(&index) => index,
-                    None => {
-                        self.by_value.insert(inner.clone(), next);
-                        next
-                    }
-                },
+                // Most values have the type of the value met last (an operand's): no hash then.
+                TypeResolution::Value(ref inner)
+                    if self.distinct.get(self.last_value as usize).is_some_and(
+                        |last| matches!(&last.resolution, TypeResolution::Value(last) if last == inner),
+                    ) =>
+                {
+                    self.last_value
+                }
+                TypeResolution::Value(ref inner) => {
+                    let index = match self.by_value.get(inner) {
+                        Some(&index) => index,
+                        None => {
+                            self.by_value.insert(inner.clone(), next);
+                            next
+                        }
+                    };
+                    self.last_value = index;
+                    index
+                }
             };
             if index == next {
                 self.distinct.push(Distinct { resolution, declared: None });
@@ -234,7 +249,7 @@ impl<'b, 'a> FunctionLowering<'b, 'a> {
                 self.kinds.force_non_const(value);
                 block.extend(self.emitter.finish(&self.function.expressions));
                 self.scopes.declare(name, Typed::Plain(value));
-                self.function.named_expressions.insert(value, name.to_string());
+                self.function.named_expressions.insert(value, String::from(&**name));
                 return Ok(());
             }
             Stmt::Var { name, ty, value } => return self.var(name, ty.as_deref(), value.as_ref(), block, in_loop),
