@@ -135,7 +135,36 @@ impl<'b, 'a> FunctionLowering<'b, 'a> {
 
     /// Appends `expr` through naga's constant evaluator, as the front end's `append_expression`.
     pub(super) fn append(&mut self, block: &mut Block, expr: Expression) -> Result<Handle<Expression>> {
+        // The evaluator appends a run-time expression as it is, and one that needs no `Emit` of
+        // its own without touching the emitter: the same here, without making an evaluator.
+        if !self.constant && !expr.needs_pre_emit() && self.is_runtime(&expr) {
+            let handle = self.function.expressions.append(expr, Span::UNDEFINED);
+            self.kinds.insert(handle, ExpressionKind::Runtime);
+            return Ok(handle);
+        }
         self.evaluator(block).try_eval_and_append(expr, Span::UNDEFINED).map_err(|_| Unsupported("constant evaluation"))
+    }
+
+    /// Whether the evaluator takes `expr` as a run-time expression, for the kinds this builder
+    /// appends most: a load, or an operation with a run-time operand. `false` for the rest, which
+    /// go through the evaluator.
+    fn is_runtime(&self, expr: &Expression) -> bool {
+        let runtime = |handle| !self.kinds.is_const_or_override(handle);
+        match *expr {
+            Expression::Load { .. } => true,
+            Expression::Unary { expr, .. }
+            | Expression::As { expr, .. }
+            | Expression::Splat { value: expr, .. }
+            | Expression::Swizzle { vector: expr, .. }
+            | Expression::AccessIndex { base: expr, .. } => runtime(expr),
+            Expression::Binary { left, right, .. } | Expression::Access { base: left, index: right } => {
+                runtime(left) || runtime(right)
+            }
+            Expression::Select { condition, accept, reject } => {
+                runtime(condition) || runtime(accept) || runtime(reject)
+            }
+            _ => false,
+        }
     }
 
     /// Appends `expr` outside any `Emit` range, as the front end's `interrupt_emitter`.
