@@ -572,14 +572,17 @@ impl<'b, 'a> FunctionLowering<'b, 'a> {
     fn expression_for_reference(&mut self, expr: &'a Expr, block: &mut Block) -> Result<Typed> {
         let (typed, lowered) = match expr {
             Expr::Literal(literal) => {
-                // A negative number is printed as the negation of its magnitude, which the
-                // constant evaluator folds.
-                let (magnitude, negative) = naga_literal(literal)?;
-                let mut handle = self.interrupt(block, Expression::Literal(magnitude))?;
-                if negative {
-                    handle = self.append(block, Expression::Unary { op: naga::UnaryOperator::Negate, expr: handle })?;
-                }
-                return Ok(Typed::Plain(handle));
+                // A negative number is printed as the negation of its magnitude: the front end
+                // appends the magnitude outside the `Emit` ranges, and the constant evaluator
+                // folds the negation into a literal appended the same way, leaving the magnitude
+                // to the compaction. Only the folded literal is made here.
+                let value = match naga_literal(literal)? {
+                    (magnitude, false) => magnitude,
+                    (NagaLiteral::I32(v), true) => NagaLiteral::I32(-v),
+                    (NagaLiteral::F32(v), true) => NagaLiteral::F32(-v),
+                    _ => return Err(Unsupported("literal")),
+                };
+                return Ok(Typed::Plain(self.interrupt(block, Expression::Literal(value))?));
             }
             Expr::Ident(name) => {
                 if let Some(&typed) = self.scopes.names.get(&**name) {
@@ -640,19 +643,24 @@ impl<'b, 'a> FunctionLowering<'b, 'a> {
             Expr::Index(operands) => {
                 let [base, index] = &**operands;
                 let base = self.expression_for_reference(base, block)?;
-                let index = match index {
-                    // `v[2]`: the front end reads an abstract integer and concretizes it.
-                    &Expr::Literal(Literal::Abstract(i @ 0..)) => {
-                        let abstract_index = self.interrupt(block, Expression::Literal(NagaLiteral::AbstractInt(i)))?;
-                        self.concretize_int(abstract_index, block)?
+                let index = match *index {
+                    // `v[2]`: the front end appends an abstract integer and its conversion to
+                    // `i32`, each outside the `Emit` ranges, and indexes by the value; the
+                    // compaction removes both literals. Neither is made here, but the range is
+                    // split where they were.
+                    Expr::Literal(Literal::Abstract(i)) => {
+                        let i = u32::try_from(i).ok().filter(|&i| i32::try_from(i).is_ok());
+                        block.extend(self.emitter.finish(&self.function.expressions));
+                        self.emitter.start(&self.function.expressions);
+                        Err(i.ok_or(Unsupported("index"))?)
                     }
-                    index => self.expression(index, block)?,
+                    ref index => Ok(self.expression(index, block)?),
                 };
                 let base = self.pointer_as_reference(base)?;
                 let (reference, base) = split(base);
-                let expr = match self.const_index(index) {
-                    Some(index) => Expression::AccessIndex { base, index },
-                    None => Expression::Access { base, index },
+                let expr = match index.map(|index| (index, self.const_index(index))) {
+                    Err(index) | Ok((_, Some(index))) => Expression::AccessIndex { base, index },
+                    Ok((index, None)) => Expression::Access { base, index },
                 };
                 (reference, expr)
             }
@@ -706,11 +714,6 @@ impl<'b, 'a> FunctionLowering<'b, 'a> {
         };
         let handle = self.append(block, lowered)?;
         Ok(if typed { Typed::Reference(handle) } else { Typed::Plain(handle) })
-    }
-
-    /// An abstract integer as the front end's `concretize` makes it: an `i32`.
-    fn concretize_int(&mut self, handle: Handle<Expression>, block: &mut Block) -> Result<Handle<Expression>> {
-        self.evaluator(block).cast_array(handle, Scalar::I32, Span::UNDEFINED).map_err(|_| Unsupported("index"))
     }
 
     /// A pointer value indexed or accessed is taken as the reference it points to.
