@@ -170,7 +170,19 @@ impl<'b, 'a> FunctionLowering<'b, 'a> {
     /// Appends `expr` outside any `Emit` range, as the front end's `interrupt_emitter`.
     pub(super) fn interrupt(&mut self, block: &mut Block, expr: Expression) -> Result<Handle<Expression>> {
         block.extend(self.emitter.finish(&self.function.expressions));
-        let handle = self.append(block, expr);
+        let handle = match expr {
+            // What the evaluator does with a literal, the emitter stopped: checks its value (no
+            // infinity or NaN) and appends it as a constant.
+            Expression::Literal(literal) => match naga::valid::check_literal_value(literal) {
+                Ok(()) => {
+                    let handle = self.function.expressions.append(expr, Span::UNDEFINED);
+                    self.kinds.insert(handle, ExpressionKind::Const);
+                    Ok(handle)
+                }
+                Err(_) => Err(Unsupported("constant evaluation")),
+            },
+            expr => self.append(block, expr),
+        };
         self.emitter.start(&self.function.expressions);
         handle
     }
