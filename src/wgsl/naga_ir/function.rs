@@ -14,6 +14,8 @@ use crate::wgsl::ast::{BinaryOp, COMPONENTS, Expr, Function, Init, Literal, Stmt
 /// The body and signature of `f`, its types registered in `builder`.
 pub(super) fn lower(builder: &mut Builder, f: &Function) -> Result<naga::Function> {
     let mut lowering = FunctionLowering::new(builder);
+    // Most of a body's statements declare a name: room for them at once, not by rehashing.
+    lowering.scopes.names.reserve(f.params.len() + f.body.len());
     let mut arguments = Vec::with_capacity(f.params.len());
     for (i, param) in f.params.iter().enumerate() {
         let ty = lowering.builder.ty(&param.ty)?;
