@@ -7,6 +7,7 @@ use naga::{
     TypeInner, VectorSize,
 };
 
+use super::resolutions::Resolutions;
 use super::{Builder, DERIVATIVES, Declared, MATH, Result, Unsupported, binary_op, image, naga_literal, scalar_named};
 use crate::name_hash::NameMap;
 use crate::wgsl::ast::{BinaryOp, COMPONENTS, Expr, Function, Init, Literal, Stmt, UnaryOp, Update};
@@ -75,29 +76,11 @@ impl<'a> Scopes<'a> {
     }
 }
 
-/// A type expressions of the function have, and the module's type for it once a declaration
-/// registered it.
-struct Distinct {
-    resolution: TypeResolution,
-    declared: Option<Handle<Type>>,
-}
-
 pub(super) struct FunctionLowering<'b, 'a> {
     pub(super) builder: &'b mut Builder,
     pub(super) function: naga::Function,
     kinds: ExpressionKindTracker,
-    /// The type of each expression so far, by index, as an index into `distinct`: a function's
-    /// expressions have few distinct types, and a `TypeResolution` is five times a `u32`.
-    resolutions: Vec<u32>,
-    distinct: Vec<Distinct>,
-    /// The index in `distinct` of each module type met as a resolution, by the type's index
-    /// (`u32::MAX` where none): a lookup without a hash.
-    by_handle: Vec<u32>,
-    /// The index in `distinct` of each type met as a value, keyed by the fast hash of names
-    /// (std's was a third of the building's time here).
-    by_value: NameMap<TypeInner, u32>,
-    /// The index in `distinct` of the value type met last.
-    last_value: u32,
+    resolutions: Resolutions,
     scopes: Scopes<'a>,
     pub(super) emitter: Emitter,
     /// Whether expressions are evaluated as a constant expression (a texel offset), where the
@@ -111,11 +94,7 @@ impl<'b, 'a> FunctionLowering<'b, 'a> {
             builder,
             function: naga::Function::default(),
             kinds: ExpressionKindTracker::new(),
-            resolutions: Vec::new(),
-            distinct: Vec::new(),
-            by_handle: Vec::new(),
-            by_value: NameMap::default(),
-            last_value: u32::MAX,
+            resolutions: Resolutions::new(),
             scopes: Scopes::default(),
             emitter: Emitter::default(),
             constant: false,
@@ -193,61 +172,13 @@ impl<'b, 'a> FunctionLowering<'b, 'a> {
     pub(super) fn resolve(&mut self, handle: Handle<Expression>) -> Result<&TypeInner> {
         let context =
             ResolveContext::with_locals(&self.builder.module, &self.function.local_variables, &self.function.arguments);
-        for expr in self.function.expressions.range_from(self.resolutions.len()) {
-            let (resolutions, distinct) = (&self.resolutions, &self.distinct);
-            let resolution = context
-                .resolve(
-                    &self.function.expressions[expr],
-                    |h| Ok(&distinct[resolutions[h.index()] as usize].resolution),
-                )
-                .map_err(|_| Unsupported("type resolution"))?;
-            let next = self.distinct.len() as u32;
-            let index = match resolution {
-                TypeResolution::Handle(handle) => {
-                    if self.by_handle.len() <= handle.index() {
-                        self.by_handle.resize(handle.index() + 1, u32::MAX);
-                    }
-                    let slot = &mut self.by_handle[handle.index()];
-                    if *slot == u32::MAX {
-                        *slot = next;
-                    }
-                    *slot
-                }
-                // Most values have the type of the value met last (an operand's): no hash then.
-                TypeResolution::Value(ref inner)
-                    if self.distinct.get(self.last_value as usize).is_some_and(
-                        |last| matches!(&last.resolution, TypeResolution::Value(last) if last == inner),
-                    ) =>
-                {
-                    self.last_value
-                }
-                TypeResolution::Value(ref inner) => {
-                    let index = match self.by_value.get(inner) {
-                        Some(&index) => index,
-                        None => {
-                            self.by_value.insert(inner.clone(), next);
-                            next
-                        }
-                    };
-                    self.last_value = index;
-                    index
-                }
-            };
-            if index == next {
-                self.distinct.push(Distinct { resolution, declared: None });
-            }
-            self.resolutions.push(index);
-            if expr == handle {
-                break;
-            }
-        }
-        let resolution = self.resolution(handle).ok_or(Unsupported("type resolution"))?;
+        let resolution = self.resolutions.resolve(&context, &self.function.expressions, handle)?;
         Ok(resolution.inner_with(&self.builder.module.types))
     }
 
     /// The type of `handle`, if it is resolved.
     fn resolution(&self, handle: Handle<Expression>) -> Option<&TypeResolution> {
-        self.resolutions.get(handle.index()).map(|&i| &self.distinct[i as usize].resolution)
+        self.resolutions.get(handle)
     }
 
     fn block(&mut self, stmts: &'a [Stmt], in_loop: bool) -> Result<Block> {
@@ -390,17 +321,8 @@ impl<'b, 'a> FunctionLowering<'b, 'a> {
         explicit: Option<Handle<Type>>,
     ) -> Result<Handle<Type>> {
         self.resolve(value)?;
-        let index = self.resolutions[value.index()] as usize;
-        let value_type = match (&self.distinct[index].resolution, self.distinct[index].declared) {
-            (TypeResolution::Handle(handle), _) => *handle,
-            (_, Some(declared)) => declared,
-            (TypeResolution::Value(inner), None) => {
-                // Registered once per distinct type: registering it again finds the same handle.
-                let declared = self.builder.ensure(inner.clone());
-                self.distinct[index].declared = Some(declared);
-                declared
-            }
-        };
+        let builder = &mut *self.builder;
+        let value_type = self.resolutions.declared(value, |inner| builder.ensure(inner))?;
         match explicit {
             None => Ok(value_type),
             Some(explicit) if explicit == value_type => Ok(explicit),

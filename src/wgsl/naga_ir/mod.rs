@@ -18,15 +18,17 @@
 //! (`incremental.rs`). The front end reads every struct and global before any function; a
 //! declaration the lowering makes after the first function was printed ends the building
 //! (validation then reads the text). This file holds the module: types, structs, globals,
-//! signatures, the builtin tables; `function.rs` a function's body; `image.rs` the texture and
-//! sampler types and the texture builtins; `atomic.rs` the atomic builtins; `constants.rs` the
-//! overrides and the global expressions of initializers and workgroup sizes.
+//! signatures, the builtin tables; `function.rs` a function's body; `resolutions.rs` the types
+//! of its expressions; `image.rs` the texture and sampler types and the texture builtins;
+//! `atomic.rs` the atomic builtins; `constants.rs` the overrides and the global expressions of
+//! initializers and workgroup sizes.
 
 mod atomic;
 mod constants;
 mod function;
 mod image;
 mod incremental;
+mod resolutions;
 
 pub use incremental::{Check, Incremental, Part, check};
 
