@@ -846,7 +846,7 @@ impl<'m> Lower<'m> {
         match e.names.get(&id) {
             Some(name) if matches!(self.module.def(id), Def::Global(_)) => {
                 let memory = if e.read_only.contains(&id) { Memory::ReadOnly } else { Memory::Variable };
-                Ok(Pointer { base: Expr::ident(name.clone()), steps: Vec::new(), memory })
+                Ok(Pointer { base: Expr::ident(name.as_str()), steps: Vec::new(), memory })
             }
             _ => Err(Error::unsupported(
                 format!("%{id} is not a pointer we can follow"),
