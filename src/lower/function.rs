@@ -62,7 +62,7 @@ pub fn emit(e: &mut Emitter, f: usize, entry: Option<&EntryPoint>) -> Result<(as
         constant_lets: IdMap::default(),
         operands: Vec::new(),
     };
-    let name = e.names.get(&function.id).cloned().unwrap_or_default();
+    let name = e.names.get(&function.id).map(|name| name.to_string()).unwrap_or_default();
     let mut params = Vec::new();
     for param in &function.params {
         let base = module.name(param.id).map(str::to_string).unwrap_or_else(|| format!("p_{}", param.id));
@@ -846,7 +846,7 @@ impl<'m> Lower<'m> {
         match e.names.get(&id) {
             Some(name) if matches!(self.module.def(id), Def::Global(_)) => {
                 let memory = if e.read_only.contains(&id) { Memory::ReadOnly } else { Memory::Variable };
-                Ok(Pointer { base: Expr::ident(name.as_str()), steps: Vec::new(), memory })
+                Ok(Pointer { base: Expr::Ident(name.clone()), steps: Vec::new(), memory })
             }
             _ => Err(Error::unsupported(
                 format!("%{id} is not a pointer we can follow"),
