@@ -147,8 +147,8 @@ pub(super) struct Pending {
 }
 
 impl Pending {
-    /// For a function of `insts` instructions: each pending value is the result of one, so the
-    /// flags never grow past that.
+    /// For a function of `insts` instructions, whose results the pending values are: the flags
+    /// are reserved at that size (a hint) rather than grown one doubling at a time.
     fn new(insts: usize) -> Pending {
         Pending { live: Vec::with_capacity(insts), ..Pending::default() }
     }
