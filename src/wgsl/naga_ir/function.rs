@@ -16,9 +16,10 @@ use crate::wgsl::ast::{BinaryOp, COMPONENTS, Expr, Function, Init, Literal, Stmt
 pub(super) fn lower(builder: &mut Builder, f: &Function) -> Result<naga::Function> {
     let mut lowering = FunctionLowering::new(builder);
     // Most of a body's statements declare a name: room for them at once, not by rehashing or
-    // copying the undo list as it grows.
+    // copying the undo list and the named expressions as they grow.
     lowering.scopes.names.reserve(f.params.len() + f.body.len());
     lowering.scopes.undo.reserve(f.params.len() + f.body.len());
+    lowering.function.named_expressions.reserve(f.params.len() + f.body.len());
     let mut arguments = Vec::with_capacity(f.params.len());
     for (i, param) in f.params.iter().enumerate() {
         let ty = lowering.builder.ty(&param.ty)?;
