@@ -142,6 +142,23 @@ fn the_builder_takes_overrides() {
 }
 
 #[test]
+fn the_builder_takes_declarations_made_after_a_function() {
+    // The lowering declares a struct or an override where a function first needs it, after
+    // functions already built; the text has it before them all, and so has naga's IR: types and
+    // global expressions put back in that order (`naga_ir/reorder.rs`). Between them: a struct
+    // after a function's types, the compare-exchange's predeclared result type and an override
+    // workgroup size; an override after that size; an entry point's output struct after a helper;
+    // a struct after the globals. A refusal here would pass the equality tests unseen.
+    let fixtures = [
+        "spvasm/late_declarations_after_functions.spvasm",
+        "spvasm/io_multi_entry_points.spvasm",
+        "spvasm/names_reserved_words.spvasm",
+        "spvasm/output_initializer_non_finite.spvasm",
+    ];
+    assert_taken(&fixtures);
+}
+
+#[test]
 fn the_builder_takes_the_atomic_fixtures() {
     // Between them: every read-modify-write builtin as a statement and as a value, atomicLoad (also
     // as a statement) and atomicStore, the compare-exchange with its `.old_value` and `.exchanged`

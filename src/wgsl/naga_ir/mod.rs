@@ -13,18 +13,20 @@
 //!
 //! The IR is built function by function as the lowering prints each, callees first as the front
 //! end does (a caller printed before its callees waits for them), and a large module in parts
-//! (`incremental.rs`). The front end reads every struct and global before any function; a
-//! declaration the lowering makes after the first function was printed ends the building
-//! (validation then reads the text). This file holds the module: types, structs, globals,
-//! signatures, the builtin tables; `function.rs` a function's body; `image.rs` the texture and
-//! sampler types and the texture builtins; `atomic.rs` the atomic builtins; `constants.rs` the
-//! overrides and the global expressions of initializers and workgroup sizes.
+//! (`incremental.rs`). The front end reads every struct and global before any function; one the
+//! lowering declares later (where a function first needs it) is built when it comes, and the
+//! module put in the front end's order when finished (`reorder.rs`). This file holds the module:
+//! types, structs, globals, signatures, the builtin tables; `function.rs` a function's body;
+//! `image.rs` the texture and sampler types and the texture builtins; `atomic.rs` the atomic
+//! builtins; `constants.rs` the overrides and the global expressions of initializers and
+//! workgroup sizes.
 
 mod atomic;
 mod constants;
 mod function;
 mod image;
 mod incremental;
+mod reorder;
 
 pub use incremental::{Check, Incremental, Part, check};
 
@@ -59,37 +61,63 @@ struct Builder {
     types: NameMap<Name, Handle<Type>>,
     declared: NameMap<Name, Declared>,
     globals: constants::GlobalExpressions,
-    /// How many structs and globals the module had when the building started.
+    /// How many of the module's structs and globals are declared.
     declarations: (usize, usize),
+    /// Whether a struct or global was declared after the building started (after the globals, or
+    /// a function): the types and global expressions are then put in the front end's order at
+    /// the end (`reorder.rs`).
+    late: bool,
+    /// The global expressions a function appended (its workgroup size), in order.
+    function_expressions: Vec<Handle<naga::Expression>>,
 }
 
 impl Builder {
     /// The structs and globals of `ast`, as the front end reads them before any function.
     fn new(ast: &Module) -> Result<Builder> {
+        Builder::declaring(ast, (ast.structs.len(), ast.globals.len()))
+    }
+
+    /// The first `count` structs and globals of `ast`.
+    fn declaring(ast: &Module, count: (usize, usize)) -> Result<Builder> {
         let mut builder = Builder {
             module: naga::Module::default(),
             layouter: Layouter::default(),
             types: NameMap::default(),
             declared: NameMap::default(),
             globals: Default::default(),
-            declarations: (ast.structs.len(), ast.globals.len()),
+            declarations: (0, 0),
+            late: false,
+            function_expressions: Vec::new(),
         };
-        for s in &ast.structs {
-            builder.declare_struct(s)?;
-        }
-        for g in &ast.globals {
-            builder.declare_global(g)?;
-        }
+        builder.declare(ast, count)?;
         Ok(builder)
     }
 
-    /// Refuses a module that declared a struct or global after the building started: in the
-    /// text, and so in the front end's types, it comes before every function.
-    fn unchanged(&self, ast: &Module) -> Result<()> {
-        match self.declarations == (ast.structs.len(), ast.globals.len()) {
-            true => Ok(()),
-            false => Err(Unsupported("a declaration made after a function")),
+    /// Declares the structs and globals of `ast` made since the last call (the lowering declares
+    /// a struct or an override as a function first needs it). The text has them where the front
+    /// end reads them first: a struct before every global, both before every function. The
+    /// module is put in that order when finished.
+    fn declare_new(&mut self, ast: &Module) -> Result<()> {
+        let count = (ast.structs.len(), ast.globals.len());
+        if count != self.declarations {
+            self.late = true;
+            self.declare(ast, count)?;
         }
+        Ok(())
+    }
+
+    /// Declares the structs of `ast` up to `count.0` and its globals up to `count.1`, in text
+    /// order: each names only declarations before it (a struct its members' structs, a global
+    /// its struct and the overrides of its initializer), so that is the front end's order too.
+    fn declare(&mut self, ast: &Module, count: (usize, usize)) -> Result<()> {
+        for s in &ast.structs[self.declarations.0..count.0] {
+            self.declare_struct(s)?;
+        }
+        for g in &ast.globals[self.declarations.1..count.1] {
+            self.declare_global(g)?;
+        }
+        self.declarations = count;
+        Ok(())
     }
 
     fn ensure(&mut self, inner: TypeInner) -> Handle<Type> {
@@ -235,8 +263,9 @@ impl Builder {
     }
 
     fn function(&mut self, ast: &Module, f: &Function) -> Result<()> {
-        self.unchanged(ast)?;
+        self.declare_new(ast)?;
         let mut stage = None;
+        let first_expression = self.module.global_expressions.len();
         let (mut workgroup_size, mut workgroup_size_overrides) = ([0; 3], None);
         for attribute in &f.attributes {
             match attribute {
@@ -250,6 +279,8 @@ impl Builder {
             }
         }
         let function = function::lower(self, f)?;
+        let appended = self.module.global_expressions.range_from(first_expression);
+        self.function_expressions.extend(appended);
         match stage {
             Some(stage) => {
                 self.module.entry_points.push(naga::EntryPoint {
