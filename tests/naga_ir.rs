@@ -125,10 +125,14 @@ fn the_builder_takes_callers_printed_before_their_callees() {
 #[test]
 fn the_builder_takes_overrides() {
     // SPIR-V's specialization constants become overrides, common in Vulkan shaders: initialized
-    // by literals and by other overrides, used in functions and in workgroup sizes; and a
-    // `var<private>` with an initializer. A refusal here would pass the equality tests unseen.
+    // by literals and by other overrides, used in functions, in workgroup sizes and as the size
+    // of a workgroup array; and `var<private>`s with initializers (a literal, zero values, vectors
+    // of scalars, splats). A refusal here would pass the equality tests unseen.
     let fixtures = [
         "glsl/io_workgroup_size_id.comp.spv",
+        "glsl/spec_constants.comp.spv",
+        "spvasm/io_output_shapes.spvasm",
+        "spvasm/private_initializers_and_override_sized_array.spvasm",
         "spvasm/late_declarations_shadowed_by_locals.spvasm",
         "spvasm/overrides_private_initializer.spvasm",
         "spvasm/spec_constant_ops.spvasm",

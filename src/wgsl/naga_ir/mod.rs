@@ -160,11 +160,7 @@ impl Builder {
                 let base = self.ty(element)?;
                 let size = match rest {
                     [] => naga::ArraySize::Dynamic,
-                    [count] => {
-                        let count =
-                            count.trim_end_matches('u').parse::<u32>().map_err(|_| Unsupported("array size"))?;
-                        naga::ArraySize::Constant(std::num::NonZeroU32::new(count).ok_or(Unsupported("array size"))?)
-                    }
+                    [count] => self.array_size(count)?,
                     _ => return Err(Unsupported("array type")),
                 };
                 self.layouter.update(self.module.to_ctx()).map_err(|_| Unsupported("layout"))?;
@@ -178,6 +174,21 @@ impl Builder {
             _ => image::texture_type(self, head, &params)?.ok_or(Unsupported("type"))?,
         };
         Ok(self.ensure(inner))
+    }
+
+    /// The size of `array<T, count>`: a literal, or an integer override, whose handle the front
+    /// end keeps as the size (the expression it appends on the way is unused, and compacted
+    /// away).
+    fn array_size(&self, count: &str) -> Result<naga::ArraySize> {
+        if let Some(&Declared::Override(handle)) = self.declared.get(count) {
+            let ty = self.module.overrides[handle].ty;
+            return match self.module.types[ty].inner.scalar_kind() {
+                Some(ScalarKind::Sint | ScalarKind::Uint) => Ok(naga::ArraySize::Pending(handle)),
+                _ => Err(Unsupported("array size")),
+            };
+        }
+        let count = count.trim_end_matches('u').parse::<u32>().map_err(|_| Unsupported("array size"))?;
+        Ok(naga::ArraySize::Constant(std::num::NonZeroU32::new(count).ok_or(Unsupported("array size"))?))
     }
 
     fn scalar_param(&mut self, spelled: &str) -> Result<Scalar> {
