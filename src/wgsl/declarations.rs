@@ -22,9 +22,6 @@ pub(crate) fn initialize_at_first_assignment(
     in_continuing: &dyn Fn(&str) -> bool,
     written_after: &dyn Fn(&str) -> bool,
 ) {
-    if declared == 0 {
-        return;
-    }
     let first = first_mentions(stmts, declared);
     initialize(stmts, &first, in_continuing, written_after);
 }

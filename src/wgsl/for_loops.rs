@@ -82,13 +82,15 @@ fn loop_variables_mentioned_after(stmts: &[Stmt]) -> Vec<bool> {
 /// The variable a loop's `continuing` assigns, when that is all it does.
 fn updated_variable(stmt: &Stmt) -> Option<&str> {
     let Stmt::Loop { continuing, break_if: None, .. } = stmt.unnoted() else { return None };
-    match &continuing[..] {
-        [update] => match update.unnoted() {
-            Stmt::Assign { target: Expr::Ident(name), .. } => Some(name),
-            _ => None,
-        },
-        _ => None,
-    }
+    variable_update(continuing).map(|(_, name, _)| name)
+}
+
+/// The target, its name and the value of the one assignment of a variable that is all
+/// `continuing` does.
+fn variable_update(continuing: &[Stmt]) -> Option<(&Expr, &str, &Expr)> {
+    let [update] = continuing else { return None };
+    let Stmt::Assign { target: target @ Expr::Ident(name), value } = update.unnoted() else { return None };
+    Some((target, name, value))
 }
 
 /// What a `for` or `while` header of the loop at `index` holds, if the loop has the shape.
@@ -108,11 +110,10 @@ fn header(stmts: &[Stmt], mentioned_after: bool, exits: &Exits) -> Option<Header
         return None;
     }
     let condition = negation(condition, exits);
-    let update = match &continuing[..] {
-        [] => return Some(Header { condition, update: None, init: None }),
-        [update] => update_of(update.unnoted())?,
-        _ => return None,
-    };
+    if continuing.is_empty() {
+        return Some(Header { condition, update: None, init: None });
+    }
+    let update = update_of(variable_update(continuing)?);
     let (target, value) = update.parts();
     let variable = target.root()?;
     // The update is outside the body's scope in a `for`.
@@ -187,12 +188,11 @@ fn names_of(condition: &Expr) -> String {
     names
 }
 
-/// A `continuing` that is one assignment of a variable, as a `for` statement's update.
-fn update_of(stmt: &Stmt) -> Option<Update> {
-    let Stmt::Assign { target: target @ Expr::Ident(name), value } = stmt else { return None };
+/// The assignment of a variable that is all a `continuing` does, as a `for` statement's update.
+fn update_of((target, name, value): (&Expr, &str, &Expr)) -> Update {
     let one = |e: &Expr| matches!(e, Expr::Literal(Literal::I32(1) | Literal::U32(1)));
-    Some(match value {
-        Expr::Binary(op, operands) if matches!(&operands[0], Expr::Ident(l) if l == name) => match op {
+    match value {
+        Expr::Binary(op, operands) if matches!(&operands[0], Expr::Ident(l) if **l == *name) => match op {
             BinaryOp::Add if one(&operands[1]) => Update::Increment(target.clone()),
             BinaryOp::Subtract if one(&operands[1]) => Update::Decrement(target.clone()),
             BinaryOp::Add
@@ -208,7 +208,7 @@ fn update_of(stmt: &Stmt) -> Option<Update> {
             _ => Update::Assign(target.clone(), value.clone()),
         },
         _ => Update::Assign(target.clone(), value.clone()),
-    })
+    }
 }
 
 #[cfg(test)]
