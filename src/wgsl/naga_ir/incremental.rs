@@ -592,11 +592,12 @@ mod tests {
         crate::wgsl::ast::Struct { name: name.into(), members: vec![x] }
     }
 
-    #[test]
-    fn a_struct_declared_after_a_function_comes_before_its_types() {
-        // f registers u32 before S (and its f32) is declared; the text has S first, and so has
-        // naga's reading: f32, S, then u32.
+    /// f, then S declared with g, which takes an S; f a part long if `fill_part`. Checked.
+    fn a_struct_declared_between_functions(fill_part: bool) -> Check {
         let (mut ast, f) = module_of(BinaryOp::Add, "u32");
+        if fill_part {
+            ast.functions[0].text.insert_str(0, &format!("// {}\n", "x".repeat(PART)));
+        }
         let mut incremental = Incremental::new(true);
         incremental.function(&ast, f);
         ast.structs.push(struct_of_f32("S"));
@@ -604,7 +605,14 @@ mod tests {
         g.params.push(Param { attributes: Vec::new(), name: "s".into(), ty: "S".into() });
         ast.functions.push(printed(&g));
         incremental.function(&ast, g);
-        let check = check(&ast, incremental.finish(&ast));
+        check(&ast, incremental.finish(&ast))
+    }
+
+    #[test]
+    fn a_struct_declared_after_a_function_comes_before_its_types() {
+        // f registers u32 before S (and its f32) is declared; the text has S first, and so has
+        // naga's reading: f32, S, then u32.
+        let check = a_struct_declared_between_functions(false);
         assert!(matches!(check, Check::Equal { parts: 1 }), "{check:?}");
     }
 
@@ -637,23 +645,14 @@ mod tests {
     fn a_struct_declared_in_a_later_part_is_only_in_that_part() {
         // f fills a part; S is declared with g, which begins the next. The first part was built
         // (and validated) without S, so its text is read without S too; the second has it.
-        let (mut ast, f) = module_of(BinaryOp::Add, "u32");
-        ast.functions[0].text.insert_str(0, &format!("// {}\n", "x".repeat(PART)));
-        let mut incremental = Incremental::new(true);
-        incremental.function(&ast, f);
-        ast.structs.push(struct_of_f32("S"));
-        let mut g = returning("g", Expr::Literal(Literal::U32(1)));
-        g.params.push(Param { attributes: Vec::new(), name: "s".into(), ty: "S".into() });
-        ast.functions.push(printed(&g));
-        incremental.function(&ast, g);
-        let check = check(&ast, incremental.finish(&ast));
+        let check = a_struct_declared_between_functions(true);
         assert!(matches!(check, Check::Equal { parts: 2 }), "{check:?}");
     }
 
     #[test]
     fn a_struct_named_before_it_is_declared_is_no_function_to_wait_for() {
-        // main constructs S (its zero value), declared only after main is printed: the search first takes S for
-        // a function to come, and must not wait for it once S is known for a struct.
+        // main constructs S (its zero value), declared only after main is printed: the search
+        // first takes S for a function to come, and must not wait for it once S is a struct.
         let s_x = Expr::member(Expr::call("S", Vec::new()), "x");
         let main = returning("main", Expr::call("u32", vec![s_x]));
         let (mut ast, mut incremental) = (Module::default(), Incremental::new(true));
