@@ -163,6 +163,15 @@ fn the_builder_takes_declarations_made_after_a_function() {
 }
 
 #[test]
+fn the_builder_takes_what_enable_directives_allow() {
+    // `@builtin(clip_distances)` and `@blend_src`, which the front end reads only under their
+    // `enable` directives. A refusal here would pass the equality tests unseen.
+    let fixtures =
+        ["glsl/io_dual_source_blend.frag.spv", "glsl/io_vertex_builtins.vert.spv", "hlsl/io_vertex.vert.hlsl.spv"];
+    assert_taken(&fixtures);
+}
+
+#[test]
 fn the_builder_takes_the_atomic_fixtures() {
     // Between them: every read-modify-write builtin as a statement and as a value, atomicLoad (also
     // as a statement) and atomicStore, the compare-exchange with its `.old_value` and `.exchanged`

@@ -70,6 +70,8 @@ pub struct Incremental {
     kept: Vec<Part>,
     /// Each function printed so far: its index in the module's functions and what its stub needs.
     signatures: NameMap<Name, Signature>,
+    /// The `enable` extensions the parts need (`Builder::extensions`).
+    extensions: Vec<&'static str>,
 }
 
 enum State {
@@ -120,7 +122,13 @@ struct Signature {
 impl Incremental {
     /// Before any function; `keep` keeps the parts for [`check`] instead of validating them.
     pub fn new(keep: bool) -> Incremental {
-        Incremental { state: State::NotStarted, keep, kept: Vec::new(), signatures: NameMap::default() }
+        Incremental {
+            state: State::NotStarted,
+            keep,
+            kept: Vec::new(),
+            signatures: NameMap::default(),
+            extensions: Vec::new(),
+        }
     }
 
     /// Adds `f`, the function of `ast` just printed (the last of `ast.functions`): built now, or
@@ -152,6 +160,11 @@ impl Incremental {
                 }
                 let earlier = self.kept.len();
                 self.finish_part(ast, part.builder, part.pieces, filter.as_ref())?;
+                // The directives come at the end of the lowering, and the front end reads what
+                // an extension allows only under its directive.
+                if self.extensions.iter().any(|extension| !ast.enables.contains(extension)) {
+                    return Err(Unsupported("an extension without its enable directive"));
+                }
                 // The directives come at the end of the lowering: the parts finished before were
                 // validated without them (which is only stricter), or kept, and get them now.
                 if let Some(filter) = &filter {
@@ -223,6 +236,7 @@ impl Incremental {
         filter: Option<&DiagnosticFilter>,
     ) -> Result<()> {
         let declarations = builder.declarations;
+        self.extensions.extend(&builder.extensions);
         let mut module = builder.into_module(ast)?;
         without_panicking(|| naga::compact::compact(&mut module, naga::compact::KeepUnused::Yes))
             .map_err(|_| Unsupported("naga panicked"))?;
@@ -446,7 +460,7 @@ fn without_spans(debug: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::wgsl::ast::{BinaryOp, Literal, PrintedFunction, Signature};
+    use crate::wgsl::ast::{Attribute, BinaryOp, Literal, PrintedFunction, Signature};
 
     /// `fn f(a: u32, b: <b_type>) -> u32 { return a <op> b; }` as a module, printed.
     fn module_of(op: BinaryOp, b_type: &str) -> (Module, Function) {
@@ -661,6 +675,32 @@ mod tests {
         ast.structs.push(struct_of_f32("S"));
         let check = check(&ast, incremental.finish(&ast));
         assert!(matches!(check, Check::Equal { parts: 1 }), "{check:?}");
+    }
+
+    #[test]
+    fn clip_distances_are_built_only_under_their_enable_directive() {
+        // The lowering adds its directives after the functions; without this one the front end
+        // rejects the text, so the builder must refuse it.
+        let ty = "array<f32, 1>";
+        let main = || Function {
+            attributes: vec![Attribute::Stage("vertex")],
+            name: "main".into(),
+            params: Vec::new(),
+            result: Some((vec![Attribute::Builtin("clip_distances")], ty.into())),
+            body: vec![Stmt::Return(Some(Expr::call(ty, Vec::new())))],
+            exits: Vec::new(),
+        };
+        let mut ast = Module { functions: vec![printed(&main())], ..Module::default() };
+        let built = |ast: &Module| {
+            let mut incremental = Incremental::new(true);
+            incremental.function(ast, main());
+            check(ast, incremental.finish(ast))
+        };
+        let refused = built(&ast);
+        assert!(matches!(refused, Check::Refused(_)), "{refused:?}");
+        ast.enables.push("clip_distances");
+        let taken = built(&ast);
+        assert!(matches!(taken, Check::Equal { parts: 1 }), "{taken:?}");
     }
 
     #[test]

@@ -69,6 +69,8 @@ struct Builder {
     late: bool,
     /// The global expressions a function appended (its workgroup size), in order.
     function_expressions: Vec<Handle<naga::Expression>>,
+    /// The `enable` extensions the IR needs: the front end reads it only with their directives.
+    extensions: Vec<&'static str>,
 }
 
 impl Builder {
@@ -88,6 +90,7 @@ impl Builder {
             declarations: (0, 0),
             late: false,
             function_expressions: Vec::new(),
+            extensions: Vec::new(),
         };
         builder.declare(ast, count)?;
         Ok(builder)
@@ -318,7 +321,7 @@ impl Builder {
     /// The binding `attributes` give a parameter, result or struct member of type `ty`.
     fn binding(&mut self, attributes: &[Attribute], ty: Handle<Type>) -> Result<Option<naga::Binding>> {
         let mut binding = None;
-        let (mut interpolation, mut sampling, mut invariant) = (None, None, false);
+        let (mut interpolation, mut sampling, mut invariant, mut blend_src) = (None, None, false, None);
         for attribute in attributes {
             match attribute {
                 Attribute::Builtin(name) => binding = Some(naga::Binding::BuiltIn(builtin(name)?)),
@@ -333,15 +336,30 @@ impl Builder {
                 }
                 Attribute::Interpolate(how) => (interpolation, sampling) = interpolate(how)?,
                 Attribute::Invariant => invariant = true,
+                &Attribute::BlendSrc(n) => blend_src = Some(n),
                 Attribute::Size(_) | Attribute::Align(_) => {}
                 _ => return Err(Unsupported("binding attribute")),
             }
         }
         match &mut binding {
-            Some(naga::Binding::Location { interpolation: i, sampling: s, .. }) => (*i, *s) = (interpolation, sampling),
+            Some(naga::Binding::Location { interpolation: i, sampling: s, blend_src: b, .. }) => {
+                (*i, *s, *b) = (interpolation, sampling, blend_src)
+            }
             Some(naga::Binding::BuiltIn(naga::BuiltIn::Position { invariant: i })) => *i = invariant,
-            _ if interpolation.is_some() || invariant => return Err(Unsupported("binding attribute")),
+            _ if interpolation.is_some() || invariant || blend_src.is_some() => {
+                return Err(Unsupported("binding attribute"));
+            }
             _ => {}
+        }
+        let extension = match binding {
+            Some(naga::Binding::BuiltIn(naga::BuiltIn::ClipDistances)) => Some("clip_distances"),
+            Some(naga::Binding::Location { blend_src: Some(_), .. }) => Some("dual_source_blending"),
+            _ => None,
+        };
+        if let Some(extension) = extension
+            && !self.extensions.contains(&extension)
+        {
+            self.extensions.push(extension);
         }
         // A float location without `@interpolate` is perspective-interpolated at the center.
         if let Some(naga::Binding::Location { interpolation: interpolation @ None, sampling, .. }) = &mut binding
@@ -463,6 +481,7 @@ fn builtin(name: &str) -> Result<naga::BuiltIn> {
         "frag_depth" => B::FragDepth,
         "sample_index" => B::SampleIndex,
         "sample_mask" => B::SampleMask,
+        "clip_distances" => B::ClipDistances,
         _ => return Err(Unsupported("builtin")),
     })
 }
