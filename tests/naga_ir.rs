@@ -2,10 +2,11 @@
 //! having naga's WGSL front end read the printed text. That is only sound if the two are the same
 //! module: here every fixture, every execution fixture and (where it is there) the shared corpus
 //! is translated, and wherever the builder takes the module, its IR must equal naga's reading of
-//! the text (`Debug` of the two, which leaves spans out). The builder must also take the
-//! benchmark's shapes, for which it exists, the texture fixtures, and fixtures whose `main` is
-//! printed before the functions it calls. `fuzz/random_spirv.sh` and `fuzz/differential.sh` run
-//! the fixtures' check with their random programs among the fixtures.
+//! the text (`Debug` of the two, which leaves spans out), and naga's validator must judge it the
+//! same compacted (as the front end's) and as built (as validation takes it). The builder must
+//! also take the benchmark's shapes, for which it exists, the texture fixtures, and fixtures
+//! whose `main` is printed before the functions it calls. `fuzz/random_spirv.sh` and
+//! `fuzz/differential.sh` run the fixtures' check with their random programs among the fixtures.
 
 mod common;
 
@@ -29,6 +30,9 @@ fn check(name: &str, input: &[u8]) -> Result<Result<(), &'static str>, String> {
         Check::TextRejected(error) => Err(format!("{name}: naga rejects the text: {error}")),
         Check::Differs { built, parsed } => {
             Err(format!("{name}: the IR differs from the text's\n{}", first_difference(&built, &parsed)))
+        }
+        Check::VerdictDiffers(error) => {
+            Err(format!("{name}: naga's validator judges the IR as built and compacted differently: {error}"))
         }
     }
 }

@@ -29,7 +29,7 @@ pub struct Emitter<'m> {
     pub out: ast::Module,
     pub namer: Namer,
     /// Names of globals and functions.
-    pub names: IdMap<Id, String>,
+    pub names: IdMap<Id, ast::Name>,
     types: IdMap<Id, ast::Type>,
     member_names: IdMap<Id, Vec<String>>,
     pub(super) enables: BTreeSet<&'static str>,
@@ -469,7 +469,7 @@ impl<'m> Emitter<'m> {
             .or_else(|| module.name(global.pointee).map(lower_first))
             .unwrap_or_else(|| format!("global_{}", global.id));
         let name = self.namer.fresh(&base, None);
-        self.names.insert(global.id, name.clone());
+        self.names.insert(global.id, name.as_str().into());
         let ty = match module.ty(global.pointee)? {
             // WGSL sizes arrays by overrides only in workgroup memory, and only at the top.
             Type::Array { element, length }

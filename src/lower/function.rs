@@ -40,7 +40,7 @@ pub fn emit(e: &mut Emitter, f: usize, entry: Option<&EntryPoint>) -> Result<(as
         function,
         namer: Namer::for_locals(function.insts.len()),
         values: Values::new(module, f),
-        pending: Pending::default(),
+        pending: Pending::new(function.insts.len()),
         uses: uses::uses(module, f)?,
         stmts: Vec::new(),
         block: 0,
@@ -62,7 +62,7 @@ pub fn emit(e: &mut Emitter, f: usize, entry: Option<&EntryPoint>) -> Result<(as
         constant_lets: IdMap::default(),
         operands: Vec::new(),
     };
-    let name = e.names.get(&function.id).cloned().unwrap_or_default();
+    let name = e.names.get(&function.id).map(|name| name.to_string()).unwrap_or_default();
     let mut params = Vec::new();
     for param in &function.params {
         let base = module.name(param.id).map(str::to_string).unwrap_or_else(|| format!("p_{}", param.id));
@@ -142,9 +142,17 @@ pub(super) struct Pending {
     pure: Vec<(u32, Id)>,
     /// Per number, false once its value was taken: a stale entry is skipped without a lookup.
     live: Vec<bool>,
+    /// The list the last flush bound from, handed back for its room (`Lower::flush`).
+    spare: Vec<(u32, Id)>,
 }
 
 impl Pending {
+    /// For a function of `insts` instructions, whose results the pending values are: the flags
+    /// are reserved at that size (a hint) rather than grown one doubling at a time.
+    fn new(insts: usize) -> Pending {
+        Pending { live: Vec::with_capacity(insts), ..Pending::default() }
+    }
+
     /// Records `id` as pending; returns its number.
     fn add(&mut self, id: Id, reads_memory: bool) -> u32 {
         let number = self.live.len() as u32;
@@ -155,20 +163,33 @@ impl Pending {
     }
 
     /// The entries to bind, in definition order: those reading memory, or all (both lists are
-    /// in order already, so they are merged).
+    /// in order already, so they are merged). Every list keeps its room: a flush comes with each
+    /// side effect, and allocating the lists anew each time cost more than the flush.
     fn drain(&mut self, only_memory: bool) -> Vec<(u32, Id)> {
-        let reading_memory = std::mem::take(&mut self.reading_memory);
+        let mut entries = std::mem::take(&mut self.spare);
+        entries.clear();
         if only_memory || self.pure.is_empty() {
-            return reading_memory;
+            // The spare list's room goes to the values pending next.
+            std::mem::swap(&mut entries, &mut self.reading_memory);
+            return entries;
         }
-        let pure = std::mem::take(&mut self.pure);
-        let mut merged = Vec::with_capacity(reading_memory.len() + pure.len());
-        let (mut a, mut b) = (reading_memory.into_iter().peekable(), pure.into_iter().peekable());
-        while let (Some(x), Some(y)) = (a.peek(), b.peek()) {
-            merged.push(if x < y { a.next() } else { b.next() }.expect("peeked"));
+        let (memory, pure) = (&self.reading_memory, &self.pure);
+        entries.reserve(memory.len() + pure.len());
+        let (mut a, mut b) = (0, 0);
+        while a < memory.len() && b < pure.len() {
+            if memory[a] < pure[b] {
+                entries.push(memory[a]);
+                a += 1;
+            } else {
+                entries.push(pure[b]);
+                b += 1;
+            }
         }
-        merged.extend(a.chain(b));
-        merged
+        entries.extend_from_slice(&memory[a..]);
+        entries.extend_from_slice(&pure[b..]);
+        self.reading_memory.clear();
+        self.pure.clear();
+        entries
     }
 }
 
@@ -373,7 +394,11 @@ impl<'m> Lower<'m> {
                     let before = self.stmts.len();
                     self.bind_constant_operand(e, inst)?;
                     self.instruction(e, inst)?;
-                    self.constant_lets.clear();
+                    // Cleared only if used: clearing a table that has room writes all of its
+                    // control bytes, even when it holds nothing.
+                    if !self.constant_lets.is_empty() {
+                        self.constant_lets.clear();
+                    }
                     if let Some(id) = inst.result {
                         self.store_hoisted(e, id)?;
                     }
@@ -670,7 +695,8 @@ impl<'m> Lower<'m> {
     /// Binds pending values to `let`s, in definition order: only those that read memory (before a
     /// side effect), or all.
     pub(super) fn flush(&mut self, e: &Emitter, only_memory: bool) {
-        for (number, id) in self.pending.drain(only_memory) {
+        let entries = self.pending.drain(only_memory);
+        for &(number, id) in &entries {
             if self.pending.live[number as usize]
                 && let Some(Value::Pending { number: current, .. }) = self.values.get(&id)
                 && *current == number
@@ -678,6 +704,7 @@ impl<'m> Lower<'m> {
                 self.bind_pending(e, id);
             }
         }
+        self.pending.spare = entries;
     }
 
     /// Binds `id` to a `let` (or its hoisted `var`) if its value is pending.
@@ -846,7 +873,7 @@ impl<'m> Lower<'m> {
         match e.names.get(&id) {
             Some(name) if matches!(self.module.def(id), Def::Global(_)) => {
                 let memory = if e.read_only.contains(&id) { Memory::ReadOnly } else { Memory::Variable };
-                Ok(Pointer { base: Expr::ident(name.clone()), steps: Vec::new(), memory })
+                Ok(Pointer { base: Expr::Ident(name.clone()), steps: Vec::new(), memory })
             }
             _ => Err(Error::unsupported(
                 format!("%{id} is not a pointer we can follow"),

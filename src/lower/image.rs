@@ -176,7 +176,7 @@ impl Lower<'_> {
             (Def::Global(_), _) => e
                 .names
                 .get(&id)
-                .map(|name| Expr::ident(name.as_str()))
+                .map(|name| Expr::Ident(name.clone()))
                 .ok_or_else(|| Error::internal(format!("global %{id} has no name"))),
             _ => Err(Error::internal(format!("handle %{id} is neither a variable nor a parameter"))),
         }

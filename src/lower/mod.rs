@@ -83,7 +83,7 @@ pub fn lower(module: &Module, options: &Options, ir: Option<naga_ir::Incremental
             }
         };
         e.uniformity.declare_function(&name);
-        e.names.insert(id, name);
+        e.names.insert(id, name.into());
     }
     let private_to_entry = entry_locals::private_to_entry(module, &functions, &unwrapped);
     for global in used_globals(module, &functions) {

@@ -21,7 +21,7 @@ impl Emitter<'_> {
     pub(super) fn entry_wrapper(&mut self, entry: &EntryPoint, name: String) -> Result<ast::Function, Error> {
         let inner = self.names.get(&entry.function).cloned().unwrap_or_default();
         let EntryInputs { params, mut body, .. } = self.entry_inputs(entry, Namer::default(), false)?;
-        body.push(Stmt::Call(Expr::call(inner.as_str(), vec![])));
+        body.push(Stmt::Call(Expr::call(inner, vec![])));
         let plan = entry.io.clone().unwrap_or_default();
         let EntryOutputs { result, struct_name, parts, .. } = self.entry_outputs(&name, &plan, false)?;
         let results = parts.into_iter().map(|part| match part {

@@ -33,31 +33,17 @@ enum Need {
     Unsigned,
 }
 
+/// The core atomics, numbered from AtomicLoad to AtomicXor without a gap.
+const CORE_ATOMICS: std::ops::RangeInclusive<u32> = Op::AtomicLoad as u32..=Op::AtomicXor as u32;
+
+/// Asked of every instruction: one range check tells most apart, where a comparison with each
+/// atomic opcode in turn cost as much as the rest of the atomics pass.
 pub fn is_atomic(op: Op) -> bool {
-    matches!(
-        op,
-        Op::AtomicLoad
-            | Op::AtomicStore
-            | Op::AtomicExchange
-            | Op::AtomicCompareExchange
-            | Op::AtomicCompareExchangeWeak
-            | Op::AtomicIIncrement
-            | Op::AtomicIDecrement
-            | Op::AtomicIAdd
-            | Op::AtomicISub
-            | Op::AtomicSMin
-            | Op::AtomicUMin
-            | Op::AtomicSMax
-            | Op::AtomicUMax
-            | Op::AtomicAnd
-            | Op::AtomicOr
-            | Op::AtomicXor
-            | Op::AtomicFlagTestAndSet
-            | Op::AtomicFlagClear
-            | Op::AtomicFAddEXT
-            | Op::AtomicFMinEXT
-            | Op::AtomicFMaxEXT
-    )
+    CORE_ATOMICS.contains(&(op as u32))
+        || matches!(
+            op,
+            Op::AtomicFlagTestAndSet | Op::AtomicFlagClear | Op::AtomicFAddEXT | Op::AtomicFMinEXT | Op::AtomicFMaxEXT
+        )
 }
 
 pub fn run(module: &mut Module, _options: &Options) -> Result<(), Error> {
@@ -323,4 +309,40 @@ fn retype_access_chains(module: &mut Module, f: usize) -> Result<(), Error> {
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_core_atomics_are_the_opcodes_from_atomic_load_to_atomic_xor() {
+        use Op::*;
+        let core = [
+            AtomicLoad,
+            AtomicStore,
+            AtomicExchange,
+            AtomicCompareExchange,
+            AtomicCompareExchangeWeak,
+            AtomicIIncrement,
+            AtomicIDecrement,
+            AtomicIAdd,
+            AtomicISub,
+            AtomicSMin,
+            AtomicUMin,
+            AtomicSMax,
+            AtomicUMax,
+            AtomicAnd,
+            AtomicOr,
+            AtomicXor,
+        ];
+        assert_eq!(CORE_ATOMICS.map(|n| Op::from_u32(n).unwrap()).collect::<Vec<_>>(), core);
+        let atomics: Vec<Op> = (0..=0xffff).filter_map(Op::from_u32).filter(|&op| is_atomic(op)).collect();
+        assert_eq!(atomics.len(), core.len() + 5, "{atomics:?}");
+        assert!(
+            [AtomicFlagTestAndSet, AtomicFlagClear, AtomicFAddEXT, AtomicFMinEXT, AtomicFMaxEXT]
+                .iter()
+                .all(|op| atomics.contains(op))
+        );
+    }
 }

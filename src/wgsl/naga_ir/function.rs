@@ -7,6 +7,7 @@ use naga::{
     TypeInner, VectorSize,
 };
 
+use super::resolutions::Resolutions;
 use super::{Builder, DERIVATIVES, Declared, MATH, Result, Unsupported, binary_op, image, naga_literal, scalar_named};
 use crate::name_hash::NameMap;
 use crate::wgsl::ast::{BinaryOp, COMPONENTS, Expr, Function, Init, Literal, Stmt, UnaryOp, Update};
@@ -14,6 +15,8 @@ use crate::wgsl::ast::{BinaryOp, COMPONENTS, Expr, Function, Init, Literal, Stmt
 /// The body and signature of `f`, its types registered in `builder`.
 pub(super) fn lower(builder: &mut Builder, f: &Function) -> Result<naga::Function> {
     let mut lowering = FunctionLowering::new(builder);
+    // Most of a body's statements declare a name: room for them at once, not by rehashing.
+    lowering.scopes.names.reserve(f.params.len() + f.body.len());
     let mut arguments = Vec::with_capacity(f.params.len());
     for (i, param) in f.params.iter().enumerate() {
         let ty = lowering.builder.ty(&param.ty)?;
@@ -73,23 +76,11 @@ impl<'a> Scopes<'a> {
     }
 }
 
-/// A type resolution as a key: `TypeResolution` itself is not `Hash`.
-#[derive(PartialEq, Eq, Hash)]
-enum Resolved {
-    Handle(Handle<Type>),
-    Value(TypeInner),
-}
-
 pub(super) struct FunctionLowering<'b, 'a> {
     pub(super) builder: &'b mut Builder,
     pub(super) function: naga::Function,
     kinds: ExpressionKindTracker,
-    /// The type of each expression so far, by index, as an index into `distinct`: a function's
-    /// expressions have few distinct types, and a `TypeResolution` is five times a `u32`.
-    resolutions: Vec<u32>,
-    distinct: Vec<TypeResolution>,
-    /// Keyed by the fast hash of names: std's is a third of the building's time here.
-    distinct_index: NameMap<Resolved, u32>,
+    resolutions: Resolutions,
     scopes: Scopes<'a>,
     pub(super) emitter: Emitter,
     /// Whether expressions are evaluated as a constant expression (a texel offset), where the
@@ -103,9 +94,7 @@ impl<'b, 'a> FunctionLowering<'b, 'a> {
             builder,
             function: naga::Function::default(),
             kinds: ExpressionKindTracker::new(),
-            resolutions: Vec::new(),
-            distinct: Vec::new(),
-            distinct_index: NameMap::default(),
+            resolutions: Resolutions::new(),
             scopes: Scopes::default(),
             emitter: Emitter::default(),
             constant: false,
@@ -127,13 +116,54 @@ impl<'b, 'a> FunctionLowering<'b, 'a> {
 
     /// Appends `expr` through naga's constant evaluator, as the front end's `append_expression`.
     pub(super) fn append(&mut self, block: &mut Block, expr: Expression) -> Result<Handle<Expression>> {
+        // The evaluator appends a run-time expression as it is, and one that needs no `Emit` of
+        // its own without touching the emitter: the same here, without making an evaluator.
+        if !self.constant && !expr.needs_pre_emit() && self.is_runtime(&expr) {
+            let handle = self.function.expressions.append(expr, Span::UNDEFINED);
+            self.kinds.insert(handle, ExpressionKind::Runtime);
+            return Ok(handle);
+        }
         self.evaluator(block).try_eval_and_append(expr, Span::UNDEFINED).map_err(|_| Unsupported("constant evaluation"))
+    }
+
+    /// Whether the evaluator takes `expr` as a run-time expression, for the kinds this builder
+    /// appends most: a load, or an operation with a run-time operand. `false` for the rest, which
+    /// go through the evaluator.
+    fn is_runtime(&self, expr: &Expression) -> bool {
+        let runtime = |handle| !self.kinds.is_const_or_override(handle);
+        match *expr {
+            Expression::Load { .. } => true,
+            Expression::Unary { expr, .. }
+            | Expression::As { expr, .. }
+            | Expression::Splat { value: expr, .. }
+            | Expression::Swizzle { vector: expr, .. }
+            | Expression::AccessIndex { base: expr, .. } => runtime(expr),
+            Expression::Binary { left, right, .. } | Expression::Access { base: left, index: right } => {
+                runtime(left) || runtime(right)
+            }
+            Expression::Select { condition, accept, reject } => {
+                runtime(condition) || runtime(accept) || runtime(reject)
+            }
+            _ => false,
+        }
     }
 
     /// Appends `expr` outside any `Emit` range, as the front end's `interrupt_emitter`.
     pub(super) fn interrupt(&mut self, block: &mut Block, expr: Expression) -> Result<Handle<Expression>> {
         block.extend(self.emitter.finish(&self.function.expressions));
-        let handle = self.append(block, expr);
+        let handle = match expr {
+            // What the evaluator does with a literal, the emitter stopped: checks its value (no
+            // infinity or NaN) and appends it as a constant.
+            Expression::Literal(literal) => match naga::valid::check_literal_value(literal) {
+                Ok(()) => {
+                    let handle = self.function.expressions.append(expr, Span::UNDEFINED);
+                    self.kinds.insert(handle, ExpressionKind::Const);
+                    Ok(handle)
+                }
+                Err(_) => Err(Unsupported("constant evaluation")),
+            },
+            expr => self.append(block, expr),
+        };
         self.emitter.start(&self.function.expressions);
         handle
     }
@@ -142,31 +172,13 @@ impl<'b, 'a> FunctionLowering<'b, 'a> {
     pub(super) fn resolve(&mut self, handle: Handle<Expression>) -> Result<&TypeInner> {
         let context =
             ResolveContext::with_locals(&self.builder.module, &self.function.local_variables, &self.function.arguments);
-        for expr in self.function.expressions.range_from(self.resolutions.len()) {
-            let (resolutions, distinct) = (&self.resolutions, &self.distinct);
-            let resolution = context
-                .resolve(&self.function.expressions[expr], |h| Ok(&distinct[resolutions[h.index()] as usize]))
-                .map_err(|_| Unsupported("type resolution"))?;
-            let key = match resolution {
-                TypeResolution::Handle(handle) => Resolved::Handle(handle),
-                TypeResolution::Value(ref inner) => Resolved::Value(inner.clone()),
-            };
-            let index = *self.distinct_index.entry(key).or_insert_with(|| {
-                self.distinct.push(resolution);
-                self.distinct.len() as u32 - 1
-            });
-            self.resolutions.push(index);
-            if expr == handle {
-                break;
-            }
-        }
-        let resolution = self.resolution(handle).ok_or(Unsupported("type resolution"))?;
+        let resolution = self.resolutions.resolve(&context, &self.function.expressions, handle)?;
         Ok(resolution.inner_with(&self.builder.module.types))
     }
 
     /// The type of `handle`, if it is resolved.
     fn resolution(&self, handle: Handle<Expression>) -> Option<&TypeResolution> {
-        self.resolutions.get(handle.index()).map(|&i| &self.distinct[i as usize])
+        self.resolutions.get(handle)
     }
 
     fn block(&mut self, stmts: &'a [Stmt], in_loop: bool) -> Result<Block> {
@@ -211,7 +223,7 @@ impl<'b, 'a> FunctionLowering<'b, 'a> {
                 self.kinds.force_non_const(value);
                 block.extend(self.emitter.finish(&self.function.expressions));
                 self.scopes.declare(name, Typed::Plain(value));
-                self.function.named_expressions.insert(value, name.to_string());
+                self.function.named_expressions.insert(value, String::from(&**name));
                 return Ok(());
             }
             Stmt::Var { name, ty, value } => return self.var(name, ty.as_deref(), value.as_ref(), block, in_loop),
@@ -309,15 +321,11 @@ impl<'b, 'a> FunctionLowering<'b, 'a> {
         explicit: Option<Handle<Type>>,
     ) -> Result<Handle<Type>> {
         self.resolve(value)?;
-        let value_type = match self.resolution(value).ok_or(Unsupported("type resolution"))? {
-            TypeResolution::Handle(handle) => *handle,
-            TypeResolution::Value(inner) => {
-                let inner = inner.clone();
-                self.builder.ensure(inner)
-            }
-        };
+        let builder = &mut *self.builder;
+        let value_type = self.resolutions.declared(value, |inner| builder.ensure(inner))?;
         match explicit {
             None => Ok(value_type),
+            Some(explicit) if explicit == value_type => Ok(explicit),
             Some(explicit)
                 if self
                     .builder
@@ -500,14 +508,17 @@ impl<'b, 'a> FunctionLowering<'b, 'a> {
     fn expression_for_reference(&mut self, expr: &'a Expr, block: &mut Block) -> Result<Typed> {
         let (typed, lowered) = match expr {
             Expr::Literal(literal) => {
-                // A negative number is printed as the negation of its magnitude, which the
-                // constant evaluator folds.
-                let (magnitude, negative) = naga_literal(literal)?;
-                let mut handle = self.interrupt(block, Expression::Literal(magnitude))?;
-                if negative {
-                    handle = self.append(block, Expression::Unary { op: naga::UnaryOperator::Negate, expr: handle })?;
-                }
-                return Ok(Typed::Plain(handle));
+                // A negative number is printed as the negation of its magnitude: the front end
+                // appends the magnitude outside the `Emit` ranges, and the constant evaluator
+                // folds the negation into a literal appended the same way, leaving the magnitude
+                // to the compaction. Only the folded literal is made here.
+                let value = match naga_literal(literal)? {
+                    (magnitude, false) => magnitude,
+                    (NagaLiteral::I32(v), true) => NagaLiteral::I32(-v),
+                    (NagaLiteral::F32(v), true) => NagaLiteral::F32(-v),
+                    _ => return Err(Unsupported("literal")),
+                };
+                return Ok(Typed::Plain(self.interrupt(block, Expression::Literal(value))?));
             }
             Expr::Ident(name) => {
                 if let Some(&typed) = self.scopes.names.get(&**name) {
@@ -568,19 +579,24 @@ impl<'b, 'a> FunctionLowering<'b, 'a> {
             Expr::Index(operands) => {
                 let [base, index] = &**operands;
                 let base = self.expression_for_reference(base, block)?;
-                let index = match index {
-                    // `v[2]`: the front end reads an abstract integer and concretizes it.
-                    &Expr::Literal(Literal::Abstract(i @ 0..)) => {
-                        let abstract_index = self.interrupt(block, Expression::Literal(NagaLiteral::AbstractInt(i)))?;
-                        self.concretize_int(abstract_index, block)?
+                let index = match *index {
+                    // `v[2]`: the front end appends an abstract integer and its conversion to
+                    // `i32`, each outside the `Emit` ranges, and indexes by the value; the
+                    // compaction removes both literals. Neither is made here, but the range is
+                    // split where they were.
+                    Expr::Literal(Literal::Abstract(i)) => {
+                        let i = u32::try_from(i).ok().filter(|&i| i32::try_from(i).is_ok());
+                        block.extend(self.emitter.finish(&self.function.expressions));
+                        self.emitter.start(&self.function.expressions);
+                        Err(i.ok_or(Unsupported("index"))?)
                     }
-                    index => self.expression(index, block)?,
+                    ref index => Ok(self.expression(index, block)?),
                 };
                 let base = self.pointer_as_reference(base)?;
                 let (reference, base) = split(base);
-                let expr = match self.const_index(index) {
-                    Some(index) => Expression::AccessIndex { base, index },
-                    None => Expression::Access { base, index },
+                let expr = match index.map(|index| (index, self.const_index(index))) {
+                    Err(index) | Ok((_, Some(index))) => Expression::AccessIndex { base, index },
+                    Ok((index, None)) => Expression::Access { base, index },
                 };
                 (reference, expr)
             }
@@ -634,11 +650,6 @@ impl<'b, 'a> FunctionLowering<'b, 'a> {
         };
         let handle = self.append(block, lowered)?;
         Ok(if typed { Typed::Reference(handle) } else { Typed::Plain(handle) })
-    }
-
-    /// An abstract integer as the front end's `concretize` makes it: an `i32`.
-    fn concretize_int(&mut self, handle: Handle<Expression>, block: &mut Block) -> Result<Handle<Expression>> {
-        self.evaluator(block).cast_array(handle, Scalar::I32, Span::UNDEFINED).map_err(|_| Unsupported("index"))
     }
 
     /// A pointer value indexed or accessed is taken as the reference it points to.

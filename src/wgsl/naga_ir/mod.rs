@@ -4,12 +4,14 @@
 //!
 //! The IR is built as naga's WGSL front end (naga 30.0.1) would build it from the printed text,
 //! step for step: the same expressions appended in the same order through naga's own constant
-//! evaluator, the same `Emit` ranges, the same types in the same order, then the same
-//! compaction. So validating it is validating the text; `tests/naga_ir.rs` proves the two equal
-//! (`Debug` of the modules, which leaves spans out) on every fixture, the shared corpus and
-//! random programs. What this builder does not know (subgroups, module `const`s, arrays sized
-//! by overrides, most abstract literals, and more) it refuses with [`Unsupported`], and the text
-//! is validated as before: a refusal costs time, never correctness.
+//! evaluator, the same `Emit` ranges, the same types in the same order; compacted as the front
+//! end compacts its module, it is the same module. So validating it is validating the text;
+//! `tests/naga_ir.rs` proves the two equal (`Debug` of the modules, which leaves spans out) on
+//! every fixture, the shared corpus and random programs, and the validator's verdict the same on
+//! the IR as built, which is what validation validates (the compaction only removes what nothing
+//! uses: `incremental.rs`). What this builder does not know (subgroups, module `const`s, arrays
+//! sized by overrides, most abstract literals, and more) it refuses with [`Unsupported`], and the
+//! text is validated as before: a refusal costs time, never correctness.
 //!
 //! The IR is built function by function as the lowering prints each, callees first as the front
 //! end does (a caller printed before its callees waits for them), and a large module in parts
@@ -17,9 +19,9 @@
 //! lowering declares later (where a function first needs it) is built when it comes, and the
 //! module put in the front end's order when finished (`reorder.rs`). This file holds the module:
 //! types, structs, globals, signatures, the builtin tables; `function.rs` a function's body;
-//! `image.rs` the texture and sampler types and the texture builtins; `atomic.rs` the atomic
-//! builtins; `constants.rs` the overrides and the global expressions of initializers and
-//! workgroup sizes.
+//! `resolutions.rs` the types of its expressions; `image.rs` the texture and sampler types and
+//! the texture builtins; `atomic.rs` the atomic builtins; `constants.rs` the overrides and the
+//! global expressions of initializers and workgroup sizes.
 
 mod atomic;
 mod constants;
@@ -27,6 +29,7 @@ mod function;
 mod image;
 mod incremental;
 mod reorder;
+mod resolutions;
 
 pub use incremental::{Check, Incremental, Part, check};
 
