@@ -129,10 +129,14 @@ fn the_builder_takes_callers_printed_before_their_callees() {
 #[test]
 fn the_builder_takes_overrides() {
     // SPIR-V's specialization constants become overrides, common in Vulkan shaders: initialized
-    // by literals and by other overrides, used in functions and in workgroup sizes; and a
-    // `var<private>` with an initializer. A refusal here would pass the equality tests unseen.
+    // by literals and by other overrides, used in functions, in workgroup sizes and as the size
+    // of a workgroup array; and `var<private>`s with initializers (a literal, zero values, vectors
+    // of scalars, splats). A refusal here would pass the equality tests unseen.
     let fixtures = [
         "glsl/io_workgroup_size_id.comp.spv",
+        "glsl/spec_constants.comp.spv",
+        "spvasm/io_output_shapes.spvasm",
+        "spvasm/private_initializers_and_override_sized_array.spvasm",
         "spvasm/late_declarations_shadowed_by_locals.spvasm",
         "spvasm/overrides_private_initializer.spvasm",
         "spvasm/spec_constant_ops.spvasm",
@@ -142,6 +146,32 @@ fn the_builder_takes_overrides() {
         "exec/compute/spec_sized_arrays.comp.spv",
         "exec/compute/spec_workgroup_size.comp.spv",
     ];
+    assert_taken(&fixtures);
+}
+
+#[test]
+fn the_builder_takes_declarations_made_after_a_function() {
+    // The lowering declares a struct or an override where a function first needs it, after
+    // functions already built; the text has it before them all, and so has naga's IR: types and
+    // global expressions put back in that order (`naga_ir/reorder.rs`). Between them: a struct
+    // after a function's types, the compare-exchange's predeclared result type and an override
+    // workgroup size; an override after that size; an entry point's output struct after a helper;
+    // a struct after the globals. A refusal here would pass the equality tests unseen.
+    let fixtures = [
+        "spvasm/late_declarations_after_functions.spvasm",
+        "spvasm/io_multi_entry_points.spvasm",
+        "spvasm/names_reserved_words.spvasm",
+        "spvasm/output_initializer_non_finite.spvasm",
+    ];
+    assert_taken(&fixtures);
+}
+
+#[test]
+fn the_builder_takes_what_enable_directives_allow() {
+    // `@builtin(clip_distances)` and `@blend_src`, which the front end reads only under their
+    // `enable` directives. A refusal here would pass the equality tests unseen.
+    let fixtures =
+        ["glsl/io_dual_source_blend.frag.spv", "glsl/io_vertex_builtins.vert.spv", "hlsl/io_vertex.vert.hlsl.spv"];
     assert_taken(&fixtures);
 }
 

@@ -113,8 +113,9 @@ pub(super) enum Value {
     /// Reusable as is: a constant expression or the like.
     Named(Expr),
     /// Inlined at its single use; `reads_memory` if it contains a load. `number` counts pending
-    /// values in definition order.
-    Pending { expr: Expr, reads_memory: bool, number: u32 },
+    /// values in definition order. `depth` is how deep `expr` nests, kept so that an expression
+    /// made from it is measured without walking it again.
+    Pending { expr: Expr, reads_memory: bool, number: u32, depth: u8 },
     /// Boxed: a value is kept per id, and pointers are the largest and fewest.
     Pointer(Box<Pointer>),
     /// A pointer chosen at run time (pointer-typed OpSelect and OpPhi; `pointers.rs`).
@@ -255,6 +256,15 @@ impl Step {
 /// Deeper expressions are bound to a `let` rather than inlined further: a long chain of
 /// single-use values must not become one expression too deep to print or to drop.
 const MAX_INLINE_DEPTH: usize = 32;
+
+/// How many levels `expr` nests (a name or literal is 1), counted up to one past
+/// `MAX_INLINE_DEPTH`: any depth past that only says the expression is too deep to inline.
+fn depth(expr: &Expr) -> usize {
+    match expr {
+        Expr::Ident(_) | Expr::Literal(_) => 1,
+        _ => expr.depth_within(MAX_INLINE_DEPTH).unwrap_or(MAX_INLINE_DEPTH + 1),
+    }
+}
 
 pub(super) struct Lower<'m> {
     pub(super) module: &'m Module,
@@ -709,19 +719,21 @@ impl<'m> Lower<'m> {
 
     /// Binds `id` to a `let` (or its hoisted `var`) if its value is pending.
     fn bind_pending(&mut self, e: &Emitter, id: Id) {
-        if let Some((expr, _)) = self.remove_pending(id) {
+        if let Some((expr, _, _)) = self.remove_pending(id) {
             self.bind(e, id, expr);
         }
     }
 
-    /// The value of `id` and whether it reads memory, removed, if it is pending.
-    fn remove_pending(&mut self, id: Id) -> Option<(Expr, bool)> {
+    /// The value of `id`, whether it reads memory and its depth, removed, if it is pending.
+    fn remove_pending(&mut self, id: Id) -> Option<(Expr, bool, usize)> {
         if !matches!(self.values.get(&id), Some(Value::Pending { .. })) {
             return None;
         }
-        let Some(Value::Pending { expr, reads_memory, number }) = self.values.remove(&id) else { unreachable!() };
+        let Some(Value::Pending { expr, reads_memory, number, depth }) = self.values.remove(&id) else {
+            unreachable!()
+        };
         self.pending.live[number as usize] = false;
-        Some((expr, reads_memory))
+        Some((expr, reads_memory, depth as usize))
     }
 
     /// Whether anything reads the instruction's result.
@@ -774,6 +786,21 @@ impl<'m> Lower<'m> {
 
     /// Records the value of `inst`: inlined at its single use in this block, else a `let`.
     pub(super) fn define(&mut self, e: &Emitter, inst: &Inst, expr: Expr, reads_memory: bool) -> Result<(), Error> {
+        self.define_measured(e, inst, expr, None, reads_memory)
+    }
+
+    /// [`Lower::define`], given the expression's [`depth`] if the caller knows it from its
+    /// operands' (`take_measured`); else it is measured here when inlining hangs on it.
+    pub(super) fn define_measured(
+        &mut self,
+        e: &Emitter,
+        inst: &Inst,
+        expr: Expr,
+        known_depth: Option<usize>,
+        reads_memory: bool,
+    ) -> Result<(), Error> {
+        // A depth counted from the operands' must be what a walk finds: inlining hangs on it.
+        debug_assert!(known_depth.is_none_or(|known| known.min(MAX_INLINE_DEPTH + 1) == depth(&expr)));
         let id = self.result(inst)?;
         let reads_memory = reads_memory || self.consumed_memory;
         let (count, block) = self.uses.get(&id).map_or((0, 0), |u| (u.count, u.block));
@@ -785,9 +812,14 @@ impl<'m> Lower<'m> {
             self.bind(e, id, expr);
         } else if trivial && !reads_memory {
             self.values.insert(id, Value::named(expr));
-        } else if count == 1 && block == self.block && !expr.deeper_than(MAX_INLINE_DEPTH) {
-            let number = self.pending.add(id, reads_memory);
-            self.values.insert(id, Value::Pending { expr, reads_memory, number });
+        } else if count == 1 && block == self.block {
+            let depth = known_depth.unwrap_or_else(|| depth(&expr));
+            if depth <= MAX_INLINE_DEPTH {
+                let number = self.pending.add(id, reads_memory);
+                self.values.insert(id, Value::Pending { expr, reads_memory, number, depth: depth as u8 });
+            } else {
+                self.bind(e, id, expr);
+            }
         } else {
             self.bind(e, id, expr);
         }
@@ -815,16 +847,22 @@ impl<'m> Lower<'m> {
 
     /// The expression for value `id`, consuming it if it was pending.
     pub(super) fn take(&mut self, e: &mut Emitter, id: Id) -> Result<Expr, Error> {
+        Ok(self.take_measured(e, id)?.0)
+    }
+
+    /// [`Lower::take`], with the expression's [`depth`]: a pending value's was counted when it
+    /// was defined.
+    pub(super) fn take_measured(&mut self, e: &mut Emitter, id: Id) -> Result<(Expr, usize), Error> {
         if let Some(name) = self.constant_lets.get(&id) {
-            return Ok(Expr::Ident(name.clone()));
+            return Ok((Expr::Ident(name.clone()), 1));
         }
         match self.values.get(&id) {
-            Some(Value::Ident(name)) => return Ok(Expr::Ident(name.clone())),
-            Some(Value::Named(expr)) => return Ok(Expr::clone(expr)),
+            Some(Value::Ident(name)) => return Ok((Expr::Ident(name.clone()), 1)),
+            Some(Value::Named(expr)) => return Ok((Expr::clone(expr), depth(expr))),
             Some(Value::Pending { .. }) => {
-                let (expr, reads_memory) = self.remove_pending(id).expect("pending");
+                let (expr, reads_memory, depth) = self.remove_pending(id).expect("pending");
                 self.consumed_memory |= reads_memory;
-                return Ok(expr);
+                return Ok((expr, depth));
             }
             Some(Value::Pointer(_) | Value::Choice(_)) => {
                 return Err(Error::unsupported(
@@ -835,7 +873,11 @@ impl<'m> Lower<'m> {
             None => {}
         }
         match self.module.def(id) {
-            Def::Constant(_) => e.constant(id),
+            Def::Constant(_) => {
+                let expr = e.constant(id)?;
+                let depth = depth(&expr);
+                Ok((expr, depth))
+            }
             // Valid SPIR-V cannot get here: every value is defined in a block that dominates its
             // uses, and the emitter keeps it in scope for all of them.
             _ => Err(Error::invalid(

@@ -16,11 +16,11 @@ impl Lower<'_> {
         let source = self.operand(inst, 0)?;
         let to = self.result_type(inst)?;
         let from = self.module.type_of(source)?;
-        let expr = match (self.half_count(from), self.half_count(to)) {
+        let (expr, depth) = match (self.half_count(from), self.half_count(to)) {
             (Some(_), None) => {
                 let halves = self.take_shared(e, source)?;
                 let words = self.pack_halves(halves, from);
-                self.words_as(e, words, to)?
+                (self.words_as(e, words, to)?, None)
             }
             (None, Some(halves)) => {
                 let words = self.take_shared(e, source)?;
@@ -30,14 +30,14 @@ impl Lower<'_> {
                     2 => unpacked.collect::<Vec<_>>().remove(0),
                     _ => Expr::call("vec4<f32>", unpacked.collect()),
                 };
-                Expr::call(e.ty(to)?, vec![floats])
+                (Expr::call(e.ty(to)?, vec![floats]), None)
             }
             _ => {
-                let value = self.take(e, source)?;
-                e.bitcast(to, value)?
+                let (value, depth) = self.take_measured(e, source)?;
+                (e.bitcast(to, value)?, Some(depth + 1))
             }
         };
-        self.define(e, inst, expr, false)
+        self.define_measured(e, inst, expr, depth, false)
     }
 
     /// For a vector of 2 or 4 f16, its length.

@@ -157,10 +157,11 @@ impl Lower<'_> {
                     // for each one cost about as much as the rest of lowering it.
                     let mut operands = std::mem::take(&mut self.operands);
                     operands.clear();
-                    self.take_all(e, &inst.operands, &mut operands)?;
-                    let expr = self.spell(e, inst, row.spelling, &mut operands);
+                    let deepest = self.take_all(e, &inst.operands, &mut operands)?;
+                    let spelled = self.spell(e, inst, row.spelling, &mut operands, deepest);
                     self.operands = operands;
-                    self.define(e, inst, expr?, false)
+                    let (expr, depth) = spelled?;
+                    self.define_measured(e, inst, expr, depth, false)
                 }
                 None => Err(Error::unsupported(
                     match ops::lacking(inst.op) {
@@ -173,14 +174,16 @@ impl Lower<'_> {
         }
     }
 
-    /// The expression for an operator, builtin or conversion applied to `operands`.
+    /// The expression for an operator, builtin or conversion applied to `operands`, the deepest
+    /// of which is `deepest` deep, and its depth if that follows.
     fn spell(
         &mut self,
         e: &mut Emitter,
         inst: &Inst,
         spelling: Spelling,
         operands: &mut Vec<Expr>,
-    ) -> Result<Expr, Error> {
+        deepest: usize,
+    ) -> Result<(Expr, Option<usize>), Error> {
         let result_ty = self.result_type(inst)?;
         let vector_result = matches!(self.module.ty(result_ty)?, Type::Vector { .. });
         Ok(match spelling {
@@ -193,23 +196,23 @@ impl Lower<'_> {
                 };
                 let right = operands.pop().ok_or_else(|| self.missing(inst))?;
                 let left = operands.pop().ok_or_else(|| self.missing(inst))?;
-                Expr::binary(op, left, right)
+                (Expr::binary(op, left, right), Some(deepest + 1))
             }
             Spelling::Unary(op) => {
                 let operand = operands.pop().ok_or_else(|| self.missing(inst))?;
                 match inst.op {
                     // `!(a < b)` reads as `a >= b` where that is exact (see `negate`).
-                    Op::LogicalNot => self.negate(self.operand(inst, 0)?, operand),
-                    _ => Expr::unary(op, operand),
+                    Op::LogicalNot => (self.negate(self.operand(inst, 0)?, operand), None),
+                    _ => (Expr::unary(op, operand), Some(deepest + 1)),
                 }
             }
-            Spelling::Builtin(name) => Expr::call(e.builtin(name), std::mem::take(operands)),
+            Spelling::Builtin(name) => (Expr::call(e.builtin(name), std::mem::take(operands)), Some(deepest + 1)),
             Spelling::Custom => return Err(Error::internal(format!("Op{:?} has its own lowering", inst.op))),
             Spelling::Convert => {
                 let ty = e.ty(result_ty)?;
                 let source_ty = e.ty(self.module.type_of(self.operand(inst, 0)?)?)?;
                 let value = operands.pop().ok_or_else(|| self.missing(inst))?;
-                if ty == source_ty { value } else { Expr::call(ty, vec![value]) }
+                if ty == source_ty { (value, Some(deepest)) } else { (Expr::call(ty, vec![value]), Some(deepest + 1)) }
             }
         })
     }
@@ -239,14 +242,18 @@ impl Lower<'_> {
         inst.ty.ok_or_else(|| Error::invalid("missing result type", self.location(inst)))
     }
 
-    /// Every id operand, consumed in order, added to `out`.
-    fn take_all(&mut self, e: &mut Emitter, operands: &[Operand], out: &mut Vec<Expr>) -> Result<(), Error> {
+    /// Every id operand, consumed in order, added to `out`; returns the depth of the deepest (0
+    /// if there are none).
+    fn take_all(&mut self, e: &mut Emitter, operands: &[Operand], out: &mut Vec<Expr>) -> Result<usize, Error> {
+        let mut deepest = 0;
         for operand in operands {
             if let Operand::IdRef(id) = operand {
-                out.push(self.take(e, *id)?);
+                let (expr, depth) = self.take_measured(e, *id)?;
+                out.push(expr);
+                deepest = deepest.max(depth);
             }
         }
-        Ok(())
+        Ok(deepest)
     }
 
     fn local_variable(&mut self, e: &mut Emitter, inst: &Inst) -> Result<(), Error> {
@@ -670,20 +677,21 @@ impl Lower<'_> {
     }
 
     fn select(&mut self, e: &mut Emitter, inst: &Inst) -> Result<(), Error> {
-        let condition = self.take(e, self.operand(inst, 0)?)?;
-        let accept = self.take(e, self.operand(inst, 1)?)?;
-        let reject = self.take(e, self.operand(inst, 2)?)?;
+        let (condition, condition_depth) = self.take_measured(e, self.operand(inst, 0)?)?;
+        let (accept, accept_depth) = self.take_measured(e, self.operand(inst, 1)?)?;
+        let (reject, reject_depth) = self.take_measured(e, self.operand(inst, 2)?)?;
         let ty = self.result_type(inst)?;
         let truth = |e: &Expr| match e {
             Expr::Literal(Literal::Bool(b)) => Some(*b),
             _ => None,
         };
         // `select(false, true, c)` is `c`, and `select(true, false, c)` is `!c`.
-        let value = match (truth(&accept), truth(&reject)) {
-            (Some(true), Some(false)) => condition,
-            (Some(false), Some(true)) => self.negate(self.operand(inst, 0)?, condition),
+        let (value, depth) = match (truth(&accept), truth(&reject)) {
+            (Some(true), Some(false)) => (condition, Some(condition_depth)),
+            (Some(false), Some(true)) => (self.negate(self.operand(inst, 0)?, condition), None),
             _ if self.module.scalar_of(ty).is_some() => {
-                Expr::call(e.builtin("select"), vec![reject, accept, condition])
+                let depth = 1 + condition_depth.max(accept_depth).max(reject_depth);
+                (Expr::call(e.builtin("select"), vec![reject, accept, condition]), Some(depth))
             }
             _ => {
                 // WGSL's select takes scalars and vectors only: structs and arrays need an `if`.
@@ -695,7 +703,7 @@ impl Lower<'_> {
                 return Ok(());
             }
         };
-        self.define(e, inst, value, false)
+        self.define_measured(e, inst, value, depth, false)
     }
 
     /// The part of a constant that `inst` extracts, as a constant: `3.0f`, not

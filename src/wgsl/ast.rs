@@ -381,13 +381,21 @@ impl Update {
 impl Expr {
     /// Whether the expression nests more than `limit` levels deep; looks no deeper than that.
     pub fn deeper_than(&self, limit: usize) -> bool {
+        self.depth_within(limit).is_none()
+    }
+
+    /// How many levels the expression nests (a name or literal is 1), if no more than `limit`;
+    /// looks no deeper than that.
+    pub fn depth_within(&self, limit: usize) -> Option<usize> {
         if limit == 0 {
-            return true;
+            return None;
         }
-        // A leaf is 1 deep: answered here rather than by a call.
-        self.operands()
-            .iter()
-            .any(|operand| if operand.is_leaf() { limit == 1 } else { operand.deeper_than(limit - 1) })
+        let mut below = 0;
+        for operand in self.operands() {
+            // A leaf is 1 deep: answered here rather than by a call.
+            below = below.max(if operand.is_leaf() { 1 } else { operand.depth_within(limit - 1)? });
+        }
+        (below < limit).then_some(below + 1)
     }
 
     /// Calls `f` with every identifier in this expression.
@@ -603,4 +611,28 @@ pub struct SwitchCase {
     pub selectors: Vec<Expr>,
     pub default: bool,
     pub body: Vec<Stmt>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn depth_counts_the_longest_path_and_stops_past_the_limit() {
+        let leaf = Expr::ident("a");
+        assert_eq!(leaf.depth_within(1), Some(1));
+        assert_eq!(leaf.depth_within(0), None);
+        // a + f(-(b)): the call's argument is the deeper side, 4 levels in all.
+        let expr = Expr::binary(
+            BinaryOp::Add,
+            leaf.clone(),
+            Expr::call("f", vec![Expr::unary(UnaryOp::Negate, Expr::ident("b"))]),
+        );
+        assert_eq!(expr.depth_within(4), Some(4));
+        assert_eq!(expr.depth_within(3), None);
+        assert!(expr.deeper_than(3) && !expr.deeper_than(4));
+        // A call without arguments is a leaf too.
+        assert_eq!(Expr::call("f", vec![]).depth_within(1), Some(1));
+        assert_eq!(Expr::binary(BinaryOp::Add, leaf.clone(), leaf).depth_within(1), None);
+    }
 }

@@ -3,9 +3,10 @@
 //! override context): each expression appended through naga's constant evaluator, the
 //! declared type registered before the initializer, the initializer's type after it.
 //!
-//! Only the shapes our lowering prints for specialization constants are taken: concrete scalar
-//! literals, other overrides, unary and binary operators and scalar conversions; anything else
-//! (abstract literals, `&&` and `||`, vectors, builtins, `const`) is refused.
+//! Only the shapes our lowering prints for specialization constants and initializers are taken:
+//! concrete scalar literals, other overrides, unary and binary operators, scalar conversions, zero
+//! values, vectors of scalars; anything else (abstract literals, `&&` and `||`, other
+//! constructions, builtins, `const`) is refused.
 //!
 //! Overrides are registered in text order, among the globals: the front end's depth-first order
 //! (`front::wgsl::index`) is that order while each names only declarations before it, and a name
@@ -14,7 +15,7 @@
 use naga::proc::{ConstantEvaluator, ExpressionKindTracker, ResolveContext, TypeResolution};
 use naga::{Expression, Handle, ScalarKind, Span, TypeInner};
 
-use super::{Builder, Declared, Result, Unsupported, binary_op, naga_literal, scalar_named};
+use super::{Builder, Declared, Result, Unsupported, binary_op, naga_literal};
 use crate::wgsl::ast::{Attribute, Expr, Global, Literal, Name, UnaryOp};
 
 /// The sizes of an entry point's workgroup given by overrides, as global expressions.
@@ -108,20 +109,42 @@ impl Builder {
                 }
                 Expression::Binary { op, left, right }
             }
-            Expr::Call(call) => {
-                let [arg] = call.args.as_slice() else { return Err(Unsupported("call in an initializer")) };
-                let scalar = scalar_named(&call.callee).ok_or(Unsupported("call in an initializer"))?;
-                // The constructor's type is registered before its argument.
-                self.ty(&call.callee)?;
-                let expr = self.global_expression(arg)?;
-                if !matches!(self.globals.types[expr.index()].inner_with(&self.module.types), TypeInner::Scalar(_)) {
-                    return Err(Unsupported("conversion in an initializer"));
-                }
-                Expression::As { expr, kind: scalar.kind, convert: Some(scalar.width) }
-            }
+            Expr::Call(call) => self.construction(&call.callee, &call.args)?,
             _ => return Err(Unsupported("initializer")),
         };
         self.append_global(lowered)
+    }
+
+    /// `T(args)` in an initializer, the constructor's type registered before its arguments: a
+    /// zero value, a scalar conversion, a vector splat or a vector of scalars of its type.
+    fn construction(&mut self, callee: &str, args: &[Expr]) -> Result<Expression> {
+        let ty = self.ty(callee)?;
+        let mut components = Vec::with_capacity(args.len());
+        for arg in args {
+            components.push(self.global_expression(arg)?);
+        }
+        let scalars: Vec<_> = components
+            .iter()
+            .map(|h| match self.globals.types[h.index()].inner_with(&self.module.types) {
+                TypeInner::Scalar(scalar) => Some(*scalar),
+                _ => None,
+            })
+            .collect();
+        Ok(match (&self.module.types[ty].inner, components.as_slice()) {
+            (_, []) => Expression::ZeroValue(ty),
+            (&TypeInner::Scalar(scalar), &[expr]) if scalars[0].is_some() => {
+                Expression::As { expr, kind: scalar.kind, convert: Some(scalar.width) }
+            }
+            (&TypeInner::Vector { size, scalar }, &[value]) if scalars[0] == Some(scalar) => {
+                Expression::Splat { size, value }
+            }
+            (&TypeInner::Vector { size, scalar }, _)
+                if components.len() == size as usize && scalars.iter().all(|&s| s == Some(scalar)) =>
+            {
+                Expression::Compose { ty, components }
+            }
+            _ => return Err(Unsupported("construction in an initializer")),
+        })
     }
 
     /// `@workgroup_size(x, y, z)`: each size a literal, or an integer override, which the front

@@ -2,9 +2,10 @@
 //! whole or, past a size, in parts; and the check that each module or part equals naga's reading
 //! of its text (`tests/naga_ir.rs`).
 //!
-//! A part is a run of functions with every struct and global of the module, and a stub (the
-//! signature, a body returning a zero value: `print::stub`) for each function of an earlier part
-//! it calls, placed before its first caller. Its text is those pieces printed in that order.
+//! A part is a run of functions with every struct and global of the module declared by the part's
+//! end, and a stub (the signature, a body returning a zero value: `print::stub`) for each function
+//! of an earlier part it calls, placed before its first caller. Its text is those pieces printed
+//! in that order. The last part has every declaration.
 //! Parts keep the IR that is alive at once near the size of a part, as validating the text in
 //! parts does (`validate.rs`), and have the same blind spot: what a callee in another part
 //! requires of its callers (naga's checks of uniform control flow and stages across calls), which
@@ -59,6 +60,8 @@ pub struct Part {
     module: naga::Module,
     built: naga::Module,
     pieces: Vec<Piece>,
+    /// How many of the module's structs and globals it has: those declared by its end.
+    declarations: (usize, usize),
 }
 
 /// naga's IR of a module, built as the lowering finishes each function.
@@ -69,6 +72,8 @@ pub struct Incremental {
     kept: Vec<Part>,
     /// Each function printed so far: its index in the module's functions and what its stub needs.
     signatures: NameMap<Name, Signature>,
+    /// The `enable` extensions the parts need (`Builder::extensions`).
+    extensions: Vec<&'static str>,
 }
 
 enum State {
@@ -119,7 +124,13 @@ struct Signature {
 impl Incremental {
     /// Before any function; `keep` keeps the parts for [`check`] instead of validating them.
     pub fn new(keep: bool) -> Incremental {
-        Incremental { state: State::NotStarted, keep, kept: Vec::new(), signatures: NameMap::default() }
+        Incremental {
+            state: State::NotStarted,
+            keep,
+            kept: Vec::new(),
+            signatures: NameMap::default(),
+            extensions: Vec::new(),
+        }
     }
 
     /// Adds `f`, the function of `ast` just printed (the last of `ast.functions`): built now, or
@@ -141,13 +152,21 @@ impl Incremental {
         let filter = diagnostic_filter(ast)?;
         match std::mem::replace(&mut self.state, State::NotStarted) {
             State::Building(part) => {
-                // A struct declared after a function is first called as a function to come.
-                part.builder.unchanged(ast)?;
+                // A struct declared after the function naming it was printed was first taken for
+                // a function to come.
+                let mut part = part;
+                part.builder.declare_new(ast)?;
+                part.search(ast)?;
                 if !part.is_built() {
                     return Err(Unsupported("a call of a function the module does not print"));
                 }
                 let earlier = self.kept.len();
-                self.finish_part(part.builder, part.pieces, filter.as_ref())?;
+                self.finish_part(ast, part.builder, part.pieces, filter.as_ref())?;
+                // The directives come at the end of the lowering, and the front end reads what
+                // an extension allows only under its directive.
+                if self.extensions.iter().any(|extension| !ast.enables.contains(extension)) {
+                    return Err(Unsupported("an extension without its enable directive"));
+                }
                 // The directives come at the end of the lowering: the parts finished before were
                 // validated without them (which is only stricter), or kept, and get them now.
                 if let Some(filter) = &filter {
@@ -172,13 +191,13 @@ impl Incremental {
             && building.is_built()
         {
             let State::Building(full) = std::mem::replace(&mut self.state, part(ast)) else { unreachable!("building") };
-            self.finish_part(full.builder, full.pieces, None)?;
+            self.finish_part(ast, full.builder, full.pieces, None)?;
         }
         let State::Building(part) = &mut self.state else { return Ok(()) };
         if ast.functions.len() * ast.globals.len() > RECORDS {
             return Err(Unsupported("more functions times globals than the builder takes"));
         }
-        part.builder.unchanged(ast)?;
+        part.builder.declare_new(ast)?;
         // The functions it calls, in the order it first names them; a stub before it of each of
         // an earlier part not stubbed in this one yet.
         let (mut callees, mut seen) = (Vec::new(), NameSet::default());
@@ -210,8 +229,9 @@ impl Incremental {
         }
     }
 
-    /// Puts the module's diagnostic `filter` on a part, then keeps it for the check, also
-    /// compacted as the front end compacts its module, or validates it as built.
+    /// Puts the module's diagnostic `filter` on a part (in the front end's order: `reorder.rs`),
+    /// then keeps it for the check, also compacted as the front end compacts its module, or
+    /// validates it as built.
     ///
     /// The compaction removes only what nothing uses: expressions whose value was folded into
     /// another or never read, and types only spelled (a conversion's). The validator checks those
@@ -219,8 +239,16 @@ impl Incremental {
     /// makes none it would reject (no abstract literal: a constant index makes none), which the
     /// check proves by validating both. So the verdict is the same without the compaction's walk
     /// over every handle (a twentieth of the time with validation).
-    fn finish_part(&mut self, builder: Builder, pieces: Vec<Piece>, filter: Option<&DiagnosticFilter>) -> Result<()> {
-        let mut built = builder.module;
+    fn finish_part(
+        &mut self,
+        ast: &Module,
+        builder: Builder,
+        pieces: Vec<Piece>,
+        filter: Option<&DiagnosticFilter>,
+    ) -> Result<()> {
+        let declarations = builder.declarations;
+        self.extensions.extend(&builder.extensions);
+        let mut built = builder.into_module(ast)?;
         if let Some(filter) = filter {
             apply_filter(&mut built, filter);
         }
@@ -228,7 +256,7 @@ impl Incremental {
             let mut module = built.clone();
             without_panicking(|| naga::compact::compact(&mut module, naga::compact::KeepUnused::Yes))
                 .map_err(|_| Unsupported("naga panicked"))?;
-            self.kept.push(Part { module, built, pieces });
+            self.kept.push(Part { module, built, pieces, declarations });
             return Ok(());
         }
         match without_panicking(|| validate::validator().validate(&built).is_ok()) {
@@ -300,7 +328,14 @@ impl Building {
             };
             match self.nodes[at].callees.get(next) {
                 Some(callee) => {
-                    let Some(&callee) = self.positions.get(callee) else { return Ok(()) };
+                    let Some(&callee) = self.positions.get(callee) else {
+                        // A struct declared since the caller was printed is no function to wait for.
+                        if self.may_be_function(callee) {
+                            return Ok(());
+                        }
+                        self.stack.last_mut().expect("searching").1 += 1;
+                        continue;
+                    };
                     self.stack.last_mut().expect("searching").1 += 1;
                     self.enter(callee)?;
                 }
@@ -390,7 +425,9 @@ pub fn check(ast: &Module, parts: Result<Vec<Part>>) -> Check {
     let count = parts.len();
     for part in parts {
         let mut text = print::directives(ast);
-        for declaration in &declarations {
+        let (structs, globals) = part.declarations;
+        let part_globals = ast.structs.len()..ast.structs.len() + globals;
+        for declaration in declarations[..structs].iter().chain(&declarations[part_globals]) {
             print::push_section(&mut text, &declaration.text);
         }
         for piece in &part.pieces {
@@ -444,7 +481,7 @@ fn without_spans(debug: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::wgsl::ast::{BinaryOp, Literal, PrintedFunction, Signature};
+    use crate::wgsl::ast::{Attribute, BinaryOp, Literal, PrintedFunction, Signature};
 
     /// `fn f(a: u32, b: <b_type>) -> u32 { return a <op> b; }` as a module, printed.
     fn module_of(op: BinaryOp, b_type: &str) -> (Module, Function) {
@@ -582,6 +619,109 @@ mod tests {
         ast.functions.push(printed(&main));
         incremental.function(&ast, main);
         assert!(matches!(incremental.finish(&ast), Err(Unsupported(_))));
+    }
+
+    /// `struct <name> { x: f32 }`
+    fn struct_of_f32(name: &str) -> crate::wgsl::ast::Struct {
+        let x = crate::wgsl::ast::Member { attributes: Vec::new(), name: "x".into(), ty: "f32".into() };
+        crate::wgsl::ast::Struct { name: name.into(), members: vec![x] }
+    }
+
+    /// f, then S declared with g, which takes an S; f a part long if `fill_part`. Checked.
+    fn a_struct_declared_between_functions(fill_part: bool) -> Check {
+        let (mut ast, f) = module_of(BinaryOp::Add, "u32");
+        if fill_part {
+            ast.functions[0].text.insert_str(0, &format!("// {}\n", "x".repeat(PART)));
+        }
+        let mut incremental = Incremental::new(true);
+        incremental.function(&ast, f);
+        ast.structs.push(struct_of_f32("S"));
+        let mut g = returning("g", Expr::Literal(Literal::U32(1)));
+        g.params.push(Param { attributes: Vec::new(), name: "s".into(), ty: "S".into() });
+        ast.functions.push(printed(&g));
+        incremental.function(&ast, g);
+        check(&ast, incremental.finish(&ast))
+    }
+
+    #[test]
+    fn a_struct_declared_after_a_function_comes_before_its_types() {
+        // f registers u32 before S (and its f32) is declared; the text has S first, and so has
+        // naga's reading: f32, S, then u32.
+        let check = a_struct_declared_between_functions(false);
+        assert!(matches!(check, Check::Equal { parts: 1 }), "{check:?}");
+    }
+
+    #[test]
+    fn a_struct_declared_after_the_globals_comes_before_their_types() {
+        // main waits for f, whose lowering declares S: no function is built yet, but the global
+        // registered vec2<f32> before S. The text has the structs first, so naga's reading has S
+        // first.
+        let global = crate::wgsl::ast::Global {
+            attributes: Vec::new(),
+            kind: crate::wgsl::ast::GlobalKind::Var { space: "private".into() },
+            name: "v".into(),
+            ty: Some("vec2<f32>".into()),
+            init: None,
+        };
+        let (mut ast, mut incremental) = (Module::default(), Incremental::new(true));
+        ast.globals.push(global);
+        let main = returning("main", call_plus_one("f"));
+        ast.functions.push(printed(&main));
+        incremental.function(&ast, main);
+        ast.structs.push(struct_of_f32("S"));
+        let f = returning("f", Expr::Literal(Literal::U32(3)));
+        ast.functions.push(printed(&f));
+        incremental.function(&ast, f);
+        let check = check(&ast, incremental.finish(&ast));
+        assert!(matches!(check, Check::Equal { parts: 1 }), "{check:?}");
+    }
+
+    #[test]
+    fn a_struct_declared_in_a_later_part_is_only_in_that_part() {
+        // f fills a part; S is declared with g, which begins the next. The first part was built
+        // (and validated) without S, so its text is read without S too; the second has it.
+        let check = a_struct_declared_between_functions(true);
+        assert!(matches!(check, Check::Equal { parts: 2 }), "{check:?}");
+    }
+
+    #[test]
+    fn a_struct_named_before_it_is_declared_is_no_function_to_wait_for() {
+        // main constructs S (its zero value), declared only after main is printed: the search
+        // first takes S for a function to come, and must not wait for it once S is a struct.
+        let s_x = Expr::member(Expr::call("S", Vec::new()), "x");
+        let main = returning("main", Expr::call("u32", vec![s_x]));
+        let (mut ast, mut incremental) = (Module::default(), Incremental::new(true));
+        ast.functions.push(printed(&main));
+        incremental.function(&ast, main);
+        ast.structs.push(struct_of_f32("S"));
+        let check = check(&ast, incremental.finish(&ast));
+        assert!(matches!(check, Check::Equal { parts: 1 }), "{check:?}");
+    }
+
+    #[test]
+    fn clip_distances_are_built_only_under_their_enable_directive() {
+        // The lowering adds its directives after the functions; without this one the front end
+        // rejects the text, so the builder must refuse it.
+        let ty = "array<f32, 1>";
+        let main = || Function {
+            attributes: vec![Attribute::Stage("vertex")],
+            name: "main".into(),
+            params: Vec::new(),
+            result: Some((vec![Attribute::Builtin("clip_distances")], ty.into())),
+            body: vec![Stmt::Return(Some(Expr::call(ty, Vec::new())))],
+            exits: Vec::new(),
+        };
+        let mut ast = Module { functions: vec![printed(&main())], ..Module::default() };
+        let built = |ast: &Module| {
+            let mut incremental = Incremental::new(true);
+            incremental.function(ast, main());
+            check(ast, incremental.finish(ast))
+        };
+        let refused = built(&ast);
+        assert!(matches!(refused, Check::Refused(_)), "{refused:?}");
+        ast.enables.push("clip_distances");
+        let taken = built(&ast);
+        assert!(matches!(taken, Check::Equal { parts: 1 }), "{taken:?}");
     }
 
     #[test]

@@ -15,19 +15,20 @@
 //!
 //! The IR is built function by function as the lowering prints each, callees first as the front
 //! end does (a caller printed before its callees waits for them), and a large module in parts
-//! (`incremental.rs`). The front end reads every struct and global before any function; a
-//! declaration the lowering makes after the first function was printed ends the building
-//! (validation then reads the text). This file holds the module: types, structs, globals,
-//! signatures, the builtin tables; `function.rs` a function's body; `resolutions.rs` the types
-//! of its expressions; `image.rs` the texture and sampler types and the texture builtins;
-//! `atomic.rs` the atomic builtins; `constants.rs` the overrides and the global expressions of
-//! initializers and workgroup sizes.
+//! (`incremental.rs`). The front end reads every struct and global before any function; one the
+//! lowering declares later (where a function first needs it) is built when it comes, and the
+//! module put in the front end's order when finished (`reorder.rs`). This file holds the module:
+//! types, structs, globals, signatures, the builtin tables; `function.rs` a function's body;
+//! `resolutions.rs` the types of its expressions; `image.rs` the texture and sampler types and
+//! the texture builtins; `atomic.rs` the atomic builtins; `constants.rs` the overrides and the
+//! global expressions of initializers and workgroup sizes.
 
 mod atomic;
 mod constants;
 mod function;
 mod image;
 mod incremental;
+mod reorder;
 mod resolutions;
 
 pub use incremental::{Check, Incremental, Part, check};
@@ -63,37 +64,66 @@ struct Builder {
     types: NameMap<Name, Handle<Type>>,
     declared: NameMap<Name, Declared>,
     globals: constants::GlobalExpressions,
-    /// How many structs and globals the module had when the building started.
+    /// How many of the module's structs and globals are declared.
     declarations: (usize, usize),
+    /// Whether a struct or global was declared after the building started (after the globals, or
+    /// a function): the types and global expressions are then put in the front end's order at
+    /// the end (`reorder.rs`).
+    late: bool,
+    /// The global expressions a function appended (its workgroup size), in order.
+    function_expressions: Vec<Handle<naga::Expression>>,
+    /// The `enable` extensions the IR needs: the front end reads it only with their directives.
+    extensions: Vec<&'static str>,
 }
 
 impl Builder {
     /// The structs and globals of `ast`, as the front end reads them before any function.
     fn new(ast: &Module) -> Result<Builder> {
+        Builder::declaring(ast, (ast.structs.len(), ast.globals.len()))
+    }
+
+    /// The first `count` structs and globals of `ast`.
+    fn declaring(ast: &Module, count: (usize, usize)) -> Result<Builder> {
         let mut builder = Builder {
             module: naga::Module::default(),
             layouter: Layouter::default(),
             types: NameMap::default(),
             declared: NameMap::default(),
             globals: Default::default(),
-            declarations: (ast.structs.len(), ast.globals.len()),
+            declarations: (0, 0),
+            late: false,
+            function_expressions: Vec::new(),
+            extensions: Vec::new(),
         };
-        for s in &ast.structs {
-            builder.declare_struct(s)?;
-        }
-        for g in &ast.globals {
-            builder.declare_global(g)?;
-        }
+        builder.declare(ast, count)?;
         Ok(builder)
     }
 
-    /// Refuses a module that declared a struct or global after the building started: in the
-    /// text, and so in the front end's types, it comes before every function.
-    fn unchanged(&self, ast: &Module) -> Result<()> {
-        match self.declarations == (ast.structs.len(), ast.globals.len()) {
-            true => Ok(()),
-            false => Err(Unsupported("a declaration made after a function")),
+    /// Declares the structs and globals of `ast` made since the last call (the lowering declares
+    /// a struct or an override as a function first needs it). The text has them where the front
+    /// end reads them first: a struct before every global, both before every function. The
+    /// module is put in that order when finished.
+    fn declare_new(&mut self, ast: &Module) -> Result<()> {
+        let count = (ast.structs.len(), ast.globals.len());
+        if count != self.declarations {
+            self.late = true;
+            self.declare(ast, count)?;
         }
+        Ok(())
+    }
+
+    /// Declares the structs of `ast` up to `count.0` and its globals up to `count.1`, in text
+    /// order: each names only declarations before it (a struct its members' structs, a global
+    /// its struct and the overrides of its initializer), so that is the front end's order too.
+    fn declare(&mut self, ast: &Module, count: (usize, usize)) -> Result<()> {
+        for s in &ast.structs[self.declarations.0..count.0] {
+            self.declare_struct(s)?;
+        }
+        for g in &ast.globals[self.declarations.1..count.1] {
+            self.declare_global(g)?;
+        }
+        self.declarations = count;
+        Ok(())
     }
 
     fn ensure(&mut self, inner: TypeInner) -> Handle<Type> {
@@ -136,11 +166,7 @@ impl Builder {
                 let base = self.ty(element)?;
                 let size = match rest {
                     [] => naga::ArraySize::Dynamic,
-                    [count] => {
-                        let count =
-                            count.trim_end_matches('u').parse::<u32>().map_err(|_| Unsupported("array size"))?;
-                        naga::ArraySize::Constant(std::num::NonZeroU32::new(count).ok_or(Unsupported("array size"))?)
-                    }
+                    [count] => self.array_size(count)?,
                     _ => return Err(Unsupported("array type")),
                 };
                 self.layouter.update(self.module.to_ctx()).map_err(|_| Unsupported("layout"))?;
@@ -154,6 +180,21 @@ impl Builder {
             _ => image::texture_type(self, head, &params)?.ok_or(Unsupported("type"))?,
         };
         Ok(self.ensure(inner))
+    }
+
+    /// The size of `array<T, count>`: a literal, or an integer override, whose handle the front
+    /// end keeps as the size (the expression it appends on the way is unused, and compacted
+    /// away).
+    fn array_size(&self, count: &str) -> Result<naga::ArraySize> {
+        if let Some(&Declared::Override(handle)) = self.declared.get(count) {
+            let ty = self.module.overrides[handle].ty;
+            return match self.module.types[ty].inner.scalar_kind() {
+                Some(ScalarKind::Sint | ScalarKind::Uint) => Ok(naga::ArraySize::Pending(handle)),
+                _ => Err(Unsupported("array size")),
+            };
+        }
+        let count = count.trim_end_matches('u').parse::<u32>().map_err(|_| Unsupported("array size"))?;
+        Ok(naga::ArraySize::Constant(std::num::NonZeroU32::new(count).ok_or(Unsupported("array size"))?))
     }
 
     fn scalar_param(&mut self, spelled: &str) -> Result<Scalar> {
@@ -239,8 +280,9 @@ impl Builder {
     }
 
     fn function(&mut self, ast: &Module, f: &Function) -> Result<()> {
-        self.unchanged(ast)?;
+        self.declare_new(ast)?;
         let mut stage = None;
+        let first_expression = self.module.global_expressions.len();
         let (mut workgroup_size, mut workgroup_size_overrides) = ([0; 3], None);
         for attribute in &f.attributes {
             match attribute {
@@ -254,6 +296,8 @@ impl Builder {
             }
         }
         let function = function::lower(self, f)?;
+        let appended = self.module.global_expressions.range_from(first_expression);
+        self.function_expressions.extend(appended);
         match stage {
             Some(stage) => {
                 self.module.entry_points.push(naga::EntryPoint {
@@ -280,7 +324,7 @@ impl Builder {
     /// The binding `attributes` give a parameter, result or struct member of type `ty`.
     fn binding(&mut self, attributes: &[Attribute], ty: Handle<Type>) -> Result<Option<naga::Binding>> {
         let mut binding = None;
-        let (mut interpolation, mut sampling, mut invariant) = (None, None, false);
+        let (mut interpolation, mut sampling, mut invariant, mut blend_src) = (None, None, false, None);
         for attribute in attributes {
             match attribute {
                 Attribute::Builtin(name) => binding = Some(naga::Binding::BuiltIn(builtin(name)?)),
@@ -295,15 +339,30 @@ impl Builder {
                 }
                 Attribute::Interpolate(how) => (interpolation, sampling) = interpolate(how)?,
                 Attribute::Invariant => invariant = true,
+                &Attribute::BlendSrc(n) => blend_src = Some(n),
                 Attribute::Size(_) | Attribute::Align(_) => {}
                 _ => return Err(Unsupported("binding attribute")),
             }
         }
         match &mut binding {
-            Some(naga::Binding::Location { interpolation: i, sampling: s, .. }) => (*i, *s) = (interpolation, sampling),
+            Some(naga::Binding::Location { interpolation: i, sampling: s, blend_src: b, .. }) => {
+                (*i, *s, *b) = (interpolation, sampling, blend_src)
+            }
             Some(naga::Binding::BuiltIn(naga::BuiltIn::Position { invariant: i })) => *i = invariant,
-            _ if interpolation.is_some() || invariant => return Err(Unsupported("binding attribute")),
+            _ if interpolation.is_some() || invariant || blend_src.is_some() => {
+                return Err(Unsupported("binding attribute"));
+            }
             _ => {}
+        }
+        let extension = match binding {
+            Some(naga::Binding::BuiltIn(naga::BuiltIn::ClipDistances)) => Some("clip_distances"),
+            Some(naga::Binding::Location { blend_src: Some(_), .. }) => Some("dual_source_blending"),
+            _ => None,
+        };
+        if let Some(extension) = extension
+            && !self.extensions.contains(&extension)
+        {
+            self.extensions.push(extension);
         }
         // A float location without `@interpolate` is perspective-interpolated at the center.
         if let Some(naga::Binding::Location { interpolation: interpolation @ None, sampling, .. }) = &mut binding
@@ -425,6 +484,7 @@ fn builtin(name: &str) -> Result<naga::BuiltIn> {
         "frag_depth" => B::FragDepth,
         "sample_index" => B::SampleIndex,
         "sample_mask" => B::SampleMask,
+        "clip_distances" => B::ClipDistances,
         _ => return Err(Unsupported("builtin")),
     })
 }
