@@ -15,8 +15,11 @@ use crate::wgsl::ast::{BinaryOp, COMPONENTS, Expr, Function, Init, Literal, Stmt
 /// The body and signature of `f`, its types registered in `builder`.
 pub(super) fn lower(builder: &mut Builder, f: &Function) -> Result<naga::Function> {
     let mut lowering = FunctionLowering::new(builder);
-    // Most of a body's statements declare a name: room for them at once, not by rehashing.
+    // Most of a body's statements declare a name: room for them at once, not by rehashing or
+    // copying the undo list and the named expressions as they grow.
     lowering.scopes.names.reserve(f.params.len() + f.body.len());
+    lowering.scopes.undo.reserve(f.params.len() + f.body.len());
+    lowering.function.named_expressions.reserve(f.params.len() + f.body.len());
     let mut arguments = Vec::with_capacity(f.params.len());
     for (i, param) in f.params.iter().enumerate() {
         let ty = lowering.builder.ty(&param.ty)?;
@@ -190,7 +193,9 @@ impl<'b, 'a> FunctionLowering<'b, 'a> {
 
     /// The statements of a list, whose declarations stay in scope after it.
     fn statements(&mut self, stmts: &'a [Stmt], in_loop: bool) -> Result<Block> {
-        let mut block = Block::default();
+        // Most statements lower to an `Emit` and one of naga's: room for both at once, not by
+        // copying the block as it grows.
+        let mut block = Block::with_capacity(2 * stmts.len());
         for stmt in stmts {
             self.statement(stmt, &mut block, in_loop)?;
         }
