@@ -8,7 +8,10 @@ use naga::{
 };
 
 use super::resolutions::Resolutions;
-use super::{Builder, DERIVATIVES, Declared, MATH, Result, Unsupported, binary_op, image, naga_literal, scalar_named};
+use super::{
+    Builder, DERIVATIVES, Declared, MATH, Result, Unsupported, binary_op, image, naga_literal, scalar_named,
+    spelled_head,
+};
 use crate::name_hash::NameMap;
 use crate::wgsl::ast::{BinaryOp, COMPONENTS, Expr, Function, Init, Literal, Stmt, UnaryOp, Update};
 
@@ -963,7 +966,7 @@ fn split(typed: Typed) -> (bool, Handle<Expression>) {
 }
 
 pub(super) fn is_type_spelling(callee: &str) -> bool {
-    let head = callee.split('<').next().unwrap_or_default();
+    let head = spelled_head(callee);
     scalar_named(head).is_some()
         || matches!(head, "vec2" | "vec3" | "vec4" | "array")
         || (head.starts_with("mat") && head.len() == 6)

@@ -24,7 +24,7 @@ use naga::diagnostic_filter::{
     DiagnosticFilter, DiagnosticFilterNode, FilterableTriggeringRule, Severity, StandardFilterableTriggeringRule,
 };
 
-use super::{Builder, Declared, Result, Unsupported};
+use super::{Builder, Declared, Result, Unsupported, spelled_head};
 use crate::name_hash::{NameMap, NameSet};
 use crate::panics::without_panicking;
 use crate::wgsl::ast::{Expr, Function, Module, Name, Param, Stmt, Type};
@@ -298,8 +298,7 @@ impl Building {
     /// Whether `callee` may name a function of the module: not a struct, a global or a builtin
     /// (declarations never take a predeclared name: `names.rs`).
     fn may_be_function(&self, callee: &str) -> bool {
-        let head = callee.split('<').next().unwrap_or(callee);
-        !names::is_reserved(head)
+        !names::is_reserved(spelled_head(callee))
             && !matches!(self.builder.declared.get(callee), Some(Declared::Type(_) | Declared::Var(_)))
     }
 
