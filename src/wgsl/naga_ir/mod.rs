@@ -9,9 +9,9 @@
 //! `tests/naga_ir.rs` proves the two equal (`Debug` of the modules, which leaves spans out) on
 //! every fixture, the shared corpus and random programs, and the validator's verdict the same on
 //! the IR as built, which is what validation validates (the compaction only removes what nothing
-//! uses: `incremental.rs`). What this builder does not know (subgroups, module `const`s, arrays
-//! sized by overrides, most abstract literals, and more) it refuses with [`Unsupported`], and the
-//! text is validated as before: a refusal costs time, never correctness.
+//! uses: `incremental.rs`). What this builder does not know (subgroups, module `const`s, `f16`,
+//! most abstract literals, and more) it refuses with [`Unsupported`], and the text is validated
+//! as before: a refusal costs time, never correctness.
 //!
 //! The IR is built function by function as the lowering prints each, callees first as the front
 //! end does (a caller printed before its callees waits for them), and a large module in parts
