@@ -150,6 +150,13 @@ fn the_builder_takes_overrides() {
 }
 
 #[test]
+fn the_builder_takes_constructions_of_one_member() {
+    // `S(x)` of a struct of one member and `array<f32, 1>(x)`: naga's front end composes them as
+    // it does with more; refused, they would pass the equality tests unseen.
+    assert_taken(&["glsl/construct_one_member.comp.spv"]);
+}
+
+#[test]
 fn the_builder_takes_declarations_made_after_a_function() {
     // The lowering declares a struct or an override where a function first needs it, after
     // functions already built; the text has it before them all, and so has naga's IR: types and

@@ -943,9 +943,8 @@ impl<'b, 'a> FunctionLowering<'b, 'a> {
                 }
                 Expression::Compose { ty, components: columns }
             }
-            (_, TypeInner::Matrix { .. } | TypeInner::Array { .. } | TypeInner::Struct { .. })
-                if components.len() > 1 =>
-            {
+            // A matrix by columns; a struct or an array from its members or elements, one or more.
+            (_, TypeInner::Matrix { .. } | TypeInner::Array { .. } | TypeInner::Struct { .. }) => {
                 for &component in &components {
                     self.resolve(component)?;
                 }
