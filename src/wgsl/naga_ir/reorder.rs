@@ -31,13 +31,15 @@ impl Builder {
             let inner = mapped_type(&ty.inner, &types);
             types.push(module.types.insert(Type { name: ty.name.clone(), inner }, Span::UNDEFINED));
         }
-        let mut expressions = Vec::with_capacity(self.function_expressions.len());
+        // The new handle of each global expression a function appended, by its old index: found
+        // without a search for each workgroup size (entry points may be many).
+        let mut moved = vec![None; old.global_expressions.len()];
         for &handle in &self.function_expressions {
             // A workgroup size given by an override, whose handle is the same.
             let expression @ Expression::Override(_) = old.global_expressions[handle].clone() else {
                 return Err(Unsupported("a function's global expression"));
             };
-            expressions.push((handle, module.global_expressions.append(expression, Span::UNDEFINED)));
+            moved[handle.index()] = Some(module.global_expressions.append(expression, Span::UNDEFINED));
         }
         for mut function in old.functions.into_inner() {
             map_function(&mut function, &types);
@@ -46,7 +48,7 @@ impl Builder {
         for mut entry_point in old.entry_points {
             map_function(&mut entry_point.function, &types);
             for size in entry_point.workgroup_size_overrides.iter_mut().flatten().flatten() {
-                let mapped = expressions.iter().find(|&&(old, _)| old == *size).map(|&(_, new)| new);
+                let mapped = moved.get(size.index()).copied().flatten();
                 *size = mapped.ok_or(Unsupported("a workgroup size the entry point did not append"))?;
             }
             module.entry_points.push(entry_point);
