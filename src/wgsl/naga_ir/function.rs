@@ -40,7 +40,8 @@ pub(super) fn lower(builder: &mut Builder, f: &Function) -> Result<naga::Functio
         lowering.function.result = Some(naga::FunctionResult { ty, binding });
     }
     lowering.function.name = Some(f.name.clone());
-    let mut body = lowering.block(&f.body, false)?;
+    // The body's own scope is not left: its names go with the lowering, not undone one by one.
+    let mut body = lowering.statements(&f.body, false)?;
     naga::proc::ensure_block_returns(&mut body);
     let mut function = lowering.function;
     function.body = body;
@@ -900,7 +901,11 @@ impl<'b, 'a> FunctionLowering<'b, 'a> {
         for arg in args {
             components.push(self.expression_for_abstract(arg, block)?);
         }
-        let target = self.builder.module.types[ty].inner.clone();
+        let target = match &self.builder.module.types[ty].inner {
+            // What a struct is made of is not needed here: its members are not copied.
+            TypeInner::Struct { .. } => TypeInner::Struct { members: Vec::new(), span: 0 },
+            inner => inner.clone(),
+        };
         let expr = match (components.as_slice(), &target) {
             ([], _) => Expression::ZeroValue(ty),
             (&[component], TypeInner::Scalar(scalar)) => {
@@ -909,11 +914,11 @@ impl<'b, 'a> FunctionLowering<'b, 'a> {
                 }
                 Expression::As { expr: component, kind: scalar.kind, convert: Some(scalar.width) }
             }
-            (&[component], TypeInner::Vector { size, scalar }) => match self.resolve(component)?.clone() {
-                TypeInner::Vector { size: from, .. } if from == *size => {
+            (&[component], &TypeInner::Vector { size, scalar }) => match *self.resolve(component)? {
+                TypeInner::Vector { size: from, .. } if from == size => {
                     Expression::As { expr: component, kind: scalar.kind, convert: Some(scalar.width) }
                 }
-                TypeInner::Scalar(from) if from == *scalar => Expression::Splat { size: *size, value: component },
+                TypeInner::Scalar(from) if from == scalar => Expression::Splat { size, value: component },
                 _ => return Err(Unsupported("vector construction")),
             },
             (&[component], TypeInner::Matrix { columns, rows, scalar }) => match self.resolve(component)? {

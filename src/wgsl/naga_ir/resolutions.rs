@@ -19,7 +19,11 @@ pub(super) struct Resolutions {
     /// The index in `distinct` of each module type met as a resolution, by the type's index
     /// (`u32::MAX` where none): a lookup without a hash.
     by_handle: Vec<u32>,
-    /// The index in `distinct` of each type met as a value, keyed by the fast hash of names
+    /// The index in `distinct` of each scalar and vector type met as a value, by its slot
+    /// (`scalar_or_vector_slot`; `u32::MAX` where none): most values are one, found so without
+    /// hashing or comparing a `TypeInner`.
+    by_slot: [u32; SLOTS],
+    /// The index in `distinct` of each other type met as a value, keyed by the fast hash of names
     /// (std's was a third of the building's time here).
     by_value: NameMap<TypeInner, u32>,
     /// The index in `distinct` of the value type met last: most values have the type of the
@@ -40,6 +44,7 @@ impl Resolutions {
             of: Vec::new(),
             distinct: Vec::new(),
             by_handle: Vec::new(),
+            by_slot: [u32::MAX; SLOTS],
             by_value: NameMap::default(),
             last_value: None,
         }
@@ -55,6 +60,9 @@ impl Resolutions {
         expressions: &Arena<Expression>,
         handle: Handle<Expression>,
     ) -> Result<&TypeResolution> {
+        if handle.index() < self.of.len() {
+            return self.get(handle).ok_or(Unsupported("type resolution"));
+        }
         for expr in expressions.range_from(self.of.len()) {
             let (of, distinct) = (&self.of, &self.distinct);
             let resolution = context
@@ -79,6 +87,13 @@ impl Resolutions {
                     self.by_handle.resize(handle.index() + 1, u32::MAX);
                 }
                 let slot = &mut self.by_handle[handle.index()];
+                if *slot == u32::MAX {
+                    *slot = next;
+                }
+                *slot
+            }
+            TypeResolution::Value(ref inner) if let Some(slot) = scalar_or_vector_slot(inner) => {
+                let slot = &mut self.by_slot[slot];
                 if *slot == u32::MAX {
                     *slot = next;
                 }
@@ -129,5 +144,59 @@ impl Resolutions {
             (_, Some(declared)) => declared,
             (TypeResolution::Value(inner), None) => *distinct.declared.insert(ensure(inner.clone())),
         })
+    }
+}
+
+/// The slots of `Resolutions::by_slot`: a scalar or a vector of 2, 3 or 4, of each scalar kind and
+/// width of 1, 2, 4 or 8 bytes.
+const SLOTS: usize = 4 * 6 * 4;
+
+/// The slot of a scalar or vector type in `Resolutions::by_slot`, `None` for any other type.
+fn scalar_or_vector_slot(inner: &TypeInner) -> Option<usize> {
+    let (shape, scalar) = match *inner {
+        TypeInner::Scalar(scalar) => (0, scalar),
+        TypeInner::Vector { size, scalar } => (size as usize - 1, scalar),
+        _ => return None,
+    };
+    let width = match scalar.width {
+        1 => 0,
+        2 => 1,
+        4 => 2,
+        8 => 3,
+        _ => return None,
+    };
+    Some((shape * 6 + scalar.kind as usize) * 4 + width)
+}
+
+#[cfg(test)]
+mod tests {
+    use naga::{Scalar, ScalarKind, TypeInner, VectorSize};
+
+    use super::{SLOTS, scalar_or_vector_slot};
+
+    #[test]
+    fn each_scalar_and_vector_type_has_a_slot_of_its_own() {
+        let kinds = [
+            ScalarKind::Sint,
+            ScalarKind::Uint,
+            ScalarKind::Float,
+            ScalarKind::Bool,
+            ScalarKind::AbstractInt,
+            ScalarKind::AbstractFloat,
+        ];
+        let mut taken = [false; SLOTS];
+        for kind in kinds {
+            for width in [1, 2, 4, 8] {
+                let scalar = Scalar { kind, width };
+                let vectors =
+                    [VectorSize::Bi, VectorSize::Tri, VectorSize::Quad].map(|size| TypeInner::Vector { size, scalar });
+                for inner in std::iter::once(TypeInner::Scalar(scalar)).chain(vectors) {
+                    let slot = scalar_or_vector_slot(&inner).expect("a slot");
+                    assert!(!std::mem::replace(&mut taken[slot], true), "{inner:?} shares slot {slot}");
+                }
+            }
+        }
+        let matrix = TypeInner::Matrix { columns: VectorSize::Bi, rows: VectorSize::Bi, scalar: Scalar::F32 };
+        assert_eq!(scalar_or_vector_slot(&matrix), None);
     }
 }
