@@ -597,15 +597,18 @@ impl<'b, 'a> FunctionLowering<'b, 'a> {
                         let i = u32::try_from(i).ok().filter(|&i| i32::try_from(i).is_ok());
                         block.extend(self.emitter.finish(&self.function.expressions));
                         self.emitter.start(&self.function.expressions);
-                        Err(i.ok_or(Unsupported("index"))?)
+                        Index::Constant(i.ok_or(Unsupported("index"))?)
                     }
-                    ref index => Ok(self.expression(index, block)?),
+                    ref index => {
+                        let index = self.expression(index, block)?;
+                        self.const_index(index).map_or(Index::Lowered(index), Index::Constant)
+                    }
                 };
                 let base = self.pointer_as_reference(base)?;
                 let (reference, base) = split(base);
-                let expr = match index.map(|index| (index, self.const_index(index))) {
-                    Err(index) | Ok((_, Some(index))) => Expression::AccessIndex { base, index },
-                    Ok((index, None)) => Expression::Access { base, index },
+                let expr = match index {
+                    Index::Constant(index) => Expression::AccessIndex { base, index },
+                    Index::Lowered(index) => Expression::Access { base, index },
                 };
                 (reference, expr)
             }
@@ -959,6 +962,13 @@ impl<'b, 'a> FunctionLowering<'b, 'a> {
         };
         self.append(block, expr)
     }
+}
+
+/// The index of `base[index]`: a constant, which the access takes as its own, or the index
+/// expression lowered.
+enum Index {
+    Constant(u32),
+    Lowered(Handle<Expression>),
 }
 
 /// Splits a typed handle into (is a reference, the handle).
