@@ -900,48 +900,78 @@ impl<'b, 'a> FunctionLowering<'b, 'a> {
 
     /// `T(args)`: a zero value, a conversion, a splat or a composition.
     fn construct(&mut self, ty: Handle<Type>, args: &'a [Expr], block: &mut Block) -> Result<Handle<Expression>> {
-        let mut components = Vec::with_capacity(args.len());
-        for arg in args {
-            components.push(self.expression_for_abstract(arg, block)?);
-        }
-        let target = match &self.builder.module.types[ty].inner {
-            // What a struct is made of is not needed here: its members are not copied.
-            TypeInner::Struct { .. } => TypeInner::Struct { members: Vec::new(), span: 0 },
-            inner => inner.clone(),
+        let expr = match args {
+            [] => Expression::ZeroValue(ty),
+            // One argument is most often converted or splat, which needs no list of components.
+            [arg] => {
+                let component = self.expression_for_abstract(arg, block)?;
+                match self.conversion(ty, component)? {
+                    Some(expr) => expr,
+                    None => self.composition(ty, vec![component], block)?,
+                }
+            }
+            _ => {
+                let mut components = Vec::with_capacity(args.len());
+                for arg in args {
+                    components.push(self.expression_for_abstract(arg, block)?);
+                }
+                self.composition(ty, components, block)?
+            }
         };
-        let expr = match (components.as_slice(), &target) {
-            ([], _) => Expression::ZeroValue(ty),
-            (&[component], TypeInner::Scalar(scalar)) => {
+        self.append(block, expr)
+    }
+
+    /// `T(component)` for a scalar, vector or matrix `T`: a conversion or a splat. `None` for
+    /// another `T`, which is composed.
+    fn conversion(&mut self, ty: Handle<Type>, component: Handle<Expression>) -> Result<Option<Expression>> {
+        let expr = match self.builder.module.types[ty].inner {
+            TypeInner::Scalar(scalar) => {
                 if !matches!(self.resolve(component)?, TypeInner::Scalar(_)) {
                     return Err(Unsupported("conversion"));
                 }
                 Expression::As { expr: component, kind: scalar.kind, convert: Some(scalar.width) }
             }
-            (&[component], &TypeInner::Vector { size, scalar }) => match *self.resolve(component)? {
+            TypeInner::Vector { size, scalar } => match *self.resolve(component)? {
                 TypeInner::Vector { size: from, .. } if from == size => {
                     Expression::As { expr: component, kind: scalar.kind, convert: Some(scalar.width) }
                 }
                 TypeInner::Scalar(from) if from == scalar => Expression::Splat { size, value: component },
                 _ => return Err(Unsupported("vector construction")),
             },
-            (&[component], TypeInner::Matrix { columns, rows, scalar }) => match self.resolve(component)? {
+            TypeInner::Matrix { columns, rows, scalar } => match *self.resolve(component)? {
                 TypeInner::Matrix { columns: c, rows: r, .. } if c == columns && r == rows => {
                     Expression::As { expr: component, kind: scalar.kind, convert: Some(scalar.width) }
                 }
                 _ => return Err(Unsupported("matrix construction")),
             },
-            (_, TypeInner::Vector { scalar, .. }) => {
+            _ => return Ok(None),
+        };
+        Ok(Some(expr))
+    }
+
+    /// `T(components)`, of one component only for a struct or an array.
+    fn composition(
+        &mut self,
+        ty: Handle<Type>,
+        components: Vec<Handle<Expression>>,
+        block: &mut Block,
+    ) -> Result<Expression> {
+        let target = match &self.builder.module.types[ty].inner {
+            // What a struct is made of is not needed here: its members are not copied.
+            TypeInner::Struct { .. } => TypeInner::Struct { members: Vec::new(), span: 0 },
+            inner => inner.clone(),
+        };
+        Ok(match target {
+            TypeInner::Vector { scalar, .. } => {
                 for &component in &components {
                     let leaf = self.resolve(component)?.scalar();
-                    if leaf != Some(*scalar) {
+                    if leaf != Some(scalar) {
                         return Err(Unsupported("vector construction"));
                     }
                 }
                 Expression::Compose { ty, components }
             }
-            (_, &TypeInner::Matrix { columns, rows, scalar })
-                if components.len() == columns as usize * rows as usize =>
-            {
+            TypeInner::Matrix { columns, rows, scalar } if components.len() == columns as usize * rows as usize => {
                 // By elements: a column vector composed of each `rows` of them.
                 let column_type = self.builder.ensure(TypeInner::Vector { size: rows, scalar });
                 let mut columns = Vec::with_capacity(columns as usize);
@@ -952,15 +982,14 @@ impl<'b, 'a> FunctionLowering<'b, 'a> {
                 Expression::Compose { ty, components: columns }
             }
             // A matrix by columns; a struct or an array from its members or elements, one or more.
-            (_, TypeInner::Matrix { .. } | TypeInner::Array { .. } | TypeInner::Struct { .. }) => {
+            TypeInner::Matrix { .. } | TypeInner::Array { .. } | TypeInner::Struct { .. } => {
                 for &component in &components {
                     self.resolve(component)?;
                 }
                 Expression::Compose { ty, components }
             }
             _ => return Err(Unsupported("construction")),
-        };
-        self.append(block, expr)
+        })
     }
 }
 
