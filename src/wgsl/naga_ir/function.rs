@@ -176,11 +176,22 @@ impl<'b, 'a> FunctionLowering<'b, 'a> {
     }
 
     /// The type of `handle`, resolving every expression up to it first.
+    // Inlined: most handles asked for are resolved already, and only the others need naga's
+    // resolution set up.
+    #[inline]
     pub(super) fn resolve(&mut self, handle: Handle<Expression>) -> Result<&TypeInner> {
+        if self.resolutions.get(handle).is_none() {
+            self.resolve_up_to(handle)?;
+        }
+        let resolution = self.resolutions.get(handle).ok_or(Unsupported("type resolution"))?;
+        Ok(resolution.inner_with(&self.builder.module.types))
+    }
+
+    /// Resolves the type of every expression up to `handle`.
+    fn resolve_up_to(&mut self, handle: Handle<Expression>) -> Result<()> {
         let context =
             ResolveContext::with_locals(&self.builder.module, &self.function.local_variables, &self.function.arguments);
-        let resolution = self.resolutions.resolve(&context, &self.function.expressions, handle)?;
-        Ok(resolution.inner_with(&self.builder.module.types))
+        self.resolutions.resolve(&context, &self.function.expressions, handle).map(|_| ())
     }
 
     /// The type of `handle`, if it is resolved.
@@ -500,18 +511,23 @@ impl<'b, 'a> FunctionLowering<'b, 'a> {
         self.apply_load_rule(typed, block)
     }
 
+    // Inlined: most expressions are values, which it hands back as they are.
+    #[inline]
     fn apply_load_rule(&mut self, typed: Typed, block: &mut Block) -> Result<Handle<Expression>> {
         match typed {
             Typed::Plain(handle) => Ok(handle),
-            Typed::Reference(pointer) => {
-                self.resolve(pointer)?;
-                let types = &self.builder.module.types;
-                if self.resolution(pointer).is_some_and(|r| r.inner_with(types).is_atomic_pointer(types)) {
-                    return Err(Unsupported("atomic"));
-                }
-                self.append(block, Expression::Load { pointer })
-            }
+            Typed::Reference(pointer) => self.load_through(pointer, block),
         }
+    }
+
+    /// The value a reference points to.
+    fn load_through(&mut self, pointer: Handle<Expression>, block: &mut Block) -> Result<Handle<Expression>> {
+        self.resolve(pointer)?;
+        let types = &self.builder.module.types;
+        if self.resolution(pointer).is_some_and(|r| r.inner_with(types).is_atomic_pointer(types)) {
+            return Err(Unsupported("atomic"));
+        }
+        self.append(block, Expression::Load { pointer })
     }
 
     fn expression_for_reference(&mut self, expr: &'a Expr, block: &mut Block) -> Result<Typed> {

@@ -26,9 +26,12 @@ pub(super) struct Resolutions {
     /// The index in `distinct` of each other type met as a value, keyed by the fast hash of names
     /// (std's was a third of the building's time here).
     by_value: NameMap<TypeInner, u32>,
-    /// The index in `distinct` of the value type met last: most values have the type of the
-    /// value met just before (an operand's), found so without a hash.
-    last_value: Option<u32>,
+    /// The indices in `distinct` of the last few other value types met: most values have the
+    /// type of a value met just before (an operand's, or the pointer and the pointer to its
+    /// element in turn), found so without a hash.
+    recent: Vec<u32>,
+    /// Where in `recent` the next type looked up by hash goes, once it is full.
+    next_recent: usize,
 }
 
 /// A type expressions of the function have, and the module's type for it once a declaration
@@ -46,7 +49,8 @@ impl Resolutions {
             by_handle: Vec::new(),
             by_slot: [u32::MAX; SLOTS],
             by_value: NameMap::default(),
-            last_value: None,
+            recent: Vec::new(),
+            next_recent: 0,
         }
     }
 
@@ -60,9 +64,6 @@ impl Resolutions {
         expressions: &Arena<Expression>,
         handle: Handle<Expression>,
     ) -> Result<&TypeResolution> {
-        if handle.index() < self.of.len() {
-            return self.get(handle).ok_or(Unsupported("type resolution"));
-        }
         for expr in expressions.range_from(self.of.len()) {
             let (of, distinct) = (&self.of, &self.distinct);
             let resolution = context
@@ -100,10 +101,11 @@ impl Resolutions {
                 *slot
             }
             TypeResolution::Value(ref inner) => {
-                let last = self.last_value.map(|last| &self.distinct[last as usize].resolution);
-                match last {
-                    Some(TypeResolution::Value(last)) if last == inner => self.last_value.unwrap_or(next),
-                    _ => {
+                let distinct = &self.distinct;
+                let is_inner = |&index: &u32| matches!(&distinct[index as usize].resolution, TypeResolution::Value(recent) if recent == inner);
+                match self.recent.iter().copied().find(is_inner) {
+                    Some(index) => index,
+                    None => {
                         // Looked up by reference: a key is cloned only when it is new.
                         let index = match self.by_value.get(inner) {
                             Some(&index) => index,
@@ -112,7 +114,12 @@ impl Resolutions {
                                 next
                             }
                         };
-                        self.last_value = Some(index);
+                        if self.recent.len() < RECENT {
+                            self.recent.push(index);
+                        } else {
+                            self.recent[self.next_recent] = index;
+                            self.next_recent = (self.next_recent + 1) % RECENT;
+                        }
                         index
                     }
                 }
@@ -146,6 +153,9 @@ impl Resolutions {
         })
     }
 }
+
+/// How many of the other value types met last `Resolutions::recent` keeps.
+const RECENT: usize = 4;
 
 /// The slots of `Resolutions::by_slot`: a scalar or a vector of 2, 3 or 4, of each scalar kind and
 /// width of 1, 2, 4 or 8 bytes.
