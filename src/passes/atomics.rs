@@ -242,7 +242,7 @@ fn part_type(module: &Module, ty: Id, index: Id) -> Option<Id> {
 }
 
 fn pointee(module: &Module, pointer: Id) -> Option<(spirv::StorageClass, Id)> {
-    match module.ty(module.type_of(pointer).ok()?).ok()? {
+    match module.ty(module.value_type(pointer)?).ok()? {
         Type::Pointer { class, pointee } => Some((*class, *pointee)),
         _ => None,
     }
