@@ -315,9 +315,9 @@ impl Rectifier<'_> {
         }
         let first_signed = inst.id(first).and_then(|id| self.value_signedness(id));
         inst.operands.iter().enumerate().skip(first).all(|(position, operand)| match operand {
-            Operand::IdRef(id) => self.value_signedness(*id).is_none_or(|have| {
-                wanted(rule.operand(position - first), have, result_signed, first_signed) == have
-            }),
+            Operand::IdRef(id) => self
+                .value_signedness(*id)
+                .is_none_or(|have| wanted(rule.operand(position - first), have, result_signed, first_signed) == have),
             Operand::ImageOperands(_) => false,
             _ => true,
         })
