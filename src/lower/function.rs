@@ -747,7 +747,12 @@ impl<'m> Lower<'m> {
 
     /// A fresh local name for `id`: its OpName, or `x_<id>`.
     pub(super) fn local_name(&mut self, e: &Emitter, id: Id) -> Name {
-        match self.module.name(id).or_else(|| self.output_name(id)) {
+        // The module outlives `self`: its name is read in place, with no copy.
+        let module = self.module;
+        if let Some(name) = module.name(id) {
+            return self.namer.fresh_name(name, Some(&e.namer));
+        }
+        match self.output_name(id) {
             Some(name) => {
                 let name = name.to_string();
                 self.namer.fresh_name(&name, Some(&e.namer))
