@@ -193,6 +193,7 @@ fn lower(input: &[u8], options: &Options, ir: Option<wgsl::naga_ir::Incremental>
     passes::bindings::run(&mut module, options)?;
     passes::layout::run(&mut module, options)?;
     passes::atomics::run(&mut module, options)?;
+    passes::array_counts::run(&mut module, options)?;
     let lower::Emitted { mut ast, bindings, uniformity, warnings, ir } = lower::lower(&module, options, ir)?;
     module.warnings.extend(warnings);
     if uniformity.breaks_barriers {

@@ -26,6 +26,7 @@ use std::collections::{HashMap, HashSet};
 
 use spirv::{Op, StorageClass};
 
+use super::array_counts::{TINT_MAX_COUNT, array_count};
 use super::atomics;
 use crate::Options;
 use crate::error::{Error, Location, Warning};
@@ -174,6 +175,9 @@ pub fn run(module: &mut Module, _options: &Options) -> Result<(), Error> {
 fn uniform_rules(module: &Module, ty: Id) -> Result<(), String> {
     match module.ty(ty).map_err(|e| e.to_string())? {
         Type::Array { element, .. } | Type::RuntimeArray { element } => {
+            if let Some(count) = array_count(module, ty).filter(|&count| count > TINT_MAX_COUNT) {
+                return Err(format!("an array of {count} elements, where Tint takes at most {TINT_MAX_COUNT}"));
+            }
             let stride = natural_stride(module, *element).map_err(|e| e.to_string())?;
             if !stride.is_multiple_of(16) {
                 return Err(format!(

@@ -2,6 +2,7 @@
 //! file. Their order is in `lib.rs`.
 
 pub mod argument_copies;
+pub mod array_counts;
 pub mod atomics;
 pub mod bindings;
 mod direct_io;
