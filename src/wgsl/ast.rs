@@ -605,6 +605,32 @@ impl Stmt {
     }
 }
 
+/// A quick test of whether a name may be one of a set of a few: one bit of 256 per name, chosen
+/// by its length and last two bytes (which tell `x_41` from `x_42`). A name whose bit is clear is
+/// none of them, known without hashing its text, as a walk asking for a few variables finds for
+/// most identifiers.
+#[derive(Default)]
+pub struct NameFilter([u64; 4]);
+
+impl NameFilter {
+    fn bit(name: &str) -> usize {
+        let bytes = name.as_bytes();
+        let byte_from_end = |n: usize| usize::from(bytes.len().checked_sub(n).map_or(0, |at| bytes[at]));
+        (bytes.len() * 101 + byte_from_end(2) * 11 + byte_from_end(1)) % 256
+    }
+
+    pub fn insert(&mut self, name: &str) {
+        let bit = Self::bit(name);
+        self.0[bit / 64] |= 1 << (bit % 64);
+    }
+
+    /// False if `name` is none of those inserted.
+    pub fn may_hold(&self, name: &str) -> bool {
+        let bit = Self::bit(name);
+        self.0[bit / 64] & (1 << (bit % 64)) != 0
+    }
+}
+
 #[derive(Debug, Clone, PartialEq)]
 pub struct SwitchCase {
     /// Selector values; `default` may be combined with them.
@@ -634,5 +660,14 @@ mod tests {
         // A call without arguments is a leaf too.
         assert_eq!(Expr::call("f", vec![]).depth_within(1), Some(1));
         assert_eq!(Expr::binary(BinaryOp::Add, leaf.clone(), leaf).depth_within(1), None);
+    }
+
+    #[test]
+    fn a_name_filter_holds_what_was_inserted_and_tells_most_others_apart() {
+        let mut filter = NameFilter::default();
+        ["x_41", "i", "", "counter"].into_iter().for_each(|name| filter.insert(name));
+        assert!(["x_41", "i", "", "counter"].into_iter().all(|name| filter.may_hold(name)));
+        // Names told apart by their last two bytes or their length.
+        assert!(!["x_42", "x_51", "x_141", "j", "count"].into_iter().any(|name| filter.may_hold(name)));
     }
 }
