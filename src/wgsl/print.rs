@@ -659,8 +659,7 @@ pub(crate) fn push_digits(out: &mut String, mut n: u64, base: u64) {
             break;
         }
     }
-    // Appended at once: a `push` per digit costs a capacity check and a UTF-8 encoding each.
-    out.push_str(std::str::from_utf8(&digits[start..]).expect("ASCII digits"));
+    digits[start..].iter().for_each(|&d| out.push(char::from(d)));
 }
 
 #[cfg(test)]
