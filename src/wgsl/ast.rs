@@ -398,13 +398,15 @@ impl Expr {
         (below < limit).then_some(below + 1)
     }
 
-    /// Calls `f` with every identifier in this expression.
+    /// Calls `f` with every identifier in this expression, in the order they are written.
     pub fn for_each_ident<'a>(&'a self, f: &mut impl FnMut(&'a str)) {
-        self.walk(&mut |expr| {
-            if let Expr::Ident(ident) = expr {
-                f(ident);
-            }
-        });
+        // Recursing itself rather than through [`Expr::walk`], whose closure is called for every
+        // node: the walk behind most of the tree passes, each looking for a few names.
+        match self {
+            Expr::Ident(ident) => f(ident),
+            Expr::Literal(_) => {}
+            _ => self.operands().iter().for_each(|operand| operand.for_each_ident(f)),
+        }
     }
 
     /// Calls `f` with the name of every call in this expression: functions, builtins and
