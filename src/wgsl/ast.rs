@@ -485,6 +485,11 @@ impl Stmt {
     /// Whether control may leave this statement early for what surrounds it, by the kinds of
     /// exit asked about: a `break` (of a loop or switch around it), a `continue`, a `return`.
     pub fn may_leave(&self, by_break: bool, by_continue: bool, by_return: bool) -> bool {
+        // Asked about no kind of exit (a loop's body, for a `continue` around the loop), the
+        // answer needs no walk of what is nested.
+        if !(by_break || by_continue || by_return) {
+            return false;
+        }
         match self {
             Stmt::Break => by_break,
             Stmt::Continue => by_continue,
