@@ -1,6 +1,8 @@
 //! Modules built to exhaust the translator: each must give a translation or a clear error, never
 //! a stack overflow or a hang. They are generated here rather than stored, being large.
 
+mod common;
+
 use spv2wgsl::{Error, Options, translate};
 
 const HEADER: &str = "\
@@ -64,6 +66,44 @@ fn selections_nested_beyond_the_limit_are_refused() {
     match translate(asm.as_bytes(), &unvalidated()) {
         Err(error @ Error::Unsupported { .. }) => assert!(error.to_string().contains("nested"), "{error}"),
         other => panic!("expected a nesting error, got {:?}", other.map(|t| t.wgsl.len())),
+    }
+}
+
+/// `depth` constructs, each made by `open` and `close` (given its level), around a store.
+fn nested(depth: usize, open: impl Fn(usize) -> String, close: impl Fn(usize) -> String) -> String {
+    let mut asm = String::from(HEADER);
+    asm += "%c = OpIEqual %bool %v0 %u0\n";
+    asm.extend((0..depth).map(&open));
+    asm += "OpStore %p %u1\n";
+    asm.extend((0..depth).rev().map(&close));
+    asm + "OpReturn\nOpFunctionEnd\n"
+}
+
+/// Tint counts a loop two levels and a switch case three, and takes 126 (`wgsl/nesting.rs`):
+/// the deepest nest it takes translates, valid for naga and Tint, and one level more is refused.
+#[test]
+fn control_flow_nests_as_deep_as_tint_takes_and_no_deeper() {
+    let loop_open = |i| {
+        format!(
+            "OpBranch %h{i}\n%h{i} = OpLabel\nOpLoopMerge %m{i} %k{i} None\nOpBranchConditional %c %b{i} %m{i}\n%b{i} = OpLabel\n"
+        )
+    };
+    let loop_close = |i| format!("OpBranch %k{i}\n%k{i} = OpLabel\nOpBranch %h{i}\n%m{i} = OpLabel\n");
+    let switch_open = |i| format!("OpSelectionMerge %m{i} None\nOpSwitch %v0 %m{i} 1 %b{i}\n%b{i} = OpLabel\n");
+    let switch_close = |i| format!("OpBranch %m{i}\n%m{i} = OpLabel\n");
+    let cases: [(&str, usize, String, String); 2] = [
+        ("loops", 62, nested(62, loop_open, loop_close), nested(63, loop_open, loop_close)),
+        ("switches", 41, nested(41, switch_open, switch_close), nested(42, switch_open, switch_close)),
+    ];
+    for (what, depth, deepest, deeper) in cases {
+        let wgsl =
+            translate(deepest.as_bytes(), &Options::default()).unwrap_or_else(|e| panic!("{depth} {what}: {e}")).wgsl;
+        let (_, problems) = common::validate_wgsl(&wgsl, what);
+        assert!(problems.is_empty(), "{depth} {what}: {problems:?}");
+        match translate(deeper.as_bytes(), &Options::default()) {
+            Err(error @ Error::Unsupported { .. }) => assert!(error.to_string().contains("Tint"), "{error}"),
+            other => panic!("{} {what}: expected a nesting error, got {:?}", depth + 1, other.map(|t| t.wgsl.len())),
+        }
     }
 }
 

@@ -20,6 +20,7 @@ use crate::wgsl::deferred_returns;
 use crate::wgsl::for_loops;
 use crate::wgsl::naga_ir;
 use crate::wgsl::names::Namer;
+use crate::wgsl::nesting;
 use crate::wgsl::print;
 use crate::wgsl::uniformity;
 
@@ -147,14 +148,41 @@ impl<'m> Emitter<'m> {
         }
     }
 
-    /// Analyses a lowered function for uniformity and prints it; its tree is then dropped.
+    /// Analyses a function the lowering wrote itself (a helper, an entry point's wrapper) for
+    /// uniformity and prints it; its tree is then dropped. Such a function nests a few levels at
+    /// most.
     pub(super) fn finish_function(&mut self, function: ast::Function) {
-        self.finish_lowered(function, None);
+        let (function, name, calls) = self.analyse(function, None);
+        self.print(function, name, calls);
     }
 
-    /// [`Emitter::finish_function`], given every name the function calls if the lowering found
-    /// them already (`function::emit`), which saves the uniformity analysis a walk of it.
-    pub(super) fn finish_lowered(&mut self, mut function: ast::Function, calls: Option<NameSet<ast::Name>>) {
+    /// [`Emitter::finish_function`] for a function of the module, given every name it calls
+    /// (`function::emit`), which saves the uniformity analysis a walk of it. A function nested
+    /// deeper than Tint takes is refused (`wgsl/nesting.rs`); `origin` is its OpFunction.
+    pub(super) fn finish_lowered(
+        &mut self,
+        function: ast::Function,
+        calls: NameSet<ast::Name>,
+        origin: Location,
+    ) -> Result<(), Error> {
+        let (function, name, calls) = self.analyse(function, Some(calls));
+        if let Some(why) = nesting::too_deep(&function.body) {
+            return Err(Error::unsupported(
+                format!("function `{}` cannot be written as WGSL: {why}", function.name),
+                origin,
+            ));
+        }
+        self.print(function, name, calls);
+        Ok(())
+    }
+
+    /// The uniformity analysis, with the rewrites that follow it: the function, its name as
+    /// declared, and the functions it calls.
+    fn analyse(
+        &mut self,
+        mut function: ast::Function,
+        calls: Option<NameSet<ast::Name>>,
+    ) -> (ast::Function, ast::Name, Vec<ast::Name>) {
         for global in &self.out.globals[self.globals_analysed..] {
             self.uniformity.global(global);
         }
@@ -165,6 +193,10 @@ impl<'m> Emitter<'m> {
             calls = self.make_barriers_uniform(&mut function).unwrap_or(calls);
         }
         for_loops::rewrite(&mut function.body, &function.exits);
+        (function, name, calls)
+    }
+
+    fn print(&mut self, function: ast::Function, name: ast::Name, calls: Vec<ast::Name>) {
         let (text, signature_len) = print::function(&function);
         let result = function.result.as_ref().map(|(_, ty)| ty.clone());
         self.out.functions.push(ast::PrintedFunction {

@@ -32,13 +32,13 @@ mod wrapper;
 
 use std::collections::HashMap;
 
-use spirv::StorageClass;
+use spirv::{Op, StorageClass};
 
 pub use emit::Emitted;
 use emit::Emitter;
 
 use crate::Options;
-use crate::error::Error;
+use crate::error::{Error, Location};
 use crate::spirv::{Computed, EntryPoint, Id, IoBinding, IoSource, Module};
 use crate::wgsl::ast::Stmt;
 use crate::wgsl::naga_ir;
@@ -103,7 +103,14 @@ pub fn lower(module: &Module, options: &Options, ir: Option<naga_ir::Incremental
         if let Some(entry) = entry {
             lowered.attributes = e.stage_attributes(entry)?;
         }
-        e.finish_lowered(lowered, Some(calls));
+        let function = &module.functions[f];
+        let origin = Location {
+            result_id: Some(function.id),
+            word_offset: Some(function.offset),
+            opcode: Some(Op::Function),
+            ..Location::default()
+        };
+        e.finish_lowered(lowered, calls, origin)?;
     }
     for (entry, name) in module.entry_points.iter().zip(wrapper_names) {
         if !unwrapped.contains_key(&entry.function) {

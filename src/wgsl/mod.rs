@@ -10,6 +10,7 @@ pub(crate) mod inline_lets;
 pub(crate) mod loop_phis;
 pub mod naga_ir;
 pub mod names;
+pub(crate) mod nesting;
 pub mod print;
 pub mod uniformity;
 pub mod validate;
