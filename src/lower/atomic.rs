@@ -34,7 +34,7 @@ fn builtin(op: Op) -> Option<(&'static str, Option<usize>)> {
 impl Lower<'_> {
     /// The atomic's integer type, if `pointer` points to an atomic.
     pub(super) fn atomic_inner(&self, pointer: Id) -> Option<Id> {
-        let ty = self.module.type_of(pointer).ok()?;
+        let ty = self.module.value_type(pointer)?;
         let Type::Pointer { pointee, .. } = self.module.ty(ty).ok()? else {
             return None;
         };

@@ -34,6 +34,10 @@ use crate::wgsl::names::{Namer, unnamed_base};
 pub fn emit(e: &mut Emitter, f: usize, entry: Option<&EntryPoint>) -> Result<(ast::Function, NameSet<Name>), Error> {
     let module = e.module;
     let function = &module.functions[f];
+    let uses = uses::uses(module, f)?;
+    // Nearly every value bound to a `let` is unnamed and has an entry in `unnamed`: room for
+    // them up front, where growing it one insert at a time rehashed it again and again.
+    let unnamed = inline_lets::Counts::with_capacity_and_hasher(uses.shared_results(), Default::default());
     let mut lower = Lower {
         module,
         f,
@@ -41,7 +45,7 @@ pub fn emit(e: &mut Emitter, f: usize, entry: Option<&EntryPoint>) -> Result<(as
         namer: Namer::for_locals(function.insts.len()),
         values: Values::new(module, f),
         pending: Pending::new(function.insts.len()),
-        uses: uses::uses(module, f)?,
+        uses,
         stmts: Vec::new(),
         block: 0,
         consumed_memory: false,
@@ -58,7 +62,7 @@ pub fn emit(e: &mut Emitter, f: usize, entry: Option<&EntryPoint>) -> Result<(as
         rest: &[],
         entry: None,
         exits: Vec::new(),
-        unnamed: inline_lets::Counts::default(),
+        unnamed,
         constant_lets: IdMap::default(),
         operands: Vec::new(),
     };
@@ -743,7 +747,12 @@ impl<'m> Lower<'m> {
 
     /// A fresh local name for `id`: its OpName, or `x_<id>`.
     pub(super) fn local_name(&mut self, e: &Emitter, id: Id) -> Name {
-        match self.module.name(id).or_else(|| self.output_name(id)) {
+        // The module outlives `self`: its name is read in place, with no copy.
+        let module = self.module;
+        if let Some(name) = module.name(id) {
+            return self.namer.fresh_name(name, Some(&e.namer));
+        }
+        match self.output_name(id) {
             Some(name) => {
                 let name = name.to_string();
                 self.namer.fresh_name(&name, Some(&e.namer))

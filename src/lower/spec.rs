@@ -385,7 +385,7 @@ impl Emitter<'_> {
         })?;
         let result_signed = int_signedness(module, ty);
         let ids = (0..operands.len()).map(|i| id_at(operands, i, id)).collect::<Result<Vec<_>, _>>()?;
-        let first_signed = ids.first().and_then(|&a| module.type_of(a).ok()).and_then(|t| int_signedness(module, t));
+        let first_signed = ids.first().and_then(|&a| module.value_type(a)).and_then(|t| int_signedness(module, t));
         let mut args = Vec::with_capacity(ids.len());
         for (position, &arg) in ids.iter().enumerate() {
             let arg_ty = module.type_of(arg)?;

@@ -69,6 +69,12 @@ impl<'m> Uses<'m> {
         }
     }
 
+    /// How many of the function's results are used more than once or in several blocks: about
+    /// how many the lowering binds to a `let` (the others are inlined), which sizes its tables.
+    pub(super) fn shared_results(&self) -> usize {
+        self.results.iter().filter(|u| u.count > 1 || u.several).count()
+    }
+
     /// Whether `id` is a component extract its construct reads from the vector itself.
     pub(super) fn is_folded(&self, id: Id) -> bool {
         self.folded_extracts.contains(&id)
@@ -223,7 +229,7 @@ pub(super) fn uses<'m>(module: &'m Module, f: usize) -> Result<Uses<'m>, Error> 
 pub(super) fn vector_component(module: &Module, inst: &Inst) -> Option<(Id, u32)> {
     match (inst.op, &*inst.operands) {
         (Op::CompositeExtract, [Operand::IdRef(vector), Operand::LiteralBit32(index)]) => {
-            let ty = module.type_of(*vector).ok()?;
+            let ty = module.value_type(*vector)?;
             // An index out of range is left to the extract's own lowering, which refuses it.
             matches!(module.type_def(ty), Some(Type::Vector { count, .. }) if index < count)
                 .then_some((*vector, *index))

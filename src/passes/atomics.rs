@@ -91,10 +91,13 @@ pub fn run(module: &mut Module, _options: &Options) -> Result<(), Error> {
             };
         }
     }
+    // Only `rebuild` makes atomic types: without one, no copy or call can move atomics.
+    let mut atomics_made = false;
     for (variable, leaves) in places {
         let Some(g) = module.global_index(variable) else {
             continue;
         };
+        atomics_made = true;
         let leaves: Vec<(Vec<Step>, Need)> = leaves.into_iter().collect();
         let pointee = module.globals[g].pointee;
         let retyped = rebuild(module, pointee, &leaves, variable)?;
@@ -103,7 +106,7 @@ pub fn run(module: &mut Module, _options: &Options) -> Result<(), Error> {
         module.globals[g].ty = module.intern_type(Type::Pointer { class, pointee: retyped });
     }
     for &f in &functions {
-        retype_access_chains(module, f)?;
+        retype_access_chains(module, f, atomics_made)?;
     }
     Ok(())
 }
@@ -242,7 +245,7 @@ fn part_type(module: &Module, ty: Id, index: Id) -> Option<Id> {
 }
 
 fn pointee(module: &Module, pointer: Id) -> Option<(spirv::StorageClass, Id)> {
-    match module.ty(module.type_of(pointer).ok()?).ok()? {
+    match module.ty(module.value_type(pointer)?).ok()? {
         Type::Pointer { class, pointee } => Some((*class, *pointee)),
         _ => None,
     }
@@ -258,12 +261,14 @@ fn contains_atomic(module: &Module, ty: Id) -> bool {
 }
 
 /// Access chains (in file order, so bases come first) get the pointer types of the new store
-/// types; copies of composites holding atomics are refused, as WGSL cannot copy atomics.
-fn retype_access_chains(module: &mut Module, f: usize) -> Result<(), Error> {
+/// types; copies of composites holding atomics are refused, as WGSL cannot copy atomics (looked
+/// for only if `atomics_made`: there are none to find otherwise).
+fn retype_access_chains(module: &mut Module, f: usize, atomics_made: bool) -> Result<(), Error> {
     for index in 0..module.functions[f].insts.len() {
         let inst: &Inst = &module.functions[f].insts[index];
         let base = inst.id(0).unwrap_or(0);
         let whole_copy = match inst.op {
+            _ if !atomics_made => None,
             Op::Load => pointee(module, base).map(|(_, p)| p),
             Op::Store | Op::CopyMemory => pointee(module, base).map(|(_, p)| p),
             _ => None,
@@ -277,7 +282,8 @@ fn retype_access_chains(module: &mut Module, f: usize) -> Result<(), Error> {
                 module.location_of(f, inst),
             ));
         }
-        if inst.op == Op::FunctionCall
+        if atomics_made
+            && inst.op == Op::FunctionCall
             && inst
                 .id_operands()
                 .skip(1)

@@ -21,18 +21,27 @@ pub fn run(module: &mut Module, _options: &Options) -> Result<(), Error> {
     let mut retyped_constants = IdMap::default();
     let mut types = IntTypes::new(module);
     for f in module.entry_functions() {
+        let mut casts_may_be_unused = false;
         for b in 0..module.functions[f].blocks.len() {
             let old = std::mem::take(&mut module.functions[f].blocks[b].insts);
             let mut new = Vec::with_capacity(old.len());
-            let mut rectifier =
-                Rectifier { module, function: f, out: &mut new, constants: &mut retyped_constants, types: &mut types };
+            let mut rectifier = Rectifier {
+                module,
+                function: f,
+                out: &mut new,
+                constants: &mut retyped_constants,
+                types: &mut types,
+                casts_may_be_unused: &mut casts_may_be_unused,
+            };
             for index in old {
                 rectifier.instruction(index)?;
             }
             new.shrink_to_fit();
             module.functions[f].blocks[b].insts = new;
         }
-        remove_unused_casts(&mut module.functions[f], f, &module.defs);
+        if casts_may_be_unused {
+            remove_unused_casts(&mut module.functions[f], f, &module.defs);
+        }
         // The bitcasts were pushed one by one: give back what doubling reserved beyond them
         // before the emitter allocates its trees (0.6 MB of 63 on one 3 MB function).
         module.functions[f].insts.shrink_to_fit();
@@ -105,6 +114,11 @@ struct Rectifier<'a> {
     /// Constants already re-typed: (original, signed) to the new constant.
     constants: &'a mut IdMap<(Id, bool), Id>,
     types: &'a mut IntTypes,
+    /// Whether the function may now have a cast nothing reads, for `remove_unused_casts` to
+    /// drop: it had casts of its own, a result was redefined as a cast of its new value, or a
+    /// cast was looked through. Otherwise every cast is one this pass made for the operand that
+    /// reads it, and the walk counting uses is skipped (a tenth of the pass on long functions).
+    casts_may_be_unused: &'a mut bool,
 }
 
 /// What the pass asks of integer types for every operand, answered by a look-up: it was three
@@ -113,19 +127,25 @@ struct IntTypes {
     /// `int_signedness` by type id, of the types declared when the pass starts; those it
     /// declares are past the end and asked of the module.
     signedness: Vec<Option<bool>>,
+    /// The `int_signedness` of each value's type, by value id, of the values defined when the
+    /// pass starts (a value it redefines keeps its type); those it defines are past the end.
+    values: Vec<Option<bool>>,
     /// `with_signedness`: (type, signed) to the type, as found so far.
     retyped: IdMap<(Id, bool), Id>,
 }
 
 impl IntTypes {
     fn new(module: &Module) -> IntTypes {
-        let signedness = (0..module.defs.len())
+        let signedness: Vec<Option<bool>> = (0..module.defs.len())
             .map(|id| match module.defs[id] {
                 Def::Type(_) => int_signedness(module, id as Id),
                 _ => None,
             })
             .collect();
-        IntTypes { signedness, retyped: IdMap::default() }
+        let values = (0..module.defs.len())
+            .map(|id| module.value_type(id as Id).and_then(|ty| signedness.get(ty as usize).copied().flatten()))
+            .collect();
+        IntTypes { signedness, values, retyped: IdMap::default() }
     }
 
     fn signedness(&self, module: &Module, ty: Id) -> Option<bool> {
@@ -192,6 +212,9 @@ impl Rectifier<'_> {
 
     fn instruction(&mut self, index: usize) -> Result<(), Error> {
         let inst = &self.module.functions[self.function].insts[index];
+        if matches!(inst.op, Op::Bitcast | Op::CopyObject) {
+            *self.casts_may_be_unused = true;
+        }
         if inst.op == Op::Bitcast {
             let inst = inst.clone();
             self.collapse_bitcast(index, &inst);
@@ -202,6 +225,10 @@ impl Rectifier<'_> {
             self.out.push(index);
             return Ok(());
         };
+        if self.unchanged(inst, rule, first) {
+            self.out.push(index);
+            return Ok(());
+        }
         let (op, result, ty) = (inst.op, inst.result, inst.ty);
         let image_operands = inst.operands.iter().position(|o| matches!(o, Operand::ImageOperands(_)));
         let image_rules = match image_operands.map(|at| &inst.operands[at]) {
@@ -247,13 +274,13 @@ impl Rectifier<'_> {
         if let (Some(value), Some(ty)) = (inst.id(0), inst.ty) {
             let mut source = self.before_bitcasts(value);
             if let Some(signed) = self.types.signedness(self.module, ty)
-                && let Ok(source_ty) = self.module.type_of(source)
+                && let Some(source_ty) = self.module.value_type(source)
                 && self.types.with_signedness(self.module, source_ty, signed) == ty
                 && let Some(constant) = self.retyped_constant(source, signed)
             {
                 source = constant;
             }
-            let copy = self.module.type_of(source).ok() == Some(ty);
+            let copy = self.module.value_type(source) == Some(ty);
             let inst = &mut self.func().insts[index];
             inst.operands[0] = Operand::IdRef(source);
             if copy {
@@ -264,8 +291,36 @@ impl Rectifier<'_> {
     }
 
     fn value_signedness(&self, id: Id) -> Option<bool> {
-        let ty = self.module.type_of(id).ok()?;
+        if let Some(&signed) = self.types.values.get(id as usize) {
+            return signed;
+        }
+        let ty = self.module.value_type(id)?;
         self.types.signedness(self.module, ty)
+    }
+
+    /// Whether rectifying `inst`, of integer rule `rule` with value operands from `first`, would
+    /// leave it as it is: no image operands, no constant operand to tame, every integer operand
+    /// read with the signedness it has, and the result computed with the one it is declared.
+    /// Nearly every instruction is such, and is then kept without taking its operands apart.
+    fn unchanged(&self, inst: &Inst, rule: IntRule, first: usize) -> bool {
+        if tames(inst.op) {
+            return false;
+        }
+        let result_signed = inst.ty.and_then(|ty| self.types.signedness(self.module, ty));
+        if inst.result.is_some()
+            && let (Some(computed), Some(declared)) = (computed(rule), result_signed)
+            && computed != declared
+        {
+            return false;
+        }
+        let first_signed = inst.id(first).and_then(|id| self.value_signedness(id));
+        inst.operands.iter().enumerate().skip(first).all(|(position, operand)| match operand {
+            Operand::IdRef(id) => self
+                .value_signedness(*id)
+                .is_none_or(|have| wanted(rule.operand(position - first), have, result_signed, first_signed) == have),
+            Operand::ImageOperands(_) => false,
+            _ => true,
+        })
     }
 
     /// The value bitcast `id` was made from, following chains of bitcasts; `id` itself if it is
@@ -294,7 +349,10 @@ impl Rectifier<'_> {
         let ty = self.module.type_of(id).expect("integer operands have types");
         let target = self.types.with_signedness(self.module, ty, signed);
         let source = self.before_bitcasts(id);
-        if self.module.type_of(source).ok() == Some(target) {
+        if source != id {
+            *self.casts_may_be_unused = true;
+        }
+        if self.module.value_type(source) == Some(target) {
             return source;
         }
         if let Some(constant) = self.retyped_constant(source, signed) {
@@ -321,6 +379,7 @@ impl Rectifier<'_> {
             self.module.add_def(def);
         } else {
             self.module.defs[result as usize] = def;
+            *self.casts_may_be_unused = true;
         }
         self.out.push(index);
     }
@@ -394,6 +453,24 @@ pub fn with_signedness(module: &mut Module, ty: Id, signed: bool) -> Id {
         }
         _ => ty,
     }
+}
+
+/// Whether `tame_constants` looks at the operands of `op`.
+fn tames(op: Op) -> bool {
+    matches!(
+        op,
+        Op::SDiv
+            | Op::UDiv
+            | Op::SRem
+            | Op::UMod
+            | Op::SMod
+            | Op::ShiftLeftLogical
+            | Op::ShiftRightLogical
+            | Op::ShiftRightArithmetic
+            | Op::BitFieldInsert
+            | Op::BitFieldSExtract
+            | Op::BitFieldUExtract
+    )
 }
 
 /// Constant operands WGSL rejects where SPIR-V only leaves the result undefined (of an

@@ -552,11 +552,17 @@ impl Module {
 
     /// The type of a value id (constant, global pointer, parameter or instruction result).
     pub fn type_of(&self, id: Id) -> Result<Id, Error> {
+        self.value_type(id).ok_or_else(|| Error::invalid(format!("%{id} is not a value"), Location::default()))
+    }
+
+    /// [`Module::type_of`] where an id that is no value is no error: `None`, with no message
+    /// formatted for it.
+    pub fn value_type(&self, id: Id) -> Option<Id> {
         match self.def(id) {
-            Def::Constant(c) => Ok(c.ty),
-            Def::Global(g) => Ok(self.globals[*g].ty),
-            Def::Param { ty, .. } | Def::Value { ty, .. } => Ok(*ty),
-            _ => Err(Error::invalid(format!("%{id} is not a value"), Location::default())),
+            Def::Constant(c) => Some(c.ty),
+            Def::Global(g) => Some(self.globals[*g].ty),
+            Def::Param { ty, .. } | Def::Value { ty, .. } => Some(*ty),
+            _ => None,
         }
     }
 

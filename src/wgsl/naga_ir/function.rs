@@ -40,7 +40,8 @@ pub(super) fn lower(builder: &mut Builder, f: &Function) -> Result<naga::Functio
         lowering.function.result = Some(naga::FunctionResult { ty, binding });
     }
     lowering.function.name = Some(f.name.clone());
-    let mut body = lowering.block(&f.body, false)?;
+    // The body's own scope is not left: its names go with the lowering, not undone one by one.
+    let mut body = lowering.statements(&f.body, false)?;
     naga::proc::ensure_block_returns(&mut body);
     let mut function = lowering.function;
     function.body = body;
@@ -175,11 +176,22 @@ impl<'b, 'a> FunctionLowering<'b, 'a> {
     }
 
     /// The type of `handle`, resolving every expression up to it first.
+    // Inlined: most handles asked for are resolved already, and only the others need naga's
+    // resolution set up.
+    #[inline]
     pub(super) fn resolve(&mut self, handle: Handle<Expression>) -> Result<&TypeInner> {
+        if self.resolutions.get(handle).is_none() {
+            self.resolve_up_to(handle)?;
+        }
+        let resolution = self.resolutions.get(handle).ok_or(Unsupported("type resolution"))?;
+        Ok(resolution.inner_with(&self.builder.module.types))
+    }
+
+    /// Resolves the type of every expression up to `handle`.
+    fn resolve_up_to(&mut self, handle: Handle<Expression>) -> Result<()> {
         let context =
             ResolveContext::with_locals(&self.builder.module, &self.function.local_variables, &self.function.arguments);
-        let resolution = self.resolutions.resolve(&context, &self.function.expressions, handle)?;
-        Ok(resolution.inner_with(&self.builder.module.types))
+        self.resolutions.resolve(&context, &self.function.expressions, handle).map(|_| ())
     }
 
     /// The type of `handle`, if it is resolved.
@@ -499,18 +511,23 @@ impl<'b, 'a> FunctionLowering<'b, 'a> {
         self.apply_load_rule(typed, block)
     }
 
+    // Inlined: most expressions are values, which it hands back as they are.
+    #[inline]
     fn apply_load_rule(&mut self, typed: Typed, block: &mut Block) -> Result<Handle<Expression>> {
         match typed {
             Typed::Plain(handle) => Ok(handle),
-            Typed::Reference(pointer) => {
-                self.resolve(pointer)?;
-                let types = &self.builder.module.types;
-                if self.resolution(pointer).is_some_and(|r| r.inner_with(types).is_atomic_pointer(types)) {
-                    return Err(Unsupported("atomic"));
-                }
-                self.append(block, Expression::Load { pointer })
-            }
+            Typed::Reference(pointer) => self.load_through(pointer, block),
         }
+    }
+
+    /// The value a reference points to.
+    fn load_through(&mut self, pointer: Handle<Expression>, block: &mut Block) -> Result<Handle<Expression>> {
+        self.resolve(pointer)?;
+        let types = &self.builder.module.types;
+        if self.resolution(pointer).is_some_and(|r| r.inner_with(types).is_atomic_pointer(types)) {
+            return Err(Unsupported("atomic"));
+        }
+        self.append(block, Expression::Load { pointer })
     }
 
     fn expression_for_reference(&mut self, expr: &'a Expr, block: &mut Block) -> Result<Typed> {
@@ -596,15 +613,18 @@ impl<'b, 'a> FunctionLowering<'b, 'a> {
                         let i = u32::try_from(i).ok().filter(|&i| i32::try_from(i).is_ok());
                         block.extend(self.emitter.finish(&self.function.expressions));
                         self.emitter.start(&self.function.expressions);
-                        Err(i.ok_or(Unsupported("index"))?)
+                        Index::Constant(i.ok_or(Unsupported("index"))?)
                     }
-                    ref index => Ok(self.expression(index, block)?),
+                    ref index => {
+                        let index = self.expression(index, block)?;
+                        self.const_index(index).map_or(Index::Lowered(index), Index::Constant)
+                    }
                 };
                 let base = self.pointer_as_reference(base)?;
                 let (reference, base) = split(base);
-                let expr = match index.map(|index| (index, self.const_index(index))) {
-                    Err(index) | Ok((_, Some(index))) => Expression::AccessIndex { base, index },
-                    Ok((index, None)) => Expression::Access { base, index },
+                let expr = match index {
+                    Index::Constant(index) => Expression::AccessIndex { base, index },
+                    Index::Lowered(index) => Expression::Access { base, index },
                 };
                 (reference, expr)
             }
@@ -896,44 +916,78 @@ impl<'b, 'a> FunctionLowering<'b, 'a> {
 
     /// `T(args)`: a zero value, a conversion, a splat or a composition.
     fn construct(&mut self, ty: Handle<Type>, args: &'a [Expr], block: &mut Block) -> Result<Handle<Expression>> {
-        let mut components = Vec::with_capacity(args.len());
-        for arg in args {
-            components.push(self.expression_for_abstract(arg, block)?);
-        }
-        let target = self.builder.module.types[ty].inner.clone();
-        let expr = match (components.as_slice(), &target) {
-            ([], _) => Expression::ZeroValue(ty),
-            (&[component], TypeInner::Scalar(scalar)) => {
+        let expr = match args {
+            [] => Expression::ZeroValue(ty),
+            // One argument is most often converted or splat, which needs no list of components.
+            [arg] => {
+                let component = self.expression_for_abstract(arg, block)?;
+                match self.conversion(ty, component)? {
+                    Some(expr) => expr,
+                    None => self.composition(ty, vec![component], block)?,
+                }
+            }
+            _ => {
+                let mut components = Vec::with_capacity(args.len());
+                for arg in args {
+                    components.push(self.expression_for_abstract(arg, block)?);
+                }
+                self.composition(ty, components, block)?
+            }
+        };
+        self.append(block, expr)
+    }
+
+    /// `T(component)` for a scalar, vector or matrix `T`: a conversion or a splat. `None` for
+    /// another `T`, which is composed.
+    fn conversion(&mut self, ty: Handle<Type>, component: Handle<Expression>) -> Result<Option<Expression>> {
+        let expr = match self.builder.module.types[ty].inner {
+            TypeInner::Scalar(scalar) => {
                 if !matches!(self.resolve(component)?, TypeInner::Scalar(_)) {
                     return Err(Unsupported("conversion"));
                 }
                 Expression::As { expr: component, kind: scalar.kind, convert: Some(scalar.width) }
             }
-            (&[component], TypeInner::Vector { size, scalar }) => match self.resolve(component)?.clone() {
-                TypeInner::Vector { size: from, .. } if from == *size => {
+            TypeInner::Vector { size, scalar } => match *self.resolve(component)? {
+                TypeInner::Vector { size: from, .. } if from == size => {
                     Expression::As { expr: component, kind: scalar.kind, convert: Some(scalar.width) }
                 }
-                TypeInner::Scalar(from) if from == *scalar => Expression::Splat { size: *size, value: component },
+                TypeInner::Scalar(from) if from == scalar => Expression::Splat { size, value: component },
                 _ => return Err(Unsupported("vector construction")),
             },
-            (&[component], TypeInner::Matrix { columns, rows, scalar }) => match self.resolve(component)? {
+            TypeInner::Matrix { columns, rows, scalar } => match *self.resolve(component)? {
                 TypeInner::Matrix { columns: c, rows: r, .. } if c == columns && r == rows => {
                     Expression::As { expr: component, kind: scalar.kind, convert: Some(scalar.width) }
                 }
                 _ => return Err(Unsupported("matrix construction")),
             },
-            (_, TypeInner::Vector { scalar, .. }) => {
+            _ => return Ok(None),
+        };
+        Ok(Some(expr))
+    }
+
+    /// `T(components)`, of one component only for a struct or an array.
+    fn composition(
+        &mut self,
+        ty: Handle<Type>,
+        components: Vec<Handle<Expression>>,
+        block: &mut Block,
+    ) -> Result<Expression> {
+        let target = match &self.builder.module.types[ty].inner {
+            // What a struct is made of is not needed here: its members are not copied.
+            TypeInner::Struct { .. } => TypeInner::Struct { members: Vec::new(), span: 0 },
+            inner => inner.clone(),
+        };
+        Ok(match target {
+            TypeInner::Vector { scalar, .. } => {
                 for &component in &components {
                     let leaf = self.resolve(component)?.scalar();
-                    if leaf != Some(*scalar) {
+                    if leaf != Some(scalar) {
                         return Err(Unsupported("vector construction"));
                     }
                 }
                 Expression::Compose { ty, components }
             }
-            (_, &TypeInner::Matrix { columns, rows, scalar })
-                if components.len() == columns as usize * rows as usize =>
-            {
+            TypeInner::Matrix { columns, rows, scalar } if components.len() == columns as usize * rows as usize => {
                 // By elements: a column vector composed of each `rows` of them.
                 let column_type = self.builder.ensure(TypeInner::Vector { size: rows, scalar });
                 let mut columns = Vec::with_capacity(columns as usize);
@@ -944,16 +998,22 @@ impl<'b, 'a> FunctionLowering<'b, 'a> {
                 Expression::Compose { ty, components: columns }
             }
             // A matrix by columns; a struct or an array from its members or elements, one or more.
-            (_, TypeInner::Matrix { .. } | TypeInner::Array { .. } | TypeInner::Struct { .. }) => {
+            TypeInner::Matrix { .. } | TypeInner::Array { .. } | TypeInner::Struct { .. } => {
                 for &component in &components {
                     self.resolve(component)?;
                 }
                 Expression::Compose { ty, components }
             }
             _ => return Err(Unsupported("construction")),
-        };
-        self.append(block, expr)
+        })
     }
+}
+
+/// The index of `base[index]`: a constant, which the access takes as its own, or the index
+/// expression lowered.
+enum Index {
+    Constant(u32),
+    Lowered(Handle<Expression>),
 }
 
 /// Splits a typed handle into (is a reference, the handle).

@@ -396,12 +396,13 @@ fn interpolate(how: &str) -> Result<(Option<naga::Interpolation>, Option<naga::S
     Ok((Some(interpolation), sampling))
 }
 
-/// `name<a, b>` as (`name`, [`a`, `b`]), splitting only at the top level.
 /// The name a spelling starts with: `vec4` of `vec4<f32>`, `S` of `S`.
 pub(super) fn spelled_head(spelled: &str) -> &str {
-    spelled.find('<').map_or(spelled, |open| &spelled[..open])
+    // By bytes: names are short, and `str::find` sets up a searcher at each call.
+    spelled.bytes().position(|b| b == b'<').map_or(spelled, |open| &spelled[..open])
 }
 
+/// `name<a, b>` as (`name`, [`a`, `b`]), splitting only at the top level.
 fn split_template(spelled: &str) -> Result<(&str, Vec<&str>)> {
     let Some(open) = spelled.find('<') else { return Ok((spelled, Vec::new())) };
     let inner = spelled[open + 1..].strip_suffix('>').ok_or(Unsupported("type"))?;

@@ -19,12 +19,19 @@ pub(super) struct Resolutions {
     /// The index in `distinct` of each module type met as a resolution, by the type's index
     /// (`u32::MAX` where none): a lookup without a hash.
     by_handle: Vec<u32>,
-    /// The index in `distinct` of each type met as a value, keyed by the fast hash of names
+    /// The index in `distinct` of each scalar and vector type met as a value, by its slot
+    /// (`scalar_or_vector_slot`; `u32::MAX` where none): most values are one, found so without
+    /// hashing or comparing a `TypeInner`.
+    by_slot: [u32; SLOTS],
+    /// The index in `distinct` of each other type met as a value, keyed by the fast hash of names
     /// (std's was a third of the building's time here).
     by_value: NameMap<TypeInner, u32>,
-    /// The index in `distinct` of the value type met last: most values have the type of the
-    /// value met just before (an operand's), found so without a hash.
-    last_value: Option<u32>,
+    /// The indices in `distinct` of the last few other value types met: most values have the
+    /// type of a value met just before (an operand's, or the pointer and the pointer to its
+    /// element in turn), found so without a hash.
+    recent: Vec<u32>,
+    /// Where in `recent` the next type looked up by hash goes, once it is full.
+    next_recent: usize,
 }
 
 /// A type expressions of the function have, and the module's type for it once a declaration
@@ -40,8 +47,10 @@ impl Resolutions {
             of: Vec::new(),
             distinct: Vec::new(),
             by_handle: Vec::new(),
+            by_slot: [u32::MAX; SLOTS],
             by_value: NameMap::default(),
-            last_value: None,
+            recent: Vec::new(),
+            next_recent: 0,
         }
     }
 
@@ -84,11 +93,19 @@ impl Resolutions {
                 }
                 *slot
             }
+            TypeResolution::Value(ref inner) if let Some(slot) = scalar_or_vector_slot(inner) => {
+                let slot = &mut self.by_slot[slot];
+                if *slot == u32::MAX {
+                    *slot = next;
+                }
+                *slot
+            }
             TypeResolution::Value(ref inner) => {
-                let last = self.last_value.map(|last| &self.distinct[last as usize].resolution);
-                match last {
-                    Some(TypeResolution::Value(last)) if last == inner => self.last_value.unwrap_or(next),
-                    _ => {
+                let distinct = &self.distinct;
+                let is_inner = |&index: &u32| matches!(&distinct[index as usize].resolution, TypeResolution::Value(recent) if recent == inner);
+                match self.recent.iter().copied().find(is_inner) {
+                    Some(index) => index,
+                    None => {
                         // Looked up by reference: a key is cloned only when it is new.
                         let index = match self.by_value.get(inner) {
                             Some(&index) => index,
@@ -97,7 +114,12 @@ impl Resolutions {
                                 next
                             }
                         };
-                        self.last_value = Some(index);
+                        if self.recent.len() < RECENT {
+                            self.recent.push(index);
+                        } else {
+                            self.recent[self.next_recent] = index;
+                            self.next_recent = (self.next_recent + 1) % RECENT;
+                        }
                         index
                     }
                 }
@@ -129,5 +151,62 @@ impl Resolutions {
             (_, Some(declared)) => declared,
             (TypeResolution::Value(inner), None) => *distinct.declared.insert(ensure(inner.clone())),
         })
+    }
+}
+
+/// How many of the other value types met last `Resolutions::recent` keeps.
+const RECENT: usize = 4;
+
+/// The slots of `Resolutions::by_slot`: a scalar or a vector of 2, 3 or 4, of each scalar kind and
+/// width of 1, 2, 4 or 8 bytes.
+const SLOTS: usize = 4 * 6 * 4;
+
+/// The slot of a scalar or vector type in `Resolutions::by_slot`, `None` for any other type.
+fn scalar_or_vector_slot(inner: &TypeInner) -> Option<usize> {
+    let (shape, scalar) = match *inner {
+        TypeInner::Scalar(scalar) => (0, scalar),
+        TypeInner::Vector { size, scalar } => (size as usize - 1, scalar),
+        _ => return None,
+    };
+    let width = match scalar.width {
+        1 => 0,
+        2 => 1,
+        4 => 2,
+        8 => 3,
+        _ => return None,
+    };
+    Some((shape * 6 + scalar.kind as usize) * 4 + width)
+}
+
+#[cfg(test)]
+mod tests {
+    use naga::{Scalar, ScalarKind, TypeInner, VectorSize};
+
+    use super::{SLOTS, scalar_or_vector_slot};
+
+    #[test]
+    fn each_scalar_and_vector_type_has_a_slot_of_its_own() {
+        let kinds = [
+            ScalarKind::Sint,
+            ScalarKind::Uint,
+            ScalarKind::Float,
+            ScalarKind::Bool,
+            ScalarKind::AbstractInt,
+            ScalarKind::AbstractFloat,
+        ];
+        let mut taken = [false; SLOTS];
+        for kind in kinds {
+            for width in [1, 2, 4, 8] {
+                let scalar = Scalar { kind, width };
+                let vectors =
+                    [VectorSize::Bi, VectorSize::Tri, VectorSize::Quad].map(|size| TypeInner::Vector { size, scalar });
+                for inner in std::iter::once(TypeInner::Scalar(scalar)).chain(vectors) {
+                    let slot = scalar_or_vector_slot(&inner).expect("a slot");
+                    assert!(!std::mem::replace(&mut taken[slot], true), "{inner:?} shares slot {slot}");
+                }
+            }
+        }
+        let matrix = TypeInner::Matrix { columns: VectorSize::Bi, rows: VectorSize::Bi, scalar: Scalar::F32 };
+        assert_eq!(scalar_or_vector_slot(&matrix), None);
     }
 }
