@@ -398,13 +398,15 @@ impl Expr {
         (below < limit).then_some(below + 1)
     }
 
-    /// Calls `f` with every identifier in this expression.
+    /// Calls `f` with every identifier in this expression, in the order they are written.
     pub fn for_each_ident<'a>(&'a self, f: &mut impl FnMut(&'a str)) {
-        self.walk(&mut |expr| {
-            if let Expr::Ident(ident) = expr {
-                f(ident);
-            }
-        });
+        // Recursing itself rather than through [`Expr::walk`], whose closure is called for every
+        // node: the walk behind most of the tree passes, each looking for a few names.
+        match self {
+            Expr::Ident(ident) => f(ident),
+            Expr::Literal(_) => {}
+            _ => self.operands().iter().for_each(|operand| operand.for_each_ident(f)),
+        }
     }
 
     /// Calls `f` with the name of every call in this expression: functions, builtins and
@@ -483,6 +485,11 @@ impl Stmt {
     /// Whether control may leave this statement early for what surrounds it, by the kinds of
     /// exit asked about: a `break` (of a loop or switch around it), a `continue`, a `return`.
     pub fn may_leave(&self, by_break: bool, by_continue: bool, by_return: bool) -> bool {
+        // Asked about no kind of exit (a loop's body, for a `continue` around the loop), the
+        // answer needs no walk of what is nested.
+        if !(by_break || by_continue || by_return) {
+            return false;
+        }
         match self {
             Stmt::Break => by_break,
             Stmt::Continue => by_continue,
@@ -605,6 +612,32 @@ impl Stmt {
     }
 }
 
+/// A quick test of whether a name may be one of a set of a few: one bit of 256 per name, chosen
+/// by its length and last two bytes (which tell `x_41` from `x_42`). A name whose bit is clear is
+/// none of them, known without hashing its text, as a walk asking for a few variables finds for
+/// most identifiers.
+#[derive(Default)]
+pub struct NameFilter([u64; 4]);
+
+impl NameFilter {
+    fn bit(name: &str) -> usize {
+        let bytes = name.as_bytes();
+        let byte_from_end = |n: usize| usize::from(bytes.len().checked_sub(n).map_or(0, |at| bytes[at]));
+        (bytes.len() * 101 + byte_from_end(2) * 11 + byte_from_end(1)) % 256
+    }
+
+    pub fn insert(&mut self, name: &str) {
+        let bit = Self::bit(name);
+        self.0[bit / 64] |= 1 << (bit % 64);
+    }
+
+    /// False if `name` is none of those inserted.
+    pub fn may_hold(&self, name: &str) -> bool {
+        let bit = Self::bit(name);
+        self.0[bit / 64] & (1 << (bit % 64)) != 0
+    }
+}
+
 #[derive(Debug, Clone, PartialEq)]
 pub struct SwitchCase {
     /// Selector values; `default` may be combined with them.
@@ -634,5 +667,14 @@ mod tests {
         // A call without arguments is a leaf too.
         assert_eq!(Expr::call("f", vec![]).depth_within(1), Some(1));
         assert_eq!(Expr::binary(BinaryOp::Add, leaf.clone(), leaf).depth_within(1), None);
+    }
+
+    #[test]
+    fn a_name_filter_holds_what_was_inserted_and_tells_most_others_apart() {
+        let mut filter = NameFilter::default();
+        ["x_41", "i", "", "counter"].into_iter().for_each(|name| filter.insert(name));
+        assert!(["x_41", "i", "", "counter"].into_iter().all(|name| filter.may_hold(name)));
+        // Names told apart by their last two bytes or their length.
+        assert!(!["x_42", "x_51", "x_141", "j", "count"].into_iter().any(|name| filter.may_hold(name)));
     }
 }

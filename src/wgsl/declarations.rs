@@ -6,7 +6,7 @@
 
 use crate::name_hash::{NameMap, NameSet};
 
-use super::ast::{Expr, Stmt};
+use super::ast::{Expr, NameFilter, Stmt};
 
 /// Moves each of the first `declared` statements, `var`s uninitialized or initialized without
 /// effect, down to the statement that first mentions the variable when that assigns it (its
@@ -30,23 +30,29 @@ pub(crate) fn initialize_at_first_assignment(
 /// mentions it, if one does.
 type FirstMentions = Vec<Option<usize>>;
 
-/// The first `declared` statements' `var`s, by name, to their index.
-fn leading_names(stmts: &[Stmt], declared: usize) -> NameMap<&str, usize> {
-    stmts[..declared]
+/// The first `declared` statements' `var`s, by name, to their index, with a filter of their
+/// names to pass each identifier through before looking it up.
+fn leading_names(stmts: &[Stmt], declared: usize) -> (NameMap<&str, usize>, NameFilter) {
+    let mut filter = NameFilter::default();
+    let names = stmts[..declared]
         .iter()
         .enumerate()
         .filter_map(|(at, stmt)| match stmt.unnoted() {
-            Stmt::Var { name, .. } => Some((&**name, at)),
+            Stmt::Var { name, .. } => {
+                filter.insert(name);
+                Some((&**name, at))
+            }
             _ => None,
         })
-        .collect()
+        .collect();
+    (names, filter)
 }
 
 /// For each of the first `declared` statements, the statement after them that first mentions
 /// its variable, if any. The walk ends once every variable has been mentioned: usually a few
 /// statements in.
 fn first_mentions(stmts: &[Stmt], declared: usize) -> FirstMentions {
-    let vars = leading_names(stmts, declared);
+    let (vars, filter) = leading_names(stmts, declared);
     let mut first = vec![None; declared];
     let mut unmentioned = vars.len();
     for (index, stmt) in stmts.iter().enumerate().skip(declared) {
@@ -54,7 +60,8 @@ fn first_mentions(stmts: &[Stmt], declared: usize) -> FirstMentions {
             break;
         }
         stmt.for_each_ident(&mut |ident| {
-            if let Some(&at) = vars.get(ident)
+            if filter.may_hold(ident)
+                && let Some(&at) = vars.get(ident)
                 && first[at].is_none()
             {
                 first[at] = Some(index);
@@ -283,14 +290,16 @@ fn moves(stmts: &[Stmt], used_after: &dyn Fn(&str) -> bool) -> (Vec<(usize, usiz
     if declared == 0 {
         return (Vec::new(), Vec::new());
     }
-    let names = leading_names(stmts, declared);
+    let (names, filter) = leading_names(stmts, declared);
     // For each declaration: unmentioned, mentioned by one statement, or by several (`None`); and
     // the first statement mentioning it.
     let mut mentioned: Vec<Option<Option<usize>>> = vec![None; declared];
     let mut first = vec![None; declared];
     for (index, stmt) in stmts.iter().enumerate().skip(declared) {
         stmt.for_each_ident(&mut |ident| {
-            if let Some(&at) = names.get(ident) {
+            if filter.may_hold(ident)
+                && let Some(&at) = names.get(ident)
+            {
                 mentioned[at] = match mentioned[at] {
                     None => {
                         first[at] = Some(index);

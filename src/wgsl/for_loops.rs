@@ -30,6 +30,10 @@ fn rewrite_list(stmts: &mut Vec<Stmt>, exits: &Exits) {
     for stmt in stmts.iter_mut() {
         stmt.unnoted_mut().for_each_list_mut(&mut |list| rewrite_list(list, exits));
     }
+    // Most lists hold no loop: they are left as they are rather than moved into a new one.
+    if !stmts.iter().any(|s| matches!(s.unnoted(), Stmt::Loop { .. })) {
+        return;
+    }
     let mentioned_after = loop_variables_mentioned_after(stmts);
     // Into a new list, so that a loop taking the statement before it (the last one pushed) into
     // its header costs one pop, not a shift of every statement after it.
@@ -67,14 +71,21 @@ fn rewrite_loop(stmts: &mut [Stmt], mentioned_after: bool, exits: &Exits) -> boo
 fn loop_variables_mentioned_after(stmts: &[Stmt]) -> Vec<bool> {
     let mut after = vec![false; stmts.len()];
     let Some(first) = stmts.iter().position(|s| updated_variable(s).is_some()) else { return after };
+    // Only the loops' variables are looked for: a set of every name mentioned would grow with
+    // the list.
+    let variables: NameSet<&str> = stmts[first..].iter().filter_map(updated_variable).collect();
     let mut mentioned = NameSet::default();
     for (index, stmt) in stmts.iter().enumerate().skip(first).rev() {
         if let Some(variable) = updated_variable(stmt) {
             after[index] = mentioned.contains(variable);
         }
-        stmt.for_each_ident(&mut |ident| {
-            mentioned.insert(ident);
-        });
+        if mentioned.len() < variables.len() {
+            stmt.for_each_ident(&mut |ident| {
+                if variables.contains(ident) {
+                    mentioned.insert(ident);
+                }
+            });
+        }
     }
     after
 }

@@ -51,43 +51,59 @@ pub(crate) fn inline(function: &mut Function, mut counts: Counts, has_effect: &d
         declare(&mut counts, &param.name);
         declared.push(param.name.as_str().into());
     }
-    let mut addressed = NameSet::default();
+    let mut found = Mentions { counts, addressed: NameSet::default(), calls: NameSet::default() };
     let mut vars = NameSet::default();
-    let mut calls = NameSet::default();
     // One walk of the statements, and of each one's own expressions, finds the declarations,
     // the mentions, the addresses taken and the callees.
     for stmt in &function.body {
         stmt.for_each_stmt(&mut |s| {
             if let Stmt::Let { name, .. } | Stmt::Var { name, .. } = s {
-                declare(&mut counts, name);
+                declare(&mut found.counts, name);
                 declared.push(name.clone());
             }
             if let Stmt::Var { name, .. } = s {
                 vars.insert(name.clone());
             }
-            s.for_each_own_expr(&mut |e| {
-                e.walk(&mut |e| match e {
-                    Expr::Ident(ident) => {
-                        if let Some(count) = counts.get_mut(&**ident) {
-                            count.mentions += 1;
-                        }
-                    }
-                    Expr::Unary(UnaryOp::AddressOf, reference) => {
-                        if let Some(root) = reference.root() {
-                            addressed.insert(Name::from(root));
-                        }
-                    }
-                    // Looked up before it is inserted: most calls are of a callee met before.
-                    Expr::Call(call) if !calls.contains(&*call.callee) => _ = calls.insert(call.callee.clone()),
-                    _ => {}
-                });
-            });
+            s.for_each_own_expr(&mut |e| found.expr(e));
         });
     }
+    let Mentions { counts, addressed, calls } = found;
     let own = Own { declared, names: OnceCell::new(), addressed };
     list(&mut function.body, &counts, &own, has_effect);
     vars.retain(|v| !own.addressed.contains(v));
     Found { vars, calls }
+}
+
+/// What the walk of a function's expressions in [`inline`] gathers: the mentions of each unnamed
+/// value, the roots of the references whose address is taken, the callees.
+struct Mentions {
+    counts: Counts,
+    addressed: NameSet<Name>,
+    calls: NameSet<Name>,
+}
+
+impl Mentions {
+    /// Gathers from `expr` and the expressions nested in it.
+    fn expr(&mut self, expr: &Expr) {
+        match expr {
+            Expr::Ident(ident) => {
+                if let Some(count) = self.counts.get_mut(&**ident) {
+                    count.mentions += 1;
+                }
+                return;
+            }
+            Expr::Literal(_) => return,
+            Expr::Unary(UnaryOp::AddressOf, reference) => {
+                if let Some(root) = reference.root() {
+                    self.addressed.insert(Name::from(root));
+                }
+            }
+            // Looked up before it is inserted: most calls are of a callee met before.
+            Expr::Call(call) if !self.calls.contains(&*call.callee) => _ = self.calls.insert(call.callee.clone()),
+            _ => {}
+        }
+        expr.operands().iter().for_each(|operand| self.expr(operand));
+    }
 }
 
 /// For each unnamed value, how often it is declared (by `let`s, and parameters of the same name)

@@ -599,9 +599,35 @@ impl Printer {
                 push_digits(&mut self.out, u64::from(*v), 16);
                 self.out.push('u');
             }
-            Literal::F32(bits) => _ = write!(self.out, "{:?}f", f32::from_bits(*bits)),
-            Literal::F16(bits) => _ = write!(self.out, "{:?}h", f16_to_f32(*bits)),
+            Literal::F32(bits) => {
+                self.float(f32::from_bits(*bits));
+                self.out.push('f');
+            }
+            Literal::F16(bits) => {
+                self.float(f16_to_f32(*bits));
+                self.out.push('h');
+            }
             Literal::Abstract(v) => self.signed(*v),
+        }
+    }
+
+    /// A float as `{:?}` writes it: the shortest decimal that reads back the same. A whole or
+    /// half number of small magnitude (most literals of a shader: `1.0`, `0.5`, `-2.0`) is
+    /// written digit by digit, as the formatter would cost more than the rest of its line: no
+    /// shorter decimal reads back as a half, as the whole numbers beside it are floats of their
+    /// own.
+    fn float(&mut self, v: f32) {
+        let twice = v * 2.0;
+        // Below 2^22 a half is exact and `twice` too; `-0.0` keeps its sign through the formatter.
+        if twice.abs() < 8_388_608.0 && twice == twice.trunc() && v.to_bits() != (-0.0f32).to_bits() {
+            let twice = twice as i64;
+            if twice < 0 {
+                self.out.push('-');
+            }
+            push_digits(&mut self.out, twice.unsigned_abs() / 2, 10);
+            self.out.push_str(if twice % 2 == 0 { ".0" } else { ".5" });
+        } else {
+            _ = write!(self.out, "{v:?}");
         }
     }
 
@@ -709,5 +735,23 @@ mod tests {
         // 0x3c00 is 1.0 in half precision, 0x3555 is 0.333251953125.
         assert_eq!(expr_to_string(&Expr::Literal(Literal::F16(0x3c00))), "1.0h");
         assert_eq!(expr_to_string(&Expr::Literal(Literal::F16(0x3555))), "0.33325195h");
+        assert_eq!(expr_to_string(&Expr::Literal(Literal::F32((-0.0f32).to_bits()))), "-0.0f");
+        assert_eq!(expr_to_string(&Expr::Literal(Literal::F32((-0.5f32).to_bits()))), "-0.5f");
+    }
+
+    #[test]
+    fn whole_and_half_floats_print_as_the_formatter_would() {
+        let check = |v: f32| {
+            let mut printer = Printer { out: String::new(), indent: 0 };
+            printer.float(v);
+            assert_eq!(printer.out, format!("{v:?}"), "{v}");
+        };
+        // Every 997th half up to past the fast path's bound, both signs, and the edges.
+        for halves in (0..20_000_000i32).step_by(997).chain(8_388_600..8_388_620) {
+            let v = halves as f32 / 2.0;
+            check(v);
+            check(-v);
+        }
+        [0.0, -0.0, 0.25, 1e-7, 1e16, 3.0e38, f32::MAX, f32::MIN_POSITIVE].into_iter().for_each(check);
     }
 }
