@@ -152,12 +152,13 @@ impl<'m> Emitter<'m> {
     /// uniformity and prints it; its tree is then dropped. Such a function nests a few levels at
     /// most.
     pub(super) fn finish_function(&mut self, function: ast::Function) {
-        let (function, name, calls) = self.analyse(function, None);
-        self.print(function, name, calls);
+        let callees = uniformity::callees(&function);
+        let (function, name, calls, callees) = self.analyse(function, callees);
+        self.print(function, name, calls, &callees);
     }
 
     /// [`Emitter::finish_function`] for a function of the module, given every name it calls
-    /// (`function::emit`), which saves the uniformity analysis a walk of it. A function nested
+    /// (`function::emit`), which saves the uniformity analysis and naga's IR a walk of it. A function nested
     /// deeper than Tint takes is refused (`wgsl/nesting.rs`); `origin` is its OpFunction.
     pub(super) fn finish_lowered(
         &mut self,
@@ -165,38 +166,41 @@ impl<'m> Emitter<'m> {
         calls: NameSet<ast::Name>,
         origin: Location,
     ) -> Result<(), Error> {
-        let (function, name, calls) = self.analyse(function, Some(calls));
+        let (function, name, calls, callees) = self.analyse(function, calls);
         if let Some(why) = nesting::too_deep(&function.body) {
             return Err(Error::unsupported(
                 format!("function `{}` cannot be written as WGSL: {why}", function.name),
                 origin,
             ));
         }
-        self.print(function, name, calls);
+        self.print(function, name, calls, &callees);
         Ok(())
     }
 
-    /// The uniformity analysis, with the rewrites that follow it: the function, its name as
-    /// declared, and the functions it calls.
+    /// The uniformity analysis of `function`, which calls `callees` (every name it calls, or
+    /// more), with the rewrites that follow it: the function, its name as declared, the functions
+    /// it calls, and its callees.
     fn analyse(
         &mut self,
         mut function: ast::Function,
-        calls: Option<NameSet<ast::Name>>,
-    ) -> (ast::Function, ast::Name, Vec<ast::Name>) {
+        mut callees: NameSet<ast::Name>,
+    ) -> (ast::Function, ast::Name, Vec<ast::Name>, NameSet<ast::Name>) {
         for global in &self.out.globals[self.globals_analysed..] {
             self.uniformity.global(global);
         }
         self.globals_analysed = self.out.globals.len();
         let name = self.uniformity.declare_function(&function.name);
-        let mut calls = self.uniformity.function(&function, calls);
-        if self.uniformity.last_breaks_barriers() {
-            calls = self.make_barriers_uniform(&mut function).unwrap_or(calls);
+        let mut calls = self.uniformity.function(&function, &callees);
+        if self.uniformity.last_breaks_barriers()
+            && let Some(rewritten) = self.make_barriers_uniform(&mut function, &callees)
+        {
+            (calls, callees) = rewritten;
         }
         for_loops::rewrite(&mut function.body, &function.exits);
-        (function, name, calls)
+        (function, name, calls, callees)
     }
 
-    fn print(&mut self, function: ast::Function, name: ast::Name, calls: Vec<ast::Name>) {
+    fn print(&mut self, function: ast::Function, name: ast::Name, calls: Vec<ast::Name>, callees: &NameSet<ast::Name>) {
         let (text, signature_len) = print::function(&function);
         let result = function.result.as_ref().map(|(_, ty)| ty.clone());
         self.out.functions.push(ast::PrintedFunction {
@@ -206,26 +210,31 @@ impl<'m> Emitter<'m> {
             calls,
         });
         if let Some(ir) = &mut self.ir {
-            ir.function(&self.out, function);
+            ir.function(&self.out, function, callees);
         }
     }
 
     /// Tries putting the barriers of a function that breaks WGSL's rule in uniform control flow
     /// by deferring its early returns (`wgsl/deferred_returns.rs`). The rewrite is kept only if every
     /// barrier of the function is then in uniform control flow; returns the calls of the
-    /// rewritten function.
-    fn make_barriers_uniform(&mut self, function: &mut ast::Function) -> Option<Vec<ast::Name>> {
+    /// rewritten function and its callees; `callees` are the original's.
+    fn make_barriers_uniform(
+        &mut self,
+        function: &mut ast::Function,
+        callees: &NameSet<ast::Name>,
+    ) -> Option<(Vec<ast::Name>, NameSet<ast::Name>)> {
         let body = deferred_returns::defer(function, &self.out.globals, self.uniformity.functions())?;
         let original = std::mem::replace(&mut function.body, body);
         self.uniformity.forget_last();
-        let calls = self.uniformity.function(function, None);
+        let rewritten = uniformity::callees(function);
+        let calls = self.uniformity.function(function, &rewritten);
         if !self.uniformity.last_breaks_barriers() {
-            return Some(calls);
+            return Some((calls, rewritten));
         }
         // The original then stands, for the verdict to report.
         function.body = original;
         self.uniformity.forget_last();
-        self.uniformity.function(function, None);
+        self.uniformity.function(function, callees);
         None
     }
 

@@ -106,6 +106,21 @@ struct Summary {
     nonuniform_calls: Vec<Name>,
 }
 
+/// Every name `function` calls: its own functions, builtins and constructors. The lowering
+/// finds them as it inlines (`inline_lets::Found::calls`); this walk is for the functions it
+/// writes itself and those rewritten after.
+pub fn callees(function: &Function) -> NameSet<Name> {
+    let mut callees = NameSet::default();
+    for stmt in &function.body {
+        stmt.for_each_call(&mut |name| {
+            if !callees.contains(name) {
+                callees.insert(Name::from(name));
+            }
+        });
+    }
+    callees
+}
+
 impl Analysis {
     /// Declares a global before the functions that read it are added.
     pub fn global(&mut self, global: &Global) {
@@ -134,20 +149,9 @@ impl Analysis {
         self.functions.get(name).cloned().unwrap_or_else(|| name.into())
     }
 
-    /// Analyses one function, given every name it calls if they are known already (`None`: they
-    /// are found here); returns the module's functions it calls.
-    pub fn function(&mut self, function: &Function, callees: Option<NameSet<Name>>) -> Vec<Name> {
-        let callees = callees.unwrap_or_else(|| {
-            let mut callees = NameSet::default();
-            for stmt in &function.body {
-                stmt.for_each_call(&mut |name| {
-                    if !callees.contains(name) {
-                        callees.insert(Name::from(name));
-                    }
-                });
-            }
-            callees
-        });
+    /// Analyses one function, given every name it calls (or more: [`callees`]); returns the
+    /// module's functions it calls.
+    pub fn function(&mut self, function: &Function, callees: &NameSet<Name>) -> Vec<Name> {
         // Each callee is judged once, not at each of its calls: a function makes many calls of
         // few builtins and constructors, and the list of builtins is compared name by name.
         let calls: NameSet<&str> = callees
@@ -553,7 +557,7 @@ mod tests {
             analysis.declare_function(&f.name);
         }
         for f in &functions {
-            analysis.function(f, None);
+            analysis.function(f, &callees(f));
         }
         analysis.verdict()
     }

@@ -406,7 +406,8 @@ mod tests {
         let printed = PrintedFunction { name: "main".into(), text, signature, calls: Vec::new() };
         let ast = Module { globals, functions: vec![printed], ..Module::default() };
         let mut incremental = Incremental::new(true);
-        incremental.function(&ast, f);
+        let callees = crate::wgsl::uniformity::callees(&f);
+        incremental.function(&ast, f, &callees);
         (print::print(&ast), check(&ast, incremental.finish(&ast)))
     }
 

@@ -133,14 +133,15 @@ impl Incremental {
         }
     }
 
-    /// Adds `f`, the function of `ast` just printed (the last of `ast.functions`): built now, or
-    /// kept until the functions it calls are printed and built.
-    pub fn function(&mut self, ast: &Module, f: Function) {
+    /// Adds `f`, the function of `ast` just printed (the last of `ast.functions`), which calls
+    /// `callees` (every name it calls, or more): built now, or kept until the functions it calls
+    /// are printed and built.
+    pub fn function(&mut self, ast: &Module, f: Function, callees: &NameSet<Name>) {
         if let State::NotStarted = self.state {
             self.state = part(ast);
         }
         // naga's code runs on IR it has not checked yet: a panic there is a refusal.
-        let added = without_panicking(|| self.add(ast, f)).unwrap_or(Err(Unsupported("naga panicked")));
+        let added = without_panicking(|| self.add(ast, f, callees)).unwrap_or(Err(Unsupported("naga panicked")));
         if let Err(Unsupported(what)) = added {
             self.state = State::Refused(what);
         }
@@ -182,7 +183,7 @@ impl Incremental {
         }
     }
 
-    fn add(&mut self, ast: &Module, f: Function) -> Result<()> {
+    fn add(&mut self, ast: &Module, f: Function, callees: &NameSet<Name>) -> Result<()> {
         // A full part is finished when the next function comes (or at the end), not as its last
         // function is printed: that function's tree and the SPIR-V module are still alive then.
         // A part where a function still waits for its callees goes on: they belong to it.
@@ -200,14 +201,7 @@ impl Incremental {
         part.builder.declare_new(ast)?;
         // The functions it calls, in the order it first names them; a stub before it of each of
         // an earlier part not stubbed in this one yet.
-        let (mut callees, mut seen) = (Vec::new(), NameSet::default());
-        for stmt in &f.body {
-            stmt.for_each_call(&mut |callee| {
-                if seen.insert(callee) && part.may_be_function(callee) {
-                    callees.push(Name::from(callee));
-                }
-            });
-        }
+        let callees = in_order(&f.body, callees.iter().filter(|callee| part.may_be_function(callee)).collect());
         for callee in &callees {
             if !part.positions.contains_key(callee)
                 && let Some(signature) = self.signatures.get(callee)
@@ -363,6 +357,28 @@ impl Building {
     }
 }
 
+/// Those of `callees` that `body` calls, in the order its text first names them (the order the
+/// front end's search takes them in: `Building`). The walk stops once it has met them all: at
+/// once where, as in most functions, none may be one of the module's functions.
+fn in_order(body: &[Stmt], mut callees: Vec<&Name>) -> Vec<Name> {
+    let mut found = Vec::with_capacity(callees.len());
+    for stmt in body {
+        if callees.is_empty() {
+            break;
+        }
+        stmt.for_each_expr(&mut |expr| {
+            if !callees.is_empty() {
+                expr.for_each_call(&mut |callee| {
+                    if let Some(at) = callees.iter().position(|name| ***name == *callee) {
+                        found.push(Name::clone(callees.swap_remove(at)));
+                    }
+                });
+            }
+        });
+    }
+    found
+}
+
 /// A new part: every struct and global of the module, as the front end reads them first.
 fn part(ast: &Module) -> State {
     match Builder::new(ast) {
@@ -502,9 +518,15 @@ mod tests {
         PrintedFunction { name: f.name.as_str().into(), text, signature: Signature { len, result }, calls: Vec::new() }
     }
 
+    /// Adds `f` to `incremental` as the lowering does, with every name it calls.
+    fn add(incremental: &mut Incremental, ast: &Module, f: Function) {
+        let callees = crate::wgsl::uniformity::callees(&f);
+        incremental.function(ast, f, &callees);
+    }
+
     fn built(ast: &Module, f: Function) -> Check {
         let mut incremental = Incremental::new(true);
-        incremental.function(ast, f);
+        add(&mut incremental, ast, f);
         check(ast, incremental.finish(ast))
     }
 
@@ -521,11 +543,11 @@ mod tests {
         // A comment the size of a part makes the next function start a part of its own.
         ast.functions[0].text.insert_str(0, &format!("// {}\n", "x".repeat(PART)));
         let mut incremental = Incremental::new(true);
-        incremental.function(&ast, f);
+        add(&mut incremental, &ast, f);
         let (_, mut g) = module_of(BinaryOp::Add, "u32");
         g.name = "g".into();
         ast.functions.push(printed(&g));
-        incremental.function(&ast, g);
+        add(&mut incremental, &ast, g);
         // As the lowering adds it: after every function.
         ast.diagnostics.push("off, derivative_uniformity");
         let check = check(&ast, incremental.finish(&ast));
@@ -564,7 +586,7 @@ mod tests {
         let (mut ast, mut incremental) = (Module::default(), Incremental::new(true));
         for function in [main, g, f] {
             ast.functions.push(printed(&function));
-            incremental.function(&ast, function);
+            add(&mut incremental, &ast, function);
         }
         let parts = incremental.finish(&ast);
         let names = parts.as_ref().map(|parts| function_names(&parts[0])).unwrap_or_default();
@@ -586,7 +608,7 @@ mod tests {
             if function.name == "main" {
                 ast.functions[0].text.insert_str(0, &format!("// {}\n", "x".repeat(PART)));
             }
-            incremental.function(&ast, function);
+            add(&mut incremental, &ast, function);
         }
         let parts = incremental.finish(&ast);
         let names: Vec<Vec<&str>> =
@@ -604,10 +626,10 @@ mod tests {
         let (mut ast, mut incremental) = (Module::default(), Incremental::new(true));
         ast.functions.push(printed(&main));
         ast.functions[0].text.insert_str(0, &format!("// {}\n", "x".repeat(WAITING)));
-        incremental.function(&ast, main);
+        add(&mut incremental, &ast, main);
         assert!(matches!(incremental.state, State::Refused(_)));
         ast.functions.push(printed(&f));
-        incremental.function(&ast, f);
+        add(&mut incremental, &ast, f);
         assert!(matches!(incremental.finish(&ast), Err(Unsupported(_))));
     }
 
@@ -616,7 +638,7 @@ mod tests {
         let main = returning("main", call_plus_one("f"));
         let (mut ast, mut incremental) = (Module::default(), Incremental::new(true));
         ast.functions.push(printed(&main));
-        incremental.function(&ast, main);
+        add(&mut incremental, &ast, main);
         assert!(matches!(incremental.finish(&ast), Err(Unsupported(_))));
     }
 
@@ -633,12 +655,12 @@ mod tests {
             ast.functions[0].text.insert_str(0, &format!("// {}\n", "x".repeat(PART)));
         }
         let mut incremental = Incremental::new(true);
-        incremental.function(&ast, f);
+        add(&mut incremental, &ast, f);
         ast.structs.push(struct_of_f32("S"));
         let mut g = returning("g", Expr::Literal(Literal::U32(1)));
         g.params.push(Param { attributes: Vec::new(), name: "s".into(), ty: "S".into() });
         ast.functions.push(printed(&g));
-        incremental.function(&ast, g);
+        add(&mut incremental, &ast, g);
         check(&ast, incremental.finish(&ast))
     }
 
@@ -666,11 +688,11 @@ mod tests {
         ast.globals.push(global);
         let main = returning("main", call_plus_one("f"));
         ast.functions.push(printed(&main));
-        incremental.function(&ast, main);
+        add(&mut incremental, &ast, main);
         ast.structs.push(struct_of_f32("S"));
         let f = returning("f", Expr::Literal(Literal::U32(3)));
         ast.functions.push(printed(&f));
-        incremental.function(&ast, f);
+        add(&mut incremental, &ast, f);
         let check = check(&ast, incremental.finish(&ast));
         assert!(matches!(check, Check::Equal { parts: 1 }), "{check:?}");
     }
@@ -691,7 +713,7 @@ mod tests {
         let main = returning("main", Expr::call("u32", vec![s_x]));
         let (mut ast, mut incremental) = (Module::default(), Incremental::new(true));
         ast.functions.push(printed(&main));
-        incremental.function(&ast, main);
+        add(&mut incremental, &ast, main);
         ast.structs.push(struct_of_f32("S"));
         let check = check(&ast, incremental.finish(&ast));
         assert!(matches!(check, Check::Equal { parts: 1 }), "{check:?}");
@@ -713,7 +735,7 @@ mod tests {
         let mut ast = Module { functions: vec![printed(&main())], ..Module::default() };
         let built = |ast: &Module| {
             let mut incremental = Incremental::new(true);
-            incremental.function(ast, main());
+            add(&mut incremental, ast, main());
             check(ast, incremental.finish(ast))
         };
         let refused = built(&ast);
