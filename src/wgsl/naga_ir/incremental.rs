@@ -596,6 +596,20 @@ mod tests {
     }
 
     #[test]
+    fn callees_come_in_the_order_the_text_first_names_them() {
+        // `h(g(), f(g()));` then `return f();`: h, g, f, whatever the order of the names given;
+        // k, given but never called, is left out.
+        let f_of_g = Expr::call("f", vec![Expr::call("g", Vec::new())]);
+        let body = vec![
+            Stmt::Call(Expr::call("h", vec![Expr::call("g", Vec::new()), f_of_g])),
+            Stmt::Return(Some(Expr::call("f", Vec::new()))),
+        ];
+        let given: Vec<Name> = ["f", "k", "g", "h"].into_iter().map(Name::from).collect();
+        let found = in_order(&body, given.iter().collect());
+        assert_eq!(found.iter().map(|name| &**name).collect::<Vec<_>>(), ["h", "g", "f"]);
+    }
+
+    #[test]
     fn a_part_does_not_end_while_a_caller_waits() {
         // main fills a part, but calls f, printed after it: f belongs to main's part. h, after
         // them, begins the next part, with a stub of f.
