@@ -210,7 +210,10 @@ impl<'m> Structurizer<'m> {
     fn sequence(&mut self, start: usize, follow: Option<usize>) -> Result<Vec<Node>, Error> {
         if self.stack.len() > MAX_DEPTH {
             return Err(Error::unsupported(
-                format!("control flow nested more than {MAX_DEPTH} constructs deep"),
+                format!(
+                    "control flow nested more than {MAX_DEPTH} constructs deep: Tint (the WGSL compiler of \
+                     Chrome's WebGPU) takes about 62 nested loops or 41 nested switches"
+                ),
                 self.location(start, self.function.terminator(start)),
             ));
         }
