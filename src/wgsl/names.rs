@@ -7,7 +7,7 @@ use std::borrow::Cow;
 use std::sync::OnceLock;
 
 use super::ast::Name;
-use super::print::push_digits;
+use super::print::push_decimal;
 
 /// Predeclared names naga's list (`BUILTIN_IDENTIFIERS`) leaves out: the type aliases
 /// (WGSL spec, "Predeclared type aliases"). A declaration with one of them would shadow the alias.
@@ -100,7 +100,7 @@ pub fn unnamed_base(id: u32) -> String {
 
 fn push_unnamed(out: &mut String, id: u32) {
     out.push_str("x_");
-    push_digits(out, u64::from(id), 10);
+    push_decimal(out, u64::from(id));
 }
 
 /// The id `name` is [`unnamed_base`] of, if it is one: `x_` and an id in decimal without
