@@ -79,6 +79,16 @@ fn nested(depth: usize, open: impl Fn(usize) -> String, close: impl Fn(usize) ->
     asm + "OpReturn\nOpFunctionEnd\n"
 }
 
+/// Runs `f` on a thread with a stack of 64 MB. naga's validator and WGSL front end, built for
+/// debugging as the tests are, take about 75 KB of stack for each level a block nests in
+/// another, more than a test thread's 2 MB holds at Tint's depth; built for release, far less.
+fn on_a_large_stack<T: Send>(f: impl FnOnce() -> T + Send) -> T {
+    std::thread::scope(|scope| {
+        let thread = std::thread::Builder::new().stack_size(64 << 20).spawn_scoped(scope, f).expect("a thread");
+        thread.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+    })
+}
+
 /// Tint counts a loop two levels and a switch case three, and takes 126 (`wgsl/nesting.rs`):
 /// the deepest nest it takes translates, valid for naga and Tint, and one level more is refused.
 #[test]
@@ -96,9 +106,10 @@ fn control_flow_nests_as_deep_as_tint_takes_and_no_deeper() {
         ("switches", 41, nested(41, switch_open, switch_close), nested(42, switch_open, switch_close)),
     ];
     for (what, depth, deepest, deeper) in cases {
-        let wgsl =
-            translate(deepest.as_bytes(), &Options::default()).unwrap_or_else(|e| panic!("{depth} {what}: {e}")).wgsl;
-        let (_, problems) = common::validate_wgsl(&wgsl, what);
+        let wgsl = on_a_large_stack(|| translate(deepest.as_bytes(), &Options::default()))
+            .unwrap_or_else(|e| panic!("{depth} {what}: {e}"))
+            .wgsl;
+        let (_, problems) = on_a_large_stack(|| common::validate_wgsl(&wgsl, what));
         assert!(problems.is_empty(), "{depth} {what}: {problems:?}");
         match translate(deeper.as_bytes(), &Options::default()) {
             Err(error @ Error::Unsupported { .. }) => assert!(error.to_string().contains("Tint"), "{error}"),
