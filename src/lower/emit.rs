@@ -158,8 +158,9 @@ impl<'m> Emitter<'m> {
     }
 
     /// [`Emitter::finish_function`] for a function of the module, given every name it calls
-    /// (`function::emit`), which saves the uniformity analysis and naga's IR a walk of it. A function nested
-    /// deeper than Tint takes is refused (`wgsl/nesting.rs`); `origin` is its OpFunction.
+    /// (`function::emit`), which saves the uniformity analysis and naga's IR a walk of it. A
+    /// function nested deeper than Tint takes is refused (`wgsl/nesting.rs`); `origin` is its
+    /// OpFunction.
     pub(super) fn finish_lowered(
         &mut self,
         function: ast::Function,
