@@ -175,7 +175,9 @@ fn scalar_or_vector_slot(inner: &TypeInner) -> Option<usize> {
         8 => 3,
         _ => return None,
     };
-    Some((shape * 6 + scalar.kind as usize) * 4 + width)
+    // naga's six kinds, in their order; a kind a later naga adds takes the hashed path.
+    let kind = Some(scalar.kind as usize).filter(|&kind| kind < 6)?;
+    Some((shape * 6 + kind) * 4 + width)
 }
 
 #[cfg(test)]
