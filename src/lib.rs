@@ -194,6 +194,7 @@ fn lower(input: &[u8], options: &Options, ir: Option<wgsl::naga_ir::Incremental>
     passes::layout::run(&mut module, options)?;
     passes::atomics::run(&mut module, options)?;
     passes::array_counts::run(&mut module, options)?;
+    passes::parameter_counts::run(&mut module, options)?;
     let lower::Emitted { mut ast, bindings, uniformity, warnings, ir } = lower::lower(&module, options, ir)?;
     module.warnings.extend(warnings);
     if uniformity.breaks_barriers {

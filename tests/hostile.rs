@@ -512,3 +512,73 @@ fn many_counted_loops_in_a_row() {
     // Every loop is written as the counted loop it is.
     assert_eq!(wgsl.matches("for (").count(), n, "{}", &wgsl[..wgsl.len().min(2000)]);
 }
+
+// Tint's limits that naga lacks: at each, the module translates to WGSL naga and Tint accept; one
+// past it, it is refused, naming the instruction (the limits are in `docs/refused.md`).
+
+/// `at_limit` translates, valid for naga and Tint; `past_limit` is refused at `opcode`, naming Tint.
+fn at_tint_limit_and_past_it(what: &str, at_limit: &str, past_limit: &str, opcode: &str) {
+    let wgsl = translate(at_limit.as_bytes(), &Options::default()).unwrap_or_else(|e| panic!("{what}: {e}")).wgsl;
+    let (_, problems) = common::validate_wgsl(&wgsl, what);
+    assert!(problems.is_empty(), "{what}: {problems:?}");
+    match translate(past_limit.as_bytes(), &Options::default()) {
+        Err(error @ Error::Unsupported { .. }) => {
+            let message = error.to_string();
+            assert!(message.contains("Tint") && message.contains(&format!("= {opcode}")), "{what}: {message}");
+        }
+        other => panic!("{what}: expected a refusal, got {:?}", other.map(|t| t.wgsl)),
+    }
+}
+
+/// A compute shader calling `%f`, a function of `n` float parameters that stores the last.
+fn float_parameters(n: usize) -> String {
+    let mut asm = String::from(HEADER.split("%main = OpFunction").next().unwrap_or_default());
+    asm += "%float = OpTypeFloat 32\n%f1 = OpConstant %float 1\n%pf = OpTypePointer StorageBuffer %float\n";
+    asm += &format!("%fnf = OpTypeFunction %void{}\n", " %float".repeat(n));
+    asm += "%f = OpFunction %void None %fnf\n";
+    asm.extend((0..n).map(|i| format!("%x{i} = OpFunctionParameter %float\n")));
+    asm += &format!(
+        "%fl = OpLabel\n%fp = OpAccessChain %pu %buf %u0\n%fx = OpConvertFToU %uint %x{}\nOpStore %fp %fx\nOpReturn\nOpFunctionEnd\n",
+        n - 1
+    );
+    asm += &format!(
+        "%main = OpFunction %void None %fn\n%entry = OpLabel\n%r = OpFunctionCall %void %f{}\nOpReturn\nOpFunctionEnd\n",
+        " %f1".repeat(n)
+    );
+    asm
+}
+
+/// A fragment shader calling `%f`, a function of `images` combined image sampler parameters (each
+/// two in WGSL: the image and its sampler) and `floats` float ones, which samples the first.
+fn combined_image_sampler_parameters(images: usize, floats: usize) -> String {
+    let mut asm = String::from(
+        "OpCapability Shader\nOpMemoryModel Logical GLSL450\nOpEntryPoint Fragment %main \"main\" %out %t\n\
+         OpExecutionMode %main OriginUpperLeft\nOpDecorate %out Location 0\nOpDecorate %t DescriptorSet 0\n\
+         OpDecorate %t Binding 0\n%void = OpTypeVoid\n%fn = OpTypeFunction %void\n%float = OpTypeFloat 32\n\
+         %v2 = OpTypeVector %float 2\n%v4 = OpTypeVector %float 4\n%img = OpTypeImage %float 2D 0 0 0 1 Unknown\n\
+         %si = OpTypeSampledImage %img\n%psi = OpTypePointer UniformConstant %si\n%t = OpVariable %psi UniformConstant\n\
+         %po = OpTypePointer Output %v4\n%out = OpVariable %po Output\n%f0 = OpConstant %float 0\n\
+         %c = OpConstantComposite %v2 %f0 %f0\n",
+    );
+    asm += &format!(
+        "%fnf = OpTypeFunction %v4{}{}\n%f = OpFunction %v4 None %fnf\n",
+        " %psi".repeat(images),
+        " %float".repeat(floats)
+    );
+    asm.extend((0..images).map(|i| format!("%s{i} = OpFunctionParameter %psi\n")));
+    asm.extend((0..floats).map(|i| format!("%x{i} = OpFunctionParameter %float\n")));
+    asm += "%fl = OpLabel\n%ld = OpLoad %si %s0\n%r = OpImageSampleImplicitLod %v4 %ld %c\nOpReturnValue %r\nOpFunctionEnd\n";
+    asm + &format!(
+        "%main = OpFunction %void None %fn\n%e = OpLabel\n%v = OpFunctionCall %v4 %f{}{}\nOpStore %out %v\nOpReturn\nOpFunctionEnd\n",
+        " %t".repeat(images),
+        " %f0".repeat(floats)
+    )
+}
+
+/// Counted in WGSL: a combined image sampler parameter is two there.
+#[test]
+fn functions_of_as_many_parameters_as_tint_takes_and_no_more() {
+    at_tint_limit_and_past_it("255 parameters", &float_parameters(255), &float_parameters(256), "OpFunction");
+    let (at_limit, past_limit) = (combined_image_sampler_parameters(127, 1), combined_image_sampler_parameters(128, 0));
+    at_tint_limit_and_past_it("127 combined image samplers and a float", &at_limit, &past_limit, "OpFunction");
+}

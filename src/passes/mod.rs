@@ -12,6 +12,7 @@ pub mod global_params;
 pub mod handles;
 pub mod io_wrapper;
 pub mod layout;
+pub mod parameter_counts;
 pub mod signedness;
 pub mod single_store_locals;
 pub mod single_value_phis;
