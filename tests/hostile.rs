@@ -516,15 +516,16 @@ fn many_counted_loops_in_a_row() {
 // Tint's limits that naga lacks: at each, the module translates to WGSL naga and Tint accept; one
 // past it, it is refused, naming the instruction (the limits are in `docs/refused.md`).
 
-/// `at_limit` translates, valid for naga and Tint; `past_limit` is refused at `opcode`, naming Tint.
-fn at_tint_limit_and_past_it(what: &str, at_limit: &str, past_limit: &str, opcode: &str) {
+/// `at_limit` translates, valid for naga and Tint; `past_limit` is refused, naming Tint and the
+/// instruction (`needle`).
+fn at_tint_limit_and_past_it(what: &str, at_limit: &str, past_limit: &str, needle: &str) {
     let wgsl = translate(at_limit.as_bytes(), &Options::default()).unwrap_or_else(|e| panic!("{what}: {e}")).wgsl;
     let (_, problems) = common::validate_wgsl(&wgsl, what);
     assert!(problems.is_empty(), "{what}: {problems:?}");
     match translate(past_limit.as_bytes(), &Options::default()) {
         Err(error @ Error::Unsupported { .. }) => {
             let message = error.to_string();
-            assert!(message.contains("Tint") && message.contains(&format!("= {opcode}")), "{what}: {message}");
+            assert!(message.contains("Tint") && message.contains(needle), "{what}: {message}");
         }
         other => panic!("{what}: expected a refusal, got {:?}", other.map(|t| t.wgsl)),
     }
@@ -575,10 +576,73 @@ fn combined_image_sampler_parameters(images: usize, floats: usize) -> String {
     )
 }
 
-/// Counted in WGSL: a combined image sampler parameter is two there.
+/// Counted in WGSL, where a combined image sampler parameter is two (SPIR-V itself takes at most
+/// 255 parameters).
 #[test]
 fn functions_of_as_many_parameters_as_tint_takes_and_no_more() {
-    at_tint_limit_and_past_it("255 parameters", &float_parameters(255), &float_parameters(256), "OpFunction");
-    let (at_limit, past_limit) = (combined_image_sampler_parameters(127, 1), combined_image_sampler_parameters(128, 0));
-    at_tint_limit_and_past_it("127 combined image samplers and a float", &at_limit, &past_limit, "OpFunction");
+    let past_limit = combined_image_sampler_parameters(128, 0);
+    at_tint_limit_and_past_it("255 floats", &float_parameters(255), &past_limit, "= OpFunction");
+    at_tint_limit_and_past_it(
+        "127 samplers, a float",
+        &combined_image_sampler_parameters(127, 1),
+        &past_limit,
+        "= OpFunction",
+    );
+}
+
+/// A compute shader storing element `v0` of an array `%c` of `n` floats, made by `op`: an
+/// `OpConstantComposite` or `OpSpecConstantComposite` of constants, or an `OpCompositeConstruct`
+/// of values read from the buffer among them.
+fn array_value(n: usize, op: &str) -> String {
+    let mut asm = String::from(HEADER.split("%main = OpFunction").next().unwrap_or_default());
+    asm += &format!(
+        "%float = OpTypeFloat 32\n%f1 = OpConstant %float 1\n%un = OpConstant %uint {n}\n%A = OpTypeArray %float %un\n\
+         %pA = OpTypePointer Function %A\n%pf = OpTypePointer Function %float\n"
+    );
+    let parts: String = (0..n).map(|i| if i % 2 == 0 { " %x" } else { " %f1" }).collect();
+    let array = format!("%c = {op} %A{parts}\n");
+    let body = "%main = OpFunction %void None %fn\n%entry = OpLabel\n%v = OpVariable %pA Function\n\
+                %p = OpAccessChain %pu %buf %u0\n%v0 = OpLoad %uint %p\n";
+    asm += &match op {
+        "OpCompositeConstruct" => format!("{body}%x = OpConvertUToF %float %v0\n{array}"),
+        _ => format!("%x = OpConstant %float 2\n{array}{body}"),
+    };
+    asm + "OpStore %v %c\n%q = OpAccessChain %pf %v %v0\n%y = OpLoad %float %q\n%r = OpConvertFToU %uint %y\n\
+           OpStore %p %r\nOpReturn\nOpFunctionEnd\n"
+}
+
+#[test]
+fn array_values_of_as_many_elements_as_tint_constructs_and_no_more() {
+    for (op, needle) in [
+        ("OpConstantComposite", "constant %"),
+        ("OpSpecConstantComposite", "constant %"),
+        ("OpCompositeConstruct", "= OpCompositeConstruct"),
+    ] {
+        at_tint_limit_and_past_it(op, &array_value(32767, op), &array_value(32768, op), needle);
+    }
+}
+
+/// A compute shader storing the last member of a storage buffer, a struct of `n` integers, the
+/// first at offset `first` (WGSL adds a member before it to pad).
+fn struct_of_members(n: usize, first: usize) -> String {
+    let mut asm = String::from(
+        "OpCapability Shader\nOpMemoryModel Logical GLSL450\nOpEntryPoint GLCompute %main \"main\" %buf\n\
+         OpExecutionMode %main LocalSize 1 1 1\nOpDecorate %buf DescriptorSet 0\nOpDecorate %buf Binding 0\nOpDecorate %S Block\n",
+    );
+    asm.extend((0..n).map(|i| format!("OpMemberDecorate %S {i} Offset {}\n", first + 4 * i)));
+    asm += &format!(
+        "%void = OpTypeVoid\n%fn = OpTypeFunction %void\n%uint = OpTypeInt 32 0\n%S = OpTypeStruct{}\n\
+         %pS = OpTypePointer StorageBuffer %S\n%buf = OpVariable %pS StorageBuffer\n%pu = OpTypePointer StorageBuffer %uint\n\
+         %last = OpConstant %uint {}\n",
+        " %uint".repeat(n),
+        n - 1
+    );
+    asm + "%main = OpFunction %void None %fn\n%entry = OpLabel\n%p = OpAccessChain %pu %buf %last\nOpStore %p %last\n\
+           OpReturn\nOpFunctionEnd\n"
+}
+
+/// SPIR-V itself takes at most 16383 members, as Tint: only padding can pass the limit.
+#[test]
+fn structs_of_as_many_members_as_tint_takes_and_no_more() {
+    at_tint_limit_and_past_it("struct", &struct_of_members(16383, 0), &struct_of_members(16383, 16), "= OpTypeStruct");
 }

@@ -22,6 +22,7 @@ use crate::wgsl::naga_ir;
 use crate::wgsl::names::Namer;
 use crate::wgsl::nesting;
 use crate::wgsl::print;
+use crate::wgsl::tint_sizes;
 use crate::wgsl::uniformity;
 
 /// Module-scope state shared by the function lowering: names and type spellings.
@@ -485,6 +486,10 @@ impl<'m> Emitter<'m> {
                 module.member_decorations(id, (members.len() as u32).saturating_sub(1)).offset.unwrap_or(0);
             last.attributes.push(Attribute::Size(padded - last_offset));
         }
+        if let Some(why) = tint_sizes::too_many_members(out.len()) {
+            let at = Location { opcode: Some(spirv::Op::TypeStruct), ..location_of_id(module, id) };
+            return Err(Error::unsupported(format!("struct %{id} would have {why}"), at));
+        }
         self.member_names.insert(id, names);
         self.out.structs.push(ast::Struct { name: name.clone(), members: out });
         Ok(name)
@@ -650,6 +655,11 @@ impl<'m> Emitter<'m> {
                 error
             }),
             ConstValue::Composite(parts) => {
+                if let Some(why) = tint_sizes::too_many_elements(parts.len(), || format!("constant %{id}"))
+                    && matches!(module.ty(constant.ty)?, Type::Array { .. })
+                {
+                    return Err(self.unsupported(id, why));
+                }
                 let ty = self.ty(constant.ty)?;
                 // A vector of one repeated component is written once, as a splat.
                 let parts = match module.splat(constant.ty, parts.iter().copied()) {

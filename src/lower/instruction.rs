@@ -12,6 +12,7 @@ use crate::ops::{self, Spelling};
 use crate::passes::atomics;
 use crate::spirv::{ConstValue, Def, ExtSet, Id, Inst, Operand, Type};
 use crate::wgsl::ast::{BinaryOp, COMPONENTS, Call, Expr, Literal, Name, Stmt, UnaryOp};
+use crate::wgsl::tint_sizes;
 
 /// The most elements `OpCopyLogical` writes out one by one.
 const MAX_COPIED_ELEMENTS: u64 = 4096;
@@ -564,6 +565,11 @@ impl Lower<'_> {
             return self.define(e, inst, Expr::call(wgsl_ty, vec![part]), false);
         }
         let ids: Vec<Id> = inst.id_operands().collect();
+        if let Some(why) = tint_sizes::too_many_elements(ids.len(), || "the value it constructs".into())
+            && matches!(self.module.ty(ty)?, Type::Array { .. })
+        {
+            return Err(Error::unsupported(why, self.location(inst)));
+        }
         let mut parts = Vec::with_capacity(ids.len());
         let mut rest = &ids[..];
         while let Some((&first, after)) = rest.split_first() {

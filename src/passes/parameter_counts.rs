@@ -1,8 +1,8 @@
 //! Functions of more than 255 parameters, refused with the OpFunction named: Tint (the WGSL
 //! compiler of Chrome and Dawn) rejects them, though naga takes them. The count is the WGSL
 //! function's, after the passes that add parameters (`handles` gives each combined image sampler
-//! a sampler, `global_params` passes dynamic indices): a function can pass the limit that its
-//! SPIR-V stays under.
+//! a sampler, `global_params` passes dynamic indices): SPIR-V itself takes at most 255, so only a
+//! function given more can pass the limit.
 //!
 //! Before and after: the module is unchanged; such a function is an error. An entry point's
 //! parameters are its inputs (`io_wrapper`), which WebGPU bounds far lower.
