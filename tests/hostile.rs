@@ -646,3 +646,32 @@ fn struct_of_members(n: usize, first: usize) -> String {
 fn structs_of_as_many_members_as_tint_takes_and_no_more() {
     at_tint_limit_and_past_it("struct", &struct_of_members(16383, 0), &struct_of_members(16383, 16), "= OpTypeStruct");
 }
+
+/// A switch on `v0 + 1` with `targets` cases besides the default, each storing a value of its own.
+fn switch_of_targets(targets: usize) -> String {
+    let asm = String::from(HEADER);
+    let mut switch = String::from("%s = OpIAdd %uint %v0 %u1\nOpSelectionMerge %merge None\nOpSwitch %s %merge");
+    let mut bodies = String::new();
+    for i in 0..targets {
+        switch += &format!(" {i} %case{i}");
+        bodies +=
+            &format!("%case{i} = OpLabel\n%r{i} = OpIAdd %uint %v0 %u{}\nOpStore %p %r{i}\nOpBranch %merge\n", i % 2);
+    }
+    asm + &format!("{switch}\n{bodies}%merge = OpLabel\nOpReturn\nOpFunctionEnd\n")
+}
+
+/// Tint takes 16383 clauses, the default's counted: one more is a second switch in the default
+/// clause of the first (`wgsl/switch_clauses.rs`), its selector bound to a `let` read by both.
+#[test]
+fn a_switch_of_more_clauses_than_tint_takes_is_split() {
+    for (targets, switches) in [(16382, 1), (16383, 2), (32766, 3)] {
+        let wgsl = translate(switch_of_targets(targets).as_bytes(), &Options::default())
+            .unwrap_or_else(|e| panic!("{targets} targets: {e}"))
+            .wgsl;
+        // naga validated it in `translate`; its WGSL front end is slow on switches this long.
+        common::tint_validate(&wgsl, "switch").unwrap_or_else(|e| panic!("{targets} targets: {e}"));
+        assert_eq!(wgsl.matches("switch ").count(), switches, "{targets} targets");
+        assert_eq!(wgsl.matches("case ").count(), targets);
+        assert_eq!(wgsl.matches("default").count(), switches);
+    }
+}

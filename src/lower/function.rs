@@ -28,6 +28,7 @@ use crate::wgsl::declarations;
 use crate::wgsl::inline_lets;
 use crate::wgsl::loop_phis;
 use crate::wgsl::names::{Namer, unnamed_base};
+use crate::wgsl::switch_clauses;
 
 /// Lowers function `f`; `entry` is the entry point it is itself, if it is unwrapped. Returns it
 /// with every name it calls (`inline_lets::Found::calls`).
@@ -482,7 +483,11 @@ impl<'m> Lower<'m> {
             }
             Node::Switch { selector, cases } => {
                 let selector_ty = self.module.type_of(*selector)?;
-                let selector_expr = self.take(e, *selector)?;
+                // A switch split for Tint reads its selector again (`wgsl/switch_clauses.rs`).
+                let selector_expr = match cases.len() > switch_clauses::TINT_MAX_CLAUSES {
+                    true => self.take_shared(e, *selector)?,
+                    false => self.take(e, *selector)?,
+                };
                 let note = self.label_note(self.function.blocks[self.block].label);
                 self.flush(e, false);
                 let mut out = Vec::with_capacity(cases.len());
@@ -492,7 +497,7 @@ impl<'m> Lower<'m> {
                     let body = self.nodes(e, &case.body)?;
                     out.push(ast::SwitchCase { selectors, default: case.default, body });
                 }
-                self.push_noted(Stmt::Switch { selector: selector_expr, cases: out }, note);
+                self.push_noted(switch_clauses::switch(selector_expr, out), note);
             }
             Node::Break => self.stmts.push(Stmt::Break),
             Node::Continue => self.stmts.push(Stmt::Continue),

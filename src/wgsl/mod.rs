@@ -12,6 +12,7 @@ pub mod naga_ir;
 pub mod names;
 pub(crate) mod nesting;
 pub mod print;
+pub(crate) mod switch_clauses;
 pub(crate) mod tint_sizes;
 pub mod uniformity;
 pub mod validate;
