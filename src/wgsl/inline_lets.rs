@@ -295,11 +295,13 @@ fn evaluated_before(expr: &Expr, name: &str, conditional: bool, before: &mut imp
 }
 
 /// Whether `expr` reads only the function's own values, which no call can change, and calls
-/// nothing.
+/// nothing but constructors and conversions spelled with a type (`vec3<f32>(..)`,
+/// `bitcast<u32>(..)`), which compute from their operands alone.
 fn reads_only_own(expr: &Expr, own: &Own) -> bool {
     !expr.any(&|e| match e {
         Expr::Ident(name) => !own.is_own(name),
-        Expr::Call(_) | Expr::Unary(UnaryOp::Deref, _) => true,
+        Expr::Call(call) => !call.callee.contains('<'),
+        Expr::Unary(UnaryOp::Deref, _) => true,
         _ => false,
     })
 }
@@ -394,6 +396,14 @@ mod tests {
             Stmt::Assign { target: ident("acc"), value: plus(ident("glob"), ident("x_1")) },
         ];
         assert!(inlined(body).contains("let x_1 = f();"));
+        // A constructor computes from its operands alone; a builtin may read what the call writes.
+        for (callee, text) in [("vec3<f32>", "acc = vec3<f32>(acc) + f();"), ("textureLoad", "let x_1 = f();")] {
+            let body = vec![
+                let_("x_1", call("f", vec![])),
+                Stmt::Assign { target: ident("acc"), value: plus(call(callee, vec![ident("acc")]), ident("x_1")) },
+            ];
+            assert!(inlined(body).contains(text), "{callee}");
+        }
         // Nor past another call, nor into the operand of `||` that may not run.
         let body = vec![let_("x_1", call("f", vec![])), Stmt::Call(call("g", vec![call("g", vec![]), ident("x_1")]))];
         assert!(inlined(body).contains("let x_1 = f();"));
