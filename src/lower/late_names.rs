@@ -14,8 +14,9 @@ impl Emitter<'_> {
     pub(super) fn claim_late_names(&mut self, functions: &[usize]) {
         let module = self.module;
         // By id: ids index the module's definitions densely, and a flag per id costs less than
-        // hashing each type and constant every instruction mentions.
-        let mut seen = vec![false; module.defs.len()];
+        // hashing each type and constant every instruction mentions. Results and parameters,
+        // most ids, claim nothing: seen from the start, so that each costs one look.
+        let mut seen: Vec<bool> = module.defs.iter().map(is_value).collect();
         let mut pending = Vec::new();
         // Initializers the entry points store (`entry_initializers.rs`), read there or not.
         for &(_, init) in &self.moved_initializers.clone() {
@@ -30,7 +31,7 @@ impl Emitter<'_> {
                 // Most instructions' type and operands were met before or are values: each
                 // costs this look, and only the others go on the list.
                 for id in inst.ty.into_iter().chain(inst.id_operands()) {
-                    if seen.get(id as usize) == Some(&false) && !is_value(module.def(id)) {
+                    if seen.get(id as usize) == Some(&false) {
                         self.claim_from(id, &mut seen, &mut pending);
                     }
                 }
@@ -39,14 +40,10 @@ impl Emitter<'_> {
     }
 
     /// Claims `id` and what it refers to, depth first, so that names are claimed in the order
-    /// a reader meets them; each id once.
+    /// a reader meets them; each id once, none that is `seen`.
     fn claim_from(&mut self, id: Id, seen: &mut [bool], pending: &mut Vec<Id>) {
         pending.push(id);
         while let Some(id) = pending.pop() {
-            // Results and parameters, most ids, claim nothing: kept out of the set.
-            if is_value(self.module.def(id)) {
-                continue;
-            }
             // An id past the definitions claims nothing.
             if let Some(seen) = seen.get_mut(id as usize)
                 && !std::mem::replace(seen, true)
