@@ -38,7 +38,7 @@ pub fn emit(e: &mut Emitter, f: usize, entry: Option<&EntryPoint>) -> Result<(as
     let uses = uses::uses(module, f)?;
     // Nearly every value bound to a `let` is unnamed and has an entry in `unnamed`: room for
     // them up front, where growing it one insert at a time rehashed it again and again.
-    let unnamed = inline_lets::Counts::with_capacity_and_hasher(uses.shared_results(), Default::default());
+    let unnamed = inline_lets::Counts::with_capacity(uses.shared_results());
     let mut lower = Lower {
         module,
         f,
@@ -764,7 +764,7 @@ impl<'m> Lower<'m> {
             }
             None => {
                 let name = self.namer.fresh_unnamed(id, Some(&e.namer));
-                self.unnamed.insert(name.clone(), Default::default());
+                self.unnamed.add(&name);
                 name
             }
         }
