@@ -1,5 +1,6 @@
 //! `let`s the lowering bound because their value had several uses in SPIR-V, or was a call's
-//! result, left with one use, in the statement right after them: `let x_21 = a >= b;` before
+//! result, left with one use, in the statement after them (or after `let`s that go into that
+//! statement too): `let x_21 = a >= b;` before
 //! `let x_29 = x_21 || c;` (glslang's `||`, once its branch became an expression), or
 //! `let x_456 = f(L);` before `Lo = Lo + x_456;`. Such a `let` goes into its use when that
 //! changes nothing:
@@ -143,27 +144,38 @@ fn list(stmts: &mut Vec<Stmt>, counts: &Counts, own: &Own, has_effect: &dyn Fn(&
     for stmt in stmts.iter_mut() {
         stmt.unnoted_mut().for_each_list_mut(&mut |nested| list(nested, counts, own, has_effect));
     }
-    // An inlined `let` is dropped at the end; the statement it went into is the next one tried.
-    let inlined: Vec<usize> =
-        (0..stmts.len().saturating_sub(1)).filter(|&index| try_inline(stmts, index, counts, own, has_effect)).collect();
+    // Last to first, so that a `let` whose use is past other `let`s that go into the same
+    // statement goes in too (`let x_5 = color; let x_6 = f(); color = x_5 * x_6;` becomes
+    // `color = color * f();`): an inlined `let` is dropped at the end, and the statement it went
+    // into, with what went in, is the next one for the `let` before it.
+    let mut inlined = Vec::new();
+    let mut next = stmts.len().saturating_sub(1);
+    for index in (0..next).rev() {
+        if try_inline(stmts, index, next, counts, own, has_effect) {
+            inlined.push(index);
+        } else {
+            next = index;
+        }
+    }
     if inlined.is_empty() {
         return;
     }
     let mut index = 0;
-    let mut inlined = inlined.into_iter().peekable();
+    let mut inlined = inlined.into_iter().rev().peekable();
     stmts.retain(|_| {
         index += 1;
         inlined.next_if_eq(&(index - 1)).is_none()
     });
 }
 
-/// Inlines the `let` at `index` into the statement after it, if it may; returns whether it did.
-/// A value mentioned once whose mention is not in that statement (but in a loop's `continuing`)
-/// stays. The value moves into its use, and the `let` keeps a placeholder until it is dropped:
-/// nothing is copied.
+/// Inlines the `let` at `index` into the statement at `next`, the first one after it not
+/// inlined, if it may; returns whether it did. A value mentioned once whose mention is not in that
+/// statement (but in a loop's `continuing`) stays. The value moves into its use, and the `let`
+/// keeps a placeholder until it is dropped: nothing is copied.
 fn try_inline(
     stmts: &mut [Stmt],
     index: usize,
+    next: usize,
     counts: &Counts,
     own: &Own,
     has_effect: &dyn Fn(&Expr) -> bool,
@@ -179,7 +191,7 @@ fn try_inline(
     if !value_has_effect && !value.any(&|e| matches!(e, Expr::Ident(_))) {
         return false;
     }
-    let next = tail[0].unnoted_mut();
+    let next = tail[next - index - 1].unnoted_mut();
     let either_order = matches!(next, Stmt::Assign { .. });
     let mut parts = own_exprs(next);
     if !may_inline(&parts, name, value_has_effect, either_order, own, has_effect) {
@@ -284,11 +296,13 @@ fn evaluated_before(expr: &Expr, name: &str, conditional: bool, before: &mut imp
 }
 
 /// Whether `expr` reads only the function's own values, which no call can change, and calls
-/// nothing.
+/// nothing but constructors and conversions spelled with a type (`vec3<f32>(..)`,
+/// `bitcast<u32>(..)`), which compute from their operands alone.
 fn reads_only_own(expr: &Expr, own: &Own) -> bool {
     !expr.any(&|e| match e {
         Expr::Ident(name) => !own.is_own(name),
-        Expr::Call(_) | Expr::Unary(UnaryOp::Deref, _) => true,
+        Expr::Call(call) => !call.callee.contains('<'),
+        Expr::Unary(UnaryOp::Deref, _) => true,
         _ => false,
     })
 }
@@ -383,6 +397,14 @@ mod tests {
             Stmt::Assign { target: ident("acc"), value: plus(ident("glob"), ident("x_1")) },
         ];
         assert!(inlined(body).contains("let x_1 = f();"));
+        // A constructor computes from its operands alone; a builtin may read what the call writes.
+        for (callee, text) in [("vec3<f32>", "acc = vec3<f32>(acc) + f();"), ("textureLoad", "let x_1 = f();")] {
+            let body = vec![
+                let_("x_1", call("f", vec![])),
+                Stmt::Assign { target: ident("acc"), value: plus(call(callee, vec![ident("acc")]), ident("x_1")) },
+            ];
+            assert!(inlined(body).contains(text), "{callee}");
+        }
         // Nor past another call, nor into the operand of `||` that may not run.
         let body = vec![let_("x_1", call("f", vec![])), Stmt::Call(call("g", vec![call("g", vec![]), ident("x_1")]))];
         assert!(inlined(body).contains("let x_1 = f();"));
@@ -401,6 +423,33 @@ mod tests {
         let body = vec![let_("x_1", read.clone()), Stmt::Return(Some(plus(ident("x_1"), ident("x_1"))))];
         assert!(inlined(body).contains("let x_1 = glob[0i];"));
         let body = vec![let_("x_1", read), Stmt::Call(call("g", vec![])), Stmt::Return(Some(ident("x_1")))];
+        assert!(inlined(body).contains("let x_1 = glob[0i];"));
+    }
+
+    #[test]
+    fn a_let_goes_past_the_lets_that_go_into_its_use_before_it() {
+        // `x_2` goes into the return first; `x_1`'s read is then still evaluated before `g()`.
+        let read = Expr::index(ident("glob"), Expr::Literal(Literal::I32(0)));
+        let body = vec![
+            let_("x_1", read.clone()),
+            let_("x_2", call("g", vec![])),
+            Stmt::Return(Some(plus(ident("x_1"), ident("x_2")))),
+        ];
+        assert!(inlined(body).contains("    return glob[0i] + g();"));
+        // Two calls keep their order: `x_2`'s may go in, but then `x_1`'s would run after it.
+        let body = vec![
+            let_("x_1", call("f", vec![])),
+            let_("x_2", call("g", vec![])),
+            Stmt::Return(Some(plus(ident("x_2"), ident("x_1")))),
+        ];
+        let text = inlined(body);
+        assert!(text.contains("let x_1 = f();") && text.contains("return g() + x_1;"), "{text}");
+        // Nor does a read move past a call that the use evaluates first.
+        let body = vec![
+            let_("x_1", read),
+            let_("x_2", call("g", vec![])),
+            Stmt::Return(Some(plus(ident("x_2"), ident("x_1")))),
+        ];
         assert!(inlined(body).contains("let x_1 = glob[0i];"));
     }
 }
