@@ -104,8 +104,13 @@ pub fn emit(e: &mut Emitter, f: usize, entry: Option<&EntryPoint>) -> Result<(as
     if result.is_none() && body.last() == Some(&Stmt::Return(None)) {
         body.pop();
     }
-    let mut function = ast::Function { attributes: vec![], name, params, result, body, exits: lower.exits };
+    let exits = std::mem::take(&mut lower.exits);
     let unnamed = std::mem::take(&mut lower.unnamed);
+    // Done with the lowering's tables (a value per instruction, the uses, the names): the tree
+    // passes below take memory of their own, and on one long function the tables were a fifth of
+    // the peak.
+    drop(lower);
+    let mut function = ast::Function { attributes: vec![], name, params, result, body, exits };
     let found = inline_lets::inline(&mut function, unnamed, &|expr| has_effect(e, expr));
     loop_phis::elide(&mut function, &found.vars);
     Ok((function, found.calls))

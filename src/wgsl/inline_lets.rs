@@ -48,8 +48,9 @@ pub(crate) fn inline(function: &mut Function, mut counts: Counts, has_effect: &d
         }
     };
     // The declared names, gathered as they come: a set of them is made only if a value with an
-    // effect asks which values are the function's own.
-    let mut declared: Vec<Name> = Vec::new();
+    // effect asks which values are the function's own. Room for the unnamed ones at least, where
+    // doubling copied the list again and again.
+    let mut declared: Vec<Name> = Vec::with_capacity(counts.len() + function.params.len());
     for param in function.params.iter().filter(|param| !param.ty.starts_with("ptr<")) {
         declare(&mut counts, &param.name);
         declared.push(param.name.as_str().into());
