@@ -133,6 +133,11 @@ impl Counts {
         Counts { by_id: IdMap::with_capacity_and_hasher(values, Default::default()), by_name: NameMap::default() }
     }
 
+    /// How many unnamed values are counted.
+    fn len(&self) -> usize {
+        self.by_id.len() + self.by_name.len()
+    }
+
     /// Counts `name`, an unnamed value's, from zero.
     pub(crate) fn add(&mut self, name: &Name) {
         match unnamed_id(name) {
