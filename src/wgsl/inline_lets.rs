@@ -328,13 +328,14 @@ fn evaluated_before(expr: &Expr, name: &str, conditional: bool, before: &mut imp
             })
         }
         Expr::Call(call) => {
-            if call.args.iter().any(|arg| arg.mentions(name)) {
-                // The callee runs after its arguments.
-                call.args.iter().find_map(|arg| evaluated_before(arg, name, conditional, before))
-            } else {
+            // The callee runs after its arguments: if one holds `name`, it has not run yet. (The
+            // arguments are walked once, not searched for `name` first: in a nest of calls, that
+            // search would walk each level again at every level above it.)
+            let found = call.args.iter().find_map(|arg| evaluated_before(arg, name, conditional, before));
+            if found.is_none() {
                 before(expr);
-                None
             }
+            found
         }
     }
 }
