@@ -143,12 +143,23 @@ pub struct Translation {
 /// input is at fault ([`Error::exit_code`] 1: malformed, invalid, or beyond what WGSL can express)
 /// or we are ([`Error::Internal`], exit code 3: for example WGSL that naga rejects).
 pub fn translate(input: &[u8], options: &Options) -> Result<Translation, Error> {
-    translate_module(input, options).map_err(|error| diagnostics::locate_definition(error, input))
+    let translation = read_words(input).and_then(|words| translate_words(words, Vec::new(), options));
+    translation.map_err(|error| diagnostics::locate_definition(error, input))
 }
 
-fn translate_module(input: &[u8], options: &Options) -> Result<Translation, Error> {
+/// [`translate`] for a caller done with the input: its bytes are freed with the words once the
+/// module is loaded from them, which takes the input's size off the peak memory. An error naming
+/// only a result id is not located in the input, as [`translate`] does: given the input again,
+/// [`diagnostics::locate_definition`] does it.
+pub fn translate_owned(input: Vec<u8>, options: &Options) -> Result<Translation, Error> {
+    translate_words(read_words(&input)?, input, options)
+}
+
+/// Translates the module's `words`; `input`, the bytes they were read from if the caller handed
+/// them over (else empty), is freed with them.
+fn translate_words(words: Vec<u32>, input: Vec<u8>, options: &Options) -> Result<Translation, Error> {
     let ir = options.validate.then(|| wgsl::naga_ir::Incremental::new(false));
-    let Lowered { ast, mut warnings, bindings, ir } = lower(input, options, ir)?;
+    let Lowered { ast, mut warnings, bindings, ir } = lower(words, input, options, ir)?;
     let text = wgsl::print::print(&ast);
     if options.validate {
         warnings.extend(wgsl::validate::validate_module(&ast, &text, ir.is_ok())?);
@@ -159,7 +170,8 @@ fn translate_module(input: &[u8], options: &Options) -> Result<Translation, Erro
 /// For the test that proves naga's IR built from the syntax tree equal to what naga's WGSL
 /// front end reads in the printed text (`tests/naga_ir.rs`): the two compared, for `input`.
 pub fn naga_ir_check(input: &[u8], options: &Options) -> Result<wgsl::naga_ir::Check, Error> {
-    let Lowered { ast, ir, .. } = lower(input, options, Some(wgsl::naga_ir::Incremental::new(true)))?;
+    let ir = Some(wgsl::naga_ir::Incremental::new(true));
+    let Lowered { ast, ir, .. } = lower(read_words(input)?, Vec::new(), options, ir)?;
     Ok(wgsl::naga_ir::check(&ast, ir))
 }
 
@@ -173,9 +185,18 @@ struct Lowered {
     ir: wgsl::naga_ir::Result<Vec<wgsl::naga_ir::Part>>,
 }
 
-fn lower(input: &[u8], options: &Options, ir: Option<wgsl::naga_ir::Incremental>) -> Result<Lowered, Error> {
-    // The words go as soon as they are loaded: the module says all they say.
-    let mut module = spirv::load::load(&read_words(input)?)?;
+/// Loads `words` and lowers the module; `input` is freed with the words.
+fn lower(
+    words: Vec<u32>,
+    input: Vec<u8>,
+    options: &Options,
+    ir: Option<wgsl::naga_ir::Incremental>,
+) -> Result<Lowered, Error> {
+    // The words (and the input) go as soon as they are loaded, not before: the module says all
+    // they say. Freed before, they made glibc's allocator put the module's tables, which the
+    // passes grow, where growing copies them.
+    let mut module = spirv::load::load(&words)?;
+    drop((words, input));
     // The pass order: each pass states what holds before and after it at the top of its file.
     passes::entry_points::run(&mut module, options)?;
     passes::stage_rules::run(&mut module, options)?;

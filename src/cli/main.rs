@@ -262,7 +262,7 @@ fn one(cli: &Cli, color: ColorChoice, spirv_val: Option<&SpirvVal>) -> ExitCode 
     let translated = if from_wgsl {
         to_spirv(cli, target, &input, &shown_path, &mut stderr, &reporter)
     } else {
-        to_wgsl(cli, &input, &shown_path, &mut stderr, &reporter, spirv_val)
+        to_wgsl(cli, input, named, &shown_path, &mut stderr, &reporter, spirv_val)
     };
     let output = match translated {
         Ok(bytes) => bytes,
@@ -326,18 +326,29 @@ fn parse_spirv_version(text: &str) -> Result<(u8, u8), String> {
         .ok_or_else(|| format!("`{text}` is not a SPIR-V version from 1.0 to 1.6"))
 }
 
-/// SPIR-V (binary or assembly) to WGSL; on failure the error is reported and the exit code returned.
+/// SPIR-V (binary or assembly) to WGSL, from the file at `path` or else stdin; on failure the
+/// error is reported and the exit code returned.
 fn to_wgsl(
     cli: &Cli,
-    input: &[u8],
+    input: Vec<u8>,
+    path: Option<&Path>,
     shown_path: &str,
     stderr: &mut BufferedStandardStream,
     reporter: &Reporter,
     spirv_val: Option<&SpirvVal>,
 ) -> Result<Vec<u8>, ExitCode> {
-    let result = spirv_val::translate(input, &forward_options(cli), spirv_val, cli.validate_input);
+    let options = forward_options(cli);
+    // A binary module in a regular file can be read again for a report: it is not kept through
+    // the translation. Assembly text is (a report of a warning lists its line), and stdin, a pipe
+    // or a device are read once.
+    let (result, input) = match path {
+        Some(path) if !spv2wgsl::is_assembly(&input) && std::fs::metadata(path).is_ok_and(|m| m.is_file()) => {
+            spirv_val::translate_file(input, path, &options, spirv_val, cli.validate_input)
+        }
+        _ => (spirv_val::translate(&input, &options, spirv_val, cli.validate_input), input),
+    };
     // A report that cannot be written to stderr has nowhere else to go.
-    let _ = reporter.translation(stderr, shown_path, input, &result);
+    let _ = reporter.translation(stderr, shown_path, &input, &result);
     let failed = reporter.failed(&result);
     match result {
         Err(error) => Err(ExitCode::from(error.exit_code() as u8)),

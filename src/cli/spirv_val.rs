@@ -4,7 +4,7 @@
 //! library runs no process: this is the CLI's.
 
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 use spv2wgsl::{Error, Location, Options, Translation};
@@ -108,13 +108,44 @@ pub fn translate(
     spirv_val: Option<&SpirvVal>,
     validate_input: bool,
 ) -> Result<Translation, Error> {
+    checked(input, spirv_val, validate_input)?;
+    spv2wgsl::translate(input, options).map_err(|error| blame(error, input, spirv_val))
+}
+
+/// [`translate`] of the binary module `input`, read from the file at `path` and handed over
+/// whole: freed once loaded (`translate_owned`), which takes its size off the peak memory, it is
+/// read again only if the translation fails, for the error and its report. Returns the result
+/// and the input (empty if it was translated).
+pub fn translate_file(
+    input: Vec<u8>,
+    path: &Path,
+    options: &Options,
+    spirv_val: Option<&SpirvVal>,
+    validate_input: bool,
+) -> (Result<Translation, Error>, Vec<u8>) {
+    if let Err(error) = checked(&input, spirv_val, validate_input) {
+        return (Err(error), input);
+    }
+    match spv2wgsl::translate_owned(input, options) {
+        Ok(translation) => (Ok(translation), Vec::new()),
+        Err(error) => {
+            // A file that cannot be read again now is reported without its listing.
+            let input = std::fs::read(path).unwrap_or_default();
+            let error = spv2wgsl::diagnostics::locate_definition(error, &input);
+            (Err(blame(error, &input, spirv_val)), input)
+        }
+    }
+}
+
+/// With `validate_input`, `spirv-val`'s verdict on the input: an error if it rejects it.
+fn checked(input: &[u8], spirv_val: Option<&SpirvVal>, validate_input: bool) -> Result<(), Error> {
     if validate_input
         && let (Some(spirv_val), Ok(words)) = (spirv_val, spv2wgsl::read_words(input))
         && let Ok(Verdict::Rejects(message, location)) = spirv_val.check(&words)
     {
         return Err(invalid(message, location));
     }
-    spv2wgsl::translate(input, options).map_err(|error| blame(error, input, spirv_val))
+    Ok(())
 }
 
 /// An internal error, either put on the input by `spirv-val` or saying whether it was checked.

@@ -15,28 +15,27 @@ use std::collections::HashMap;
 use spirv::{Op, StorageClass};
 
 use crate::id_hash::IdMap;
-use crate::spirv::{EntryPoint, Function, Id, Inst, IoSource, Module, Type};
+use crate::spirv::{EntryPoint, Function, GlobalUsers, Id, IoSource, Module, Type};
 
 /// The globals (indices) to declare in an entry function instead of at module scope, with that
-/// function's id; `functions` are the functions emitted, `unwrapped` the entry points that are
-/// their own function.
+/// function's id; `functions` are the functions emitted, `users` which of them read each global
+/// (`Module::global_users`), `unwrapped` the entry points that are their own function.
 pub(super) fn private_to_entry(
     module: &Module,
     functions: &[usize],
+    users: &[GlobalUsers],
     unwrapped: &HashMap<Id, &EntryPoint>,
 ) -> IdMap<usize, Id> {
-    // The one function using each private global, or `None` once a second does.
+    // The one function using each private global, or `None` if more do.
     let mut user: IdMap<usize, Option<Id>> = IdMap::default();
-    for &f in functions {
-        let function = &module.functions[f];
-        for g in function.insts.iter().flat_map(Inst::id_operands).filter_map(|id| module.global_index(id)) {
-            if module.globals[g].class != StorageClass::Private {
-                continue;
-            }
-            let first = *user.entry(g).or_insert(Some(function.id));
-            if first != Some(function.id) {
-                user.insert(g, None);
-            }
+    for (g, users) in users.iter().enumerate() {
+        if module.globals[g].class != StorageClass::Private {
+            continue;
+        }
+        match *users {
+            GlobalUsers::None => {}
+            GlobalUsers::One(f) => _ = user.insert(g, Some(module.functions[f].id)),
+            GlobalUsers::Many => _ = user.insert(g, None),
         }
     }
     // A pointer into one passed to a call is typed `ptr<private, T>` in the callee.

@@ -38,7 +38,7 @@ pub fn emit(e: &mut Emitter, f: usize, entry: Option<&EntryPoint>) -> Result<(as
     let uses = uses::uses(module, f)?;
     // Nearly every value bound to a `let` is unnamed and has an entry in `unnamed`: room for
     // them up front, where growing it one insert at a time rehashed it again and again.
-    let unnamed = inline_lets::Counts::with_capacity_and_hasher(uses.shared_results(), Default::default());
+    let unnamed = inline_lets::Counts::with_capacity(uses.shared_results());
     let mut lower = Lower {
         module,
         f,
@@ -104,8 +104,13 @@ pub fn emit(e: &mut Emitter, f: usize, entry: Option<&EntryPoint>) -> Result<(as
     if result.is_none() && body.last() == Some(&Stmt::Return(None)) {
         body.pop();
     }
-    let mut function = ast::Function { attributes: vec![], name, params, result, body, exits: lower.exits };
+    let exits = std::mem::take(&mut lower.exits);
     let unnamed = std::mem::take(&mut lower.unnamed);
+    // Done with the lowering's tables (a value per instruction, the uses, the names): the tree
+    // passes below take memory of their own, and on one long function the tables were a fifth of
+    // the peak.
+    drop(lower);
+    let mut function = ast::Function { attributes: vec![], name, params, result, body, exits };
     let found = inline_lets::inline(&mut function, unnamed, &|expr| has_effect(e, expr));
     loop_phis::elide(&mut function, &found.vars);
     Ok((function, found.calls))
@@ -764,7 +769,7 @@ impl<'m> Lower<'m> {
             }
             None => {
                 let name = self.namer.fresh_unnamed(id, Some(&e.namer));
-                self.unnamed.insert(name.clone(), Default::default());
+                self.unnamed.add(&name);
                 name
             }
         }

@@ -14,36 +14,41 @@ impl Emitter<'_> {
     pub(super) fn claim_late_names(&mut self, functions: &[usize]) {
         let module = self.module;
         // By id: ids index the module's definitions densely, and a flag per id costs less than
-        // hashing each type and constant every instruction mentions.
-        let mut seen = vec![false; module.defs.len()];
+        // hashing each type and constant every instruction mentions. Results and parameters,
+        // most ids, claim nothing: seen from the start, so that each costs one look.
+        let mut seen: Vec<bool> = module.defs.iter().map(is_value).collect();
+        let mut pending = Vec::new();
         // Initializers the entry points store (`entry_initializers.rs`), read there or not.
-        let mut pending: Vec<Id> = self.moved_initializers.iter().map(|&(_, init)| init).collect();
+        for &(_, init) in &self.moved_initializers.clone() {
+            self.claim_from(init, &mut seen, &mut pending);
+        }
         for &f in functions {
             let function = &module.functions[f];
-            pending.push(function.result_type);
-            pending.extend(function.params.iter().map(|p| p.ty));
+            for id in std::iter::once(function.result_type).chain(function.params.iter().map(|p| p.ty)) {
+                self.claim_from(id, &mut seen, &mut pending);
+            }
             for inst in &function.insts {
-                // Only what may claim a name goes on the list, so that most instructions, whose
-                // type and operands were met before or are values, cost no more than this look.
-                let unseen = |id: &Id| {
-                    seen.get(*id as usize) == Some(&false)
-                        && !matches!(module.def(*id), Def::Value { .. } | Def::Param { .. })
-                };
-                pending.extend(inst.ty.into_iter().chain(inst.id_operands()).filter(unseen));
-                // Depth first, so names are claimed in the order a reader meets them.
-                pending.reverse();
-                while let Some(id) = pending.pop() {
-                    // Results and parameters, most ids, claim nothing: kept out of the set.
-                    if matches!(module.def(id), Def::Value { .. } | Def::Param { .. }) {
-                        continue;
-                    }
-                    // An id past the definitions claims nothing.
-                    if let Some(seen) = seen.get_mut(id as usize)
-                        && !std::mem::replace(seen, true)
-                    {
-                        self.claim(id, &mut pending);
+                // Most instructions' type and operands were met before or are values: each
+                // costs this look, and only the others go on the list.
+                for id in inst.ty.into_iter().chain(inst.id_operands()) {
+                    if seen.get(id as usize) == Some(&false) {
+                        self.claim_from(id, &mut seen, &mut pending);
                     }
                 }
+            }
+        }
+    }
+
+    /// Claims `id` and what it refers to, depth first, so that names are claimed in the order
+    /// a reader meets them; each id once, none that is `seen`.
+    fn claim_from(&mut self, id: Id, seen: &mut [bool], pending: &mut Vec<Id>) {
+        pending.push(id);
+        while let Some(id) = pending.pop() {
+            // An id past the definitions claims nothing.
+            if let Some(seen) = seen.get_mut(id as usize)
+                && !std::mem::replace(seen, true)
+            {
+                self.claim(id, pending);
             }
         }
     }
@@ -81,4 +86,9 @@ impl Emitter<'_> {
             _ => {}
         }
     }
+}
+
+/// An instruction's result or a parameter.
+fn is_value(def: &Def) -> bool {
+    matches!(def, Def::Value { .. } | Def::Param { .. })
 }

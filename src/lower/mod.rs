@@ -39,7 +39,7 @@ use emit::Emitter;
 
 use crate::Options;
 use crate::error::{Error, Location};
-use crate::spirv::{Computed, EntryPoint, Id, IoBinding, IoSource, Module};
+use crate::spirv::{Computed, EntryPoint, GlobalUsers, Id, IoBinding, IoSource, Module};
 use crate::wgsl::ast::Stmt;
 use crate::wgsl::naga_ir;
 
@@ -85,8 +85,10 @@ pub fn lower(module: &Module, options: &Options, ir: Option<naga_ir::Incremental
         e.uniformity.declare_function(&name);
         e.names.insert(id, name.into());
     }
-    let private_to_entry = entry_locals::private_to_entry(module, &functions, &unwrapped);
-    for global in used_globals(module, &functions) {
+    // One walk of the functions finds the globals to declare and those only one entry reads.
+    let users = module.global_users(&functions);
+    let private_to_entry = entry_locals::private_to_entry(module, &functions, &users, &unwrapped);
+    for global in used_globals(module, &users) {
         e.global(global)?;
         let id = module.globals[global].id;
         let moved = e.moved_initializers.last().is_some_and(|&(g, _)| g == id);
@@ -145,9 +147,10 @@ fn unmangled_names<'m>(module: &'m Module, functions: &[usize]) -> HashMap<usize
         .collect()
 }
 
-/// Globals the emitted functions refer to, in declaration order.
-fn used_globals(module: &Module, functions: &[usize]) -> Vec<usize> {
-    let mut used = module.globals_used_in(functions);
+/// Globals the emitted functions refer to, in declaration order; `users` are the functions that
+/// read each (`Module::global_users`).
+fn used_globals(module: &Module, users: &[GlobalUsers]) -> Vec<usize> {
+    let mut used: Vec<bool> = users.iter().map(|users| *users != GlobalUsers::None).collect();
     // Proxies the entry points copy, even if no function reads them, and the buffers they read
     // computed inputs from.
     for entry in &module.entry_points {

@@ -45,12 +45,53 @@ struct Scope {
 #[derive(Default)]
 struct Walk {
     scopes: Vec<Scope>,
-    /// The scopes each block is placed in (more than one when duplicated).
-    placed: IdMap<usize, Vec<usize>>,
+    /// Each block placed in a scope, with the scope, in the order they are met (a block the
+    /// structurizer duplicated, more than once); `placed` gathers them by block after the walk.
+    visits: Vec<(usize, usize)>,
+    placed: Placements,
     /// Loop body scopes that contain a `continue`, and the block each such body starts with.
     continued: IdSet<usize>,
     first_block: IdMap<usize, usize>,
     loop_headers: IdSet<usize>,
+}
+
+/// The scopes each block is placed in, in the order they were met: one list for every block,
+/// in block order, and where each block's part starts. A list per block in a map cost a hashed
+/// insert and an allocation per block.
+#[derive(Default)]
+struct Placements {
+    /// `starts[b]..starts[b + 1]` is block `b`'s part of `scopes`.
+    starts: Vec<usize>,
+    scopes: Vec<usize>,
+}
+
+impl Placements {
+    /// Gathers `(block, scope)` visits by block, keeping their order within each block.
+    fn new(visits: &[(usize, usize)]) -> Placements {
+        let blocks = visits.iter().map(|&(b, _)| b + 1).max().unwrap_or(0);
+        let mut starts = vec![0; blocks + 1];
+        for &(b, _) in visits {
+            starts[b + 1] += 1;
+        }
+        for b in 0..blocks {
+            starts[b + 1] += starts[b];
+        }
+        let mut next = starts.clone();
+        let mut scopes = vec![0; visits.len()];
+        for &(b, scope) in visits {
+            scopes[next[b]] = scope;
+            next[b] += 1;
+        }
+        Placements { starts, scopes }
+    }
+
+    /// The scopes block `b` is placed in; none if it is not placed.
+    fn get(&self, b: usize) -> &[usize] {
+        match self.starts.get(b..b + 2) {
+            Some(&[start, end]) => &self.scopes[start..end],
+            _ => &[],
+        }
+    }
 }
 
 impl Walk {
@@ -65,7 +106,7 @@ impl Walk {
     fn walk(&mut self, nodes: &[Node], scope: usize, loop_body: Option<usize>) {
         for node in nodes {
             match node {
-                Node::Block(b) => self.placed.entry(*b).or_default().push(scope),
+                Node::Block(b) => self.visits.push((*b, scope)),
                 Node::If { accept, reject, .. } => {
                     self.scope(accept, Some(scope), loop_body);
                     self.scope(reject, Some(scope), loop_body);
@@ -100,7 +141,7 @@ impl Walk {
 
     /// The innermost scope enclosing `scopes` and every placement of `blocks`.
     fn enclosing(&self, scopes: &[usize], blocks: &[usize]) -> usize {
-        let placed = blocks.iter().filter_map(|b| self.placed.get(b)).flatten();
+        let placed = blocks.iter().flat_map(|&b| self.placed.get(b));
         scopes.iter().chain(placed).fold(scopes[0], |common, &scope| self.common(common, scope))
     }
 
@@ -136,9 +177,13 @@ impl Walk {
 pub(super) fn analyse(module: &Module, function: &Function, body: &[Node], uses: &Uses<'_>) -> Result<Scopes, Error> {
     let mut walk = Walk::default();
     walk.scope(body, None, None);
+    walk.placed = Placements::new(&walk.visits);
     let mut scopes = Scopes::default();
     for (b, block) in function.blocks.iter().enumerate() {
-        let Some(def_scopes) = walk.placed.get(&b) else { continue };
+        let def_scopes = walk.placed.get(b);
+        if def_scopes.is_empty() {
+            continue;
+        }
         for &index in &block.insts {
             let inst = &function.insts[index];
             let (Some(id), Some(ty)) = (inst.result, inst.ty) else { continue };
@@ -169,7 +214,7 @@ pub(super) fn analyse(module: &Module, function: &Function, body: &[Node], uses:
                 continue;
             }
             let mut hoist = def_scopes.len() > 1;
-            for used in used_in.iter().filter_map(|u| walk.placed.get(u)).flatten() {
+            for used in used_in.iter().flat_map(|&u| walk.placed.get(u)) {
                 hoist = hoist || walk.skipped_by_continue(b, def_scopes[0], *used);
             }
             let common = walk.enclosing(def_scopes, used_in);
@@ -180,4 +225,19 @@ pub(super) fn analyse(module: &Module, function: &Function, body: &[Node], uses:
         }
     }
     Ok(scopes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Placements;
+
+    #[test]
+    fn placements_keep_each_block_s_scopes_in_the_order_met() {
+        let placed = Placements::new(&[(2, 0), (0, 1), (2, 3), (2, 1)]);
+        assert_eq!(placed.get(2), [0, 3, 1]);
+        assert_eq!(placed.get(0), [1]);
+        assert!(placed.get(1).is_empty());
+        assert!(placed.get(7).is_empty());
+        assert!(Placements::new(&[]).get(0).is_empty());
+    }
 }

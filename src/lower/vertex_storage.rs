@@ -22,10 +22,15 @@ impl VertexStorage {
         let vertex = module.entry_points.iter().filter(|e| e.model == ExecutionModel::Vertex);
         let roots: Vec<usize> = vertex.filter_map(|entry| module.function_index(entry.function)).collect();
         let vertex_functions = module.reachable_from(&roots);
+        // What the other entry points write is asked only about what a vertex entry point reaches.
+        let written = match vertex_functions.is_empty() {
+            true => IdSet::default(),
+            false => written_globals(module, &module.entry_functions()),
+        };
         VertexStorage {
             reached: module.globals_used_in(&vertex_functions),
             written_by_vertex: written_globals(module, &vertex_functions),
-            written: written_globals(module, &module.entry_functions()),
+            written,
         }
     }
 

@@ -303,7 +303,7 @@ impl Rectifier<'_> {
     /// read with the signedness it has, and the result computed with the one it is declared.
     /// Nearly every instruction is such, and is then kept without taking its operands apart.
     fn unchanged(&self, inst: &Inst, rule: IntRule, first: usize) -> bool {
-        if tames(inst.op) {
+        if tamed(inst.op).is_some() {
             return false;
         }
         let result_signed = inst.ty.and_then(|ty| self.types.signedness(self.module, ty));
@@ -455,22 +455,26 @@ pub fn with_signedness(module: &mut Module, ty: Id, signed: bool) -> Id {
     }
 }
 
-/// Whether `tame_constants` looks at the operands of `op`.
-fn tames(op: Op) -> bool {
-    matches!(
-        op,
-        Op::SDiv
-            | Op::UDiv
-            | Op::SRem
-            | Op::UMod
-            | Op::SMod
-            | Op::ShiftLeftLogical
-            | Op::ShiftRightLogical
-            | Op::ShiftRightArithmetic
-            | Op::BitFieldInsert
-            | Op::BitFieldSExtract
-            | Op::BitFieldUExtract
-    )
+/// The constant operand an instruction's opcode may need tamed (`tame_constants`), by what WGSL
+/// rejects in it: the one list of such opcodes, which `unchanged` asks too.
+#[derive(Clone, Copy)]
+enum Tamed {
+    /// The divisor (operand 1): a zero.
+    Divisor,
+    /// The shift amount (operand 1): 32 or more.
+    ShiftAmount,
+    /// The offset and count (operands `at` and `at + 1`): past bit 31.
+    Field { at: usize },
+}
+
+fn tamed(op: Op) -> Option<Tamed> {
+    match op {
+        Op::SDiv | Op::UDiv | Op::SRem | Op::UMod | Op::SMod => Some(Tamed::Divisor),
+        Op::ShiftLeftLogical | Op::ShiftRightLogical | Op::ShiftRightArithmetic => Some(Tamed::ShiftAmount),
+        Op::BitFieldInsert => Some(Tamed::Field { at: 2 }),
+        Op::BitFieldSExtract | Op::BitFieldUExtract => Some(Tamed::Field { at: 1 }),
+        _ => None,
+    }
 }
 
 /// Constant operands WGSL rejects where SPIR-V only leaves the result undefined (of an
@@ -480,14 +484,11 @@ fn tames(op: Op) -> bool {
 /// 0 (as with a divisor of 1), shifts use the amount's low five bits, and bit-field offsets
 /// and counts are clamped to the word.
 pub fn tame_constants(module: &mut Module, op: Op, values: &mut [Operand]) {
-    match op {
-        Op::SDiv | Op::UDiv | Op::SRem | Op::UMod | Op::SMod => tame(module, values, 1, &|d| d.max(1)),
-        Op::ShiftLeftLogical | Op::ShiftRightLogical | Op::ShiftRightArithmetic => {
-            tame(module, values, 1, &|amount| amount & 31)
-        }
-        Op::BitFieldInsert => tame_field(module, values, 2),
-        Op::BitFieldSExtract | Op::BitFieldUExtract => tame_field(module, values, 1),
-        _ => {}
+    match tamed(op) {
+        Some(Tamed::Divisor) => tame(module, values, 1, &|d| d.max(1)),
+        Some(Tamed::ShiftAmount) => tame(module, values, 1, &|amount| amount & 31),
+        Some(Tamed::Field { at }) => tame_field(module, values, at),
+        None => {}
     }
 }
 

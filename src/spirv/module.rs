@@ -721,21 +721,39 @@ impl Module {
     }
 }
 
+/// The functions (indices into `Module::functions`) of those asked about that read a global.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GlobalUsers {
+    None,
+    One(usize),
+    Many,
+}
+
 impl Module {
     /// Which globals (by index into `globals`) an instruction of one of `functions` reads.
     pub fn globals_used_in(&self, functions: &[usize]) -> Vec<bool> {
-        let mut used = vec![false; self.globals.len()];
+        self.global_users(functions).into_iter().map(|users| users != GlobalUsers::None).collect()
+    }
+
+    /// For each global (by index into `globals`), which of `functions` have an instruction
+    /// that reads it.
+    pub fn global_users(&self, functions: &[usize]) -> Vec<GlobalUsers> {
+        let mut users = vec![GlobalUsers::None; self.globals.len()];
         // Plain loops: a `flat_map` over the instructions cost twice as much.
         for &f in functions {
             for inst in &self.functions[f].insts {
                 for id in inst.id_operands() {
                     if let Some(g) = self.global_index(id) {
-                        used[g] = true;
+                        users[g] = match users[g] {
+                            GlobalUsers::None => GlobalUsers::One(f),
+                            GlobalUsers::One(user) if user == f => GlobalUsers::One(f),
+                            _ => GlobalUsers::Many,
+                        };
                     }
                 }
             }
         }
-        used
+        users
     }
 
     /// Functions reachable from `root` through `OpFunctionCall`, `root` first, each once.

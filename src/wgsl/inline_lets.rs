@@ -18,9 +18,11 @@
 
 use std::cell::OnceCell;
 
+use crate::id_hash::IdMap;
 use crate::name_hash::{NameMap, NameSet};
 
 use super::ast::{BinaryOp, Expr, Function, Literal, Name, Stmt, UnaryOp};
+use super::names::unnamed_id;
 
 /// Deeper expressions than the lowering would inline are left bound.
 const MAX_DEPTH: usize = 32;
@@ -46,8 +48,9 @@ pub(crate) fn inline(function: &mut Function, mut counts: Counts, has_effect: &d
         }
     };
     // The declared names, gathered as they come: a set of them is made only if a value with an
-    // effect asks which values are the function's own.
-    let mut declared: Vec<Name> = Vec::new();
+    // effect asks which values are the function's own. Room for the unnamed ones at least, where
+    // doubling copied the list again and again.
+    let mut declared: Vec<Name> = Vec::with_capacity(counts.len() + function.params.len());
     for param in function.params.iter().filter(|param| !param.ty.starts_with("ptr<")) {
         declare(&mut counts, &param.name);
         declared.push(param.name.as_str().into());
@@ -88,7 +91,7 @@ impl Mentions {
     fn expr(&mut self, expr: &Expr) {
         match expr {
             Expr::Ident(ident) => {
-                if let Some(count) = self.counts.get_mut(&**ident) {
+                if let Some(count) = self.counts.get_mut(ident) {
                     count.mentions += 1;
                 }
                 return;
@@ -114,7 +117,49 @@ impl Mentions {
 /// in its `continuing` and `break if`), so one mentioned once is mentioned once after its `let`;
 /// inlining moves a value's mentions from its `let` to its use and so keeps every count, however
 /// the lists are visited.
-pub(crate) type Counts = NameMap<Name, Count>;
+///
+/// Names of the form `x_<id>` are kept by id, as `Namer` keeps them: nearly every unnamed value
+/// has one, every identifier of the function is looked up, and an id costs far less to hash and
+/// compare than text. The others (an `x_<id>` taken by another name, numbered on) by name.
+#[derive(Default)]
+pub(crate) struct Counts {
+    by_id: IdMap<u32, Count>,
+    by_name: NameMap<Name, Count>,
+}
+
+impl Counts {
+    /// Room for `values` unnamed values.
+    pub(crate) fn with_capacity(values: usize) -> Counts {
+        Counts { by_id: IdMap::with_capacity_and_hasher(values, Default::default()), by_name: NameMap::default() }
+    }
+
+    /// How many unnamed values are counted.
+    fn len(&self) -> usize {
+        self.by_id.len() + self.by_name.len()
+    }
+
+    /// Counts `name`, an unnamed value's, from zero.
+    pub(crate) fn add(&mut self, name: &Name) {
+        match unnamed_id(name) {
+            Some(id) => _ = self.by_id.insert(id, Count::default()),
+            None => _ = self.by_name.insert(name.clone(), Count::default()),
+        }
+    }
+
+    fn get(&self, name: &str) -> Option<&Count> {
+        match unnamed_id(name) {
+            Some(id) => self.by_id.get(&id),
+            None => self.by_name.get(name),
+        }
+    }
+
+    fn get_mut(&mut self, name: &str) -> Option<&mut Count> {
+        match unnamed_id(name) {
+            Some(id) => self.by_id.get_mut(&id),
+            None => self.by_name.get_mut(name),
+        }
+    }
+}
 
 #[derive(Default)]
 pub(crate) struct Count {
@@ -359,7 +404,9 @@ mod tests {
         body.insert(0, Stmt::Var { name: "acc".into(), ty: Some("f32".into()), value: None });
         let mut function =
             Function { attributes: vec![], name: "h".into(), params: vec![], result: None, body, exits: vec![] };
-        let unnamed: Counts = ["x_1", "x_2"].into_iter().map(|name| (Name::from(name), Count::default())).collect();
+        // `x_3_1` is value 3's name where a name from the source took `x_3`.
+        let mut unnamed = Counts::default();
+        ["x_1", "x_2", "x_3_1"].into_iter().for_each(|name| unnamed.add(&Name::from(name)));
         let has_effect = |e: &Expr| e.any(&|e| matches!(e, Expr::Call(c) if &*c.callee == "f" || &*c.callee == "g"));
         inline(&mut function, unnamed, &has_effect);
         print::function(&function).0
@@ -380,6 +427,18 @@ mod tests {
         let constant = Expr::Literal(Literal::F32(1.0f32.to_bits()));
         let body = vec![let_("x_1", constant), Stmt::Return(Some(call("quantizeToF16", vec![ident("x_1")])))];
         assert!(inlined(body).contains("let x_1 = 1.0f;"));
+    }
+
+    #[test]
+    fn an_unnamed_value_numbered_past_a_taken_name_is_inlined_and_the_taken_name_stays() {
+        let body = vec![
+            let_("x_3", ident("a")),
+            let_("x_3_1", plus(ident("b"), ident("x_3"))),
+            Stmt::Return(Some(ident("x_3_1"))),
+        ];
+        let text = inlined(body);
+        assert!(text.contains("let x_3 = a;"), "{text}");
+        assert!(text.contains("return b + x_3;"), "{text}");
     }
 
     #[test]

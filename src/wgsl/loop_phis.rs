@@ -11,6 +11,13 @@
 //!   body mentions `v` nowhere else: `v` holds `p` until that assignment;
 //! - nothing after that assignment (later statements of the `continuing`, its `break if`)
 //!   mentions `p`.
+//!
+//! A phi whose value is also used after the loop is read into a `var` declared before it
+//! (`var p: T;` ... `loop { p = v; ..`), which the same rewrite removes, when besides:
+//! - the loop has no `break if`, so it leaves only from its body, where `v` still holds `p`;
+//! - `p` is written nowhere else and not mentioned before the loop, `v` nowhere but in the loop,
+//!   and both are declared in the list holding the loop, so that `v`'s scope covers every use
+//!   of `p`. `v`, renamed `p` in its declaration and the loop, takes the place of `p`'s.
 
 use crate::name_hash::{NameMap, NameSet};
 
@@ -31,17 +38,43 @@ pub(crate) fn elide(function: &mut Function, vars: &NameSet<Name>) {
     }
 }
 
-fn in_list(stmts: &mut [Stmt], vars: &NameSet<Name>, renames: &mut NameMap<Name, Name>) {
-    for stmt in stmts {
-        let stmt = stmt.unnoted_mut();
+fn in_list(stmts: &mut Vec<Stmt>, vars: &NameSet<Name>, renames: &mut NameMap<Name, Name>) {
+    // Where the list mentions the names of `p = v;` candidates, found once, when first asked.
+    let mut extents = None;
+    // The declarations of the `var`s that took a phi variable's place, dropped at the end.
+    let mut dropped = Vec::new();
+    for index in 0..stmts.len() {
+        let stmt = stmts[index].unnoted_mut();
         stmt.for_each_list_mut(&mut |list| in_list(list, vars, renames));
-        if let Stmt::Loop { body, continuing, break_if } = stmt {
-            // The value's reads become the variable's once it takes the value's name.
-            while let Some((at, value, var)) = snapshot(body, continuing, break_if.as_ref(), vars, renames) {
-                body.remove(at);
-                renames.insert(var, value);
-            }
+        let Stmt::Loop { body, continuing, break_if } = stmt else { continue };
+        // The value's reads become the variable's once it takes the value's name.
+        while let Some((at, value, var)) = snapshot(body, continuing, break_if.as_ref(), vars, renames) {
+            body.remove(at);
+            renames.insert(var, value);
         }
+        if carried_candidates(&stmts[index], vars).next().is_none() {
+            continue;
+        }
+        let extents = extents.get_or_insert_with(|| Extents::of(stmts, vars));
+        while let Some((at, value, var)) = carried_out(&stmts[index], index, vars, renames, extents) {
+            // The variable is mentioned only by its declaration and the loop, where it is
+            // renamed in place: the rest of the function mentions the value, whose name it takes.
+            let Stmt::Loop { body, continuing, .. } = stmts[index].unnoted_mut() else { unreachable!() };
+            body.remove(at);
+            let rename = NameMap::from_iter([(var.clone(), value.clone())]);
+            continuing.iter_mut().for_each(|s| rename_stmt(s, &rename));
+            let (declaration, _) = extents.declarations[&var];
+            rename_stmt(&mut stmts[declaration], &rename);
+            dropped.push(extents.declarations[&value].0);
+        }
+    }
+    if !dropped.is_empty() {
+        dropped.sort_unstable();
+        let mut index = 0;
+        stmts.retain(|_| {
+            index += 1;
+            dropped.binary_search(&(index - 1)).is_err()
+        });
     }
 }
 
@@ -63,14 +96,121 @@ fn snapshot(
         // The body mentions the variable only here.
         let in_body = body.iter().enumerate().any(|(i, s)| i != at && mentions(s, var));
         // One assignment in the `continuing` changes it; nothing after that reads the value.
-        let assigns = |s: &Stmt| matches!(s.unnoted(), Stmt::Assign { target: Expr::Ident(t), .. } if t == var);
-        let mut assignments = continuing.iter().enumerate().filter(|(_, s)| assigns(s));
+        let mut assignments = continuing.iter().enumerate().filter(|(_, s)| assigns(s, var));
         let (Some((k, _)), None) = (assignments.next(), assignments.next()) else { return None };
-        let written_elsewhere = continuing.iter().any(|s| !assigns(s) && writes(s, var));
+        let written_elsewhere = continuing.iter().any(|s| !assigns(s, var) && writes(s, var));
         let read_after =
             continuing[k + 1..].iter().any(|s| mentions(s, name)) || break_if.is_some_and(|c| c.mentions(name));
         (!in_body && !written_elsewhere && !read_after).then(|| (at, name.clone(), var.clone()))
     })
+}
+
+/// The `p = v;` statements at the top of the body of `stmt`, a loop without `break if`, of two
+/// `var`s whose address is never taken, as (their index, `p`, `v`).
+fn carried_candidates<'a>(
+    stmt: &'a Stmt,
+    vars: &'a NameSet<Name>,
+) -> impl Iterator<Item = (usize, &'a Name, &'a Name)> {
+    let body = match stmt.unnoted() {
+        Stmt::Loop { body, break_if: None, .. } => &body[..],
+        _ => &[],
+    };
+    body.iter().enumerate().filter_map(|(at, s)| match s.unnoted() {
+        Stmt::Assign { target: Expr::Ident(value), value: Expr::Ident(var) }
+            if vars.contains(value) && vars.contains(var) =>
+        {
+            Some((at, value, var))
+        }
+        _ => None,
+    })
+}
+
+/// For the names in the `p = v;` candidates of a list's loops: the index of each one's
+/// declaration in the list and whether it has a value, the first and last
+/// statements of the list mentioning it, and how many statements of the list write it.
+struct Extents {
+    declarations: NameMap<Name, (usize, bool)>,
+    mentions: NameMap<Name, (usize, usize)>,
+    writers: NameMap<Name, usize>,
+}
+
+impl Extents {
+    fn of(stmts: &[Stmt], vars: &NameSet<Name>) -> Extents {
+        let mut names = NameSet::default();
+        for stmt in stmts {
+            for (_, value, var) in carried_candidates(stmt, vars) {
+                names.insert(value.clone());
+                names.insert(var.clone());
+            }
+        }
+        let mut extents =
+            Extents { declarations: NameMap::default(), mentions: NameMap::default(), writers: NameMap::default() };
+        for (index, stmt) in stmts.iter().enumerate() {
+            if let Stmt::Var { name, value, .. } = stmt.unnoted()
+                && names.contains(name)
+            {
+                extents.declarations.insert(name.clone(), (index, value.is_some()));
+            }
+            stmt.for_each_ident(&mut |name| {
+                if let Some(name) = names.get(name) {
+                    extents
+                        .mentions
+                        .entry(name.clone())
+                        .and_modify(|(_, last)| *last = index)
+                        .or_insert((index, index));
+                }
+            });
+            let mut written = NameSet::default();
+            stmt.for_each_assigned(&mut |name| {
+                if let Some(name) = names.get(name) {
+                    written.insert(name.clone());
+                }
+            });
+            for name in written {
+                *extents.writers.entry(name).or_default() += 1;
+            }
+        }
+        extents
+    }
+}
+
+/// The first `p = v;` of the body of the loop `stmt`, at `index` in its list, that may go, as
+/// described above: (its index in the body, `p`, `v`).
+fn carried_out(
+    stmt: &Stmt,
+    index: usize,
+    vars: &NameSet<Name>,
+    renames: &NameMap<Name, Name>,
+    extents: &Extents,
+) -> Option<(usize, Name, Name)> {
+    let Stmt::Loop { body, continuing, .. } = stmt.unnoted() else { return None };
+    carried_candidates(stmt, vars).find_map(|(at, value, var)| {
+        if renames.contains_key(value) || renames.contains_key(var) {
+            return None;
+        }
+        // Both declared before the loop in its list, `p` without a value; `p` not mentioned
+        // before the loop nor written but by it, `v` mentioned by no other statement of the list.
+        let declared = |name: &Name| extents.declarations.get(name).filter(|(at, _)| *at < index);
+        let (Some(&(_, false)), Some(_)) = (declared(value), declared(var)) else { return None };
+        let (first, _) = extents.mentions[value];
+        if first < index || extents.mentions[var] != (index, index) || extents.writers.get(value) != Some(&1) {
+            return None;
+        }
+        // In the loop, the variable holds the value until its one assignment in the
+        // `continuing`; the value is written only first, by `p = v;`, and not read after that
+        // assignment.
+        let mut assignments = continuing.iter().enumerate().filter(|(_, s)| assigns(s, var));
+        let (Some((k, _)), None) = (assignments.next(), assignments.next()) else { return None };
+        let in_body = body.iter().enumerate().any(|(i, s)| i != at && (mentions(s, var) || writes(s, value)));
+        let before = body[..at].iter().any(|s| mentions(s, value));
+        let in_continuing = continuing.iter().any(|s| (!assigns(s, var) && writes(s, var)) || writes(s, value))
+            || continuing[k + 1..].iter().any(|s| mentions(s, value));
+        (!in_body && !before && !in_continuing).then(|| (at, value.clone(), var.clone()))
+    })
+}
+
+fn assigns(stmt: &Stmt, var: &str) -> bool {
+    matches!(stmt.unnoted(), Stmt::Assign { target: Expr::Ident(target), .. } if **target == *var)
 }
 
 fn mentions(stmt: &Stmt, name: &str) -> bool {
@@ -142,5 +282,67 @@ fn rename_expr(expr: &mut Expr, renames: &NameMap<Name, Name>) {
     match expr {
         Expr::Ident(name) => rename_name(name, renames),
         _ => expr.operands_mut().iter_mut().for_each(|operand| rename_expr(operand, renames)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::wgsl::print;
+
+    fn ident(name: &str) -> Expr {
+        Expr::ident(name)
+    }
+
+    fn assign(target: &str, value: Expr) -> Stmt {
+        Stmt::Assign { target: ident(target), value }
+    }
+
+    fn var(name: &str, value: Option<Expr>) -> Stmt {
+        Stmt::Var { name: name.into(), ty: Some("u32".into()), value }
+    }
+
+    /// `var s: u32; [before] var s_phi = 0u; loop { s = s_phi; [body] continuing { s_phi = s + 1u;
+    /// [continuing] } [break_if] } [after]`, elided, as text.
+    fn elided(before: Vec<Stmt>, body: Vec<Stmt>, continuing: Vec<Stmt>, break_if: Option<Expr>) -> String {
+        let step = Expr::binary(super::super::ast::BinaryOp::Add, ident("s"), ident("one"));
+        let mut list = vec![var("s", None)];
+        list.extend(before);
+        list.push(var("s_phi", Some(ident("zero"))));
+        let mut loop_body = vec![assign("s", ident("s_phi"))];
+        loop_body.extend(body);
+        let mut loop_continuing = vec![assign("s_phi", step)];
+        loop_continuing.extend(continuing);
+        list.push(Stmt::Loop { body: loop_body, continuing: loop_continuing, break_if });
+        list.push(Stmt::Return(Some(ident("s"))));
+        let mut function =
+            Function { attributes: vec![], name: "h".into(), params: vec![], result: None, body: list, exits: vec![] };
+        let vars = ["s", "s_phi", "t"].into_iter().map(Name::from).collect();
+        elide(&mut function, &vars);
+        print::function(&function).0
+    }
+
+    #[test]
+    fn a_phi_used_after_its_loop_is_read_from_its_variable_where_nothing_tells_them_apart() {
+        let exit = Stmt::If { condition: ident("done"), accept: vec![Stmt::Break], reject: vec![] };
+        let text = elided(vec![], vec![exit.clone()], vec![], None);
+        assert!(
+            text.contains("var s: u32 = zero;") && text.contains("s = s + one;") && !text.contains("s_phi"),
+            "{text}"
+        );
+        // Left by a `break if`, after the assignment, the loop leaves the two apart.
+        let text = elided(vec![], vec![], vec![], Some(ident("done")));
+        assert!(text.contains("s = s_phi;"), "{text}");
+        // So does a read of the value after the assignment, a write of it, or a read before
+        // the loop (of its zero value).
+        let read_after = assign("t", ident("s"));
+        for (before, body, continuing) in [
+            (vec![], vec![exit.clone()], vec![read_after.clone()]),
+            (vec![], vec![exit.clone(), assign("s", ident("one"))], vec![]),
+            (vec![read_after], vec![exit], vec![]),
+        ] {
+            let text = elided(before, body, continuing, None);
+            assert!(text.contains("s = s_phi;"), "{text}");
+        }
     }
 }

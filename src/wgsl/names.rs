@@ -104,11 +104,23 @@ fn push_unnamed(out: &mut String, id: u32) {
 }
 
 /// The id `name` is [`unnamed_base`] of, if it is one: `x_` and an id in decimal without
-/// leading zeros, so that each such name has exactly one id and each id one name.
-fn unnamed_id(name: &str) -> Option<u32> {
-    let digits = name.strip_prefix("x_")?;
-    let canonical = digits.bytes().all(|b| b.is_ascii_digit()) && (digits == "0" || !digits.starts_with('0'));
-    if canonical { digits.parse().ok() } else { None }
+/// leading zeros, so that each such name has exactly one id and each id one name. Read digit by
+/// digit in one pass: it is asked about every identifier of a function (`inline_lets`).
+pub(crate) fn unnamed_id(name: &str) -> Option<u32> {
+    let digits = name.strip_prefix("x_")?.as_bytes();
+    // Ten digits at most: their value fits a `u64` unchecked, and `u32::MAX` has ten.
+    if digits.is_empty() || digits.len() > 10 || (digits.len() > 1 && digits[0] == b'0') {
+        return None;
+    }
+    let mut id: u64 = 0;
+    for &digit in digits {
+        let value = digit.wrapping_sub(b'0');
+        if value > 9 {
+            return None;
+        }
+        id = id * 10 + u64::from(value);
+    }
+    u32::try_from(id).ok()
 }
 
 /// Hands out unique identifiers within a scope.

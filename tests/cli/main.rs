@@ -602,6 +602,36 @@ fn bad_inputs_on_stdin_exit_1_and_print_nothing() {
     }
 }
 
+/// A binary module in a file is not kept through the translation but read again for the report
+/// of a failure: the report is the one the same bytes give on stdin, name aside, listing and
+/// located definition included (the assembly inputs are assembled to binary files for this).
+#[test]
+fn a_failure_in_a_binary_file_is_reported_as_the_same_bytes_on_stdin() {
+    let dir = TempDir::new("cli-reread");
+    for bad in BAD_INPUTS {
+        let bytes = match bad.fixture.ends_with(".spvasm") {
+            true => {
+                let text = String::from_utf8(common::read_fixture(bad.fixture)).unwrap();
+                // Some fail to assemble: nothing binary to try.
+                let Ok(assembly) = spv2wgsl::spirv::assemble::assemble(&text) else { continue };
+                assembly.words.iter().flat_map(|word| word.to_le_bytes()).collect()
+            }
+            false => common::read_fixture(bad.fixture),
+        };
+        let file = dir.join("input.spv");
+        std::fs::write(&file, &bytes).unwrap();
+        let from_file = run(&[path_arg(&file)], None);
+        let from_stdin = run(&["-"], Some(&bytes));
+        assert_failure(&from_file, 1);
+        assert_eq!(
+            stderr_of(&from_file).replace(path_arg(&file), "<stdin>"),
+            stderr_of(&from_stdin),
+            "{}",
+            bad.fixture
+        );
+    }
+}
+
 #[test]
 fn bad_inputs_fail_without_validation_too() {
     for bad in BAD_INPUTS {
