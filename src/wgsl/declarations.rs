@@ -50,12 +50,14 @@ fn leading_names(stmts: &[Stmt], declared: usize) -> (NameMap<&str, usize>, Name
 
 /// For each of the first `declared` statements, the statement after them that first mentions
 /// its variable, if any. The walk ends once every variable has been mentioned: usually a few
-/// statements in.
+/// statements in. A variable whose first mention is the value of a later one of them (`var b =
+/// a;`, the copy an OpCompositeInsert of a loaded variable makes) is read before anything
+/// assigns it, so it gets none: it stays where it is, holding its initial value.
 fn first_mentions(stmts: &[Stmt], declared: usize) -> FirstMentions {
     let (vars, filter) = leading_names(stmts, declared);
     let mut first = vec![None; declared];
     let mut unmentioned = vars.len();
-    for (index, stmt) in stmts.iter().enumerate().skip(declared) {
+    for (index, stmt) in stmts.iter().enumerate().skip(1) {
         if unmentioned == 0 {
             break;
         }
@@ -68,6 +70,9 @@ fn first_mentions(stmts: &[Stmt], declared: usize) -> FirstMentions {
                 unmentioned -= 1;
             }
         });
+    }
+    for index in &mut first {
+        *index = index.filter(|&index| index >= declared);
     }
     first
 }
@@ -407,6 +412,28 @@ mod tests {
         let function =
             Function { attributes: vec![], name: "f".into(), params: vec![], result: None, body, exits: vec![] };
         print::function(&function).0
+    }
+
+    /// The body after `initialize_at_first_assignment` of its first `declared` statements,
+    /// printed.
+    fn initialized(mut body: Vec<Stmt>, declared: usize) -> String {
+        initialize_at_first_assignment(&mut body, declared, &|_| true, &|_| false);
+        let function =
+            Function { attributes: vec![], name: "f".into(), params: vec![], result: None, body, exits: vec![] };
+        print::function(&function).0
+    }
+
+    #[test]
+    fn a_variable_read_by_a_later_declaration_stays_ahead_of_it() {
+        // `var b = a;` (an OpCompositeInsert's copy of the loaded `a`) reads `a` before `a = b;`.
+        let copy = || Stmt::Var { name: "b".into(), ty: None, value: Some(Expr::ident("a")) };
+        let assign_back = || Stmt::Assign { target: Expr::ident("a"), value: Expr::ident("b") };
+        let text = initialized(vec![var("a"), copy(), read("b"), assign_back(), read("a")], 2);
+        assert!(text.starts_with("fn f() {\n    var a: u32;\n    var b = a;\n    use(b);\n    a = b;"), "{text}");
+        // Unread before it is assigned, it moves down to that assignment.
+        let other = Stmt::Var { name: "b".into(), ty: None, value: Some(Expr::ident("c")) };
+        let text = initialized(vec![var("a"), other, read("b"), assign_back(), read("a")], 2);
+        assert!(text.starts_with("fn f() {\n    var b = c;\n    use(b);\n    let a = b;"), "{text}");
     }
 
     #[test]
