@@ -56,16 +56,15 @@ fn in_list(stmts: &mut Vec<Stmt>, vars: &NameSet<Name>, renames: &mut NameMap<Na
             continue;
         }
         let extents = extents.get_or_insert_with(|| Extents::of(stmts, vars));
-        while let Some((at, value, var)) = carried_out(&stmts[index], index, vars, renames, extents) {
+        while let Some(carried) = carried_out(&stmts[index], index, vars, renames, extents) {
             // The variable is mentioned only by its declaration and the loop, where it is
             // renamed in place: the rest of the function mentions the value, whose name it takes.
             let Stmt::Loop { body, continuing, .. } = stmts[index].unnoted_mut() else { unreachable!() };
-            body.remove(at);
-            let rename = NameMap::from_iter([(var.clone(), value.clone())]);
+            body.remove(carried.at);
+            let rename = NameMap::from_iter([(carried.var, carried.value)]);
             continuing.iter_mut().for_each(|s| rename_stmt(s, &rename));
-            let (declaration, _) = extents.declarations[&var];
-            rename_stmt(&mut stmts[declaration], &rename);
-            dropped.push(extents.declarations[&value].0);
+            rename_stmt(&mut stmts[carried.var_declaration], &rename);
+            dropped.push(carried.value_declaration);
         }
     }
     if !dropped.is_empty() {
@@ -174,15 +173,25 @@ impl Extents {
     }
 }
 
+/// A `p = v;` that may go: its index in the loop body, `p` and `v`, and the indices of their
+/// declarations in the loop's list.
+struct Carried {
+    at: usize,
+    value: Name,
+    var: Name,
+    value_declaration: usize,
+    var_declaration: usize,
+}
+
 /// The first `p = v;` of the body of the loop `stmt`, at `index` in its list, that may go, as
-/// described above: (its index in the body, `p`, `v`).
+/// described above.
 fn carried_out(
     stmt: &Stmt,
     index: usize,
     vars: &NameSet<Name>,
     renames: &NameMap<Name, Name>,
     extents: &Extents,
-) -> Option<(usize, Name, Name)> {
+) -> Option<Carried> {
     let Stmt::Loop { body, continuing, .. } = stmt.unnoted() else { return None };
     carried_candidates(stmt, vars).find_map(|(at, value, var)| {
         if renames.contains_key(value) || renames.contains_key(var) {
@@ -191,9 +200,12 @@ fn carried_out(
         // Both declared before the loop in its list, `p` without a value; `p` not mentioned
         // before the loop nor written but by it, `v` mentioned by no other statement of the list.
         let declared = |name: &Name| extents.declarations.get(name).filter(|(at, _)| *at < index);
-        let (Some(&(_, false)), Some(_)) = (declared(value), declared(var)) else { return None };
-        let (first, _) = extents.mentions[value];
-        if first < index || extents.mentions[var] != (index, index) || extents.writers.get(value) != Some(&1) {
+        let (Some(&(value_declaration, false)), Some(&(var_declaration, _))) = (declared(value), declared(var)) else {
+            return None;
+        };
+        let (first, _) = *extents.mentions.get(value)?;
+        if first < index || extents.mentions.get(var) != Some(&(index, index)) || extents.writers.get(value) != Some(&1)
+        {
             return None;
         }
         // In the loop, the variable holds the value until its one assignment in the
@@ -205,7 +217,13 @@ fn carried_out(
         let before = body[..at].iter().any(|s| mentions(s, value));
         let in_continuing = continuing.iter().any(|s| (!assigns(s, var) && writes(s, var)) || writes(s, value))
             || continuing[k + 1..].iter().any(|s| mentions(s, value));
-        (!in_body && !before && !in_continuing).then(|| (at, value.clone(), var.clone()))
+        (!in_body && !before && !in_continuing).then(|| Carried {
+            at,
+            value: value.clone(),
+            var: var.clone(),
+            value_declaration,
+            var_declaration,
+        })
     })
 }
 
