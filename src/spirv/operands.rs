@@ -94,6 +94,10 @@ impl<const N: usize> From<[Operand; N]> for Operands {
 impl FromIterator<Operand> for Operands {
     fn from_iter<I: IntoIterator<Item = Operand>>(iter: I) -> Self {
         let mut iter = iter.into_iter();
+        // A list known to be long is allocated once at its length, not grown from the first few.
+        if iter.size_hint().0 > INLINE {
+            return Operands(Repr::Heap(iter.collect()));
+        }
         let mut items = [Operand::Other; INLINE];
         for (len, slot) in items.iter_mut().enumerate() {
             match iter.next() {
