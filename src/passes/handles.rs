@@ -27,11 +27,19 @@ use spirv::{AccessQualifier, Op, StorageClass};
 use crate::Options;
 use crate::error::{Error, Location};
 use crate::id_hash::IdSet;
-use crate::spirv::{BindingOrigin, Def, Id, ImageType, Inst, MAX_HANDLE_STEPS, Module, NewBinding, Param, Type};
+use crate::spirv::{
+    BindingOrigin, Def, Global, Id, ImageType, Inst, MAX_HANDLE_STEPS, Module, NewBinding, Param, Type,
+};
 
 pub fn run(module: &mut Module, _options: &Options) -> Result<(), Error> {
     let functions = module.entry_functions();
-    let used = module.globals_used_in(&functions);
+    // Whether each global is read matters only for those refused or split below: most modules
+    // have none, and are spared the walk over every operand that finds out.
+    let asked = module.globals.iter().any(|global| refusal(module, global).is_some() || is_combined(module, global));
+    let used = match asked {
+        true => module.globals_used_in(&functions),
+        false => vec![false; module.globals.len()],
+    };
     check_variables(module, &functions, &used)?;
     split_combined_globals(module, &used);
     for &f in &functions {
@@ -55,27 +63,8 @@ fn is_handle_array(module: &Module, ty: Id) -> bool {
 /// arrays of buffers, which are binding arrays too.
 fn check_variables(module: &Module, functions: &[usize], used: &[bool]) -> Result<(), Error> {
     for (global, _) in module.globals.iter().zip(used).filter(|(_, used)| **used) {
-        if is_handle_array(module, global.pointee) {
-            return Err(Error::unsupported(
-                "an array of textures or samplers needs binding arrays, which WebGPU does not have",
-                module.variable_location(global.id),
-            ));
-        }
-        let buffer = matches!(global.class, StorageClass::Uniform | StorageClass::StorageBuffer);
-        if buffer && matches!(module.type_def(global.pointee), Some(Type::Array { .. } | Type::RuntimeArray { .. })) {
-            return Err(Error::unsupported(
-                "an array of uniform or storage buffers needs binding arrays, which WebGPU does not have",
-                module.variable_location(global.id),
-            ));
-        }
-        if module.is_handle(global.pointee) && global.class != StorageClass::UniformConstant {
-            return Err(Error::unsupported(
-                format!(
-                    "a {:?} variable holding a texture or sampler: WGSL handles live only in module-scope resource variables",
-                    global.class
-                ),
-                module.variable_location(global.id),
-            ));
+        if let Some(message) = refusal(module, global) {
+            return Err(Error::unsupported(message, module.variable_location(global.id)));
         }
     }
     for &f in functions {
@@ -94,6 +83,30 @@ fn check_variables(module: &Module, functions: &[usize], used: &[bool]) -> Resul
         }
     }
     Ok(())
+}
+
+/// Why WGSL cannot have global `global` if a translated function uses it.
+fn refusal(module: &Module, global: &Global) -> Option<String> {
+    if is_handle_array(module, global.pointee) {
+        return Some("an array of textures or samplers needs binding arrays, which WebGPU does not have".into());
+    }
+    let buffer = matches!(global.class, StorageClass::Uniform | StorageClass::StorageBuffer);
+    if buffer && matches!(module.type_def(global.pointee), Some(Type::Array { .. } | Type::RuntimeArray { .. })) {
+        return Some("an array of uniform or storage buffers needs binding arrays, which WebGPU does not have".into());
+    }
+    if module.is_handle(global.pointee) && global.class != StorageClass::UniformConstant {
+        return Some(format!(
+            "a {:?} variable holding a texture or sampler: WGSL handles live only in module-scope resource variables",
+            global.class
+        ));
+    }
+    None
+}
+
+/// Whether global `global` is a combined image sampler, which `split_combined_globals` splits if
+/// a translated function uses it.
+fn is_combined(module: &Module, global: &Global) -> bool {
+    global.class == StorageClass::UniformConstant && sampled_image_of(module, global.pointee).is_some()
 }
 
 fn sampler_type(module: &mut Module, comparison: bool) -> Id {
@@ -139,7 +152,7 @@ fn split_combined_globals(module: &mut Module, used: &[bool]) {
         let Some(image) = sampled_image_of(module, pointee) else {
             continue;
         };
-        if global.class != StorageClass::UniformConstant || !used {
+        if !is_combined(module, global) || !used {
             continue;
         }
         module.globals[g].pointee = image;
