@@ -780,9 +780,10 @@ impl Builder<'_> {
             }
             (Op::Label, None) => {
                 let id = result(inst, &location)?;
+                let block = self.module.functions[function].blocks.len();
+                let insts = Vec::with_capacity(self.block_length());
                 let blocks = &mut self.module.functions[function].blocks;
-                let block = blocks.len();
-                blocks.push(Block { label: id, insts: Vec::new(), merge: None, terminator: usize::MAX });
+                blocks.push(Block { label: id, insts, merge: None, terminator: usize::MAX });
                 self.block = Some(block);
                 self.define(id, Def::label(function, block), &location)
             }
@@ -807,6 +808,15 @@ impl Builder<'_> {
         }
     }
 
+    /// How many instructions the block whose label is being consumed lists in `Block::insts`:
+    /// those before its terminator, merges aside, counted in the words so that the list is
+    /// allocated once (growing it cost a twentieth of loading). Only a hint.
+    fn block_length(&self) -> usize {
+        let (selection, loop_merge) = (Op::SelectionMerge as u32, Op::LoopMerge as u32);
+        let opcodes = self.offsets[self.index + 1..].iter().map(|&at| self.words[at] & 0xffff);
+        opcodes.take_while(|&op| !ends_block(op)).filter(|&op| op != selection && op != loop_merge).count()
+    }
+
     /// An instruction in block `block` of function `function`.
     fn block_instruction(&mut self, inst: &dr::Instruction, function: usize, block: usize) -> Result<(), Error> {
         let op = inst.class.opcode;
@@ -822,7 +832,7 @@ impl Builder<'_> {
                 let parts = self.composite_parts(inst, ty.unwrap_or_default(), &location)?;
                 (Op::CompositeConstruct, parts.into_iter().map(Compact::IdRef).collect())
             }
-            _ => (op, inst.operands.iter().map(compact).collect()),
+            _ => (op, super::Operands::converted(&inst.operands, compact)),
         };
         let offset = self.offsets.get(self.index).map_or(0, |&o| o as u32);
         let f = &mut self.module.functions[function];
@@ -943,6 +953,14 @@ fn is_spec_constant(op: Op) -> bool {
             | Op::SpecConstantComposite
             | Op::SpecConstantCompositeReplicateEXT
     )
+}
+
+/// Whether opcode `op` ends a block, or ends it where it is malformed (a label, the function's
+/// end). Asked of every instruction: most opcodes are below OpLabel's and the terminators'
+/// (OpBranch to OpUnreachable, and a few far above), which one comparison tells.
+fn ends_block(op: u32) -> bool {
+    op == Op::FunctionEnd as u32
+        || op >= Op::Label as u32 && Op::from_u32(op).is_none_or(|op| op == Op::Label || is_terminator(op))
 }
 
 pub fn is_terminator(op: Op) -> bool {
