@@ -20,11 +20,13 @@ use crate::spirv::{ConstValue, Constant, Def, ExtSet, Function, Id, Inst, Module
 pub fn run(module: &mut Module, _options: &Options) -> Result<(), Error> {
     let mut retyped_constants = IdMap::default();
     let mut types = IntTypes::new(module);
+    // Each block's list is rebuilt here, then copied out only if it gained a cast.
+    let mut new = Vec::new();
     for f in module.entry_functions() {
         let mut casts_may_be_unused = false;
         for b in 0..module.functions[f].blocks.len() {
             let old = std::mem::take(&mut module.functions[f].blocks[b].insts);
-            let mut new = Vec::with_capacity(old.len());
+            new.clear();
             let mut rectifier = Rectifier {
                 module,
                 function: f,
@@ -33,11 +35,12 @@ pub fn run(module: &mut Module, _options: &Options) -> Result<(), Error> {
                 types: &mut types,
                 casts_may_be_unused: &mut casts_may_be_unused,
             };
-            for index in old {
+            for &index in &old {
                 rectifier.instruction(index)?;
             }
-            new.shrink_to_fit();
-            module.functions[f].blocks[b].insts = new;
+            // Every instruction is kept, in order, and casts are only added: a list as long as
+            // before is the same list.
+            module.functions[f].blocks[b].insts = if new.len() == old.len() { old } else { new.to_vec() };
         }
         if casts_may_be_unused {
             remove_unused_casts(&mut module.functions[f], f, &module.defs);
