@@ -101,6 +101,7 @@ pub fn load(words: &[u32]) -> Result<Module, Error> {
         debug_info_sets: HashSet::new(),
         debug_sources: HashMap::new(),
         texel_format_sets: HashSet::new(),
+        block_lengths: Vec::new(),
         entry_points_of: HashMap::new(),
         decoration_groups: HashSet::new(),
     };
@@ -190,6 +191,9 @@ struct Builder<'a> {
     debug_sources: HashMap<Id, Id>,
     /// Imports of [`STORAGE_TEXEL_FORMAT_SET`].
     texel_format_sets: HashSet<Id>,
+    /// How many instructions each block of the function being read has, its label and merges
+    /// aside (`begin_function`).
+    block_lengths: Vec<usize>,
     /// Entry points by function, so an OpExecutionMode finds its own without a scan.
     entry_points_of: HashMap<Id, Vec<usize>>,
     /// Results of OpDecorationGroup: their decorations and names go once the module is read.
@@ -714,18 +718,32 @@ impl Builder<'_> {
     fn begin_function(&mut self, inst: &dr::Instruction, ops: &Operands, location: Location) -> Result<(), Error> {
         let id = result(inst, &location)?;
         let index = self.module.functions.len();
-        // The arena and the block list are allocated once at the function's size, counted up to
-        // its OpFunctionEnd (only a hint: one inside a block does not end the function).
+        // The arena, the block list and each block's list are allocated once at their sizes,
+        // counted in one scan up to the function's OpFunctionEnd (only hints: one inside a block
+        // does not end the function). Growing each block's list was a twentieth of loading.
         let (end, label) = (Op::FunctionEnd as u32, Op::Label as u32);
-        let opcodes = self.offsets[self.index..].iter().map(|&at| self.words[at] & 0xffff).take_while(|&op| op != end);
-        let (count, labels) =
-            opcodes.fold((0, 0), |(count, labels), op| (count + 1, labels + usize::from(op == label)));
+        let (selection, loop_merge) = (Op::SelectionMerge as u32, Op::LoopMerge as u32);
+        let (words, offsets) = (self.words, self.offsets);
+        let opcodes = offsets[self.index..].iter().map(|&at| words[at] & 0xffff).take_while(|&op| op != end);
+        let mut count = 0;
+        self.block_lengths.clear();
+        for op in opcodes {
+            count += 1;
+            if op == label {
+                self.block_lengths.push(0);
+            } else if op != selection
+                && op != loop_merge
+                && let Some(length) = self.block_lengths.last_mut()
+            {
+                *length += 1;
+            }
+        }
         self.module.functions.push(Function {
             id,
             result_type: inst.result_type.ok_or_else(|| ops.missing(0, "a result type"))?,
             params: Vec::new(),
             insts: Vec::with_capacity(count),
-            blocks: Vec::with_capacity(labels),
+            blocks: Vec::with_capacity(self.block_lengths.len()),
             body: None,
             offset: location.word_offset.unwrap_or(0),
         });
@@ -786,7 +804,9 @@ impl Builder<'_> {
             (Op::Label, None) => {
                 let id = result(inst, &location)?;
                 let block = self.module.functions[function].blocks.len();
-                let insts = Vec::with_capacity(self.block_length());
+                // Its terminator was counted, but is not listed.
+                let length = self.block_lengths.get(block).map_or(0, |&length| length.saturating_sub(1));
+                let insts = Vec::with_capacity(length);
                 let blocks = &mut self.module.functions[function].blocks;
                 blocks.push(Block { label: id, insts, merge: None, terminator: usize::MAX });
                 self.block = Some(block);
@@ -811,15 +831,6 @@ impl Builder<'_> {
             (_, None) => Err(Error::invalid(format!("Op{op:?} outside a block"), location)),
             (_, Some(block)) => self.block_instruction(inst, function, block),
         }
-    }
-
-    /// How many instructions the block whose label is being consumed lists in `Block::insts`:
-    /// those before its terminator, merges aside, counted in the words so that the list is
-    /// allocated once (growing it cost a twentieth of loading). Only a hint.
-    fn block_length(&self) -> usize {
-        let (selection, loop_merge) = (Op::SelectionMerge as u32, Op::LoopMerge as u32);
-        let opcodes = self.offsets[self.index + 1..].iter().map(|&at| self.words[at] & 0xffff);
-        opcodes.take_while(|&op| !ends_block(op)).filter(|&op| op != selection && op != loop_merge).count()
     }
 
     /// An instruction in block `block` of function `function`.
@@ -958,14 +969,6 @@ fn is_spec_constant(op: Op) -> bool {
             | Op::SpecConstantComposite
             | Op::SpecConstantCompositeReplicateEXT
     )
-}
-
-/// Whether opcode `op` ends a block, or ends it where it is malformed (a label, the function's
-/// end). Asked of every instruction: most opcodes are below OpLabel's and the terminators'
-/// (OpBranch to OpUnreachable, and a few far above), which one comparison tells.
-fn ends_block(op: u32) -> bool {
-    op == Op::FunctionEnd as u32
-        || op >= Op::Label as u32 && Op::from_u32(op).is_none_or(|op| op == Op::Label || is_terminator(op))
 }
 
 pub fn is_terminator(op: Op) -> bool {
