@@ -779,7 +779,9 @@ impl Module {
         let mut seen: IdSet<usize> = IdSet::default();
         let mut order: Vec<usize> = roots.iter().copied().filter(|&root| seen.insert(root)).collect();
         let mut next = 0;
-        while next < order.len() {
+        // Once every function is found there is nothing left to find: a module of one function,
+        // the common case, is not walked at all.
+        while next < order.len() && order.len() < self.functions.len() {
             let function = &self.functions[order[next]];
             next += 1;
             for inst in function.insts.iter().filter(|i| i.op == Op::FunctionCall) {
