@@ -216,7 +216,7 @@ fn lower(
     passes::atomics::run(&mut module, options)?;
     passes::array_counts::run(&mut module, options)?;
     passes::parameter_counts::run(&mut module, options)?;
-    let lower::Emitted { mut ast, bindings, uniformity, warnings, ir } = lower::lower(&module, options, ir)?;
+    let lower::Emitted { mut ast, bindings, uniformity, warnings, ir } = lower::lower(&mut module, options, ir)?;
     module.warnings.extend(warnings);
     if uniformity.breaks_barriers {
         return Err(Error::unsupported(
