@@ -822,7 +822,7 @@ impl<'m> Lower<'m> {
         debug_assert!(known_depth.is_none_or(|known| known.min(MAX_INLINE_DEPTH + 1) == depth(&expr)));
         let id = self.result(inst)?;
         let reads_memory = reads_memory || self.consumed_memory;
-        let (count, block) = self.uses.get(&id).map_or((0, 0), |u| (u.count, u.block));
+        let (count, block) = self.uses.get(&id).map_or((0, 0), |u| (u.count, u.block as usize));
         if count == 0 {
             return Ok(());
         }
@@ -946,7 +946,7 @@ impl<'m> Lower<'m> {
     /// The reference expression a pointer designates, re-derived at this use.
     pub(super) fn pointer_expr(&mut self, e: &mut Emitter, id: Id) -> Result<Expr, Error> {
         let pointer = self.pointer(e, id)?;
-        let shared = self.uses.get(&id).is_none_or(|u| u.count > 1 || u.block != self.block);
+        let shared = self.uses.get(&id).is_none_or(|u| u.count > 1 || u.block as usize != self.block);
         self.reference(e, pointer, shared)
     }
 
