@@ -36,14 +36,16 @@ pub fn emit(e: &mut Emitter, f: usize, entry: Option<&EntryPoint>) -> Result<(as
     let module = e.module;
     let function = &module.functions[f];
     let uses = uses::uses(module, f)?;
-    // Nearly every value bound to a `let` is unnamed and has an entry in `unnamed`: room for
-    // them up front, where growing it one insert at a time rehashed it again and again.
-    let unnamed = inline_lets::Counts::with_capacity(uses.shared_results());
+    // Nearly every value bound to a `let` is unnamed: it takes an `x_<id>` name and has an
+    // entry in `unnamed`. Room for them up front, where growing one insert at a time rehashed
+    // again and again; room for every instruction was a fortieth of the peak on one long function.
+    let shared = uses.shared_results();
+    let unnamed = inline_lets::Counts::with_capacity(shared);
     let mut lower = Lower {
         module,
         f,
         function,
-        namer: Namer::for_locals(function.insts.len()),
+        namer: Namer::for_locals(shared),
         values: Values::new(module, f),
         pending: Pending::new(function.insts.len()),
         uses,
