@@ -359,14 +359,21 @@ impl Function {
     }
 }
 
-/// Empties `list` and gives back its memory but room for one item. Not dropped: glibc gives a
-/// large block back by unmapping it, and from then on serves every allocation up to that size
+/// Empties `list` and gives back its memory. A large list keeps room for one item: glibc gives
+/// a large block back by unmapping it, and from then on serves every allocation up to that size
 /// from its heap, where the vectors naga's IR grows are copied as they grow and leave holes
 /// behind (freeing a function's instructions so raised the peak); a mapped block shrunk is
-/// mapped smaller instead.
+/// mapped smaller instead. A small one is freed: kept, its one item would split the hole it
+/// leaves in the heap.
 fn shrink_away<T>(list: &mut Vec<T>) {
-    list.clear();
-    list.shrink_to(1);
+    /// glibc maps no block smaller than this (its least mapping threshold).
+    const LEAST_MAPPED: usize = 128 * 1024;
+    if list.capacity() * std::mem::size_of::<T>() >= LEAST_MAPPED {
+        list.clear();
+        list.shrink_to(1);
+    } else {
+        *list = Vec::new();
+    }
 }
 
 /// One WGSL entry-point parameter or result member, and the part of a private proxy variable it
