@@ -198,3 +198,49 @@ fn used_globals(module: &Module, users: &[GlobalUsers]) -> Vec<usize> {
     }
     order
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::Options;
+
+    /// An entry point calling a helper: once lowered, neither function keeps its body, and the
+    /// helper keeps its signature.
+    #[test]
+    fn each_function_s_body_is_freed_once_it_is_lowered() {
+        let text = "
+                   OpCapability Shader
+                   OpMemoryModel Logical GLSL450
+                   OpEntryPoint GLCompute %main \"main\"
+                   OpExecutionMode %main LocalSize 1 1 1
+           %void = OpTypeVoid
+            %int = OpTypeInt 32 1
+           %main_type = OpTypeFunction %void
+         %helper_type = OpTypeFunction %int %int
+            %one = OpConstant %int 1
+         %helper = OpFunction %int None %helper_type
+              %x = OpFunctionParameter %int
+          %start = OpLabel
+            %sum = OpIAdd %int %x %one
+                   OpReturnValue %sum
+                   OpFunctionEnd
+           %main = OpFunction %void None %main_type
+          %entry = OpLabel
+           %call = OpFunctionCall %int %helper %one
+                   OpReturn
+                   OpFunctionEnd
+        ";
+        let options = Options { validate: false, ..Options::default() };
+        let mut module = crate::spirv::load::load(&crate::read_words(text.as_bytes()).unwrap()).unwrap();
+        crate::run_passes(&mut module, &options).unwrap();
+        assert_eq!(module.functions.len(), 2);
+        assert!(module.functions.iter().all(|f| !f.insts.is_empty() && f.body.as_ref().is_some_and(|b| !b.is_empty())));
+        let emitted = super::lower(&mut module, &options, None).unwrap();
+        assert_eq!(emitted.ast.functions.len(), 2);
+        for function in &module.functions {
+            assert!(function.insts.is_empty() && function.blocks.is_empty());
+            assert!(function.body.as_ref().is_none_or(Vec::is_empty));
+        }
+        let helper = module.functions.iter().find(|f| f.params.len() == 1).unwrap();
+        assert!(matches!(module.ty(helper.result_type), Ok(crate::spirv::Type::Int { width: 32, signed: true })));
+    }
+}
