@@ -36,7 +36,7 @@
 //! GitHub Actions wants them.
 //!
 //! The pipeline reads one way: bytes, then [`spirv::load`] into a [`spirv::Module`], then the passes
-//! in the order [`run_passes`] lists them, then [`lower::lower`] into a WGSL syntax tree, then
+//! in the order `run_passes` lists them, then [`lower::lower`] into a WGSL syntax tree, then
 //! [`wgsl::print`] and validation with naga ([`wgsl::validate`]).
 //! The reverse direction, WGSL to Vulkan SPIR-V, is [`reverse::compile`].
 
