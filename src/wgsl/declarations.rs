@@ -54,6 +54,10 @@ fn leading_names(stmts: &[Stmt], declared: usize) -> (NameMap<&str, usize>, Name
 /// a;`, the copy an OpCompositeInsert of a loaded variable makes) is read before anything
 /// assigns it, so it gets none: it stays where it is, holding its initial value.
 fn first_mentions(stmts: &[Stmt], declared: usize) -> FirstMentions {
+    // Most scopes declare nothing: then neither the filter need be made nor a statement walked.
+    if declared == 0 {
+        return Vec::new();
+    }
     let (vars, filter) = leading_names(stmts, declared);
     let mut first = vec![None; declared];
     let mut unmentioned = vars.len();
