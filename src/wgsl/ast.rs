@@ -405,7 +405,12 @@ impl Expr {
         match self {
             Expr::Ident(ident) => f(ident),
             Expr::Literal(_) => {}
-            _ => self.operands().iter().for_each(|operand| operand.for_each_ident(f)),
+            // A leaf operand, about half of all nodes, is handled here rather than by a call.
+            _ => self.operands().iter().for_each(|operand| match operand {
+                Expr::Ident(ident) => f(ident),
+                Expr::Literal(_) => {}
+                _ => operand.for_each_ident(f),
+            }),
         }
     }
 
