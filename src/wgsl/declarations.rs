@@ -242,27 +242,30 @@ pub(crate) fn sink(body: &mut Vec<Stmt>) {
 /// each declaration that stays at the start of `stmts`, the statement first mentioning it, for
 /// [`initialize`]: the walk looking for moves finds them, so that needs no walk of its own.
 fn sink_into_scopes(stmts: &mut Vec<Stmt>, used_after: &dyn Fn(&str) -> bool) -> FirstMentions {
-    let (moves, first_mentions) = moves(stmts, used_after);
-    // Into their new scopes, keeping their order; then out of this one.
-    let mut moved = vec![false; stmts.len()];
-    for &(at, index, scope) in moves.iter().rev() {
-        let declaration = stmts[at].clone();
-        stmts[index].unnoted_mut().lists_mut()[scope].insert(0, declaration);
-        moved[at] = true;
+    let (moves, mut first_mentions) = moves(stmts, used_after);
+    // Most lists move nothing: then none need be rebuilt (a long function's is the whole of it).
+    if !moves.is_empty() {
+        // Into their new scopes, keeping their order; then out of this one.
+        let mut moved = vec![false; stmts.len()];
+        for &(at, index, scope) in moves.iter().rev() {
+            let declaration = stmts[at].clone();
+            stmts[index].unnoted_mut().lists_mut()[scope].insert(0, declaration);
+            moved[at] = true;
+        }
+        let mut index = 0;
+        stmts.retain(|_| {
+            index += 1;
+            !moved[index - 1]
+        });
+        // Only declarations moved out, all before the statements that mention them, which each
+        // move up by that many; nested scopes gain or lose no mention of what stays here.
+        first_mentions = first_mentions
+            .into_iter()
+            .zip(&moved)
+            .filter(|&(_, &moved)| !moved)
+            .map(|(first, _)| first.map(|index| index - moves.len()))
+            .collect();
     }
-    let mut index = 0;
-    stmts.retain(|_| {
-        index += 1;
-        !moved[index - 1]
-    });
-    // Only declarations moved out, all before the statements that mention them, which each
-    // move up by that many; nested scopes gain or lose no mention of what stays here.
-    let first_mentions: FirstMentions = first_mentions
-        .into_iter()
-        .zip(&moved)
-        .filter(|&(_, &moved)| !moved)
-        .map(|(first, _)| first.map(|index| index - moves.len()))
-        .collect();
     for stmt in stmts.iter_mut() {
         let stmt = stmt.unnoted_mut();
         if let Stmt::Loop { body, continuing, break_if } = stmt {
