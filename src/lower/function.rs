@@ -742,10 +742,9 @@ impl<'m> Lower<'m> {
 
     /// The value of `id`, whether it reads memory and its depth, removed, if it is pending.
     fn remove_pending(&mut self, id: Id) -> Option<(Expr, bool, usize)> {
-        if !matches!(self.values.get(&id), Some(Value::Pending { .. })) {
-            return None;
-        }
-        let Some(Value::Pending { expr, reads_memory, number, depth }) = self.values.remove(&id) else {
+        let Value::Pending { expr, reads_memory, number, depth } =
+            self.values.remove_if(id, |value| matches!(value, Value::Pending { .. }))?
+        else {
             unreachable!()
         };
         self.pending.live[number as usize] = false;
