@@ -12,7 +12,7 @@ use super::vertex_storage::VertexStorage;
 use crate::binding_map::{Binding, Original, ResourceBinding};
 use crate::error::{Error, Location, Warning};
 use crate::id_hash::{IdMap, IdSet};
-use crate::name_hash::NameSet;
+use crate::name_hash::{NameMap, NameSet};
 use crate::passes::layout::{round_up, size_and_align};
 use crate::spirv::{BindingOrigin, ConstValue, Id, ImageType, Module, NewBinding, Type};
 use crate::wgsl::ast::{self, Attribute, Expr, Literal, Stmt};
@@ -52,7 +52,8 @@ pub struct Emitter<'m> {
     pub(super) uniformity: uniformity::Analysis,
     /// `bitcast<T>` by type, and builtin names: spelled once, shared by every call.
     bitcasts: IdMap<Id, ast::Name>,
-    builtins: HashMap<&'static str, ast::Name>,
+    /// Looked up for every builtin call: std's hash cost more than the rest of the call.
+    builtins: NameMap<&'static str, ast::Name>,
     /// How many of `out.globals` the uniformity analysis has been told of.
     globals_analysed: usize,
     /// What vertex entry points reach and write, found once on first need (`vertex_storage.rs`).
@@ -118,7 +119,7 @@ impl<'m> Emitter<'m> {
             helpers: HashMap::new(),
             uniformity: uniformity::Analysis::default(),
             bitcasts: IdMap::default(),
-            builtins: HashMap::new(),
+            builtins: NameMap::default(),
             globals_analysed: 0,
             vertex_storage: OnceCell::new(),
             new_bindings: IdMap::default(),

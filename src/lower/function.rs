@@ -747,10 +747,9 @@ impl<'m> Lower<'m> {
 
     /// The value of `id`, whether it reads memory and its depth, removed, if it is pending.
     fn remove_pending(&mut self, id: Id) -> Option<(Expr, bool, usize)> {
-        if !matches!(self.values.get(&id), Some(Value::Pending { .. })) {
-            return None;
-        }
-        let Some(Value::Pending { expr, reads_memory, number, depth }) = self.values.remove(&id) else {
+        let Value::Pending { expr, reads_memory, number, depth } =
+            self.values.remove_if(id, |value| matches!(value, Value::Pending { .. }))?
+        else {
             unreachable!()
         };
         self.pending.live[number as usize] = false;
@@ -952,21 +951,29 @@ impl<'m> Lower<'m> {
 
     /// The reference expression a pointer designates, re-derived at this use.
     pub(super) fn pointer_expr(&mut self, e: &mut Emitter, id: Id) -> Result<Expr, Error> {
-        let pointer = self.pointer(e, id)?;
         let shared = self.uses.get(&id).is_none_or(|u| u.count > 1 || u.block as usize != self.block);
-        self.reference(e, pointer, shared)
+        // An access chain's pointer is lent out of the table while its dynamic indices (other
+        // values) are taken, where a clone of it cost an allocation at every load and store.
+        if let Some(value) = self.values.remove_if(id, |value| matches!(value, Value::Pointer(_))) {
+            let Value::Pointer(pointer) = &value else { unreachable!("removed as a pointer") };
+            let expr = self.reference(e, pointer, shared);
+            self.values.insert(id, value);
+            return expr;
+        }
+        let pointer = self.pointer(e, id)?;
+        self.reference(e, &pointer, shared)
     }
 
     /// The reference expression of `pointer`; `shared` when its dynamic indices are read again.
-    pub(super) fn reference(&mut self, e: &mut Emitter, pointer: Pointer, shared: bool) -> Result<Expr, Error> {
-        let mut expr = pointer.base;
-        for step in pointer.steps {
+    pub(super) fn reference(&mut self, e: &mut Emitter, pointer: &Pointer, shared: bool) -> Result<Expr, Error> {
+        let mut expr = pointer.base.clone();
+        for step in &pointer.steps {
             expr = match step {
                 Step::Dynamic(index) => {
-                    let index = if shared { self.take_shared(e, index)? } else { self.take(e, index)? };
+                    let index = if shared { self.take_shared(e, *index)? } else { self.take(e, *index)? };
                     Expr::index(expr, index)
                 }
-                step => step.apply(expr),
+                step => step.clone().apply(expr),
             };
         }
         Ok(expr)

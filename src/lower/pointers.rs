@@ -271,7 +271,7 @@ impl Lower<'_> {
     /// the chosen value kept (`select` for scalars and vectors, an `if` for the rest).
     pub(super) fn load_choice(&mut self, e: &mut Emitter, inst: &Inst, choice: Choice) -> Result<(), Error> {
         let mut loads = Vec::with_capacity(choice.options.len());
-        for option in choice.options.clone() {
+        for option in &choice.options {
             loads.push(self.reference(e, option, true)?);
         }
         let ty = self.result_type(inst)?;
@@ -295,7 +295,7 @@ impl Lower<'_> {
     pub(super) fn store_choice(&mut self, e: &mut Emitter, value: Id, choice: Choice) -> Result<(), Error> {
         let value = self.take_shared(e, value)?;
         let mut stores = Vec::with_capacity(choice.options.len());
-        for option in choice.options.clone() {
+        for option in &choice.options {
             let target = self.reference(e, option, true)?;
             stores.push(Stmt::Assign { target, value: value.clone() });
         }

@@ -47,6 +47,16 @@ impl<'m> Values<'m> {
         }
     }
 
+    /// The value of `id`, removed if `wanted` holds for it: one look-up, where a `get` then a
+    /// `remove` took two.
+    pub(super) fn remove_if(&mut self, id: Id, wanted: impl FnOnce(&Value) -> bool) -> Option<Value> {
+        match self.result_index(id) {
+            Some(index) => self.results[index].take_if(|value| wanted(value)),
+            None if self.others.get(&id).is_some_and(wanted) => self.others.remove(&id),
+            None => None,
+        }
+    }
+
     pub(super) fn remove(&mut self, id: &Id) -> Option<Value> {
         match self.result_index(*id) {
             Some(index) => self.results[index].take(),
