@@ -36,7 +36,7 @@
 //! GitHub Actions wants them.
 //!
 //! The pipeline reads one way: bytes, then [`spirv::load`] into a [`spirv::Module`], then the passes
-//! in the order [`translate`] lists them, then [`lower::lower`] into a WGSL syntax tree, then
+//! in the order `run_passes` lists them, then [`lower::lower`] into a WGSL syntax tree, then
 //! [`wgsl::print`] and validation with naga ([`wgsl::validate`]).
 //! The reverse direction, WGSL to Vulkan SPIR-V, is [`reverse::compile`].
 
@@ -197,26 +197,8 @@ fn lower(
     // passes grow, where growing copies them.
     let mut module = spirv::load::load(&words)?;
     drop((words, input));
-    // The pass order: each pass states what holds before and after it at the top of its file.
-    passes::entry_points::run(&mut module, options)?;
-    passes::stage_rules::run(&mut module, options)?;
-    passes::spec_constants::run(&mut module, options)?;
-    passes::single_value_phis::run(&mut module, options)?;
-    passes::global_params::run(&mut module, options)?;
-    passes::value_params::run(&mut module, options)?;
-    passes::argument_copies::run(&mut module, options)?;
-    passes::single_store_locals::run(&mut module, options)?;
-    passes::structurize::run(&mut module, options)?;
-    passes::draw_parameters::run(&mut module, options)?;
-    passes::io_wrapper::run(&mut module, options)?;
-    passes::signedness::run(&mut module, options)?;
-    passes::handles::run(&mut module, options)?;
-    passes::bindings::run(&mut module, options)?;
-    passes::layout::run(&mut module, options)?;
-    passes::atomics::run(&mut module, options)?;
-    passes::array_counts::run(&mut module, options)?;
-    passes::parameter_counts::run(&mut module, options)?;
-    let lower::Emitted { mut ast, bindings, uniformity, warnings, ir } = lower::lower(&module, options, ir)?;
+    run_passes(&mut module, options)?;
+    let lower::Emitted { mut ast, bindings, uniformity, warnings, ir } = lower::lower(&mut module, options, ir)?;
     module.warnings.extend(warnings);
     if uniformity.breaks_barriers {
         return Err(Error::unsupported(
@@ -256,6 +238,29 @@ fn lower(
         None => Err(wgsl::naga_ir::Unsupported("not validated")),
     };
     Ok(Lowered { ast, warnings, bindings, ir })
+}
+
+/// The passes, in their order: each states what holds before and after it at the top of its file.
+pub(crate) fn run_passes(module: &mut spirv::Module, options: &Options) -> Result<(), Error> {
+    passes::entry_points::run(module, options)?;
+    passes::stage_rules::run(module, options)?;
+    passes::spec_constants::run(module, options)?;
+    passes::single_value_phis::run(module, options)?;
+    passes::global_params::run(module, options)?;
+    passes::value_params::run(module, options)?;
+    passes::argument_copies::run(module, options)?;
+    passes::single_store_locals::run(module, options)?;
+    passes::structurize::run(module, options)?;
+    passes::draw_parameters::run(module, options)?;
+    passes::io_wrapper::run(module, options)?;
+    passes::signedness::run(module, options)?;
+    passes::handles::run(module, options)?;
+    passes::bindings::run(module, options)?;
+    passes::layout::run(module, options)?;
+    passes::atomics::run(module, options)?;
+    passes::array_counts::run(module, options)?;
+    passes::parameter_counts::run(module, options)?;
+    Ok(())
 }
 
 /// Whether the input is SPIR-V assembly text rather than a binary module: text whose first token

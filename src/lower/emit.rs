@@ -58,7 +58,7 @@ pub struct Emitter<'m> {
     /// What vertex entry points reach and write, found once on first need (`vertex_storage.rs`).
     vertex_storage: OnceCell<VertexStorage>,
     /// `Module::new_bindings` by variable, for the binding map's entry of each resource.
-    new_bindings: IdMap<Id, &'m NewBinding>,
+    new_bindings: IdMap<Id, NewBinding>,
     /// The globals nothing writes while a shader runs: uniform and read-only storage buffers.
     pub(super) read_only: IdSet<Id>,
     /// Module-scope initializers stored at the start of the entry points instead
@@ -131,9 +131,44 @@ impl<'m> Emitter<'m> {
             in_constant_expression: false,
         };
         for new in &module.new_bindings {
-            e.new_bindings.entry(new.variable).or_insert(new);
+            e.new_bindings.entry(new.variable).or_insert(*new);
         }
         e
+    }
+
+    /// The same state, reading `module`. Between functions the lowering reads an empty module
+    /// instead (`lower`), which lets go of the one lowered, so that the body of each function
+    /// can be freed once it is lowered.
+    pub(super) fn reading<'n>(self, module: &'n Module) -> Emitter<'n> {
+        Emitter {
+            module,
+            out: self.out,
+            namer: self.namer,
+            names: self.names,
+            types: self.types,
+            member_names: self.member_names,
+            enables: self.enables,
+            annotate: self.annotate,
+            ir: self.ir,
+            bindings: self.bindings,
+            overrides: self.overrides,
+            named_spec_ops: self.named_spec_ops,
+            shared_spec_ids: self.shared_spec_ids,
+            helpers: self.helpers,
+            uniformity: self.uniformity,
+            bitcasts: self.bitcasts,
+            builtins: self.builtins,
+            globals_analysed: self.globals_analysed,
+            vertex_storage: self.vertex_storage,
+            new_bindings: self.new_bindings,
+            read_only: self.read_only,
+            moved_initializers: self.moved_initializers,
+            in_constant_expression: self.in_constant_expression,
+            no_data: self.no_data,
+            claimed: self.claimed,
+            warnings: self.warnings,
+            entry_locals: self.entry_locals,
+        }
     }
 
     /// The syntax tree and what was found on the way, once every function is lowered.

@@ -15,7 +15,7 @@ use std::collections::HashMap;
 use spirv::{Op, StorageClass};
 
 use crate::id_hash::IdMap;
-use crate::spirv::{EntryPoint, Function, GlobalUsers, Id, IoSource, Module, Type};
+use crate::spirv::{Function, GlobalUsers, Id, IoSource, Module, Type};
 
 /// The globals (indices) to declare in an entry function instead of at module scope, with that
 /// function's id; `functions` are the functions emitted, `users` which of them read each global
@@ -24,7 +24,7 @@ pub(super) fn private_to_entry(
     module: &Module,
     functions: &[usize],
     users: &[GlobalUsers],
-    unwrapped: &HashMap<Id, &EntryPoint>,
+    unwrapped: &HashMap<Id, usize>,
 ) -> IdMap<usize, Id> {
     // The one function using each private global, or `None` if more do.
     let mut user: IdMap<usize, Option<Id>> = IdMap::default();

@@ -36,14 +36,16 @@ pub fn emit(e: &mut Emitter, f: usize, entry: Option<&EntryPoint>) -> Result<(as
     let module = e.module;
     let function = &module.functions[f];
     let uses = uses::uses(module, f)?;
-    // Nearly every value bound to a `let` is unnamed and has an entry in `unnamed`: room for
-    // them up front, where growing it one insert at a time rehashed it again and again.
-    let unnamed = inline_lets::Counts::with_capacity(uses.shared_results());
+    // Nearly every value bound to a `let` is unnamed: it takes an `x_<id>` name and has an
+    // entry in `unnamed`. Room for them up front, where growing one insert at a time rehashed
+    // again and again; room for every instruction was a fortieth of the peak on one long function.
+    let shared = uses.shared_results();
+    let unnamed = inline_lets::Counts::with_capacity(shared);
     let mut lower = Lower {
         module,
         f,
         function,
-        namer: Namer::for_locals(function.insts.len()),
+        namer: Namer::for_locals(shared),
         values: Values::new(module, f),
         pending: Pending::new(function.insts.len()),
         uses,
@@ -822,7 +824,7 @@ impl<'m> Lower<'m> {
         debug_assert!(known_depth.is_none_or(|known| known.min(MAX_INLINE_DEPTH + 1) == depth(&expr)));
         let id = self.result(inst)?;
         let reads_memory = reads_memory || self.consumed_memory;
-        let (count, block) = self.uses.get(&id).map_or((0, 0), |u| (u.count, u.block));
+        let (count, block) = self.uses.get(&id).map_or((0, 0), |u| (u.count, u.block as usize));
         if count == 0 {
             return Ok(());
         }
@@ -946,7 +948,7 @@ impl<'m> Lower<'m> {
     /// The reference expression a pointer designates, re-derived at this use.
     pub(super) fn pointer_expr(&mut self, e: &mut Emitter, id: Id) -> Result<Expr, Error> {
         let pointer = self.pointer(e, id)?;
-        let shared = self.uses.get(&id).is_none_or(|u| u.count > 1 || u.block != self.block);
+        let shared = self.uses.get(&id).is_none_or(|u| u.count > 1 || u.block as usize != self.block);
         self.reference(e, pointer, shared)
     }
 

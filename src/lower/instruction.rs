@@ -784,7 +784,7 @@ impl Lower<'_> {
     /// single-use insert result already in a `var` is updated without a copy.
     fn copy_to_var(&mut self, e: &mut Emitter, inst: &Inst, position: usize) -> Result<(Name, Expr), Error> {
         let base = self.operand(inst, position)?;
-        let single_use = self.uses.get(&base).is_some_and(|u| u.count == 1 && u.block == self.block);
+        let single_use = self.uses.get(&base).is_some_and(|u| u.count == 1 && u.block as usize == self.block);
         if single_use
             && self.insert_vars.contains(&base)
             && let Some(Value::Ident(name)) = self.values.get(&base)

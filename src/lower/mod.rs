@@ -39,14 +39,18 @@ use emit::Emitter;
 
 use crate::Options;
 use crate::error::{Error, Location};
-use crate::spirv::{Computed, EntryPoint, GlobalUsers, Id, IoBinding, IoSource, Module};
+use crate::spirv::{Computed, GlobalUsers, Id, IoBinding, IoSource, Module};
 use crate::wgsl::ast::Stmt;
 use crate::wgsl::naga_ir;
 
 /// Lowers the module, after the passes, to a WGSL syntax tree: names claimed (entry points first,
 /// then functions and globals), globals declared, each function lowered and printed, then the
-/// entry points' wrappers.
-pub fn lower(module: &Module, options: &Options, ir: Option<naga_ir::Incremental>) -> Result<Emitted, Error> {
+/// entry points' wrappers. Each function's SPIR-V body is freed once it is lowered: the module
+/// keeps only the signatures and definitions.
+pub fn lower(module: &mut Module, options: &Options, ir: Option<naga_ir::Incremental>) -> Result<Emitted, Error> {
+    // Read by no one: the emitter holds it between functions, while the body of the function
+    // just lowered is freed (see the loop below).
+    let no_module = Module::default();
     let mut e = Emitter::new(module, options.annotate, ir, spec::named_ops(module)?);
     // Entry-point names are the API users call: they are claimed first and never renamed.
     let mut wrapper_names = Vec::new();
@@ -54,11 +58,10 @@ pub fn lower(module: &Module, options: &Options, ir: Option<naga_ir::Incremental
         wrapper_names.push(e.namer.fresh(&entry.name, None));
     }
     let functions = module.entry_functions();
-    let unwrapped: HashMap<Id, &EntryPoint> = module
-        .entry_points
-        .iter()
-        .filter(|entry| entry.io.as_ref().is_some_and(|plan| plan.unwrapped))
-        .map(|entry| (entry.function, entry))
+    // By function, the index of the entry point it is itself, if unwrapped.
+    let unwrapped: HashMap<Id, usize> = (module.entry_points.iter().enumerate())
+        .filter(|(_, entry)| entry.io.as_ref().is_some_and(|plan| plan.unwrapped))
+        .map(|(index, entry)| (entry.function, index))
         .collect();
     let mut inner_names: HashMap<Id, String> = HashMap::new();
     for (entry, wrapper_name) in module.entry_points.iter().zip(&wrapper_names) {
@@ -99,21 +102,28 @@ pub fn lower(module: &Module, options: &Options, ir: Option<naga_ir::Incremental
         }
     }
     e.claim_late_names(&functions);
+    let mut between = e.reading(&no_module);
     for &f in &functions {
-        let entry = unwrapped.get(&module.functions[f].id).copied();
+        let mut e = between.reading(module);
+        let function = &module.functions[f];
+        let entry = unwrapped.get(&function.id).map(|&index| &module.entry_points[index]);
         let (mut lowered, calls) = function::emit(&mut e, f, entry)?;
         if let Some(entry) = entry {
             lowered.attributes = e.stage_attributes(entry)?;
         }
-        let function = &module.functions[f];
         let origin = Location {
             result_id: Some(function.id),
             word_offset: Some(function.offset),
             opcode: Some(Op::Function),
             ..Location::default()
         };
-        e.finish_lowered(lowered, calls, origin)?;
+        // Nothing reads a function's body once it is lowered (calls read signatures): freed,
+        // it is off the peak of what follows, naga's IR of the function above all.
+        between = e.reading(&no_module);
+        module.functions[f].free_body();
+        between.finish_lowered(lowered, calls, origin)?;
     }
+    let mut e = between.reading(module);
     for (entry, name) in module.entry_points.iter().zip(wrapper_names) {
         if !unwrapped.contains_key(&entry.function) {
             let wrapper = e.entry_wrapper(entry, name)?;
@@ -187,4 +197,50 @@ fn used_globals(module: &Module, users: &[GlobalUsers]) -> Vec<usize> {
         }
     }
     order
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::Options;
+
+    /// An entry point calling a helper: once lowered, neither function keeps its body, and the
+    /// helper keeps its signature.
+    #[test]
+    fn each_function_s_body_is_freed_once_it_is_lowered() {
+        let text = "
+                   OpCapability Shader
+                   OpMemoryModel Logical GLSL450
+                   OpEntryPoint GLCompute %main \"main\"
+                   OpExecutionMode %main LocalSize 1 1 1
+           %void = OpTypeVoid
+            %int = OpTypeInt 32 1
+           %main_type = OpTypeFunction %void
+         %helper_type = OpTypeFunction %int %int
+            %one = OpConstant %int 1
+         %helper = OpFunction %int None %helper_type
+              %x = OpFunctionParameter %int
+          %start = OpLabel
+            %sum = OpIAdd %int %x %one
+                   OpReturnValue %sum
+                   OpFunctionEnd
+           %main = OpFunction %void None %main_type
+          %entry = OpLabel
+           %call = OpFunctionCall %int %helper %one
+                   OpReturn
+                   OpFunctionEnd
+        ";
+        let options = Options { validate: false, ..Options::default() };
+        let mut module = crate::spirv::load::load(&crate::read_words(text.as_bytes()).unwrap()).unwrap();
+        crate::run_passes(&mut module, &options).unwrap();
+        assert_eq!(module.functions.len(), 2);
+        assert!(module.functions.iter().all(|f| !f.insts.is_empty() && f.body.as_ref().is_some_and(|b| !b.is_empty())));
+        let emitted = super::lower(&mut module, &options, None).unwrap();
+        assert_eq!(emitted.ast.functions.len(), 2);
+        for function in &module.functions {
+            assert!(function.insts.is_empty() && function.blocks.is_empty());
+            assert!(function.body.as_ref().is_none_or(Vec::is_empty));
+        }
+        let helper = module.functions.iter().find(|f| f.params.len() == 1).unwrap();
+        assert!(matches!(module.ty(helper.result_type), Ok(crate::spirv::Type::Int { width: 32, signed: true })));
+    }
 }

@@ -140,8 +140,8 @@ impl Walk {
     }
 
     /// The innermost scope enclosing `scopes` and every placement of `blocks`.
-    fn enclosing(&self, scopes: &[usize], blocks: &[usize]) -> usize {
-        let placed = blocks.iter().flat_map(|&b| self.placed.get(b));
+    fn enclosing(&self, scopes: &[usize], blocks: &[u32]) -> usize {
+        let placed = blocks.iter().flat_map(|&b| self.placed.get(b as usize));
         scopes.iter().chain(placed).fold(scopes[0], |common, &scope| self.common(common, scope))
     }
 
@@ -191,10 +191,10 @@ pub(super) fn analyse(module: &Module, function: &Function, body: &[Node], uses:
             if inst.op == Op::Phi {
                 let direct = !walk.loop_headers.contains(&b);
                 let parents = inst.phi_incoming().filter_map(|(_, parent)| match module.def(parent) {
-                    Def::Label { block, .. } => Some(*block as usize),
+                    Def::Label { block, .. } => Some(*block),
                     _ => None,
                 });
-                let blocks: Vec<usize> =
+                let blocks: Vec<u32> =
                     if direct { parents.chain(used_in.iter().copied()).collect() } else { parents.collect() };
                 let scope = walk.enclosing(def_scopes, &blocks);
                 scopes.phis.entry(scope).or_default().push(id);
@@ -210,11 +210,11 @@ pub(super) fn analyse(module: &Module, function: &Function, body: &[Node], uses:
                 continue;
             }
             // Used only where it is defined: in scope in every copy of the block.
-            if used_in.is_empty() || used_in == [b] {
+            if used_in.is_empty() || used_in == [b as u32] {
                 continue;
             }
             let mut hoist = def_scopes.len() > 1;
-            for used in used_in.iter().flat_map(|&u| walk.placed.get(u)) {
+            for used in used_in.iter().flat_map(|&u| walk.placed.get(u as usize)) {
                 hoist = hoist || walk.skipped_by_continue(b, def_scopes[0], *used);
             }
             let common = walk.enclosing(def_scopes, used_in);

@@ -13,13 +13,16 @@ pub(super) struct Use {
     /// Uses, counting each re-derivation of a pointer as a use of what it is made of.
     pub(super) count: u32,
     /// The block of the last use the walk met (for a phi operand, the predecessor), or `NO_BLOCK`.
-    pub(super) block: usize,
+    /// Block indices are `u32`, as in `Def::Label`, to keep a use at 12 bytes.
+    pub(super) block: u32,
     /// Whether `Uses::blocks` holds the value's list of blocks: asked for every value, where a
     /// hash look-up in that list cost more than the rest.
     several: bool,
 }
 
-const NO_BLOCK: usize = usize::MAX;
+const _: () = assert!(std::mem::size_of::<Use>() == 12);
+
+const NO_BLOCK: u32 = u32::MAX;
 
 impl Default for Use {
     fn default() -> Self {
@@ -27,7 +30,7 @@ impl Default for Use {
     }
 }
 
-/// How each value of a function is used. The function's own results are kept by instruction, 16
+/// How each value of a function is used. The function's own results are kept by instruction, 12
 /// bytes each; other values it reads (parameters, globals, constants) by id. Nearly every value
 /// is used in one block, and the few used in several keep their list of blocks apart.
 pub(super) struct Uses<'m> {
@@ -39,7 +42,7 @@ pub(super) struct Uses<'m> {
     others: IdMap<Id, Use>,
     /// Every block using the value, its own uses and those of pointers derived from it, where
     /// that is not just `Use::block`.
-    blocks: IdMap<Id, Vec<usize>>,
+    blocks: IdMap<Id, Vec<u32>>,
     /// Components extracted from a vector only for a vector construct of the same block to
     /// gather again (`vec4(v.x, v.y, v.z, 1.0)`): the construct reads the vector once, as `v`
     /// or a swizzle of it, and the extracts are not lowered.
@@ -81,7 +84,7 @@ impl<'m> Uses<'m> {
     }
 
     /// The blocks using `id`, in the order the walk met them or sorted, perhaps repeated.
-    pub(super) fn blocks(&self, id: Id) -> &[usize] {
+    pub(super) fn blocks(&self, id: Id) -> &[u32] {
         match self.get(&id) {
             Some(used) if used.several => self.blocks.get(&id).map_or(&[], Vec::as_slice),
             Some(used) if used.block != NO_BLOCK => std::slice::from_ref(&used.block),
@@ -90,7 +93,7 @@ impl<'m> Uses<'m> {
     }
 
     /// Counts a use of `id`, in `block` if it has one, met after every use recorded so far.
-    fn record(&mut self, id: Id, block: Option<usize>) {
+    fn record(&mut self, id: Id, block: Option<u32>) {
         let used = self.get_mut(id);
         used.count += 1;
         let Some(block) = block else { return };
@@ -105,7 +108,7 @@ impl<'m> Uses<'m> {
     }
 
     /// Adds `more` to the blocks using `id`, keeping the list sorted and without repeats.
-    fn add_blocks(&mut self, id: Id, more: &[usize]) {
+    fn add_blocks(&mut self, id: Id, more: &[u32]) {
         // Most often `more` names only the one block `id` is used in: nothing changes.
         if let Some(used) = self.get(&id)
             && !used.several
@@ -146,7 +149,7 @@ pub(super) fn uses<'m>(module: &'m Module, f: usize) -> Result<Uses<'m>, Error> 
     // Component extracts of the block being walked, and runs of them a construct gathers.
     let mut block_extracts = IdSet::default();
     let mut gathered = Vec::new();
-    for (b, block) in function.blocks.iter().enumerate() {
+    for (b, block) in (0u32..).zip(&function.blocks) {
         block_extracts.clear();
         for index in block.all_insts() {
             let inst = &function.insts[index];
@@ -159,7 +162,7 @@ pub(super) fn uses<'m>(module: &'m Module, f: usize) -> Result<Uses<'m>, Error> 
             if inst.op == Op::Phi {
                 for (value, parent) in inst.phi_incoming() {
                     let parent = match module.def(parent) {
-                        Def::Label { block, .. } => Some(*block as usize),
+                        Def::Label { block, .. } => Some(*block),
                         _ => None,
                     };
                     uses.record(value, parent);
@@ -189,7 +192,7 @@ pub(super) fn uses<'m>(module: &'m Module, f: usize) -> Result<Uses<'m>, Error> 
     // more than the chains.
     // `add_blocks` keeps a set: a block passed on twice in a row is passed on once (a base that
     // every access chain of a block shares gets that block once, not once per chain).
-    let mut inherited: IdMap<Id, Vec<usize>> = IdMap::default();
+    let mut inherited: IdMap<Id, Vec<u32>> = IdMap::default();
     let mut blocks = Vec::new();
     for &(pointer, index) in pointers.iter().rev() {
         if let Some(more) = inherited.remove(&pointer) {

@@ -38,12 +38,19 @@ const CORE_ATOMICS: std::ops::RangeInclusive<u32> = Op::AtomicLoad as u32..=Op::
 
 /// Asked of every instruction: one range check tells most apart, where a comparison with each
 /// atomic opcode in turn cost as much as the rest of the atomics pass.
+/// Every atomic opcode is at least AtomicLoad's, most others below it: one comparison first.
 pub fn is_atomic(op: Op) -> bool {
-    CORE_ATOMICS.contains(&(op as u32))
-        || matches!(
-            op,
-            Op::AtomicFlagTestAndSet | Op::AtomicFlagClear | Op::AtomicFAddEXT | Op::AtomicFMinEXT | Op::AtomicFMaxEXT
-        )
+    let number = op as u32;
+    number >= *CORE_ATOMICS.start()
+        && (CORE_ATOMICS.contains(&number)
+            || matches!(
+                op,
+                Op::AtomicFlagTestAndSet
+                    | Op::AtomicFlagClear
+                    | Op::AtomicFAddEXT
+                    | Op::AtomicFMinEXT
+                    | Op::AtomicFMaxEXT
+            ))
 }
 
 pub fn run(module: &mut Module, _options: &Options) -> Result<(), Error> {
@@ -266,38 +273,13 @@ fn contains_atomic(module: &Module, ty: Id) -> bool {
 fn retype_access_chains(module: &mut Module, f: usize, atomics_made: bool) -> Result<(), Error> {
     for index in 0..module.functions[f].insts.len() {
         let inst: &Inst = &module.functions[f].insts[index];
-        let base = inst.id(0).unwrap_or(0);
-        let whole_copy = match inst.op {
-            _ if !atomics_made => None,
-            Op::Load => pointee(module, base).map(|(_, p)| p),
-            Op::Store | Op::CopyMemory => pointee(module, base).map(|(_, p)| p),
-            _ => None,
-        };
-        if let Some(ty) = whole_copy
-            && !matches!(module.type_def(ty), Some(Type::Atomic { .. }))
-            && contains_atomic(module, ty)
-        {
-            return Err(Error::unsupported(
-                "copying a struct or array that holds atomics: WGSL cannot copy atomics",
-                module.location_of(f, inst),
-            ));
-        }
-        if atomics_made
-            && inst.op == Op::FunctionCall
-            && inst
-                .id_operands()
-                .skip(1)
-                .any(|arg| pointee(module, arg).is_some_and(|(_, p)| contains_atomic(module, p)))
-        {
-            return Err(Error::unsupported(
-                "passing a pointer to atomics to a function (not supported yet)",
-                module.location_of(f, inst),
-            ));
+        if atomics_made {
+            refuse_moving_atomics(module, f, inst)?;
         }
         if !matches!(inst.op, Op::AccessChain | Op::InBoundsAccessChain | Op::CopyObject) {
             continue;
         }
-        let Some((class, base_pointee)) = pointee(module, base) else {
+        let Some((class, base_pointee)) = pointee(module, inst.id(0).unwrap_or(0)) else {
             continue;
         };
         let declared = inst.ty.and_then(|ty| match module.type_def(ty) {
@@ -313,6 +295,33 @@ fn retype_access_chains(module: &mut Module, f: usize, atomics_made: bool) -> Re
             module.functions[f].insts[index].ty = Some(new);
             module.defs[result as usize] = Def::value(f, index, new);
         }
+    }
+    Ok(())
+}
+
+/// Copies and calls cannot move atomics in WGSL: `inst` (of function `f`) must not copy a struct
+/// or array holding them, nor pass a pointer to them.
+fn refuse_moving_atomics(module: &Module, f: usize, inst: &Inst) -> Result<(), Error> {
+    let whole_copy = match inst.op {
+        Op::Load | Op::Store | Op::CopyMemory => pointee(module, inst.id(0).unwrap_or(0)).map(|(_, p)| p),
+        _ => None,
+    };
+    if let Some(ty) = whole_copy
+        && !matches!(module.type_def(ty), Some(Type::Atomic { .. }))
+        && contains_atomic(module, ty)
+    {
+        return Err(Error::unsupported(
+            "copying a struct or array that holds atomics: WGSL cannot copy atomics",
+            module.location_of(f, inst),
+        ));
+    }
+    if inst.op == Op::FunctionCall
+        && inst.id_operands().skip(1).any(|arg| pointee(module, arg).is_some_and(|(_, p)| contains_atomic(module, p)))
+    {
+        return Err(Error::unsupported(
+            "passing a pointer to atomics to a function (not supported yet)",
+            module.location_of(f, inst),
+        ));
     }
     Ok(())
 }

@@ -27,19 +27,56 @@ use spirv::{AccessQualifier, Op, StorageClass};
 use crate::Options;
 use crate::error::{Error, Location};
 use crate::id_hash::IdSet;
-use crate::spirv::{BindingOrigin, Def, Id, ImageType, Inst, MAX_HANDLE_STEPS, Module, NewBinding, Param, Type};
+use crate::spirv::{
+    BindingOrigin, Def, Global, Id, ImageType, Inst, MAX_HANDLE_STEPS, Module, NewBinding, Param, Type,
+};
 
 pub fn run(module: &mut Module, _options: &Options) -> Result<(), Error> {
     let functions = module.entry_functions();
-    let used = module.globals_used_in(&functions);
-    check_variables(module, &functions, &used)?;
+    // Whether each global is read matters only for those refused or split below: most modules
+    // have none, and are spared the walk over every operand that finds out.
+    let asked = module.globals.iter().any(|global| refusal(module, global).is_some() || is_combined(module, global));
+    let used = match asked {
+        true => module.globals_used_in(&functions),
+        false => vec![false; module.globals.len()],
+    };
+    let found = Found::walk(module, &functions);
+    check_variables(module, &found.variables, &used)?;
     split_combined_globals(module, &used);
     for &f in &functions {
         params_by_value(module, f);
     }
-    let groups = Groups::build(module, &functions)?;
-    let uses = record_uses(module, &functions, &groups)?;
+    let groups = Groups::build(module, &functions, &found.calls)?;
+    let uses = record_uses(module, &found.images, &groups)?;
     retype(module, &groups, &uses)
+}
+
+/// The instructions this pass reads, as (function, arena index) in the order met: found in one
+/// walk over every instruction, not one walk for each kind.
+#[derive(Default)]
+struct Found {
+    variables: Vec<(usize, usize)>,
+    calls: Vec<(usize, usize)>,
+    /// Image instructions that use a handle (`use_of`) or that WGSL lacks.
+    images: Vec<(usize, usize)>,
+}
+
+impl Found {
+    fn walk(module: &Module, functions: &[usize]) -> Found {
+        let mut found = Found::default();
+        for &f in functions {
+            for (index, inst) in module.functions[f].insts.iter().enumerate() {
+                let list = match inst.op {
+                    Op::Variable => &mut found.variables,
+                    Op::FunctionCall => &mut found.calls,
+                    op if use_of(op).is_some() || unsupported_image_op(op).is_some() => &mut found.images,
+                    _ => continue,
+                };
+                list.push((f, index));
+            }
+        }
+        found
+    }
 }
 
 fn is_handle_array(module: &Module, ty: Id) -> bool {
@@ -52,48 +89,52 @@ fn is_handle_array(module: &Module, ty: Id) -> bool {
 }
 
 /// Handles WGSL cannot hold: arrays of them, and handles in function or private variables; and
-/// arrays of buffers, which are binding arrays too.
-fn check_variables(module: &Module, functions: &[usize], used: &[bool]) -> Result<(), Error> {
+/// arrays of buffers, which are binding arrays too. `variables` are the function variables.
+fn check_variables(module: &Module, variables: &[(usize, usize)], used: &[bool]) -> Result<(), Error> {
     for (global, _) in module.globals.iter().zip(used).filter(|(_, used)| **used) {
-        if is_handle_array(module, global.pointee) {
-            return Err(Error::unsupported(
-                "an array of textures or samplers needs binding arrays, which WebGPU does not have",
-                module.variable_location(global.id),
-            ));
-        }
-        let buffer = matches!(global.class, StorageClass::Uniform | StorageClass::StorageBuffer);
-        if buffer && matches!(module.type_def(global.pointee), Some(Type::Array { .. } | Type::RuntimeArray { .. })) {
-            return Err(Error::unsupported(
-                "an array of uniform or storage buffers needs binding arrays, which WebGPU does not have",
-                module.variable_location(global.id),
-            ));
-        }
-        if module.is_handle(global.pointee) && global.class != StorageClass::UniformConstant {
-            return Err(Error::unsupported(
-                format!(
-                    "a {:?} variable holding a texture or sampler: WGSL handles live only in module-scope resource variables",
-                    global.class
-                ),
-                module.variable_location(global.id),
-            ));
+        if let Some(message) = refusal(module, global) {
+            return Err(Error::unsupported(message, module.variable_location(global.id)));
         }
     }
-    for &f in functions {
-        for inst in module.functions[f].insts.iter().filter(|i| i.op == Op::Variable) {
-            let pointee = match inst.ty.and_then(|ty| module.type_def(ty)) {
-                Some(Type::Pointer { pointee, .. }) => *pointee,
-                _ => continue,
-            };
-            if module.is_handle(pointee) || is_handle_array(module, pointee) {
-                return Err(Error::unsupported(
-                    "a function variable holding a texture or sampler: WGSL handles cannot be stored \
-                     (spirv-opt --legalize-hlsl removes such variables)",
-                    module.location_of(f, inst),
-                ));
-            }
+    for &(f, index) in variables {
+        let inst = &module.functions[f].insts[index];
+        let pointee = match inst.ty.and_then(|ty| module.type_def(ty)) {
+            Some(Type::Pointer { pointee, .. }) => *pointee,
+            _ => continue,
+        };
+        if module.is_handle(pointee) || is_handle_array(module, pointee) {
+            return Err(Error::unsupported(
+                "a function variable holding a texture or sampler: WGSL handles cannot be stored \
+                 (spirv-opt --legalize-hlsl removes such variables)",
+                module.location_of(f, inst),
+            ));
         }
     }
     Ok(())
+}
+
+/// Why WGSL cannot have global `global` if a translated function uses it.
+fn refusal(module: &Module, global: &Global) -> Option<String> {
+    if is_handle_array(module, global.pointee) {
+        return Some("an array of textures or samplers needs binding arrays, which WebGPU does not have".into());
+    }
+    let buffer = matches!(global.class, StorageClass::Uniform | StorageClass::StorageBuffer);
+    if buffer && matches!(module.type_def(global.pointee), Some(Type::Array { .. } | Type::RuntimeArray { .. })) {
+        return Some("an array of uniform or storage buffers needs binding arrays, which WebGPU does not have".into());
+    }
+    if module.is_handle(global.pointee) && global.class != StorageClass::UniformConstant {
+        return Some(format!(
+            "a {:?} variable holding a texture or sampler: WGSL handles live only in module-scope resource variables",
+            global.class
+        ));
+    }
+    None
+}
+
+/// Whether global `global` is a combined image sampler, which `split_combined_globals` splits if
+/// a translated function uses it.
+fn is_combined(module: &Module, global: &Global) -> bool {
+    global.class == StorageClass::UniformConstant && sampled_image_of(module, global.pointee).is_some()
 }
 
 fn sampler_type(module: &mut Module, comparison: bool) -> Id {
@@ -139,7 +180,7 @@ fn split_combined_globals(module: &mut Module, used: &[bool]) {
         let Some(image) = sampled_image_of(module, pointee) else {
             continue;
         };
-        if global.class != StorageClass::UniformConstant || !used {
+        if !is_combined(module, global) || !used {
             continue;
         }
         module.globals[g].pointee = image;
@@ -187,7 +228,8 @@ struct Groups {
 }
 
 impl Groups {
-    fn build(module: &Module, functions: &[usize]) -> Result<Groups, Error> {
+    /// The groups of the handles of `functions`, joined by their `calls`.
+    fn build(module: &Module, functions: &[usize], calls: &[(usize, usize)]) -> Result<Groups, Error> {
         let mut groups = Groups { index: HashMap::new(), ids: Vec::new(), parent: Vec::new() };
         for global in &module.globals {
             if global.class == StorageClass::UniformConstant && module.is_handle(global.pointee) {
@@ -199,10 +241,8 @@ impl Groups {
                 groups.add(param.id);
             }
         }
-        for &f in functions {
-            for inst in module.functions[f].insts.iter().filter(|i| i.op == Op::FunctionCall) {
-                groups.join_call(module, f, inst)?;
-            }
+        for &(f, index) in calls {
+            groups.join_call(module, f, &module.functions[f].insts[index])?;
         }
         Ok(groups)
     }
@@ -361,25 +401,23 @@ fn unsupported_image_op(op: Op) -> Option<&'static str> {
     })
 }
 
-fn record_uses(module: &Module, functions: &[usize], groups: &Groups) -> Result<HashMap<usize, Uses>, Error> {
+fn record_uses(module: &Module, images: &[(usize, usize)], groups: &Groups) -> Result<HashMap<usize, Uses>, Error> {
     let mut uses: HashMap<usize, Uses> = HashMap::new();
-    for &f in functions {
-        for inst in &module.functions[f].insts {
-            if let Some(reason) = unsupported_image_op(inst.op) {
-                return Err(Error::unsupported(reason, module.location_of(f, inst)));
-            }
-            let Some(kind) = use_of(inst.op) else {
-                continue;
-            };
-            let location = module.location_of(f, inst);
-            let roots =
-                inst.id(0).and_then(|id| module.handle_roots(id)).ok_or_else(|| untraceable(module, f, inst))?;
-            let image = groups.find(roots.image).ok_or_else(|| untraceable(module, f, inst))?;
-            uses.entry(image).or_default().note(kind, &location);
-            if matches!(kind, Use::DepthReference | Use::Plain) {
-                let sampler = roots.sampler.and_then(|s| groups.find(s)).ok_or_else(|| untraceable(module, f, inst))?;
-                uses.entry(sampler).or_default().note(kind, &location);
-            }
+    for &(f, index) in images {
+        let inst = &module.functions[f].insts[index];
+        if let Some(reason) = unsupported_image_op(inst.op) {
+            return Err(Error::unsupported(reason, module.location_of(f, inst)));
+        }
+        let Some(kind) = use_of(inst.op) else {
+            continue;
+        };
+        let location = module.location_of(f, inst);
+        let roots = inst.id(0).and_then(|id| module.handle_roots(id)).ok_or_else(|| untraceable(module, f, inst))?;
+        let image = groups.find(roots.image).ok_or_else(|| untraceable(module, f, inst))?;
+        uses.entry(image).or_default().note(kind, &location);
+        if matches!(kind, Use::DepthReference | Use::Plain) {
+            let sampler = roots.sampler.and_then(|s| groups.find(s)).ok_or_else(|| untraceable(module, f, inst))?;
+            uses.entry(sampler).or_default().note(kind, &location);
         }
     }
     Ok(uses)

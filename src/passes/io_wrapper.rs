@@ -104,6 +104,7 @@ fn io_globals_reached(module: &Module) -> Vec<Vec<Id>> {
             .global_index(id)
             .is_some_and(|g| matches!(module.globals[g].class, StorageClass::Input | StorageClass::Output))
     };
+    let any_io = module.globals.iter().any(|global| matches!(global.class, StorageClass::Input | StorageClass::Output));
     let calls: Vec<Vec<usize>> = module
         .functions
         .iter()
@@ -134,9 +135,12 @@ fn io_globals_reached(module: &Module) -> Vec<Vec<Id>> {
             stack.pop();
             on_stack[f] = false;
             // A plain loop over every operand: a `flat_map` over the instructions cost twice as much.
+            // None to find in a module without such variables (compute shaders on buffers).
             let mut ids: Vec<Id> = Vec::new();
-            for inst in &module.functions[f].insts {
-                ids.extend(inst.id_operands().filter(|&id| is_io(id)));
+            if any_io {
+                for inst in &module.functions[f].insts {
+                    ids.extend(inst.id_operands().filter(|&id| is_io(id)));
+                }
             }
             ids.extend(calls[f].iter().flat_map(|&c| reached[c].iter().flatten().copied()));
             ids.sort_unstable();

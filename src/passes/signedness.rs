@@ -20,11 +20,15 @@ use crate::spirv::{ConstValue, Constant, Def, ExtSet, Function, Id, Inst, Module
 pub fn run(module: &mut Module, _options: &Options) -> Result<(), Error> {
     let mut retyped_constants = IdMap::default();
     let mut types = IntTypes::new(module);
+    // Each block's list is rebuilt here, and handed over only if it gained a cast: most blocks
+    // keep theirs, and the buffer is allocated again only after one that did.
+    let mut new = Vec::new();
     for f in module.entry_functions() {
         let mut casts_may_be_unused = false;
         for b in 0..module.functions[f].blocks.len() {
             let old = std::mem::take(&mut module.functions[f].blocks[b].insts);
-            let mut new = Vec::with_capacity(old.len());
+            new.clear();
+            new.reserve(old.len());
             let mut rectifier = Rectifier {
                 module,
                 function: f,
@@ -33,11 +37,19 @@ pub fn run(module: &mut Module, _options: &Options) -> Result<(), Error> {
                 types: &mut types,
                 casts_may_be_unused: &mut casts_may_be_unused,
             };
-            for index in old {
+            for &index in &old {
                 rectifier.instruction(index)?;
             }
-            new.shrink_to_fit();
-            module.functions[f].blocks[b].insts = new;
+            // Every instruction is kept, in order, and casts are only added: a list as long as
+            // before is the same list.
+            module.functions[f].blocks[b].insts = match new.len() == old.len() {
+                true => old,
+                false => {
+                    let mut list = std::mem::take(&mut new);
+                    list.shrink_to_fit();
+                    list
+                }
+            };
         }
         if casts_may_be_unused {
             remove_unused_casts(&mut module.functions[f], f, &module.defs);

@@ -45,8 +45,13 @@ pub fn words_from_bytes(bytes: &[u8]) -> Result<Vec<u32>, Error> {
             bytes.len()
         )));
     }
-    let from: fn([u8; 4]) -> u32 = if first_word == Some(MAGIC) { u32::from_le_bytes } else { u32::from_be_bytes };
-    Ok(bytes.chunks_exact(4).map(|c| from([c[0], c[1], c[2], c[3]])).collect())
+    // One loop per byte order, each a plain copy the compiler unrolls: a function chosen at run
+    // time was a call per word.
+    let words = bytes.chunks_exact(4).map(|c| [c[0], c[1], c[2], c[3]]);
+    Ok(match first_word == Some(MAGIC) {
+        true => words.map(u32::from_le_bytes).collect(),
+        false => words.map(u32::from_be_bytes).collect(),
+    })
 }
 
 /// The first line of `bytes` (up to 40 characters) if they are text: UTF-8 without control
@@ -96,6 +101,7 @@ pub fn load(words: &[u32]) -> Result<Module, Error> {
         debug_info_sets: HashSet::new(),
         debug_sources: HashMap::new(),
         texel_format_sets: HashSet::new(),
+        block_lengths: Vec::new(),
         entry_points_of: HashMap::new(),
         decoration_groups: HashSet::new(),
     };
@@ -185,6 +191,9 @@ struct Builder<'a> {
     debug_sources: HashMap<Id, Id>,
     /// Imports of [`STORAGE_TEXEL_FORMAT_SET`].
     texel_format_sets: HashSet<Id>,
+    /// How many instructions each block of the function being read has, its label and merges
+    /// aside (`begin_function`).
+    block_lengths: Vec<usize>,
     /// Entry points by function, so an OpExecutionMode finds its own without a scan.
     entry_points_of: HashMap<Id, Vec<usize>>,
     /// Results of OpDecorationGroup: their decorations and names go once the module is read.
@@ -207,7 +216,12 @@ impl Consumer for Builder<'_> {
         Action::Continue
     }
     fn consume_instruction(&mut self, inst: dr::Instruction) -> Action {
-        let result = self.restored(inst).and_then(|inst| self.instruction(inst));
+        // Read in place: moving each instruction through the calls below was a tenth of the
+        // consumer.
+        let result = match self.offsets.get(self.index) {
+            Some(&at) if spec_constant_op::is_at(self.words, at) => self.restored(&inst, at),
+            _ => self.instruction(&inst),
+        };
         self.index += 1;
         match result {
             Ok(()) => Action::Continue,
@@ -253,16 +267,12 @@ impl Operands<'_> {
 }
 
 impl Builder<'_> {
-    /// The instruction as the module has it: an OpSpecConstantOp rspirv saw as a stand-in is
-    /// decoded from the words.
-    fn restored(&self, inst: dr::Instruction) -> Result<dr::Instruction, Error> {
-        match self.offsets.get(self.index) {
-            Some(&at) if spec_constant_op::is_at(self.words, at) => {
-                let location = Location { opcode: Some(Op::SpecConstantOp), ..self.location(&inst) };
-                spec_constant_op::decode(self.words, at, &location)
-            }
-            _ => Ok(inst),
-        }
+    /// An OpSpecConstantOp at word `at`, which rspirv saw as a stand-in (`stand_in`): decoded
+    /// from the words, as the module has it.
+    fn restored(&mut self, stand_in: &dr::Instruction, at: usize) -> Result<(), Error> {
+        let location = Location { opcode: Some(Op::SpecConstantOp), ..self.location(stand_in) };
+        let inst = spec_constant_op::decode(self.words, at, &location)?;
+        self.instruction(&inst)
     }
 
     /// The parts of a composite constant or construct of type `ty`: its id operands, or for the
@@ -375,12 +385,12 @@ impl Builder<'_> {
         }
     }
 
-    fn instruction(&mut self, inst: dr::Instruction) -> Result<(), Error> {
+    fn instruction(&mut self, inst: &dr::Instruction) -> Result<(), Error> {
         if self.function.is_some() {
             return self.function_instruction(inst);
         }
-        let location = self.location(&inst);
-        let ops = Operands { inst: &inst, location: location.clone() };
+        let location = self.location(inst);
+        let ops = Operands { inst, location: location.clone() };
         let op = inst.class.opcode;
         match op {
             Op::Capability => {
@@ -397,7 +407,7 @@ impl Builder<'_> {
                 } else {
                     ExtSet::Other
                 };
-                let id = result(&inst, &location)?;
+                let id = result(inst, &location)?;
                 if name == "NonSemantic.Shader.DebugInfo.100" {
                     self.debug_info_sets.insert(id);
                 }
@@ -471,7 +481,7 @@ impl Builder<'_> {
                 }
             }
             Op::String => {
-                self.define(result(&inst, &location)?, Def::String(Box::new(ops.string(0)?)), &location)?;
+                self.define(result(inst, &location)?, Def::String(Box::new(ops.string(0)?)), &location)?;
             }
             Op::Name => {
                 let target = ops.id(0)?;
@@ -496,7 +506,7 @@ impl Builder<'_> {
             }
             // A group collects the decorations before it and hands them to the targets after.
             Op::DecorationGroup => {
-                self.decoration_groups.insert(result(&inst, &location)?);
+                self.decoration_groups.insert(result(inst, &location)?);
             }
             Op::GroupDecorate => {
                 let group = self.decoration_group(ops.id(0)?, &location)?;
@@ -511,10 +521,10 @@ impl Builder<'_> {
                     self.module.member_decorations.entry(key).or_default().merge(&group);
                 }
             }
-            Op::Variable => self.global_variable(&inst, &ops, location)?,
-            Op::Function => self.begin_function(&inst, &ops, location)?,
-            _ if is_type(op) => self.declare_type(&inst, &ops, location)?,
-            _ if is_constant(op) => self.declare_constant(&inst, &ops, location)?,
+            Op::Variable => self.global_variable(inst, &ops, location)?,
+            Op::Function => self.begin_function(inst, &ops, location)?,
+            _ if is_type(op) => self.declare_type(inst, &ops, location)?,
+            _ if is_constant(op) => self.declare_constant(inst, &ops, location)?,
             // Debug information, extensions, source text: nothing to translate.
             _ => {}
         }
@@ -708,18 +718,32 @@ impl Builder<'_> {
     fn begin_function(&mut self, inst: &dr::Instruction, ops: &Operands, location: Location) -> Result<(), Error> {
         let id = result(inst, &location)?;
         let index = self.module.functions.len();
-        // The arena and the block list are allocated once at the function's size, counted up to
-        // its OpFunctionEnd (only a hint: one inside a block does not end the function).
+        // The arena, the block list and each block's list are allocated once at their sizes,
+        // counted in one scan up to the function's OpFunctionEnd (only hints: one inside a block
+        // does not end the function). Growing each block's list was a twentieth of loading.
         let (end, label) = (Op::FunctionEnd as u32, Op::Label as u32);
-        let opcodes = self.offsets[self.index..].iter().map(|&at| self.words[at] & 0xffff).take_while(|&op| op != end);
-        let (count, labels) =
-            opcodes.fold((0, 0), |(count, labels), op| (count + 1, labels + usize::from(op == label)));
+        let (selection, loop_merge) = (Op::SelectionMerge as u32, Op::LoopMerge as u32);
+        let (words, offsets) = (self.words, self.offsets);
+        let opcodes = offsets[self.index..].iter().map(|&at| words[at] & 0xffff).take_while(|&op| op != end);
+        let mut count = 0;
+        self.block_lengths.clear();
+        for op in opcodes {
+            count += 1;
+            if op == label {
+                self.block_lengths.push(0);
+            } else if op != selection
+                && op != loop_merge
+                && let Some(length) = self.block_lengths.last_mut()
+            {
+                *length += 1;
+            }
+        }
         self.module.functions.push(Function {
             id,
             result_type: inst.result_type.ok_or_else(|| ops.missing(0, "a result type"))?,
             params: Vec::new(),
             insts: Vec::with_capacity(count),
-            blocks: Vec::with_capacity(labels),
+            blocks: Vec::with_capacity(self.block_lengths.len()),
             body: None,
             offset: location.word_offset.unwrap_or(0),
         });
@@ -761,7 +785,7 @@ impl Builder<'_> {
 
     /// An instruction inside a function. Its location is worked out only for an error: most of a
     /// module is instructions in blocks, and loading each must cost little beyond rspirv's parse.
-    fn function_instruction(&mut self, inst: dr::Instruction) -> Result<(), Error> {
+    fn function_instruction(&mut self, inst: &dr::Instruction) -> Result<(), Error> {
         let function = self.function.unwrap_or_default();
         let op = inst.class.opcode;
         if let Some(block) = self.block
@@ -769,19 +793,22 @@ impl Builder<'_> {
         {
             return self.block_instruction(inst, function, block);
         }
-        let location = self.location(&inst);
+        let location = self.location(inst);
         match (op, self.block) {
             (Op::FunctionParameter, None) => {
-                let id = result(&inst, &location)?;
+                let id = result(inst, &location)?;
                 let ty = inst.result_type.ok_or_else(|| Error::invalid("missing result type", location.clone()))?;
                 self.module.functions[function].params.push(Param { id, ty });
                 self.define(id, Def::param(function, ty), &location)
             }
             (Op::Label, None) => {
-                let id = result(&inst, &location)?;
+                let id = result(inst, &location)?;
+                let block = self.module.functions[function].blocks.len();
+                // Its terminator was counted, but is not listed.
+                let length = self.block_lengths.get(block).map_or(0, |&length| length.saturating_sub(1));
+                let insts = Vec::with_capacity(length);
                 let blocks = &mut self.module.functions[function].blocks;
-                let block = blocks.len();
-                blocks.push(Block { label: id, insts: Vec::new(), merge: None, terminator: usize::MAX });
+                blocks.push(Block { label: id, insts, merge: None, terminator: usize::MAX });
                 self.block = Some(block);
                 self.define(id, Def::label(function, block), &location)
             }
@@ -794,9 +821,9 @@ impl Builder<'_> {
             }
             // Kept inside blocks, where `--annotate` reads them; dropped elsewhere.
             (Op::Line | Op::NoLine, None) => Ok(()),
-            (Op::ExtInst, _) if self.is_non_semantic(&inst) => match self.as_line(&inst) {
+            (Op::ExtInst, _) if self.is_non_semantic(inst) => match self.as_line(inst) {
                 Some(line) => match self.block {
-                    Some(block) => self.block_instruction(line, function, block),
+                    Some(block) => self.block_instruction(&line, function, block),
                     None => Ok(()),
                 },
                 _ => Ok(()),
@@ -807,21 +834,21 @@ impl Builder<'_> {
     }
 
     /// An instruction in block `block` of function `function`.
-    fn block_instruction(&mut self, inst: dr::Instruction, function: usize, block: usize) -> Result<(), Error> {
+    fn block_instruction(&mut self, inst: &dr::Instruction, function: usize, block: usize) -> Result<(), Error> {
         let op = inst.class.opcode;
         if inst.operands.iter().any(|o| matches!(o, Operand::LiteralBit64(_))) {
-            let location = self.location(&inst);
+            let location = self.location(inst);
             return Err(Error::unsupported(SIXTY_FOUR_BIT_LITERAL, location));
         }
         let (result, ty) = (inst.result_id, inst.result_type);
         // A replicated construct is the construct of its one part repeated.
         let (op, operands) = match op {
             Op::CompositeConstructReplicateEXT => {
-                let location = self.location(&inst);
-                let parts = self.composite_parts(&inst, ty.unwrap_or_default(), &location)?;
+                let location = self.location(inst);
+                let parts = self.composite_parts(inst, ty.unwrap_or_default(), &location)?;
                 (Op::CompositeConstruct, parts.into_iter().map(Compact::IdRef).collect())
             }
-            _ => (op, inst.operands.iter().map(compact).collect()),
+            _ => (op, super::Operands::converted(&inst.operands, compact)),
         };
         let offset = self.offsets.get(self.index).map_or(0, |&o| o as u32);
         let f = &mut self.module.functions[function];
@@ -838,7 +865,7 @@ impl Builder<'_> {
         }
         let Some(id) = result else { return Ok(()) };
         let Some(ty) = ty else {
-            return Err(Error::invalid("result without a result type", self.location(&inst)));
+            return Err(Error::invalid("result without a result type", self.location(inst)));
         };
         match self.module.defs.get_mut(id as usize) {
             Some(def @ Def::None) => {
@@ -847,7 +874,7 @@ impl Builder<'_> {
             }
             // Past the bound or defined twice: `define` says which.
             _ => {
-                let location = self.location(&inst);
+                let location = self.location(inst);
                 self.define(id, Def::None, &location)
             }
         }

@@ -346,6 +346,34 @@ impl Function {
     pub fn terminator(&self, block: usize) -> &Inst {
         &self.insts[self.blocks[block].terminator]
     }
+
+    /// Frees the instructions, blocks and structured form, keeping the signature: the lowering
+    /// frees each function's body once it is lowered. Its results' definitions stay, with their
+    /// types; [`Module::value_inst`] no longer finds their instructions.
+    pub fn free_body(&mut self) {
+        shrink_away(&mut self.insts);
+        shrink_away(&mut self.blocks);
+        if let Some(body) = &mut self.body {
+            shrink_away(body);
+        }
+    }
+}
+
+/// Empties `list` and gives back its memory. A large list keeps room for one item: glibc gives
+/// a large block back by unmapping it, and from then on serves every allocation up to that size
+/// from its heap, where the vectors naga's IR grows are copied as they grow and leave holes
+/// behind (freeing a function's instructions so raised the peak); a mapped block shrunk is
+/// mapped smaller instead. A small one is freed: kept, its one item would split the hole it
+/// leaves in the heap.
+fn shrink_away<T>(list: &mut Vec<T>) {
+    /// glibc maps no block smaller than this (its least mapping threshold).
+    const LEAST_MAPPED: usize = 128 * 1024;
+    if list.capacity() * std::mem::size_of::<T>() >= LEAST_MAPPED {
+        list.clear();
+        list.shrink_to(1);
+    } else {
+        *list = Vec::new();
+    }
 }
 
 /// One WGSL entry-point parameter or result member, and the part of a private proxy variable it
@@ -779,7 +807,9 @@ impl Module {
         let mut seen: IdSet<usize> = IdSet::default();
         let mut order: Vec<usize> = roots.iter().copied().filter(|&root| seen.insert(root)).collect();
         let mut next = 0;
-        while next < order.len() {
+        // Once every function is found there is nothing left to find: a module of one function,
+        // the common case, is not walked at all.
+        while next < order.len() && order.len() < self.functions.len() {
             let function = &self.functions[order[next]];
             next += 1;
             for inst in function.insts.iter().filter(|i| i.op == Op::FunctionCall) {

@@ -63,15 +63,24 @@ impl<'a> IntoIterator for &'a mut Operands {
     }
 }
 
+impl Operands {
+    /// The operands `convert` makes of `items`, one each. Built straight from the slice: stepping
+    /// an iterator through `collect` cost as much again (this runs for every instruction loaded).
+    pub fn converted<T>(items: &[T], convert: impl Fn(&T) -> Operand) -> Self {
+        if items.len() > INLINE {
+            return Operands(Repr::Heap(items.iter().map(convert).collect()));
+        }
+        let mut inline = [Operand::Other; INLINE];
+        for (slot, item) in inline.iter_mut().zip(items) {
+            *slot = convert(item);
+        }
+        Operands(Repr::Inline { len: items.len() as u8, items: inline })
+    }
+}
+
 impl From<&[Operand]> for Operands {
     fn from(operands: &[Operand]) -> Self {
-        if operands.len() <= INLINE {
-            let mut items = [Operand::Other; INLINE];
-            items[..operands.len()].copy_from_slice(operands);
-            Operands(Repr::Inline { len: operands.len() as u8, items })
-        } else {
-            Operands(Repr::Heap(operands.into()))
-        }
+        Operands::converted(operands, |&operand| operand)
     }
 }
 
@@ -94,6 +103,10 @@ impl<const N: usize> From<[Operand; N]> for Operands {
 impl FromIterator<Operand> for Operands {
     fn from_iter<I: IntoIterator<Item = Operand>>(iter: I) -> Self {
         let mut iter = iter.into_iter();
+        // A list known to be long is allocated once at its length, not grown from the first few.
+        if iter.size_hint().0 > INLINE {
+            return Operands(Repr::Heap(iter.collect()));
+        }
         let mut items = [Operand::Other; INLINE];
         for (len, slot) in items.iter_mut().enumerate() {
             match iter.next() {
@@ -131,6 +144,8 @@ mod tests {
             assert_eq!(&*Operands::from(&list[..]), &list[..]);
             assert_eq!(&*list.iter().copied().collect::<Operands>(), &list[..]);
             assert_eq!(&*Operands::from(list.clone()), &list[..]);
+            let numbers: Vec<u32> = (0..len).collect();
+            assert_eq!(&*Operands::converted(&numbers, |&n| Operand::LiteralBit32(n)), &list[..]);
         }
         let mut operands = Operands::from([Operand::IdRef(1), Operand::IdRef(2)]);
         operands[1] = Operand::IdRef(3);
