@@ -54,6 +54,10 @@ fn leading_names(stmts: &[Stmt], declared: usize) -> (NameMap<&str, usize>, Name
 /// a;`, the copy an OpCompositeInsert of a loaded variable makes) is read before anything
 /// assigns it, so it gets none: it stays where it is, holding its initial value.
 fn first_mentions(stmts: &[Stmt], declared: usize) -> FirstMentions {
+    // Most scopes declare nothing: then neither the filter need be made nor a statement walked.
+    if declared == 0 {
+        return Vec::new();
+    }
     let (vars, filter) = leading_names(stmts, declared);
     let mut first = vec![None; declared];
     let mut unmentioned = vars.len();
@@ -96,20 +100,21 @@ fn initialize(
     // at its first mention; nothing before that writes it, so its writes are counted from there.
     let initializing = |index: usize, name: &str| matches!(stmts[index].unnoted(), Stmt::Assign { target: Expr::Ident(t), value } if **t == *name && !value.mentions(name));
     let plain = ["bool", "i32", "u32", "f32", "f16", "vec", "mat"];
-    let is_candidate = |index: usize, continued: bool, at: usize| {
+    let is_candidate = |index: usize, blocked: bool, at: usize| {
         let Stmt::Var { name, ty, .. } = stmts[at].unnoted() else { return false };
         let plain = ty.as_ref().is_some_and(|ty| plain.iter().any(|p| ty.starts_with(p)));
         // A loop's `continuing` may write it too.
-        plain && !(continued && in_continuing(name)) && initializing(index, name) && !written_after(name)
+        plain && !blocked && initializing(index, name) && !written_after(name)
     };
     // The variables in the order of their first mentions.
     let mut by_mention: Vec<(usize, usize)> =
         first_mentions.iter().enumerate().filter_map(|(at, index)| index.map(|index| (index, at))).collect();
     by_mention.sort_unstable();
-    let mut by_mention = by_mention.into_iter().peekable();
-    // One walk of the statements up to the last first mention: for each variable, whether a
-    // `continue` comes before that; and, from its first mention on, each candidate's writes (its
-    // initializing assignment must be the one).
+    // For each variable, its first mention and whether a `continue` before that keeps it where it
+    // is; from its first mention on, each candidate's writes (its initializing assignment must be
+    // the one). Statements are walked only for what they can tell: while a candidate is
+    // undecided, for its writes; for a `continue`, only up to the first mention of a variable
+    // the `continuing` mentions, and no further once one is found.
     let mut first: Vec<Option<(usize, bool)>> = vec![None; declared];
     let mut candidates: NameMap<&str, usize> = NameMap::default();
     let mut candidate = vec![false; declared];
@@ -124,36 +129,51 @@ fn initialize(
             }
         }
     }
+    // Whether a statement before `scanned` may leave by a `continue`.
     let mut continued = false;
-    let mut walked = declared;
-    for (index, stmt) in stmts.iter().enumerate().skip(declared) {
-        if by_mention.peek().is_none() {
-            break;
+    let mut scanned = declared;
+    // The statements before `counted` have had their writes counted, or had no candidate to count
+    // them for.
+    let mut counted = declared;
+    let mut by_mention = by_mention.into_iter().peekable();
+    while let Some(&(index, _)) = by_mention.peek() {
+        for stmt in &stmts[counted..index] {
+            if undecided == 0 {
+                break;
+            }
+            stmt.for_each_written(&mut |name| count(&candidates, name, &mut writes, &mut undecided));
         }
-        // The addresses the statement takes count for the candidates before it; those it first
-        // mentions join after (an initializing assignment takes no address of its variable).
         if undecided > 0 {
-            stmt.for_each_expr(&mut |expr| {
+            // The addresses the statement takes count for the candidates before it; those it
+            // first mentions join after (an initializing assignment takes no address of its
+            // variable).
+            stmts[index].for_each_expr(&mut |expr| {
                 expr.for_each_address_taken(&mut |root| count(&candidates, root, &mut writes, &mut undecided))
             });
         }
         while let Some((_, at)) = by_mention.next_if(|&(first_index, _)| first_index == index) {
-            first[at] = Some((index, continued));
-            if is_candidate(index, continued, at) {
-                let Stmt::Var { name, .. } = stmts[at].unnoted() else { continue };
+            let Stmt::Var { name, .. } = stmts[at].unnoted() else { continue };
+            let blocked = in_continuing(name) && {
+                while !continued && scanned < index {
+                    continued = stmts[scanned].may_leave(false, true, false);
+                    scanned += 1;
+                }
+                continued
+            };
+            first[at] = Some((index, blocked));
+            if is_candidate(index, blocked, at) {
                 candidates.insert(name, at);
                 candidate[at] = true;
                 undecided += 1;
             }
         }
         if undecided > 0 {
-            stmt.for_each_assigned(&mut |name| count(&candidates, name, &mut writes, &mut undecided));
+            stmts[index].for_each_assigned(&mut |name| count(&candidates, name, &mut writes, &mut undecided));
         }
-        continued = continued || stmt.may_leave(false, true, false);
-        walked = index + 1;
+        counted = index + 1;
     }
     // The rest of the statements are counted only until each candidate has a second write.
-    for stmt in &stmts[walked..] {
+    for stmt in &stmts[counted..] {
         if undecided == 0 {
             break;
         }
@@ -165,8 +185,8 @@ fn initialize(
     let mut initializes: Vec<(usize, usize)> = Vec::new();
     let mut moved = vec![false; declared];
     for (at, first) in first.into_iter().enumerate() {
-        let (Some((index, continued)), Stmt::Var { name, .. }) = (first, stmts[at].unnoted()) else { continue };
-        if continued && in_continuing(name) {
+        let (Some((index, blocked)), Stmt::Var { name, .. }) = (first, stmts[at].unnoted()) else { continue };
+        if blocked {
             continue;
         }
         if initializing(index, name) {
@@ -222,27 +242,30 @@ pub(crate) fn sink(body: &mut Vec<Stmt>) {
 /// each declaration that stays at the start of `stmts`, the statement first mentioning it, for
 /// [`initialize`]: the walk looking for moves finds them, so that needs no walk of its own.
 fn sink_into_scopes(stmts: &mut Vec<Stmt>, used_after: &dyn Fn(&str) -> bool) -> FirstMentions {
-    let (moves, first_mentions) = moves(stmts, used_after);
-    // Into their new scopes, keeping their order; then out of this one.
-    let mut moved = vec![false; stmts.len()];
-    for &(at, index, scope) in moves.iter().rev() {
-        let declaration = stmts[at].clone();
-        stmts[index].unnoted_mut().lists_mut()[scope].insert(0, declaration);
-        moved[at] = true;
+    let (moves, mut first_mentions) = moves(stmts, used_after);
+    // Most lists move nothing: then none need be rebuilt (a long function's is the whole of it).
+    if !moves.is_empty() {
+        // Into their new scopes, keeping their order; then out of this one.
+        let mut moved = vec![false; stmts.len()];
+        for &(at, index, scope) in moves.iter().rev() {
+            let declaration = stmts[at].clone();
+            stmts[index].unnoted_mut().lists_mut()[scope].insert(0, declaration);
+            moved[at] = true;
+        }
+        let mut index = 0;
+        stmts.retain(|_| {
+            index += 1;
+            !moved[index - 1]
+        });
+        // Only declarations moved out, all before the statements that mention them, which each
+        // move up by that many; nested scopes gain or lose no mention of what stays here.
+        first_mentions = first_mentions
+            .into_iter()
+            .zip(&moved)
+            .filter(|&(_, &moved)| !moved)
+            .map(|(first, _)| first.map(|index| index - moves.len()))
+            .collect();
     }
-    let mut index = 0;
-    stmts.retain(|_| {
-        index += 1;
-        !moved[index - 1]
-    });
-    // Only declarations moved out, all before the statements that mention them, which each
-    // move up by that many; nested scopes gain or lose no mention of what stays here.
-    let first_mentions: FirstMentions = first_mentions
-        .into_iter()
-        .zip(&moved)
-        .filter(|&(_, &moved)| !moved)
-        .map(|(first, _)| first.map(|index| index - moves.len()))
-        .collect();
     for stmt in stmts.iter_mut() {
         let stmt = stmt.unnoted_mut();
         if let Stmt::Loop { body, continuing, break_if } = stmt {
@@ -416,8 +439,13 @@ mod tests {
 
     /// The body after `initialize_at_first_assignment` of its first `declared` statements,
     /// printed.
-    fn initialized(mut body: Vec<Stmt>, declared: usize) -> String {
-        initialize_at_first_assignment(&mut body, declared, &|_| true, &|_| false);
+    fn initialized(body: Vec<Stmt>, declared: usize) -> String {
+        initialized_in_loop(body, declared, &|_| true)
+    }
+
+    /// [`initialized`] for a loop body whose `continuing` mentions what `in_continuing` says.
+    fn initialized_in_loop(mut body: Vec<Stmt>, declared: usize, in_continuing: &dyn Fn(&str) -> bool) -> String {
+        initialize_at_first_assignment(&mut body, declared, in_continuing, &|_| false);
         let function =
             Function { attributes: vec![], name: "f".into(), params: vec![], result: None, body, exits: vec![] };
         print::function(&function).0
@@ -434,6 +462,31 @@ mod tests {
         let other = Stmt::Var { name: "b".into(), ty: None, value: Some(Expr::ident("c")) };
         let text = initialized(vec![var("a"), other, read("b"), assign_back(), read("a")], 2);
         assert!(text.starts_with("fn f() {\n    var b = c;\n    use(b);\n    let a = b;"), "{text}");
+    }
+
+    #[test]
+    fn a_write_between_or_after_first_mentions_makes_a_var_not_a_let() {
+        let take_address = |name: &str| {
+            Stmt::Call(Expr::call("f", vec![Expr::unary(crate::wgsl::ast::UnaryOp::AddressOf, Expr::ident(name))]))
+        };
+        // `a` is written again between the first mentions, `c` after the last, by its address.
+        let body =
+            vec![var("a"), var("b"), var("c"), set("a", 1), set("a", 2), set("b", 3), set("c", 4), take_address("c")];
+        let text = initialized(body, 3);
+        assert!(text.contains("var a = 1u;\n    a = 2u;\n    let b = 3u;\n    var c = 4u;\n    f(&c);"), "{text}");
+    }
+
+    #[test]
+    fn a_continue_keeps_in_place_only_what_the_continuing_mentions() {
+        let skip = || Stmt::If { condition: Expr::ident("c"), accept: vec![Stmt::Continue], reject: vec![] };
+        let body = vec![var("a"), var("b"), skip(), set("a", 1), set("b", 2), read("a"), read("b")];
+        let text = initialized_in_loop(body, 2, &|name| name == "a");
+        assert!(text.starts_with("fn f() {\n    var a: u32;\n    if c {"), "{text}");
+        assert!(text.contains("a = 1u;\n    let b = 2u;"), "{text}");
+        // A `continue` after the first mention keeps nothing in place.
+        let body = vec![var("a"), set("a", 1), skip(), read("a")];
+        let text = initialized_in_loop(body, 1, &|_| true);
+        assert!(text.starts_with("fn f() {\n    let a = 1u;"), "{text}");
     }
 
     #[test]
