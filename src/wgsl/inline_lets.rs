@@ -145,7 +145,9 @@ impl Mentions {
         }
     }
 
-    /// Counts a mention of `name` by the statement walked.
+    /// Counts a mention of `name` by the statement walked. Inlined into the walk, which calls it
+    /// for every identifier: the call cost a third of what the counting adds to the walk.
+    #[inline(always)]
     fn mention(&mut self, name: &str) -> &mut Count {
         let count = self.uses.entry(name);
         if count.mentions == 0 {
