@@ -95,12 +95,17 @@ pub fn emit(e: &mut Emitter, f: usize, entry: Option<&EntryPoint>) -> Result<(as
     }
     let body = function.body.as_deref().ok_or_else(|| Error::internal("function was not structurized"))?;
     lower.scopes = scopes::analyse(module, function, body, &lower.uses)?;
-    let mut body = lower.nodes(e, body)?;
+    let (mut body, declared) = lower.scope_nodes(e, body)?;
+    let mut top = Some(declarations::initialize_function_body(&mut body, declared));
     if entry.is_some() {
         let locals = e.entry_locals.remove(&function.id).unwrap_or_default();
+        // Declarations ahead of the body's own: what its walk found is not for them.
+        if !locals.is_empty() {
+            top = None;
+        }
         body.splice(0..0, locals);
     }
-    declarations::sink(&mut body);
+    declarations::sink(&mut body, top);
     body.splice(0..0, copies);
     // A void function's final `return;` is implied.
     if result.is_none() && body.last() == Some(&Stmt::Return(None)) {

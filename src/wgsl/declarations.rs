@@ -22,13 +22,64 @@ pub(crate) fn initialize_at_first_assignment(
     in_continuing: &dyn Fn(&str) -> bool,
     written_after: &dyn Fn(&str) -> bool,
 ) {
-    let first = first_mentions(stmts, declared);
+    let (first, _) = walk_mentions(stmts, declared, false);
     initialize(stmts, &first, in_continuing, written_after);
+}
+
+/// [`initialize_at_first_assignment`] of a function's top list (nothing follows it), whose walk
+/// finds for [`sink`] too how the statements mention each declaration that stays: on a long
+/// function, a walk of all of it that `sink` then need not repeat.
+pub(crate) fn initialize_function_body(stmts: &mut Vec<Stmt>, declared: usize) -> TopMentions {
+    let (first, mentions) = walk_mentions(stmts, declared, true);
+    let moved = initialize(stmts, &first, &|_| true, &|_| false);
+    TopMentions(staying(mentions, &moved))
 }
 
 /// For each of the `var`s a list starts with, the index of the first statement after them that
 /// mentions it, if one does.
 type FirstMentions = Vec<Option<usize>>;
+
+/// How the statements after a list's declarations mention one of them: the first to, and
+/// whether another does too.
+#[derive(Clone, Copy)]
+enum Mention {
+    Never,
+    Once(usize),
+    Several(usize),
+}
+
+impl Mention {
+    fn first(self) -> Option<usize> {
+        match self {
+            Mention::Never => None,
+            Mention::Once(index) | Mention::Several(index) => Some(index),
+        }
+    }
+}
+
+/// For each `var` a function's top list starts with once [`initialize_function_body`] is done,
+/// how the statements after them mention it.
+pub(crate) struct TopMentions(Vec<Mention>);
+
+/// The mentions of the declarations that stay when those `moved` (by declaration; none if
+/// empty) leave the list: only declarations move out, all before the statements that mention
+/// them, which each move up by that many.
+fn staying(mentions: Vec<Mention>, moved: &[bool]) -> Vec<Mention> {
+    let shift = moved.iter().filter(|&&moved| moved).count();
+    if shift == 0 {
+        return mentions;
+    }
+    mentions
+        .into_iter()
+        .zip(moved)
+        .filter(|&(_, &moved)| !moved)
+        .map(|(mention, _)| match mention {
+            Mention::Never => Mention::Never,
+            Mention::Once(index) => Mention::Once(index - shift),
+            Mention::Several(index) => Mention::Several(index - shift),
+        })
+        .collect()
+}
 
 /// The first `declared` statements' `var`s, by name, to their index, with a filter of their
 /// names to pass each identifier through before looking it up.
@@ -49,50 +100,65 @@ fn leading_names(stmts: &[Stmt], declared: usize) -> (NameMap<&str, usize>, Name
 }
 
 /// For each of the first `declared` statements, the statement after them that first mentions
-/// its variable, if any. The walk ends once every variable has been mentioned: usually a few
-/// statements in. A variable whose first mention is the value of a later one of them (`var b =
-/// a;`, the copy an OpCompositeInsert of a loaded variable makes) is read before anything
-/// assigns it, so it gets none: it stays where it is, holding its initial value.
-fn first_mentions(stmts: &[Stmt], declared: usize) -> FirstMentions {
+/// its variable, if any; and how the statements after all of them mention it. The walk ends once
+/// every variable has been mentioned (`until_settled`: and by two statements after the
+/// declarations, when nothing more can change): usually a few statements in. A variable whose
+/// first mention is the value of a later one of them (`var b = a;`, the copy an
+/// OpCompositeInsert of a loaded variable makes) is read before anything assigns it, so it gets
+/// no first mention: it stays where it is, holding its initial value.
+fn walk_mentions(stmts: &[Stmt], declared: usize, until_settled: bool) -> (FirstMentions, Vec<Mention>) {
     // Most scopes declare nothing: then neither the filter need be made nor a statement walked.
     if declared == 0 {
-        return Vec::new();
+        return (Vec::new(), Vec::new());
     }
     let (vars, filter) = leading_names(stmts, declared);
     let mut first = vec![None; declared];
+    let mut mentions = vec![Mention::Never; declared];
     let mut unmentioned = vars.len();
+    let mut unsettled = vars.len();
     for (index, stmt) in stmts.iter().enumerate().skip(1) {
-        if unmentioned == 0 {
+        if unmentioned == 0 && (!until_settled || unsettled == 0) {
             break;
         }
         stmt.for_each_ident(&mut |ident| {
             if filter.may_hold(ident)
                 && let Some(&at) = vars.get(ident)
-                && first[at].is_none()
             {
-                first[at] = Some(index);
-                unmentioned -= 1;
+                if first[at].is_none() {
+                    first[at] = Some(index);
+                    unmentioned -= 1;
+                }
+                if index >= declared {
+                    mentions[at] = match mentions[at] {
+                        Mention::Never => Mention::Once(index),
+                        Mention::Once(only) if only != index => {
+                            unsettled -= 1;
+                            Mention::Several(only)
+                        }
+                        mention => mention,
+                    };
+                }
             }
         });
     }
     for index in &mut first {
         *index = index.filter(|&index| index >= declared);
     }
-    first
+    (first, mentions)
 }
 
 /// [`initialize_at_first_assignment`] of the `var`s `stmts` starts with, one per entry of
-/// `first_mentions`, given the statement first mentioning each (`first_mentions`, or the walk
-/// of `moves`, which finds them too).
+/// `first_mentions`, given the statement first mentioning each (from [`walk_mentions`]).
+/// Returns which of them moved (by declaration; none if empty).
 fn initialize(
     stmts: &mut Vec<Stmt>,
     first_mentions: &[Option<usize>],
     in_continuing: &dyn Fn(&str) -> bool,
     written_after: &dyn Fn(&str) -> bool,
-) {
+) -> Vec<bool> {
     let declared = first_mentions.len();
     if declared == 0 {
-        return;
+        return Vec::new();
     }
     // A variable that nothing writes after it is initialized (nor takes the address of) is a
     // `let`: a phi that became `a || b`, say. Only scalars, vectors and matrices: dynamic
@@ -195,7 +261,7 @@ fn initialize(
         }
     }
     if initializes.is_empty() {
-        return;
+        return Vec::new();
     }
     let lets: Vec<bool> = initializes.iter().map(|&(_, at)| candidate[at] && writes[at] == 1).collect();
     drop(candidates);
@@ -222,6 +288,7 @@ fn initialize(
         index += 1;
         !moved.get(index - 1).copied().unwrap_or(false)
     });
+    moved
 }
 
 /// Moves the `var`s declared at the start of each scope (without a value) into the innermost
@@ -230,19 +297,30 @@ fn initialize(
 /// or a `switch` case, entered at most once each time the variable's own scope is, always (the
 /// variable holds its zero value on entry either way); into a loop body, entered once per
 /// iteration, only when each iteration assigns it before anything else mentions it, so that no
-/// iteration could see the value of the one before.
-pub(crate) fn sink(body: &mut Vec<Stmt>) {
-    let first = sink_into_scopes(body, &|_| false);
+/// iteration could see the value of the one before. `top`, what [`initialize_function_body`]
+/// found, spares a walk of the body when it starts with the declarations that left.
+pub(crate) fn sink(body: &mut Vec<Stmt>, top: Option<TopMentions>) {
+    let first = sink_into_scopes(body, &|_| false, top);
     initialize(body, &first, &|_| false, &|_| false);
 }
 
 /// `sink` for the scopes nested in `stmts`, after moving declarations from `stmts` into them;
 /// `used_after` says which variables what follows `stmts` in their scope uses (a loop's
-/// `continuing` after its body, a `break if` after the `continuing`): those stay. Returns, for
-/// each declaration that stays at the start of `stmts`, the statement first mentioning it, for
-/// [`initialize`]: the walk looking for moves finds them, so that needs no walk of its own.
-fn sink_into_scopes(stmts: &mut Vec<Stmt>, used_after: &dyn Fn(&str) -> bool) -> FirstMentions {
-    let (moves, mut first_mentions) = moves(stmts, used_after);
+/// `continuing` after its body, a `break if` after the `continuing`): those stay; `known`, how
+/// the statements mention the declarations, if found already. Returns, for each declaration
+/// that stays at the start of `stmts`, the statement first mentioning it, for [`initialize`]:
+/// the walk looking for moves finds them, so that needs no walk of its own.
+fn sink_into_scopes(
+    stmts: &mut Vec<Stmt>,
+    used_after: &dyn Fn(&str) -> bool,
+    known: Option<TopMentions>,
+) -> FirstMentions {
+    let declared = leading_vars(stmts);
+    let mut mentions = match known {
+        Some(TopMentions(mentions)) if mentions.len() == declared => mentions,
+        _ => walk_mentions(stmts, declared, true).1,
+    };
+    let moves = moves(stmts, &mentions, used_after);
     // Most lists move nothing: then none need be rebuilt (a long function's is the whole of it).
     if !moves.is_empty() {
         // Into their new scopes, keeping their order; then out of this one.
@@ -257,14 +335,8 @@ fn sink_into_scopes(stmts: &mut Vec<Stmt>, used_after: &dyn Fn(&str) -> bool) ->
             index += 1;
             !moved[index - 1]
         });
-        // Only declarations moved out, all before the statements that mention them, which each
-        // move up by that many; nested scopes gain or lose no mention of what stays here.
-        first_mentions = first_mentions
-            .into_iter()
-            .zip(&moved)
-            .filter(|&(_, &moved)| !moved)
-            .map(|(first, _)| first.map(|index| index - moves.len()))
-            .collect();
+        // Nested scopes gain or lose no mention of what stays here.
+        mentions = staying(mentions, &moved);
     }
     for stmt in stmts.iter_mut() {
         let stmt = stmt.unnoted_mut();
@@ -272,33 +344,33 @@ fn sink_into_scopes(stmts: &mut Vec<Stmt>, used_after: &dyn Fn(&str) -> bool) ->
             // What the `continuing` and `break if` mention and write matters only to a list that
             // declares something (sinking never adds declarations to the list it starts from).
             if leading_vars(body) == 0 {
-                sink_into_scopes(body, &|_| false);
+                sink_into_scopes(body, &|_| false, None);
             } else {
                 let in_continuing = names_in(continuing, None);
                 let in_break_if = names_in(&[], break_if.as_ref());
                 let used_by_continuing = |name: &str| in_continuing.contains(name) || in_break_if.contains(name);
-                let first = sink_into_scopes(body, &used_by_continuing);
+                let first = sink_into_scopes(body, &used_by_continuing, None);
                 let mut written = NameSet::default();
                 continuing.iter().for_each(|stmt| stmt.for_each_written(&mut |name| _ = written.insert(name)));
                 let written_by_continuing = |name: &str| written.contains(name);
                 initialize(body, &first, &used_by_continuing, &written_by_continuing);
             }
             if leading_vars(continuing) == 0 {
-                sink_into_scopes(continuing, &|_| false);
+                sink_into_scopes(continuing, &|_| false, None);
             } else {
                 let in_break_if = names_in(&[], break_if.as_ref());
                 let used_by_break_if = |name: &str| in_break_if.contains(name);
-                let first = sink_into_scopes(continuing, &used_by_break_if);
+                let first = sink_into_scopes(continuing, &used_by_break_if, None);
                 initialize(continuing, &first, &|_| false, &|_| false);
             }
             continue;
         }
         stmt.for_each_list_mut(&mut |list| {
-            let first = sink_into_scopes(list, &|_| false);
+            let first = sink_into_scopes(list, &|_| false, None);
             initialize(list, &first, &|_| false, &|_| false);
         });
     }
-    first_mentions
+    mentions.into_iter().map(Mention::first).collect()
 }
 
 /// Every identifier the statements and the expression mention.
@@ -309,39 +381,13 @@ fn names_in<'a>(stmts: &'a [Stmt], expr: Option<&'a Expr>) -> NameSet<&'a str> {
     names
 }
 
-/// The declarations at the start of `stmts` that can move into a scope of one statement: as
-/// (declaration, statement, which of its lists `Stmt::lists_mut` gives); and for each
-/// declaration, the statement first mentioning it, if any.
-fn moves(stmts: &[Stmt], used_after: &dyn Fn(&str) -> bool) -> (Vec<(usize, usize, usize)>, FirstMentions) {
-    let declared = leading_vars(stmts);
-    // Most lists declare nothing: then no statement need be walked.
-    if declared == 0 {
-        return (Vec::new(), Vec::new());
-    }
-    let (names, filter) = leading_names(stmts, declared);
-    // For each declaration: unmentioned, mentioned by one statement, or by several (`None`); and
-    // the first statement mentioning it.
-    let mut mentioned: Vec<Option<Option<usize>>> = vec![None; declared];
-    let mut first = vec![None; declared];
-    for (index, stmt) in stmts.iter().enumerate().skip(declared) {
-        stmt.for_each_ident(&mut |ident| {
-            if filter.may_hold(ident)
-                && let Some(&at) = names.get(ident)
-            {
-                mentioned[at] = match mentioned[at] {
-                    None => {
-                        first[at] = Some(index);
-                        Some(Some(index))
-                    }
-                    Some(Some(only)) if only == index => Some(Some(index)),
-                    Some(_) => Some(None),
-                };
-            }
-        });
-    }
+/// The declarations at the start of `stmts` that can move into a scope of one statement, given
+/// how the statements mention each: as (declaration, statement, which of its lists
+/// `Stmt::lists_mut` gives).
+fn moves(stmts: &[Stmt], mentions: &[Mention], used_after: &dyn Fn(&str) -> bool) -> Vec<(usize, usize, usize)> {
     let mut moves = Vec::new();
-    for (at, mention) in mentioned.into_iter().enumerate() {
-        let (Some(Some(index)), Stmt::Var { name, .. }) = (mention, stmts[at].unnoted()) else { continue };
+    for (at, &mention) in mentions.iter().enumerate() {
+        let (Mention::Once(index), Stmt::Var { name, .. }) = (mention, stmts[at].unnoted()) else { continue };
         if used_after(name) {
             continue;
         }
@@ -349,7 +395,7 @@ fn moves(stmts: &[Stmt], used_after: &dyn Fn(&str) -> bool) -> (Vec<(usize, usiz
             moves.push((at, index, scope));
         }
     }
-    (moves, first)
+    moves
 }
 
 /// The one scope of `stmt` (as `Stmt::lists_mut` numbers them) that holds every mention of `name`, if
@@ -431,7 +477,7 @@ mod tests {
 
     /// The body after `sink`, printed.
     fn sunk(mut body: Vec<Stmt>) -> String {
-        sink(&mut body);
+        sink(&mut body, None);
         let function =
             Function { attributes: vec![], name: "f".into(), params: vec![], result: None, body, exits: vec![] };
         print::function(&function).0
