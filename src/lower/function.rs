@@ -119,7 +119,7 @@ pub fn emit(e: &mut Emitter, f: usize, entry: Option<&EntryPoint>) -> Result<(as
     drop(lower);
     let mut function = ast::Function { attributes: vec![], name, params, result, body, exits };
     let found = inline_lets::inline(&mut function, unnamed, &|expr| has_effect(e, expr));
-    loop_phis::elide(&mut function, &found.vars);
+    loop_phis::elide(&mut function, &found.vars, found.uses);
     Ok((function, found.calls))
 }
 

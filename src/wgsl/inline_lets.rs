@@ -21,7 +21,7 @@ use std::cell::OnceCell;
 use crate::id_hash::IdMap;
 use crate::name_hash::{NameMap, NameSet};
 
-use super::ast::{BinaryOp, Expr, Function, Literal, Name, Stmt, UnaryOp};
+use super::ast::{BinaryOp, Expr, Function, Init, Literal, Name, Stmt, UnaryOp};
 use super::names::unnamed_id;
 
 /// Deeper expressions than the lowering would inline are left bound.
@@ -33,6 +33,8 @@ const MAX_DEPTH: usize = 32;
 pub(crate) struct Found {
     /// The function's `var`s whose address is never taken, for `loop_phis::elide`.
     pub(crate) vars: NameSet<Name>,
+    /// What the walk counted of each name, for `loop_phis::elide`.
+    pub(crate) uses: Uses,
     /// Every function, builtin and constructor the function calls, for the uniformity analysis.
     pub(crate) calls: NameSet<Name>,
 }
@@ -41,47 +43,69 @@ pub(crate) struct Found {
 /// `counts` holds a zero entry for each (the lowering makes it as it names them, so that no second
 /// table of the names is built here; each identifier then costs one lookup). `has_effect` says
 /// whether evaluating an expression has an effect.
-pub(crate) fn inline(function: &mut Function, mut counts: Counts, has_effect: &dyn Fn(&Expr) -> bool) -> Found {
-    let declare = |counts: &mut Counts, name: &str| {
-        if let Some(count) = counts.get_mut(name) {
-            count.declarations += 1;
-        }
-    };
+pub(crate) fn inline(function: &mut Function, counts: Counts, has_effect: &dyn Fn(&Expr) -> bool) -> Found {
     // The declared names, gathered as they come: a set of them is made only if a value with an
     // effect asks which values are the function's own. Room for the unnamed ones at least, where
     // doubling copied the list again and again.
     let mut declared: Vec<Name> = Vec::with_capacity(counts.len() + function.params.len());
+    let mut uses = Uses { counts, others: NameMap::default(), other_counts: Vec::new() };
     for param in function.params.iter().filter(|param| !param.ty.starts_with("ptr<")) {
-        declare(&mut counts, &param.name);
-        declared.push(param.name.as_str().into());
+        let name = Name::from(param.name.as_str());
+        uses.entry(&name).declarations += 1;
+        declared.push(name);
     }
-    let mut found = Mentions { counts, addressed: NameSet::default(), calls: NameSet::default() };
+    let mut found = Mentions { uses, position: 0, addressed: NameSet::default(), calls: NameSet::default() };
     let mut vars = NameSet::default();
+    let mut position = 0;
     // One walk of the statements, and of each one's own expressions, finds the declarations,
-    // the mentions, the addresses taken and the callees.
+    // the mentions, the assignments, the addresses taken and the callees.
     for stmt in &function.body {
         stmt.for_each_stmt(&mut |s| {
-            if let Stmt::Let { name, .. } | Stmt::Var { name, .. } = s {
-                declare(&mut found.counts, name);
-                declared.push(name.clone());
+            // A note's statement is walked next.
+            if let Stmt::Noted { .. } = s {
+                return;
+            }
+            found.position = Uses::position(s, &mut position);
+            match s {
+                Stmt::Let { name, .. } | Stmt::Var { name, .. } => {
+                    found.uses.entry(name).declarations += 1;
+                    declared.push(name.clone());
+                }
+                // Made only later (`for_loops.rs`), so not met here: its body's assignments, counted
+                // again, keep the count an upper bound.
+                Stmt::For(l) => {
+                    if let Some(Init::Var(name, _)) = &l.init {
+                        found.uses.entry(name).declarations += 1;
+                    }
+                    s.for_each_assigned(&mut |root| found.uses.entry(root).assignments += 1);
+                }
+                _ => {}
             }
             if let Stmt::Var { name, .. } = s {
                 vars.insert(name.clone());
             }
-            s.for_each_own_expr(&mut |e| found.expr(e));
+            match s {
+                Stmt::Assign { target, value } => {
+                    found.target(target);
+                    found.expr(value);
+                }
+                _ => s.for_each_own_expr(&mut |e| found.expr(e)),
+            }
         });
     }
-    let Mentions { counts, addressed, calls } = found;
+    let Mentions { uses, addressed, calls, .. } = found;
     let own = Own { declared, names: OnceCell::new(), addressed };
-    list(&mut function.body, &counts, &own, has_effect);
+    list(&mut function.body, &uses.counts, &own, has_effect);
     vars.retain(|v| !own.addressed.contains(v));
-    Found { vars, calls }
+    Found { vars, uses, calls }
 }
 
-/// What the walk of a function's expressions in [`inline`] gathers: the mentions of each unnamed
-/// value, the roots of the references whose address is taken, the callees.
+/// What the walk of a function's expressions in [`inline`] gathers: the uses of each name (at
+/// `position`, that of the statement walked), the roots of the references whose address is
+/// taken, the callees.
 struct Mentions {
-    counts: Counts,
+    uses: Uses,
+    position: u32,
     addressed: NameSet<Name>,
     calls: NameSet<Name>,
 }
@@ -91,9 +115,7 @@ impl Mentions {
     fn expr(&mut self, expr: &Expr) {
         match expr {
             Expr::Ident(ident) => {
-                if let Some(count) = self.counts.get_mut(ident) {
-                    count.mentions += 1;
-                }
+                self.mention(ident);
                 return;
             }
             Expr::Literal(_) => return,
@@ -107,6 +129,32 @@ impl Mentions {
             _ => {}
         }
         expr.operands().iter().for_each(|operand| self.expr(operand));
+    }
+
+    /// Gathers from `target`, an assignment's, counting the assignment to its root (as
+    /// `Expr::root` finds it) as the mention of it is counted.
+    fn target(&mut self, target: &Expr) {
+        match target {
+            Expr::Ident(ident) => self.mention(ident).assignments += 1,
+            Expr::Member(access) => self.target(&access.base),
+            Expr::Index(operands) => {
+                self.target(&operands[0]);
+                self.expr(&operands[1]);
+            }
+            _ => self.expr(target),
+        }
+    }
+
+    /// Counts a mention of `name` by the statement walked. Inlined into the walk, which calls it
+    /// for every identifier: the call cost a third of what the counting adds to the walk.
+    #[inline(always)]
+    fn mention(&mut self, name: &str) -> &mut Count {
+        let count = self.uses.entry(name);
+        if count.mentions == 0 {
+            count.first_mention = self.position;
+        }
+        count.mentions += 1;
+        count
     }
 }
 
@@ -159,12 +207,104 @@ impl Counts {
             None => self.by_name.get_mut(name),
         }
     }
+
+    fn remove(&mut self, name: &str) {
+        match unnamed_id(name) {
+            Some(id) => _ = self.by_id.remove(&id),
+            None => _ = self.by_name.remove(name),
+        }
+    }
 }
 
-#[derive(Default)]
+/// What the walk of a function counts of one name. Inlining moves a value's mentions into the
+/// next statement kept and drops nothing but the `let`s inlined, so that after it the counts are
+/// upper bounds and `first_mention` a lower bound.
+#[derive(Default, Clone, Copy)]
 pub(crate) struct Count {
-    declarations: u32,
-    mentions: u32,
+    /// By `let`s, `var`s, `for` initializers, and parameters.
+    pub(crate) declarations: u32,
+    /// As an identifier.
+    pub(crate) mentions: u32,
+    /// As the variable an assignment writes (the root of its target).
+    pub(crate) assignments: u32,
+    /// The position ([`Uses::position`]) of the first statement mentioning it.
+    pub(crate) first_mention: u32,
+}
+
+/// What the walk of a function in [`inline`] counts of each of its names (`Count`): the unnamed
+/// values' in their `Counts`, those of the other names beside them (by index in `other_counts`).
+pub(crate) struct Uses {
+    counts: Counts,
+    others: NameMap<Name, usize>,
+    other_counts: Vec<Count>,
+}
+
+impl Uses {
+    /// No name counted: every question about one goes unanswered.
+    #[cfg(test)]
+    pub(crate) fn none() -> Uses {
+        Uses { counts: Counts::default(), others: NameMap::default(), other_counts: Vec::new() }
+    }
+
+    /// The position of `stmt`'s own expressions, given `position`, that of the statement before it
+    /// in the order the walk takes (`Stmt::for_each_stmt`, notes left out), which it advances. A
+    /// `let` shares the position of the statement after it, between that one's and the one's
+    /// before: inlining may move its value into that statement (never into a loop), and no other
+    /// statement moves, so that a position compares alike with a loop's before inlining and after.
+    #[inline]
+    pub(crate) fn position(stmt: &Stmt, position: &mut u32) -> u32 {
+        if let Stmt::Let { .. } = stmt {
+            return *position;
+        }
+        *position += 2;
+        *position - 1
+    }
+
+    pub(crate) fn get(&self, name: &str) -> Option<&Count> {
+        self.counts.get(name).or_else(|| self.others.get(name).map(|&at| &self.other_counts[at]))
+    }
+
+    /// The count of `name`, from zero if it has none yet.
+    #[inline]
+    fn entry(&mut self, name: &str) -> &mut Count {
+        // An unnamed value's, as nearly every name is, looked up where the walk asks: the call
+        // cost a fifth as much again.
+        match self.counts.get_mut(name) {
+            Some(count) => count,
+            None => Self::other(&mut self.others, &mut self.other_counts, name),
+        }
+    }
+
+    /// The count of `name`, not an unnamed value's, in `counts` at its index in `others`.
+    fn other<'a>(others: &mut NameMap<Name, usize>, counts: &'a mut Vec<Count>, name: &str) -> &'a mut Count {
+        let at = match others.get(name) {
+            Some(&at) => at,
+            None => {
+                others.insert(Name::from(name), counts.len());
+                counts.push(Count::default());
+                counts.len() - 1
+            }
+        };
+        &mut counts[at]
+    }
+
+    /// Counts what `from`, renamed `to` in some places, is counted for as `to`'s too: both counts
+    /// stay bounds. Unless both are counted, `to` is counted no longer.
+    pub(crate) fn rename(&mut self, from: &str, to: &str) {
+        match (self.get(from).copied(), self.get(to).is_some()) {
+            (Some(from), true) => {
+                let to = self.entry(to);
+                to.declarations += from.declarations;
+                to.mentions += from.mentions;
+                to.assignments += from.assignments;
+                to.first_mention = to.first_mention.min(from.first_mention);
+            }
+            _ => {
+                self.counts.remove(to);
+                self.others.remove(to);
+            }
+        }
+    }
 }
 
 /// The names of the function's own values (declared, and as a set once asked), and those whose
