@@ -33,8 +33,8 @@ use crate::spirv::{Function, Id, Inst, IoBinding, IoSource, IoValue, Module};
 /// variables that still need their proxy. `io_reached` holds, per function, the Input and
 /// Output variables it or a function it calls uses.
 pub(super) fn run(module: &mut Module, io_reached: &[Vec<Id>]) -> BTreeSet<Id> {
-    let written = written_inputs(module, io_reached);
     let unwrapped = unwrapped_functions(module);
+    let (written, mut entry_stores) = io_uses(module, io_reached, &unwrapped);
     // The variables a function other than an unwrapped entry function uses: through its proxy.
     let mut proxied: BTreeSet<Id> = BTreeSet::new();
     for f in module.entry_functions() {
@@ -49,7 +49,7 @@ pub(super) fn run(module: &mut Module, io_reached: &[Vec<Id>]) -> BTreeSet<Id> {
         let entry = &module.entry_points[e];
         let function = module.function_index(entry.function).filter(|_| unwrapped.contains(&entry.function));
         plan.unwrapped = function.is_some();
-        let stores = function.filter(|&f| uses_io(io_reached, f)).map(|f| output_stores(module, f)).unwrap_or_default();
+        let stores = function.and_then(|f| entry_stores.remove(&f)).unwrap_or_default();
         let globals: BTreeSet<Id> = plan.inputs.iter().chain(&plan.outputs).filter_map(proxy_global).collect();
         for global in globals {
             let Some(g) = module.global_index(global).map(|g| &module.globals[g]) else { continue };
@@ -208,24 +208,45 @@ fn uses_io(io_reached: &[Vec<Id>], f: usize) -> bool {
     io_reached.get(f).is_none_or(|reached| !reached.is_empty())
 }
 
-/// The Input variables something in the module may write: a use that is not a load, a step of
-/// an access chain or copy, or the source of an `OpCopyMemory`. A function that uses no Input or
-/// Output variable, nor calls one that does (`io_reached`), has no such use: it is not walked.
-fn written_inputs(module: &Module, io_reached: &[Vec<Id>]) -> IdSet<Id> {
+/// The stores of each unwrapped entry function to its Output variables (`output_store`), by
+/// function index.
+type EntryStores = IdMap<usize, IdMap<Id, Option<Vec<Store>>>>;
+
+/// The Input variables something in the module may write (`written_input`), and the output
+/// stores of each unwrapped entry function, found in one walk of each function: an entry
+/// function's pointers were mapped and its uses walked once for each. A function that uses no
+/// Input or Output variable, nor calls one that does (`io_reached`), has no such use: it is not
+/// walked.
+fn io_uses(module: &Module, io_reached: &[Vec<Id>], unwrapped: &IdSet<Id>) -> (IdSet<Id>, EntryStores) {
     let mut written = IdSet::default();
-    for (_, function) in module.functions.iter().enumerate().filter(|&(f, _)| uses_io(io_reached, f)) {
-        for_each_io_use(module, function, |inst, _, position, global, _| {
-            let read = match inst.op {
-                Op::Load | Op::AccessChain | Op::InBoundsAccessChain | Op::CopyObject => position == 0,
-                Op::CopyMemory => position == 1,
-                _ => false,
-            };
-            if !read {
+    let mut entry_stores = EntryStores::default();
+    for (f, function) in module.functions.iter().enumerate().filter(|&(f, _)| uses_io(io_reached, f)) {
+        let mut stores = unwrapped.contains(&function.id).then(IdMap::default);
+        for_each_io_use(module, function, |inst, block, position, global, path| {
+            if written_input(inst.op, position) {
                 written.insert(global);
             }
+            if let Some(stores) = &mut stores {
+                output_store(stores, inst.op, block, position, global, path);
+            }
         });
+        if let Some(stores) = stores {
+            entry_stores.insert(f, stores);
+        }
     }
-    written
+    (written, entry_stores)
+}
+
+/// Whether a use of a pointer into an Input variable, at operand `position` of an `op`, may
+/// write it: a use that is not a load, a step of an access chain or copy, or the source of an
+/// `OpCopyMemory`.
+fn written_input(op: Op, position: usize) -> bool {
+    let read = match op {
+        Op::Load | Op::AccessChain | Op::InBoundsAccessChain | Op::CopyObject => position == 0,
+        Op::CopyMemory => position == 1,
+        _ => false,
+    };
+    !read
 }
 
 /// A store to an Output variable: its constant path and its block. `None` for a variable used
@@ -235,23 +256,27 @@ struct Store {
     block: usize,
 }
 
-/// The stores of the entry function `f` to each Output variable; `None` for a variable it also
-/// uses otherwise (a load, a store through a dynamic index, a call).
-fn output_stores(module: &Module, f: usize) -> IdMap<Id, Option<Vec<Store>>> {
-    let mut stores: IdMap<Id, Option<Vec<Store>>> = IdMap::default();
-    for_each_io_use(module, &module.functions[f], |inst, block, position, global, path| {
-        let entry = stores.entry(global).or_insert_with(|| Some(Vec::new()));
-        match (inst.op, position, path) {
-            (Op::AccessChain | Op::InBoundsAccessChain | Op::CopyObject, 0, _) => {}
-            (Op::Store, 0, Some(path)) => {
-                if let Some(list) = entry {
-                    list.push(Store { path: path.clone(), block });
-                }
+/// Records a use by an entry function of a pointer into `global` in its stores to each Output
+/// variable: `None` for a variable it also uses otherwise (a load, a store through a dynamic
+/// index, a call).
+fn output_store(
+    stores: &mut IdMap<Id, Option<Vec<Store>>>,
+    op: Op,
+    block: usize,
+    position: usize,
+    global: Id,
+    path: &Option<Vec<u32>>,
+) {
+    let entry = stores.entry(global).or_insert_with(|| Some(Vec::new()));
+    match (op, position, path) {
+        (Op::AccessChain | Op::InBoundsAccessChain | Op::CopyObject, 0, _) => {}
+        (Op::Store, 0, Some(path)) => {
+            if let Some(list) = entry {
+                list.push(Store { path: path.clone(), block });
             }
-            _ => *entry = None,
         }
-    });
-    stores
+        _ => *entry = None,
+    }
 }
 
 /// Whether the stores to output `global` of the entry function `f` let its values be direct.

@@ -139,25 +139,19 @@ struct IntTypes {
     /// `int_signedness` by type id, of the types declared when the pass starts; those it
     /// declares are past the end and asked of the module.
     signedness: Vec<Option<bool>>,
-    /// The `int_signedness` of each value's type, by value id, of the values defined when the
-    /// pass starts (a value it redefines keeps its type); those it defines are past the end.
-    values: Vec<Option<bool>>,
     /// `with_signedness`: (type, signed) to the type, as found so far.
     retyped: IdMap<(Id, bool), Id>,
 }
 
 impl IntTypes {
     fn new(module: &Module) -> IntTypes {
-        let signedness: Vec<Option<bool>> = (0..module.defs.len())
-            .map(|id| match module.defs[id] {
+        let signedness = (module.defs.iter().enumerate())
+            .map(|(id, def)| match def {
                 Def::Type(_) => int_signedness(module, id as Id),
                 _ => None,
             })
             .collect();
-        let values = (0..module.defs.len())
-            .map(|id| module.value_type(id as Id).and_then(|ty| signedness.get(ty as usize).copied().flatten()))
-            .collect();
-        IntTypes { signedness, values, retyped: IdMap::default() }
+        IntTypes { signedness, retyped: IdMap::default() }
     }
 
     fn signedness(&self, module: &Module, ty: Id) -> Option<bool> {
@@ -183,11 +177,12 @@ fn rule(module: &Module, inst: &Inst) -> Option<(IntRule, usize)> {
         }
         return ops::glsl_row(inst.literal(1)?).map(|row| (row.int, 2));
     }
-    if ops::UNSIGNED_RESULTS.contains(&inst.op) {
-        return Some((UNSIGNED_RESULT, 0));
-    }
+    // Asked first: nearly every integer instruction is in it (no opcode is in both lists).
     if let Some(row) = ops::core_row(inst.op) {
         return Some((row.int, 0));
+    }
+    if ops::UNSIGNED_RESULTS.contains(&inst.op) {
+        return Some((UNSIGNED_RESULT, 0));
     }
     // Any other image instruction: only its image operands have a rule.
     let image = inst.operands.iter().any(|o| matches!(o, Operand::ImageOperands(_)));
@@ -302,12 +297,12 @@ impl Rectifier<'_> {
         self.out.push(index);
     }
 
+    /// The signedness of a value's type, asked of its definition: a value the pass redefines
+    /// keeps its type, so a table of them made up front (a look-up for every definition of the
+    /// module, most never asked) would tell nothing more.
+    #[inline]
     fn value_signedness(&self, id: Id) -> Option<bool> {
-        if let Some(&signed) = self.types.values.get(id as usize) {
-            return signed;
-        }
-        let ty = self.module.value_type(id)?;
-        self.types.signedness(self.module, ty)
+        self.types.signedness(self.module, self.module.value_type(id)?)
     }
 
     /// Whether rectifying `inst`, of integer rule `rule` with value operands from `first`, would
@@ -325,11 +320,17 @@ impl Rectifier<'_> {
         {
             return false;
         }
-        let first_signed = inst.id(first).and_then(|id| self.value_signedness(id));
-        inst.operands.iter().enumerate().skip(first).all(|(position, operand)| match operand {
-            Operand::IdRef(id) => self
-                .value_signedness(*id)
-                .is_none_or(|have| wanted(rule.operand(position - first), have, result_signed, first_signed) == have),
+        let values = inst.operands.get(first..).unwrap_or_default();
+        values.iter().enumerate().all(|(position, operand)| match operand {
+            Operand::IdRef(id) => self.value_signedness(*id).is_none_or(|have| {
+                let reading = rule.operand(position);
+                // Asked only by an operand read as the first one (equality): rare.
+                let first_signed = match reading {
+                    Int::AsFirst => inst.id(first).and_then(|id| self.value_signedness(id)),
+                    _ => None,
+                };
+                wanted(reading, have, result_signed, first_signed) == have
+            }),
             Operand::ImageOperands(_) => false,
             _ => true,
         })

@@ -335,6 +335,14 @@ fn shift_amounts_and_bit_field_positions_are_unsigned() {
     assert_eq!(core_row(Op::BitFieldSExtract).unwrap().int.operand(2), Int::Unsigned);
 }
 
+#[test]
+fn no_opcode_has_both_a_core_row_and_an_unsigned_result() {
+    // `rule` asks the core table first: an opcode in both would lose its unsigned result.
+    for &op in crate::ops::UNSIGNED_RESULTS {
+        assert!(core_row(op).is_none(), "{op:?}");
+    }
+}
+
 /// The module after the passes up to `signedness`.
 fn rectified(text: &str) -> Result<crate::spirv::Module, crate::Error> {
     let words = crate::spirv::assemble::assemble(text).expect("assembles").words;
