@@ -774,8 +774,12 @@ impl<'m> Lower<'m> {
                 self.namer.fresh_name(&name, Some(&e.namer))
             }
             None => {
-                let name = self.namer.fresh_unnamed(id, Some(&e.namer));
-                self.unnamed.add(&name);
+                let (name, is_base) = self.namer.fresh_unnamed(id, Some(&e.namer));
+                if is_base {
+                    self.unnamed.add_unnamed(id);
+                } else {
+                    self.unnamed.add(&name);
+                }
                 name
             }
         }

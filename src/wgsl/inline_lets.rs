@@ -186,6 +186,11 @@ impl Counts {
         self.by_id.len() + self.by_name.len()
     }
 
+    /// Counts `x_<id>` from zero, keyed by the id the caller has rather than read back from text.
+    pub(crate) fn add_unnamed(&mut self, id: u32) {
+        self.by_id.insert(id, Count::default());
+    }
+
     /// Counts `name`, an unnamed value's, from zero.
     pub(crate) fn add(&mut self, name: &Name) {
         match unnamed_id(name) {

@@ -186,17 +186,18 @@ impl Namer {
 
     /// [`Namer::fresh_name`] of [`unnamed_base`]`(id)`, the same name found without text
     /// hashed where it is free. (Such a base needs no sanitizing: it is made of letters, digits
-    /// and one `_`, and no reserved word has its form.)
-    pub fn fresh_unnamed(&mut self, id: u32, outer: Option<&Namer>) -> Name {
+    /// and one `_`, and no reserved word has its form.) Also whether the name is that base
+    /// itself: a numbered one (`x_5_1`) never has its form, so the caller can key it by `id`.
+    pub fn fresh_unnamed(&mut self, id: u32, outer: Option<&Namer>) -> (Name, bool) {
         self.text.clear();
         push_unnamed(&mut self.text, id);
         if !outer.is_some_and(|o| o.unnamed.contains(&id)) && self.unnamed.insert(id) {
-            return Name::from(self.text.as_str());
+            return (Name::from(self.text.as_str()), true);
         }
         let base = std::mem::take(&mut self.text);
         let name = self.fresh_name(&base, outer);
         self.text = base;
-        name
+        (name, false)
     }
 
     fn is_taken(&self, name: &str) -> bool {
@@ -279,6 +280,17 @@ mod tests {
         namer.clear();
         assert_eq!(namer.fresh("v", None), "v");
         assert_eq!(namer.fresh("v", None), "v_1");
+    }
+
+    #[test]
+    fn an_unnamed_value_says_whether_it_took_its_base() {
+        let mut module = Namer::default();
+        assert_eq!(module.fresh("x_7", None), "x_7");
+        let mut local = Namer::default();
+        assert_eq!(local.fresh_unnamed(5, Some(&module)), (Name::from("x_5"), true));
+        assert_eq!(local.fresh_unnamed(5, Some(&module)), (Name::from("x_5_1"), false));
+        assert_eq!(local.fresh_unnamed(7, Some(&module)), (Name::from("x_7_1"), false));
+        assert_eq!(unnamed_id("x_5_1"), None);
     }
 
     #[test]
