@@ -24,7 +24,7 @@ use crate::ops;
 use crate::spirv::structured::{Guard, Node};
 use crate::spirv::{Def, EntryPoint, Function, Id, Inst, Module, Operand, Type};
 use crate::wgsl::ast::{self, BinaryOp, Expr, Literal, Name, Stmt, UnaryOp};
-use crate::wgsl::declarations;
+use crate::wgsl::declarations::{self, MentionWalk};
 use crate::wgsl::inline_lets;
 use crate::wgsl::loop_phis;
 use crate::wgsl::names::{Namer, unnamed_base};
@@ -68,6 +68,7 @@ pub fn emit(e: &mut Emitter, f: usize, entry: Option<&EntryPoint>) -> Result<(as
         unnamed,
         constant_lets: IdMap::default(),
         operands: Vec::new(),
+        top_walk: None,
     };
     let name = e.names.get(&function.id).map(|name| name.to_string()).unwrap_or_default();
     let mut params = Vec::new();
@@ -96,7 +97,10 @@ pub fn emit(e: &mut Emitter, f: usize, entry: Option<&EntryPoint>) -> Result<(as
     let body = function.body.as_deref().ok_or_else(|| Error::internal("function was not structurized"))?;
     lower.scopes = scopes::analyse(module, function, body, &lower.uses)?;
     let (mut body, declared) = lower.scope_nodes(e, body)?;
-    let mut top = Some(declarations::initialize_function_body(&mut body, declared));
+    // The statements the lowering did not walk yet: the last ones.
+    let mut walk = lower.top_walk.take().unwrap_or_else(|| MentionWalk::top(&body, declared));
+    walk.walk(&body);
+    let mut top = Some(declarations::initialize_function_body(&mut body, declared, walk));
     if entry.is_some() {
         let locals = e.entry_locals.remove(&function.id).unwrap_or_default();
         // Declarations ahead of the body's own: what its walk found is not for them.
@@ -325,6 +329,8 @@ pub(super) struct Lower<'m> {
     pub(super) constant_lets: IdMap<Id, Name>,
     /// The operands of the instruction being spelled (`instruction.rs`), kept for the next.
     pub(super) operands: Vec<Expr>,
+    /// The walk of the function's top list, as it is made (`walk_top`).
+    top_walk: Option<MentionWalk>,
 }
 
 impl<'m> Lower<'m> {
@@ -384,17 +390,36 @@ impl<'m> Lower<'m> {
         let mut declared = self.stmts.len();
         for node in nodes {
             self.node(e, node)?;
+            // Scope 0 is the function's top list.
+            if scope == 0 {
+                self.walk_top(e, declared);
+            }
         }
         self.flush(e, false);
         let stmts = std::mem::replace(&mut self.stmts, outer);
-        // The function's own variables (OpVariable) open its body: initialized at their first
-        // assignment too, any initial value they have unused (but never one with an effect).
-        let own = stmts[declared..].iter().take_while(|s| match s.unnoted() {
-            Stmt::Var { value, .. } => value.as_ref().is_none_or(|v| !has_effect(e, v)),
-            _ => false,
-        });
-        declared += own.count();
+        declared += own_vars(e, &stmts[declared..]);
         Ok((stmts, declared))
+    }
+
+    /// Walks the statements of the function's top list that are final, for
+    /// `declarations::initialize_function_body`, while they are still in the cache: all but the
+    /// last (which an `if` after it may yet fold into it: `short_circuit`), once the list's
+    /// declarations are known (the function's own variables follow the `declared` ones).
+    fn walk_top(&mut self, e: &Emitter, declared: usize) {
+        let Some(last) = self.stmts.len().checked_sub(1) else { return };
+        let done = &self.stmts[..last];
+        if self.top_walk.is_none() {
+            let Some(after) = done.get(declared..) else { return };
+            let declared = declared + own_vars(e, after);
+            // The variables may go on: the declarations are not known yet.
+            if declared == done.len() {
+                return;
+            }
+            self.top_walk = Some(MentionWalk::top(done, declared));
+        }
+        if let Some(walk) = &mut self.top_walk {
+            walk.walk(done);
+        }
     }
 
     fn node(&mut self, e: &mut Emitter, node: &Node) -> Result<(), Error> {
@@ -993,6 +1018,17 @@ impl<'m> Lower<'m> {
     pub(super) fn discard(&mut self, id: Id) {
         self.remove_pending(id);
     }
+}
+
+/// How many of `stmts`, from the first, are variables of the function's own (OpVariable), which
+/// open its body after those the lowering declares: initialized at their first assignment too,
+/// any initial value they have unused (but never one with an effect).
+fn own_vars(e: &Emitter, stmts: &[Stmt]) -> usize {
+    let own = stmts.iter().take_while(|s| match s.unnoted() {
+        Stmt::Var { value, .. } => value.as_ref().is_none_or(|v| !has_effect(e, v)),
+        _ => false,
+    });
+    own.count()
 }
 
 /// Whether evaluating `expr` has an effect: a call of one of the module's functions, or an atomic

@@ -6,7 +6,7 @@
 
 use crate::name_hash::{NameMap, NameSet};
 
-use super::ast::{Expr, NameFilter, Stmt};
+use super::ast::{Expr, Name, NameFilter, Stmt};
 
 /// Moves each of the first `declared` statements, `var`s uninitialized or initialized without
 /// effect, down to the statement that first mentions the variable when that assigns it (its
@@ -26,12 +26,16 @@ pub(crate) fn initialize_at_first_assignment(
     initialize(stmts, &first, in_continuing, written_after);
 }
 
-/// [`initialize_at_first_assignment`] of a function's top list (nothing follows it), whose walk
-/// finds for [`sink`] too how the statements mention each declaration that stays: on a long
-/// function, a walk of all of it that `sink` then need not repeat.
-pub(crate) fn initialize_function_body(stmts: &mut Vec<Stmt>, declared: usize) -> TopMentions {
-    let (first, mentions) = walk_mentions(stmts, declared, true);
-    let moved = initialize(stmts, &first, &|_| true, &|_| false);
+/// [`initialize_at_first_assignment`] of a function's top list (nothing follows it), given the
+/// walk of all of it ([`MentionWalk::top`]), which finds for [`sink`] too how the statements
+/// mention each declaration that stays: on a long function, a walk of all of it that `sink` then
+/// need not repeat.
+pub(crate) fn initialize_function_body(stmts: &mut Vec<Stmt>, declared: usize, walk: MentionWalk) -> TopMentions {
+    // The lowering's walk found the list's declarations before the list was done.
+    debug_assert_eq!(walk.declared, declared);
+    let (first, mentions) = walk.finish();
+    // No loop holds the list, so no `continue` leaves its statements: none need be looked for.
+    let moved = initialize(stmts, &first, &|_| false, &|_| false);
     TopMentions(staying(mentions, &moved))
 }
 
@@ -41,7 +45,7 @@ type FirstMentions = Vec<Option<usize>>;
 
 /// How the statements after a list's declarations mention one of them: the first to, and
 /// whether another does too.
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Debug)]
 enum Mention {
     Never,
     Once(usize),
@@ -81,24 +85,6 @@ fn staying(mentions: Vec<Mention>, moved: &[bool]) -> Vec<Mention> {
         .collect()
 }
 
-/// The first `declared` statements' `var`s, by name, to their index, with a filter of their
-/// names to pass each identifier through before looking it up.
-fn leading_names(stmts: &[Stmt], declared: usize) -> (NameMap<&str, usize>, NameFilter) {
-    let mut filter = NameFilter::default();
-    let names = stmts[..declared]
-        .iter()
-        .enumerate()
-        .filter_map(|(at, stmt)| match stmt.unnoted() {
-            Stmt::Var { name, .. } => {
-                filter.insert(name);
-                Some((&**name, at))
-            }
-            _ => None,
-        })
-        .collect();
-    (names, filter)
-}
-
 /// For each of the first `declared` statements, the statement after them that first mentions
 /// its variable, if any; and how the statements after all of them mention it. The walk ends once
 /// every variable has been mentioned (`until_settled`: and by two statements after the
@@ -111,40 +97,98 @@ fn walk_mentions(stmts: &[Stmt], declared: usize, until_settled: bool) -> (First
     if declared == 0 {
         return (Vec::new(), Vec::new());
     }
-    let (vars, filter) = leading_names(stmts, declared);
-    let mut first = vec![None; declared];
-    let mut mentions = vec![Mention::Never; declared];
-    let mut unmentioned = vars.len();
-    let mut unsettled = vars.len();
-    for (index, stmt) in stmts.iter().enumerate().skip(1) {
-        if unmentioned == 0 && (!until_settled || unsettled == 0) {
-            break;
-        }
-        stmt.for_each_ident(&mut |ident| {
-            if filter.may_hold(ident)
-                && let Some(&at) = vars.get(ident)
-            {
-                if first[at].is_none() {
-                    first[at] = Some(index);
-                    unmentioned -= 1;
-                }
-                if index >= declared {
-                    mentions[at] = match mentions[at] {
-                        Mention::Never => Mention::Once(index),
-                        Mention::Once(only) if only != index => {
-                            unsettled -= 1;
-                            Mention::Several(only)
-                        }
-                        mention => mention,
-                    };
-                }
+    let mut walk = MentionWalk::new(stmts, declared, until_settled);
+    walk.walk(stmts);
+    walk.finish()
+}
+
+/// [`walk_mentions`], taking the statements as they come: the lowering walks a function's top
+/// list while it makes it, each statement as soon as it is final, when it is still in the cache
+/// (walked after, the whole of a long function's tree came from memory again: a third of the
+/// walk's time).
+pub(crate) struct MentionWalk {
+    /// The declared variables, by name, to their index, and a filter of their names to pass each
+    /// identifier through before looking it up.
+    vars: NameMap<Name, usize>,
+    filter: NameFilter,
+    declared: usize,
+    until_settled: bool,
+    first: FirstMentions,
+    mentions: Vec<Mention>,
+    unmentioned: usize,
+    unsettled: usize,
+    /// The index of the next statement to walk.
+    next: usize,
+}
+
+impl MentionWalk {
+    /// The walk of a list whose first `declared` statements, of `stmts`, declare.
+    fn new(stmts: &[Stmt], declared: usize, until_settled: bool) -> MentionWalk {
+        let mut filter = NameFilter::default();
+        let mut vars = NameMap::default();
+        for (at, stmt) in stmts[..declared].iter().enumerate() {
+            if let Stmt::Var { name, .. } = stmt.unnoted() {
+                filter.insert(name);
+                vars.insert(name.clone(), at);
             }
-        });
+        }
+        let unmentioned = vars.len();
+        MentionWalk {
+            vars,
+            filter,
+            declared,
+            until_settled,
+            first: vec![None; declared],
+            mentions: vec![Mention::Never; declared],
+            unmentioned,
+            unsettled: unmentioned,
+            next: 1,
+        }
     }
-    for index in &mut first {
-        *index = index.filter(|&index| index >= declared);
+
+    /// The walk of a function's top list (for [`initialize_function_body`]).
+    pub(crate) fn top(stmts: &[Stmt], declared: usize) -> MentionWalk {
+        MentionWalk::new(stmts, declared, true)
     }
-    (first, mentions)
+
+    /// Walks the statements of `stmts`, the list's first ones, not walked yet.
+    pub(crate) fn walk(&mut self, stmts: &[Stmt]) {
+        let Self { vars, filter, declared, until_settled, first, mentions, unmentioned, unsettled, next } = self;
+        for (index, stmt) in stmts.iter().enumerate().skip(*next) {
+            if *unmentioned == 0 && (!*until_settled || *unsettled == 0) {
+                break;
+            }
+            stmt.for_each_ident(&mut |ident| {
+                if filter.may_hold(ident)
+                    && let Some(&at) = vars.get(ident)
+                {
+                    if first[at].is_none() {
+                        first[at] = Some(index);
+                        *unmentioned -= 1;
+                    }
+                    if index >= *declared {
+                        mentions[at] = match mentions[at] {
+                            Mention::Never => Mention::Once(index),
+                            Mention::Once(only) if only != index => {
+                                *unsettled -= 1;
+                                Mention::Several(only)
+                            }
+                            mention => mention,
+                        };
+                    }
+                }
+            });
+        }
+        *next = (*next).max(stmts.len());
+    }
+
+    fn finish(self) -> (FirstMentions, Vec<Mention>) {
+        let MentionWalk { declared, mut first, mentions, .. } = self;
+        for index in &mut first {
+            *index = index.filter(|&index| index >= declared);
+        }
+        (first, mentions)
+    }
 }
 
 /// [`initialize_at_first_assignment`] of the `var`s `stmts` starts with, one per entry of
@@ -495,6 +539,22 @@ mod tests {
         let function =
             Function { attributes: vec![], name: "f".into(), params: vec![], result: None, body, exits: vec![] };
         print::function(&function).0
+    }
+
+    #[test]
+    fn a_walk_taking_the_statements_as_they_come_finds_what_one_walk_of_all_finds() {
+        let copy = Stmt::Var { name: "d".into(), ty: None, value: Some(Expr::ident("a")) };
+        let body = vec![var("a"), var("b"), copy, set("b", 1), read("x"), when(vec![read("a")]), read("a"), read("d")];
+        let mut pieces = MentionWalk::top(&body, 3);
+        for end in [0, 2, 3, 5, 5, body.len()] {
+            pieces.walk(&body[..end]);
+        }
+        let (first, mentions) = pieces.finish();
+        let (all_first, all_mentions) = walk_mentions(&body, 3, true);
+        assert_eq!(first, all_first);
+        assert_eq!(first, [None, Some(3), Some(7)]);
+        let mentions: Vec<_> = mentions.iter().chain(&all_mentions).map(|m| format!("{m:?}")).collect();
+        assert_eq!(mentions, ["Several(5)", "Once(3)", "Once(7)"].repeat(2));
     }
 
     #[test]
