@@ -138,7 +138,7 @@ impl Incremental {
     /// are printed and built.
     pub fn function(&mut self, ast: &Module, f: Function, callees: &NameSet<Name>) {
         if let State::NotStarted = self.state {
-            self.state = part(ast);
+            self.state = part(ast, self.keep);
         }
         // naga's code runs on IR it has not checked yet: a panic there is a refusal.
         let added = without_panicking(|| self.add(ast, f, callees)).unwrap_or(Err(Unsupported("naga panicked")));
@@ -191,7 +191,9 @@ impl Incremental {
             && building.size >= PART
             && building.is_built()
         {
-            let State::Building(full) = std::mem::replace(&mut self.state, part(ast)) else { unreachable!("building") };
+            let State::Building(full) = std::mem::replace(&mut self.state, part(ast, self.keep)) else {
+                unreachable!("building")
+            };
             self.finish_part(ast, full.builder, full.pieces, None)?;
         }
         let State::Building(part) = &mut self.state else { return Ok(()) };
@@ -379,11 +381,12 @@ fn in_order(body: &[Stmt], mut callees: Vec<&Name>) -> Vec<Name> {
     found
 }
 
-/// A new part: every struct and global of the module, as the front end reads them first.
-fn part(ast: &Module) -> State {
+/// A new part: every struct and global of the module, as the front end reads them first; the
+/// names of its `let`s only if it is `kept` for the check.
+fn part(ast: &Module, kept: bool) -> State {
     match Builder::new(ast) {
         Ok(builder) => State::Building(Box::new(Building {
-            builder,
+            builder: Builder { names: kept, ..builder },
             pieces: Vec::new(),
             nodes: Vec::new(),
             positions: NameMap::default(),
