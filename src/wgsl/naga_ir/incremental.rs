@@ -557,6 +557,34 @@ mod tests {
         assert!(matches!(check, Check::Equal { parts: 2 }), "{check:?}");
     }
 
+    #[test]
+    fn a_part_built_to_be_validated_names_the_same_expressions_without_their_names() {
+        // `fn f(a: u32, b: u32) -> u32 { let c = a + b; return c; }`
+        let (mut ast, mut f) = module_of(BinaryOp::Add, "u32");
+        let sum = Expr::binary(BinaryOp::Add, Expr::ident("a"), Expr::ident("b"));
+        f.body = vec![Stmt::Let { name: "c".into(), ty: None, value: sum }, Stmt::Return(Some(Expr::ident("c")))];
+        ast.functions = vec![printed(&f)];
+        let named = |kept: bool| {
+            let State::Building(mut part) = part(&ast, kept) else { panic!("refused") };
+            part.builder.function(&ast, &f).expect("built");
+            let module = part.builder.module;
+            assert!(validate::validator().validate(&module).is_ok());
+            let (_, function) = module.functions.iter().next().expect("one function");
+            function.named_expressions.iter().map(|(&handle, name)| (handle, name.clone())).collect::<Vec<_>>()
+        };
+        let (checked, validated) = (named(true), named(false));
+        let names = |named: &[(naga::Handle<naga::Expression>, String)]| {
+            named.iter().map(|(_, name)| name.clone()).collect::<Vec<_>>()
+        };
+        assert_eq!(names(&checked), ["a", "b", "c"]);
+        // The parameters keep theirs: they are few.
+        assert_eq!(names(&validated), ["a", "b", ""]);
+        let handles = |named: &[(naga::Handle<naga::Expression>, String)]| {
+            named.iter().map(|&(handle, _)| handle).collect::<Vec<_>>()
+        };
+        assert_eq!(handles(&checked), handles(&validated));
+    }
+
     /// `fn <name>() -> u32 { return <value>; }`
     fn returning(name: &str, value: Expr) -> Function {
         Function {
