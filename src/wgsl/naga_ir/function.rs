@@ -243,7 +243,8 @@ impl<'b, 'a> FunctionLowering<'b, 'a> {
                 self.kinds.force_non_const(value);
                 block.extend(self.emitter.finish(&self.function.expressions));
                 self.scopes.declare(name, Typed::Plain(value));
-                self.function.named_expressions.insert(value, String::from(&**name));
+                let name = if self.builder.names { String::from(&**name) } else { String::new() };
+                self.function.named_expressions.insert(value, name);
                 return Ok(());
             }
             Stmt::Var { name, ty, value } => return self.var(name, ty.as_deref(), value.as_ref(), block, in_loop),

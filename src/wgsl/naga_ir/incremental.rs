@@ -138,7 +138,7 @@ impl Incremental {
     /// are printed and built.
     pub fn function(&mut self, ast: &Module, f: Function, callees: &NameSet<Name>) {
         if let State::NotStarted = self.state {
-            self.state = part(ast);
+            self.state = part(ast, self.keep);
         }
         // naga's code runs on IR it has not checked yet: a panic there is a refusal.
         let added = without_panicking(|| self.add(ast, f, callees)).unwrap_or(Err(Unsupported("naga panicked")));
@@ -191,7 +191,9 @@ impl Incremental {
             && building.size >= PART
             && building.is_built()
         {
-            let State::Building(full) = std::mem::replace(&mut self.state, part(ast)) else { unreachable!("building") };
+            let State::Building(full) = std::mem::replace(&mut self.state, part(ast, self.keep)) else {
+                unreachable!("building")
+            };
             self.finish_part(ast, full.builder, full.pieces, None)?;
         }
         let State::Building(part) = &mut self.state else { return Ok(()) };
@@ -379,11 +381,12 @@ fn in_order(body: &[Stmt], mut callees: Vec<&Name>) -> Vec<Name> {
     found
 }
 
-/// A new part: every struct and global of the module, as the front end reads them first.
-fn part(ast: &Module) -> State {
+/// A new part: every struct and global of the module, as the front end reads them first; the
+/// names of its `let`s only if it is `kept` for the check.
+fn part(ast: &Module, kept: bool) -> State {
     match Builder::new(ast) {
         Ok(builder) => State::Building(Box::new(Building {
-            builder,
+            builder: Builder { names: kept, ..builder },
             pieces: Vec::new(),
             nodes: Vec::new(),
             positions: NameMap::default(),
@@ -552,6 +555,34 @@ mod tests {
         ast.diagnostics.push("off, derivative_uniformity");
         let check = check(&ast, incremental.finish(&ast));
         assert!(matches!(check, Check::Equal { parts: 2 }), "{check:?}");
+    }
+
+    #[test]
+    fn a_part_built_to_be_validated_names_the_same_expressions_without_their_names() {
+        // `fn f(a: u32, b: u32) -> u32 { let c = a + b; return c; }`
+        let (mut ast, mut f) = module_of(BinaryOp::Add, "u32");
+        let sum = Expr::binary(BinaryOp::Add, Expr::ident("a"), Expr::ident("b"));
+        f.body = vec![Stmt::Let { name: "c".into(), ty: None, value: sum }, Stmt::Return(Some(Expr::ident("c")))];
+        ast.functions = vec![printed(&f)];
+        let named = |kept: bool| {
+            let State::Building(mut part) = part(&ast, kept) else { panic!("refused") };
+            part.builder.function(&ast, &f).expect("built");
+            let module = part.builder.module;
+            assert!(validate::validator().validate(&module).is_ok());
+            let (_, function) = module.functions.iter().next().expect("one function");
+            function.named_expressions.iter().map(|(&handle, name)| (handle, name.clone())).collect::<Vec<_>>()
+        };
+        let (checked, validated) = (named(true), named(false));
+        let names = |named: &[(naga::Handle<naga::Expression>, String)]| {
+            named.iter().map(|(_, name)| name.clone()).collect::<Vec<_>>()
+        };
+        assert_eq!(names(&checked), ["a", "b", "c"]);
+        // The parameters keep theirs: they are few.
+        assert_eq!(names(&validated), ["a", "b", ""]);
+        let handles = |named: &[(naga::Handle<naga::Expression>, String)]| {
+            named.iter().map(|&(handle, _)| handle).collect::<Vec<_>>()
+        };
+        assert_eq!(handles(&checked), handles(&validated));
     }
 
     /// `fn <name>() -> u32 { return <value>; }`

@@ -74,6 +74,12 @@ struct Builder {
     function_expressions: Vec<Handle<naga::Expression>>,
     /// The `enable` extensions the IR needs: the front end reads it only with their directives.
     extensions: Vec<&'static str>,
+    /// Whether each `let` keeps its name among the function's named expressions. The check
+    /// compares the names with the front end's; naga's validator reads only which expressions
+    /// are named (a global one points into counts as used), so a module built to be validated
+    /// goes without a `String` per `let`: on one long block the names, scattered through the
+    /// heap, kept the validator's records from the memory the freed syntax tree left.
+    names: bool,
 }
 
 impl Builder {
@@ -94,6 +100,7 @@ impl Builder {
             late: false,
             function_expressions: Vec::new(),
             extensions: Vec::new(),
+            names: true,
         };
         builder.declare(ast, count)?;
         Ok(builder)
