@@ -22,6 +22,12 @@ use spv2wgsl::message_format::{Diagnostic, Format, Reporter};
 use input::Language;
 use spirv_val::SpirvVal;
 
+/// The translation allocates and frees many small nodes (syntax trees, tables, naga's IR); mimalloc
+/// takes 10% to 25% less time than glibc's malloc on the command, for 10% to 31% more peak memory
+/// (docs/performance.md, phase 10). The library leaves the choice to its users.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 const EXAMPLES: &str = "\
 Examples:
   spv2wgsl shader.frag.spv -o shader.frag.wgsl     translate a file
