@@ -31,6 +31,12 @@ use std::time::Duration;
 
 use measure::{Cost, TOOLS, Tool};
 
+/// The command's allocator (`src/cli/main.rs`), for every tool: our library's figures are then
+/// what the command does, and naga's library and rspirv's parse, measured under the same one,
+/// are compared like for like. naga's own command keeps its allocator (the CLI columns).
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 const MB: f64 = 1e6;
 
 /// naga's cost grows much faster than the input; `--quick` skips it above this size.
