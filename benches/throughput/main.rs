@@ -34,6 +34,7 @@ use measure::{Cost, TOOLS, Tool};
 /// The command's allocator (`src/cli/main.rs`), for every tool: our library's figures are then
 /// what the command does, and naga's library and rspirv's parse, measured under the same one,
 /// are compared like for like. naga's own command keeps its allocator (the CLI columns).
+#[cfg(feature = "mimalloc")]
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 

@@ -24,7 +24,9 @@ use spirv_val::SpirvVal;
 
 /// The translation allocates and frees many small nodes (syntax trees, tables, naga's IR); mimalloc
 /// takes 10% to 25% less time than glibc's malloc on the command, for 10% to 31% more peak memory
-/// (docs/performance.md, phase 10). The library leaves the choice to its users.
+/// (docs/performance.md, phase 10). Behind the default feature `mimalloc`; the library sets no
+/// allocator.
+#[cfg(feature = "mimalloc")]
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
