@@ -60,7 +60,7 @@ impl Lower<'_> {
     /// comes next).
     fn atomic_result(&mut self, e: &mut Emitter, inst: &Inst, call: Expr, inner: Id) -> Result<(), Error> {
         self.flush(e, true);
-        match inst.result {
+        match inst.result() {
             Some(_) if self.stored_at_once(inst) => {
                 let value = self.as_result_type(e, inst, call, inner)?;
                 self.define(e, inst, value, true)?;

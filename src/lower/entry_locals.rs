@@ -70,7 +70,7 @@ fn passed_by_pointer(module: &Module, function: &Function) -> Vec<usize> {
         match inst.op {
             Op::AccessChain | Op::InBoundsAccessChain | Op::PtrAccessChain | Op::CopyObject => {
                 let base = inst.id(0).and_then(|base| module.global_index(base).or_else(|| roots.get(&base).copied()));
-                if let (Some(g), Some(result)) = (base, inst.result) {
+                if let (Some(g), Some(result)) = (base, inst.result()) {
                     roots.insert(result, g);
                 }
             }
@@ -79,7 +79,7 @@ fn passed_by_pointer(module: &Module, function: &Function) -> Vec<usize> {
                 passed.extend(args.filter_map(|arg| module.global_index(arg).or_else(|| roots.get(&arg).copied())));
             }
             // A pointer chosen at run time (`pointers.rs`) may reach a call: those stay too.
-            Op::Select | Op::Phi if inst.ty.is_some_and(|ty| matches!(module.ty(ty), Ok(Type::Pointer { .. }))) => {
+            Op::Select | Op::Phi if inst.ty().is_some_and(|ty| matches!(module.ty(ty), Ok(Type::Pointer { .. }))) => {
                 let options = inst.id_operands();
                 passed.extend(options.filter_map(|id| module.global_index(id).or_else(|| roots.get(&id).copied())));
             }

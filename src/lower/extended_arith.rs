@@ -18,7 +18,7 @@ use BinaryOp::{Add, And, Less, Multiply, ShiftRight, Subtract};
 
 impl Lower<'_> {
     pub(super) fn extended_arith(&mut self, e: &mut Emitter, inst: &Inst) -> Result<(), Error> {
-        let struct_ty = inst.ty.ok_or_else(|| Error::invalid("missing result type", self.location(inst)))?;
+        let struct_ty = inst.ty().ok_or_else(|| Error::invalid("missing result type", self.location(inst)))?;
         let member = match self.module.ty(struct_ty)? {
             Type::Struct { members } if members.len() == 2 && members[0] == members[1] => members[0],
             _ => {

@@ -451,7 +451,7 @@ impl<'m> Lower<'m> {
                     if !self.constant_lets.is_empty() {
                         self.constant_lets.clear();
                     }
-                    if let Some(id) = inst.result {
+                    if let Some(id) = inst.result() {
                         self.store_hoisted(e, id)?;
                     }
                     if self.annotate {
@@ -645,7 +645,7 @@ impl<'m> Lower<'m> {
             Op::NoLine => self.source_line = None,
             _ => {}
         }
-        let origin = match inst.result {
+        let origin = match inst.result() {
             Some(id) => format!("%{id}"),
             None => format!("Op{:?}", inst.op),
         };
@@ -717,11 +717,11 @@ impl<'m> Lower<'m> {
                     _ => break,
                 }
                 let incoming = phi.phi_incoming().find_map(|(value, parent)| (parent == label).then_some(value));
-                if phi.result.is_some_and(|id| self.pointer_phis.contains_key(&id)) {
+                if phi.result().is_some_and(|id| self.pointer_phis.contains_key(&id)) {
                     self.pointer_phi_copies(e, phi, label)?;
                     continue;
                 }
-                let (Some(value), Some(var)) = (incoming, phi.result.and_then(|id| self.phi_vars.get(&id).cloned()))
+                let (Some(value), Some(var)) = (incoming, phi.result().and_then(|id| self.phi_vars.get(&id).cloned()))
                 else {
                     continue;
                 };
@@ -783,7 +783,7 @@ impl<'m> Lower<'m> {
 
     /// Whether anything reads the instruction's result.
     pub(super) fn is_used(&self, inst: &Inst) -> bool {
-        inst.result.is_some_and(|id| self.uses.get(&id).is_some_and(|u| u.count > 0))
+        inst.result().is_some_and(|id| self.uses.get(&id).is_some_and(|u| u.count > 0))
     }
 
     /// A fresh local name for `id`: its OpName, or `x_<id>`.

@@ -227,7 +227,7 @@ impl Lower<'_> {
     }
 
     pub(super) fn result(&self, inst: &Inst) -> Result<Id, Error> {
-        inst.result.ok_or_else(|| Error::invalid("missing result id", self.location(inst)))
+        inst.result().ok_or_else(|| Error::invalid("missing result id", self.location(inst)))
     }
 
     /// Whether an instruction's result is a texture, sampler or sampled image, or a pointer to one.
@@ -240,7 +240,7 @@ impl Lower<'_> {
     }
 
     pub(super) fn result_type(&self, inst: &Inst) -> Result<Id, Error> {
-        inst.ty.ok_or_else(|| Error::invalid("missing result type", self.location(inst)))
+        inst.ty().ok_or_else(|| Error::invalid("missing result type", self.location(inst)))
     }
 
     /// Every id operand, consumed in order, added to `out`; returns the depth of the deepest (0
@@ -391,7 +391,7 @@ impl Lower<'_> {
         let call = Expr::call(name, args);
         let used = self.is_used(inst);
         self.flush(e, true);
-        match inst.result {
+        match inst.result() {
             Some(_) if self.stored_at_once(inst) => return self.define(e, inst, call, true),
             Some(id) if used => self.bind(e, id, call),
             _ => self.stmts.push(Stmt::Call(call)),
@@ -402,7 +402,7 @@ impl Lower<'_> {
     /// Whether the result of `inst` (a call, an atomic operation) is read only by the store that
     /// comes next: it then goes into the store (`n = f();`), as nothing can happen in between.
     pub(super) fn stored_at_once(&self, inst: &Inst) -> bool {
-        inst.result.is_some_and(|id| {
+        inst.result().is_some_and(|id| {
             self.uses.get(&id).is_some_and(|u| u.count == 1)
                 && self
                     .next_inst()
@@ -610,7 +610,7 @@ impl Lower<'_> {
     }
 
     fn composite_extract(&mut self, e: &mut Emitter, inst: &Inst) -> Result<(), Error> {
-        if inst.result.is_some_and(|id| self.uses.is_folded(id)) {
+        if inst.result().is_some_and(|id| self.uses.is_folded(id)) {
             // The construct reading it reads the vector instead.
             return Ok(());
         }

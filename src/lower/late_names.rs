@@ -30,7 +30,7 @@ impl Emitter<'_> {
             for inst in &function.insts {
                 // Most instructions' type and operands were met before or are values: each
                 // costs this look, and only the others go on the list.
-                for id in inst.ty.into_iter().chain(inst.id_operands()) {
+                for id in inst.ty().into_iter().chain(inst.id_operands()) {
                     if seen.get(id as usize) == Some(&false) {
                         self.claim_from(id, &mut seen, &mut pending);
                     }

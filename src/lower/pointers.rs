@@ -113,7 +113,7 @@ impl Lower<'_> {
     /// At the end of predecessor `label`: a pointer phi's variables take the index of the
     /// pointer coming from it, and its dynamic indices.
     pub(super) fn pointer_phi_copies(&mut self, e: &mut Emitter, phi: &Inst, label: Id) -> Result<(), Error> {
-        let Some((which, options)) = phi.result.and_then(|id| self.pointer_phis.get(&id)).cloned() else {
+        let Some((which, options)) = phi.result().and_then(|id| self.pointer_phis.get(&id)).cloned() else {
             return Ok(());
         };
         let Some((k, (value, _))) = phi.phi_incoming().enumerate().find(|(_, (_, parent))| *parent == label) else {

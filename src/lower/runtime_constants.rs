@@ -113,7 +113,7 @@ const GLSL_CANNOT_FAIL: &[G] = &[
 /// giving NaN.
 fn may_fail(module: &Module, inst: &Inst) -> bool {
     let float_result = inst
-        .ty
+        .ty()
         .and_then(|ty| module.scalar_of(ty))
         .is_some_and(|(scalar, _)| matches!(module.type_def(scalar), Some(Type::Float { .. })));
     if !float_result {

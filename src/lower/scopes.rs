@@ -186,7 +186,7 @@ pub(super) fn analyse(module: &Module, function: &Function, body: &[Node], uses:
         }
         for &index in &block.insts {
             let inst = &function.insts[index];
-            let (Some(id), Some(ty)) = (inst.result, inst.ty) else { continue };
+            let (Some(id), Some(ty)) = (inst.result(), inst.ty()) else { continue };
             let used_in = uses.blocks(id);
             if inst.op == Op::Phi {
                 let direct = !walk.loop_headers.contains(&b);

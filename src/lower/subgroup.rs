@@ -173,7 +173,7 @@ impl Lower<'_> {
         let inst = match KHR.iter().find(|(op, _)| *op == inst.op) {
             Some(&(_, op)) => {
                 let operands = std::iter::once(Operand::Other).chain(inst.operands.iter().copied()).collect();
-                twin = Inst { op, operands, ..inst.clone() };
+                twin = Inst::new(op, inst.ty(), inst.result(), operands, inst.offset);
                 &twin
             }
             None => {

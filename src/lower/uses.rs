@@ -153,7 +153,7 @@ pub(super) fn uses<'m>(module: &'m Module, f: usize) -> Result<Uses<'m>, Error> 
         block_extracts.clear();
         for index in block.all_insts() {
             let inst = &function.insts[index];
-            if let (Some(result), Some(_)) = (inst.result, vector_component(module, inst)) {
+            if let (Some(result), Some(_)) = (inst.result(), vector_component(module, inst)) {
                 block_extracts.insert(result);
             }
             if inst.op == Op::CompositeConstruct && inst.splatted(module).is_none() {
@@ -179,7 +179,7 @@ pub(super) fn uses<'m>(module: &'m Module, f: usize) -> Result<Uses<'m>, Error> 
                     uses.record(id, Some(b));
                 }
             }
-            if let (Some(result), Some(ty)) = (inst.result, inst.ty)
+            if let (Some(result), Some(ty)) = (inst.result(), inst.ty())
                 && matches!(module.ty(ty)?, Type::Pointer { .. })
             {
                 pointers.push((result, index));
@@ -244,7 +244,7 @@ pub(super) fn vector_component(module: &Module, inst: &Inst) -> Option<(Id, u32)
 /// Runs of two or more consecutive operands of a vector construct that extract components of
 /// one vector in its own block, as (vector, extracts).
 fn gathered_runs(module: &Module, construct: &Inst, block_extracts: &IdSet<Id>, out: &mut Vec<(Id, Vec<Id>)>) {
-    let is_vector = construct.ty.is_some_and(|ty| matches!(module.type_def(ty), Some(Type::Vector { .. })));
+    let is_vector = construct.ty().is_some_and(|ty| matches!(module.type_def(ty), Some(Type::Vector { .. })));
     if !is_vector {
         return;
     }

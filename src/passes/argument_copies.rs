@@ -36,7 +36,7 @@ fn pass_variables(module: &mut Module, f: usize) {
         .iter()
         .enumerate()
         .filter(|(_, i)| module.is_local_variable(i))
-        .filter_map(|(index, i)| Some((i.result?, index)))
+        .filter_map(|(index, i)| Some((i.result()?, index)))
         .collect();
     if locals.is_empty() || !function.insts.iter().any(|i| i.op == Op::FunctionCall) {
         return;
@@ -74,10 +74,10 @@ fn pass_variables(module: &mut Module, f: usize) {
         }
         let (Some(call), Some(load_out), false) = (call, load_out, other) else { continue };
         // The copy out: the load's only use stores it whole into the argument variable.
-        let Some(store_out) = function.insts[load_out].result.and_then(only_use) else { continue };
+        let Some(store_out) = function.insts[load_out].result().and_then(only_use) else { continue };
         let store_out_inst = &function.insts[store_out];
         let Some(argument) = store_out_inst.id(0).filter(|id| locals.contains_key(id) && *id != copy) else { continue };
-        if store_out_inst.op != Op::Store || store_out_inst.id(1) != function.insts[load_out].result {
+        if store_out_inst.op != Op::Store || store_out_inst.id(1) != function.insts[load_out].result() {
             continue;
         }
         // The copy in, if any: a store of a load of the argument variable used only there.

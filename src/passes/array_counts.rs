@@ -33,11 +33,11 @@ pub fn run(module: &mut Module, _options: &Options) -> Result<(), Error> {
     }
     for (f, function) in module.functions.iter().enumerate() {
         for inst in function.insts.iter().filter(|inst| inst.op == Op::Variable) {
-            let pointee = match inst.ty.and_then(|ty| module.type_def(ty)) {
+            let pointee = match inst.ty().and_then(|ty| module.type_def(ty)) {
                 Some(Type::Pointer { pointee, .. }) => *pointee,
                 _ => continue,
             };
-            if let (Some(count), Some(id)) = (longest.too_long(StorageClass::Function, pointee), inst.result) {
+            if let (Some(count), Some(id)) = (longest.too_long(StorageClass::Function, pointee), inst.result()) {
                 return Err(refusal(module, id, StorageClass::Function, count, module.location_of(f, inst)));
             }
         }

@@ -282,17 +282,17 @@ fn retype_access_chains(module: &mut Module, f: usize, atomics_made: bool) -> Re
         let Some((class, base_pointee)) = pointee(module, inst.id(0).unwrap_or(0)) else {
             continue;
         };
-        let declared = inst.ty.and_then(|ty| match module.type_def(ty) {
+        let declared = inst.ty().and_then(|ty| match module.type_def(ty) {
             Some(Type::Pointer { pointee, .. }) => Some(*pointee),
             _ => None,
         });
         let walked = inst.id_operands().skip(1).try_fold(base_pointee, |ty, step| part_type(module, ty, step));
-        let (Some(walked), Some(result)) = (walked, inst.result) else {
+        let (Some(walked), Some(result)) = (walked, inst.result()) else {
             continue;
         };
         if declared != Some(walked) {
             let new = module.intern_type(Type::Pointer { class, pointee: walked });
-            module.functions[f].insts[index].ty = Some(new);
+            module.functions[f].insts[index].set_ty(new);
             module.defs[result as usize] = Def::value(f, index, new);
         }
     }

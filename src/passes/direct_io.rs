@@ -152,7 +152,7 @@ fn in_program_order<'f>(function: &'f Function, mut visit: impl FnMut(usize, &'f
 fn io_pointers(module: &Module, function: &Function) -> IdMap<Id, (Id, Option<Vec<u32>>)> {
     let mut pointers: IdMap<Id, (Id, Option<Vec<u32>>)> = IdMap::default();
     in_program_order(function, |_, inst| {
-        let (Some(result), Some(base)) = (inst.result, inst.id(0)) else { return };
+        let (Some(result), Some(base)) = (inst.result(), inst.id(0)) else { return };
         let root = match module.global_index(base).map(|g| &module.globals[g]) {
             Some(g) if matches!(g.class, StorageClass::Input | StorageClass::Output) => Some((base, Some(Vec::new()))),
             Some(_) => None,

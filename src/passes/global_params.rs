@@ -197,13 +197,7 @@ fn specialize(module: &mut Module, f: usize, roots: &[(usize, Root)]) {
                 operands.push(Operand::IdRef(id));
             }
         }
-        chains.push(Inst {
-            op: Op::AccessChain,
-            ty: Some(param.ty),
-            result: Some(param.id),
-            operands: operands.into(),
-            offset: 0,
-        });
+        chains.push(Inst::new(Op::AccessChain, Some(param.ty), Some(param.id), operands.into(), 0));
     }
     let positions: Vec<usize> = roots.iter().map(|(position, _)| *position).collect();
     let mut defined = Vec::new();
@@ -221,7 +215,7 @@ fn specialize(module: &mut Module, f: usize, roots: &[(usize, Root)]) {
     let first = function.blocks[0].insts.iter().take_while(|&&i| function.insts[i].op == Op::Variable).count();
     for (at, chain) in (first..).zip(chains) {
         let index = function.insts.len();
-        defined.push((chain.result.unwrap_or_default(), Def::value(f, index, chain.ty.unwrap_or_default())));
+        defined.push((chain.result().unwrap_or_default(), Def::value(f, index, chain.ty().unwrap_or_default())));
         function.insts.push(chain);
         function.blocks[0].insts.insert(at, index);
     }
@@ -257,7 +251,7 @@ fn copy_function(module: &mut Module, original: &Function) -> usize {
         fresh.insert(block.label, module.add_def(Def::label(f, b)));
     }
     for (index, inst) in original.insts.iter().enumerate() {
-        if let (Some(result), Some(ty)) = (inst.result, inst.ty) {
+        if let (Some(result), Some(ty)) = (inst.result(), inst.ty()) {
             fresh.insert(result, module.add_def(Def::value(f, index, ty)));
         }
     }
@@ -266,7 +260,9 @@ fn copy_function(module: &mut Module, original: &Function) -> usize {
         .iter()
         .map(|inst| {
             let mut inst = inst.clone();
-            inst.result = inst.result.map(|id| fresh.get(&id).copied().unwrap_or(id));
+            if let Some(&id) = inst.result().and_then(|id| fresh.get(&id)) {
+                inst.set_result(id);
+            }
             for operand in inst.operands.iter_mut() {
                 if let Operand::IdRef(id) = operand
                     && let Some(&new) = fresh.get(id)

@@ -98,7 +98,7 @@ fn check_variables(module: &Module, variables: &[(usize, usize)], used: &[bool])
     }
     for &(f, index) in variables {
         let inst = &module.functions[f].insts[index];
-        let pointee = match inst.ty.and_then(|ty| module.type_def(ty)) {
+        let pointee = match inst.ty().and_then(|ty| module.type_def(ty)) {
             Some(Type::Pointer { pointee, .. }) => *pointee,
             _ => continue,
         };

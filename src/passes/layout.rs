@@ -553,11 +553,11 @@ impl Layouts<'_> {
                     place = self.step(place, step, &self.module.location_of(f, &inst))?;
                 }
                 // Dropped: every use builds its own access chain from the variable.
-                places.insert(inst.result.unwrap_or_default(), place);
+                places.insert(inst.result().unwrap_or_default(), place);
                 Ok(())
             }
             (Op::Load, Some(place)) => {
-                let result = inst.result.unwrap_or_default();
+                let result = inst.result().unwrap_or_default();
                 self.load(f, out, &place, Some(result))?;
                 Ok(())
             }
@@ -727,13 +727,8 @@ impl Layouts<'_> {
             }
             (Some(ty), None) => self.module.add_def(Def::value(f, index, ty)),
         };
-        self.module.functions[f].insts.push(Inst {
-            op,
-            ty,
-            result: ty.map(|_| id),
-            operands: operands.into_iter().map(Operand::IdRef).collect(),
-            offset: 0,
-        });
+        let operands = operands.into_iter().map(Operand::IdRef).collect();
+        self.module.functions[f].insts.push(Inst::new(op, ty, ty.map(|_| id), operands, 0));
         out.push(index);
         id
     }

@@ -236,7 +236,7 @@ impl Rectifier<'_> {
             self.out.push(index);
             return Ok(());
         }
-        let (op, result, ty) = (inst.op, inst.result, inst.ty);
+        let (op, result, ty) = (inst.op, inst.result(), inst.ty());
         let image_operands = inst.operands.iter().position(|o| matches!(o, Operand::ImageOperands(_)));
         let image_rules = match image_operands.map(|at| &inst.operands[at]) {
             Some(Operand::ImageOperands(mask)) => image_operand_rules(*mask),
@@ -265,8 +265,8 @@ impl Rectifier<'_> {
                 let wgsl_ty = self.types.with_signedness(self.module, ty, computed);
                 let fresh = self.module.add_def(Def::value(self.function, index, wgsl_ty));
                 let inst = &mut self.func().insts[index];
-                inst.result = Some(fresh);
-                inst.ty = Some(wgsl_ty);
+                inst.set_result(fresh);
+                inst.set_ty(wgsl_ty);
                 self.out.push(index);
                 self.push_bitcast(result, ty, fresh);
             }
@@ -278,7 +278,7 @@ impl Rectifier<'_> {
     /// An input `OpBitcast` starts from the value before any bitcast, and is a plain copy when
     /// that value already has the target type or is an integer constant that can be re-typed.
     fn collapse_bitcast(&mut self, index: usize, inst: &Inst) {
-        if let (Some(value), Some(ty)) = (inst.id(0), inst.ty) {
+        if let (Some(value), Some(ty)) = (inst.id(0), inst.ty()) {
             let mut source = self.before_bitcasts(value);
             if let Some(signed) = self.types.signedness(self.module, ty)
                 && let Some(source_ty) = self.module.value_type(source)
@@ -313,8 +313,8 @@ impl Rectifier<'_> {
         if tamed(inst.op).is_some() {
             return false;
         }
-        let result_signed = inst.ty.and_then(|ty| self.types.signedness(self.module, ty));
-        if inst.result.is_some()
+        let result_signed = inst.ty().and_then(|ty| self.types.signedness(self.module, ty));
+        if inst.result().is_some()
             && let (Some(computed), Some(declared)) = (computed(rule), result_signed)
             && computed != declared
         {
@@ -380,13 +380,7 @@ impl Rectifier<'_> {
     /// (which may be fresh, equal to `module.bound`, or an existing id being redefined).
     fn push_bitcast(&mut self, result: Id, ty: Id, value: Id) {
         let index = self.func().insts.len();
-        self.func().insts.push(Inst {
-            op: Op::Bitcast,
-            ty: Some(ty),
-            result: Some(result),
-            operands: [Operand::IdRef(value)].into(),
-            offset: 0,
-        });
+        self.func().insts.push(Inst::new(Op::Bitcast, Some(ty), Some(result), [Operand::IdRef(value)].into(), 0));
         let def = Def::value(self.function, index, ty);
         if result == self.module.bound {
             self.module.add_def(def);

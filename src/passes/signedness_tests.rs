@@ -397,11 +397,11 @@ fn image_queries_compute_unsigned_and_are_bitcast_to_the_declared_type() {
     let insts = &module.functions[0].insts;
     let order: Vec<_> = module.functions[0].blocks[0].insts.iter().map(|&i| &insts[i]).collect();
     let query = order.iter().position(|i| i.op == Op::ImageQuerySizeLod).expect("the query stays");
-    let query_ty = module.ty(order[query].ty.unwrap()).unwrap().clone();
+    let query_ty = module.ty(order[query].ty().unwrap()).unwrap().clone();
     let crate::spirv::Type::Vector { component, .. } = query_ty else { panic!("a vector: {query_ty:?}") };
     assert!(matches!(module.ty(component), Ok(crate::spirv::Type::Int { signed: false, .. })), "computed as u32");
     // The level operand is taken as it is: no cast before the query.
     assert!(order[..query].iter().all(|i| i.op != Op::Bitcast));
     let back = order[query + 1];
-    assert_eq!((back.op, back.id(0)), (Op::Bitcast, order[query].result), "then bitcast back to vec2<i32>");
+    assert_eq!((back.op, back.id(0)), (Op::Bitcast, order[query].result()), "then bitcast back to vec2<i32>");
 }

@@ -48,7 +48,7 @@ fn forward(module: &mut Module, f: usize) {
     for &index in function.blocks.iter().flat_map(|b| &b.insts) {
         let inst = &function.insts[index];
         // Without an initializer: that would be a second store.
-        if let (true, Some(result)) = (module.is_local_variable(inst) && inst.operands.len() == 1, inst.result) {
+        if let (true, Some(result)) = (module.is_local_variable(inst) && inst.operands.len() == 1, inst.result()) {
             locals.insert(result, Local { variable: index, ..Local::default() });
             order.push(result);
         }

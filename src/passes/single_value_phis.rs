@@ -24,7 +24,7 @@ pub fn run(module: &mut Module, _options: &Options) -> Result<(), Error> {
                     Op::Line | Op::NoLine => continue,
                     _ => break,
                 }
-                let Some(result) = phi.result else { continue };
+                let Some(result) = phi.result() else { continue };
                 if let Some(value) = single_value(phi.operands.iter().step_by(2), result, &replaced) {
                     replaced.insert(result, value);
                 }
@@ -42,7 +42,7 @@ pub fn run(module: &mut Module, _options: &Options) -> Result<(), Error> {
         }
         let insts = &function.insts;
         for block in &mut function.blocks {
-            block.insts.retain(|&index| !insts[index].result.is_some_and(|id| replaced.contains_key(&id)));
+            block.insts.retain(|&index| !insts[index].result().is_some_and(|id| replaced.contains_key(&id)));
         }
     }
     Ok(())

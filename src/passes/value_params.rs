@@ -131,13 +131,7 @@ fn load_arguments(module: &mut Module, f: usize, params: &IdMap<Id, (usize, usiz
                 let pointee = *pointee;
                 let arena = module.functions[f].insts.len();
                 let value = module.add_def(Def::value(f, arena, pointee));
-                let load = Inst {
-                    op: Op::Load,
-                    ty: Some(pointee),
-                    result: Some(value),
-                    operands: [Operand::IdRef(pointer)].into(),
-                    offset: 0,
-                };
+                let load = Inst::new(Op::Load, Some(pointee), Some(value), [Operand::IdRef(pointer)].into(), 0);
                 let function = &mut module.functions[f];
                 function.insts.push(load);
                 function.insts[index].operands[operand] = Operand::IdRef(value);

@@ -841,6 +841,10 @@ impl Builder<'_> {
             return Err(Error::unsupported(SIXTY_FOUR_BIT_LITERAL, location));
         }
         let (result, ty) = (inst.result_id, inst.result_type);
+        // `Inst` takes 0 for "none".
+        if result == Some(0) || ty == Some(0) {
+            return Err(Error::invalid("id %0: ids start at 1", self.location(inst)));
+        }
         // A replicated construct is the construct of its one part repeated.
         let (op, operands) = match op {
             Op::CompositeConstructReplicateEXT => {
@@ -853,7 +857,7 @@ impl Builder<'_> {
         let offset = self.offsets.get(self.index).map_or(0, |&o| o as u32);
         let f = &mut self.module.functions[function];
         let index = f.insts.len();
-        f.insts.push(Inst { op, ty, result, operands, offset });
+        f.insts.push(Inst::new(op, ty, result, operands, offset));
         let b = &mut f.blocks[block];
         if matches!(op, Op::SelectionMerge | Op::LoopMerge) {
             b.merge = Some(index);
@@ -1012,7 +1016,7 @@ fn check_operands(module: &Module) -> Result<(), Error> {
             }
             for index in block.all_insts() {
                 let inst = &function.insts[index];
-                let undefined = inst.id_operands().chain(inst.ty).find(|&id| matches!(module.def(id), Def::None));
+                let undefined = inst.id_operands().chain(inst.ty()).find(|&id| matches!(module.def(id), Def::None));
                 if let Some(id) = undefined {
                     let mut location = module.location_of(f, inst);
                     location.block = Some(function.blocks[b].label);

@@ -38,6 +38,26 @@ fn a_switch_on_a_64_bit_integer_is_refused_when_loaded() {
 }
 
 #[test]
+fn an_instruction_s_result_or_result_type_of_id_0_is_refused() {
+    let text = "OpCapability Shader\nOpMemoryModel Logical GLSL450\n\
+        OpEntryPoint GLCompute %main \"main\"\nOpExecutionMode %main LocalSize 1 1 1\n\
+        %void = OpTypeVoid\n%fn = OpTypeFunction %void\n%float = OpTypeFloat 32\n\
+        %two = OpConstant %float 2\n%main = OpFunction %void None %fn\n%entry = OpLabel\n\
+        %x = OpFMul %float %two %two\nOpReturn\nOpFunctionEnd\n";
+    let words = crate::spirv::assemble::assemble(text).unwrap().words;
+    assert!(load(&words).is_ok());
+    let fmul = words.iter().position(|&word| word == (5 << 16) | Op::FMul as u32).unwrap();
+    // The result type, then the result.
+    for operand in [1, 2] {
+        let mut words = words.clone();
+        words[fmul + operand] = 0;
+        let error = load(&words).unwrap_err();
+        assert!(error.to_string().contains("id %0: ids start at 1"), "{error}");
+        assert_eq!(error.location().unwrap().word_offset, Some(fmul as u32));
+    }
+}
+
+#[test]
 fn an_array_length_must_be_a_constant_declared_before_the_array() {
     let module = |declarations: &str| {
         format!(

@@ -256,14 +256,44 @@ pub enum Operand {
 #[derive(Debug, Clone)]
 pub struct Inst {
     pub op: Op,
-    pub ty: Option<Id>,
-    pub result: Option<Id>,
+    /// The result type and the result, [`NO_ID`] where the instruction has none: ids start at 1
+    /// (the loader refuses 0), and without `Option`'s tags an instruction takes 48 bytes, not
+    /// 56 (the instructions are most of a loaded module).
+    ty: Id,
+    result: Id,
     pub operands: super::Operands,
     /// Word offset in the input; 0 for instructions a pass created.
     pub offset: u32,
 }
 
+const _: () = assert!(std::mem::size_of::<Inst>() == 48);
+
+/// The id no instruction defines or names: [`Inst`]'s absent result type or result.
+const NO_ID: Id = 0;
+
 impl Inst {
+    pub fn new(op: Op, ty: Option<Id>, result: Option<Id>, operands: super::Operands, offset: u32) -> Inst {
+        Inst { op, ty: ty.unwrap_or(NO_ID), result: result.unwrap_or(NO_ID), operands, offset }
+    }
+
+    /// The result type's id, if the instruction has a result.
+    pub fn ty(&self) -> Option<Id> {
+        (self.ty != NO_ID).then_some(self.ty)
+    }
+
+    /// The result id, if the instruction has one.
+    pub fn result(&self) -> Option<Id> {
+        (self.result != NO_ID).then_some(self.result)
+    }
+
+    pub fn set_ty(&mut self, ty: Id) {
+        self.ty = ty;
+    }
+
+    pub fn set_result(&mut self, result: Id) {
+        self.result = result;
+    }
+
     /// The id operand at `index`, if that operand is an id.
     pub fn id(&self, index: usize) -> Option<Id> {
         match self.operands.get(index)? {
@@ -290,7 +320,7 @@ impl Inst {
 
     /// The one value an OpCompositeConstruct repeats in every component (`Module::splat`).
     pub fn splatted(&self, module: &Module) -> Option<Id> {
-        match (self.op, self.ty) {
+        match (self.op, self.ty()) {
             (Op::CompositeConstruct, Some(ty)) => module.splat(ty, self.id_operands()),
             _ => None,
         }
@@ -742,7 +772,7 @@ impl Module {
         Location {
             word_offset: (inst.offset != 0).then_some(inst.offset),
             opcode: Some(inst.op),
-            result_id: inst.result,
+            result_id: inst.result(),
             function: self.functions.get(function).map(|f| f.id),
             block: None,
         }
@@ -839,7 +869,7 @@ impl Module {
         let mut dropped: IdSet<usize> = IdSet::default();
         for index in function.blocks.iter().flat_map(|b| b.insts.iter().copied()) {
             let inst = &function.insts[index];
-            let (Some(base), Some(result)) = (inst.id(0), inst.result) else { continue };
+            let (Some(base), Some(result)) = (inst.id(0), inst.result()) else { continue };
             let Some((root, path)) = paths.get(&base).cloned() else { continue };
             match inst.op {
                 Op::AccessChain | Op::InBoundsAccessChain => {
@@ -950,7 +980,7 @@ impl Module {
                     (Op::AccessChain | Op::InBoundsAccessChain, Some(root))
                         if i.id_operands().skip(1).all(|index| self.const_u32(index).is_some()) =>
                     {
-                        root_of.extend(i.result.map(|result| (result, root)));
+                        root_of.extend(i.result().map(|result| (result, root)));
                         continue;
                     }
                     (Op::ExtInst, _)
@@ -973,7 +1003,7 @@ impl Module {
     pub fn is_local_variable(&self, inst: &Inst) -> bool {
         inst.op == Op::Variable
             && matches!(
-                inst.ty.and_then(|ty| self.type_def(ty)),
+                inst.ty().and_then(|ty| self.type_def(ty)),
                 Some(Type::Pointer { class: StorageClass::Function, .. })
             )
     }
@@ -1024,8 +1054,7 @@ impl Function {
             block.insts.retain(|index| !dropped.contains(index));
         }
         for &index in dropped {
-            self.insts[index] =
-                Inst { op: Op::Nop, ty: None, result: None, operands: super::Operands::default(), offset: 0 };
+            self.insts[index] = Inst::new(Op::Nop, None, None, super::Operands::default(), 0);
         }
     }
 }
