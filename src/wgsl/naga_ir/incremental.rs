@@ -19,6 +19,9 @@
 //! the function printed last) every tree would be kept to the end, so past four parts of waiting
 //! the module is refused (`WAITING`).
 
+use std::sync::mpsc;
+use std::thread;
+
 use naga::Span;
 use naga::diagnostic_filter::{
     DiagnosticFilter, DiagnosticFilterNode, FilterableTriggeringRule, Severity, StandardFilterableTriggeringRule,
@@ -74,6 +77,9 @@ pub struct Incremental {
     signatures: NameMap<Name, Signature>,
     /// The `enable` extensions the parts need (`Builder::extensions`).
     extensions: Vec<&'static str>,
+    /// The thread validating the parts finished before the last while the lowering goes on:
+    /// started by the first of them, so that a module of one part starts none.
+    validating: Option<Validating>,
 }
 
 enum State {
@@ -130,6 +136,7 @@ impl Incremental {
             kept: Vec::new(),
             signatures: NameMap::default(),
             extensions: Vec::new(),
+            validating: None,
         }
     }
 
@@ -162,7 +169,7 @@ impl Incremental {
                     return Err(Unsupported("a call of a function the module does not print"));
                 }
                 let earlier = self.kept.len();
-                self.finish_part(ast, part.builder, part.pieces, filter.as_ref())?;
+                self.finish_part(ast, part.builder, part.pieces, filter.as_ref(), true)?;
                 // The directives come at the end of the lowering, and the front end reads what
                 // an extension allows only under its directive.
                 if self.extensions.iter().any(|extension| !ast.enables.contains(extension)) {
@@ -194,7 +201,7 @@ impl Incremental {
             let State::Building(full) = std::mem::replace(&mut self.state, part(ast, self.keep)) else {
                 unreachable!("building")
             };
-            self.finish_part(ast, full.builder, full.pieces, None)?;
+            self.finish_part(ast, full.builder, full.pieces, None, false)?;
         }
         let State::Building(part) = &mut self.state else { return Ok(()) };
         if ast.functions.len() * ast.globals.len() > RECORDS {
@@ -227,7 +234,8 @@ impl Incremental {
 
     /// Puts the module's diagnostic `filter` on a part (in the front end's order: `reorder.rs`),
     /// then keeps it for the check, also compacted as the front end compacts its module, or
-    /// validates it as built.
+    /// validates it as built: a part before the `last` on the thread of [`Validating`], the last
+    /// here, while that thread finishes the one before.
     ///
     /// The compaction removes only what nothing uses: expressions whose value was folded into
     /// another or never read, and types only spelled (a conversion's). The validator checks those
@@ -241,6 +249,7 @@ impl Incremental {
         builder: Builder,
         pieces: Vec<Piece>,
         filter: Option<&DiagnosticFilter>,
+        last: bool,
     ) -> Result<()> {
         let declarations = builder.declarations;
         self.extensions.extend(&builder.extensions);
@@ -255,10 +264,75 @@ impl Incremental {
             self.kept.push(Part { module, built, pieces, declarations });
             return Ok(());
         }
-        match without_panicking(|| validate::validator().validate(&built).is_ok()) {
-            Ok(true) => Ok(()),
+        if !last {
+            if self.validating.is_none() {
+                self.validating = Validating::start();
+            }
+            if let Some(validating) = &self.validating {
+                return validating.send(built);
+            }
+        }
+        let valid = is_valid(&built);
+        let earlier_valid = self.validating.take().is_none_or(Validating::verdict);
+        match valid && earlier_valid {
+            true => Ok(()),
             // The text says where and why.
-            _ => Err(Unsupported("naga's validator rejects it")),
+            false => Err(REJECTED),
+        }
+    }
+}
+
+/// What validating from naga's IR says of a module it rejects: the text is validated instead.
+const REJECTED: Unsupported = Unsupported("naga's validator rejects it");
+
+/// Whether naga's validator takes `part`.
+fn is_valid(part: &naga::Module) -> bool {
+    // naga's code runs on IR it has not checked yet: a panic there is a rejection.
+    without_panicking(|| validate::validator().validate(part).is_ok()).unwrap_or(false)
+}
+
+/// A thread validating parts in the order they come, while the lowering makes the next: on a
+/// module of many parts their validation then costs the lowering nearly nothing (a tenth of the
+/// work on a mixed module, most of it the validator's). At most one part waits for it, so the
+/// IR alive at once stays about two parts. It stops at the first part it rejects.
+struct Validating {
+    parts: Option<mpsc::SyncSender<naga::Module>>,
+    verdict: Option<thread::JoinHandle<bool>>,
+}
+
+impl Validating {
+    /// The thread, if one can be started (else the parts are validated where they are built).
+    fn start() -> Option<Validating> {
+        let (parts, received) = mpsc::sync_channel::<naga::Module>(1);
+        let verdict = thread::Builder::new()
+            .name("validating".into())
+            .spawn(move || received.into_iter().all(|part| is_valid(&part)))
+            .ok()?;
+        Some(Validating { parts: Some(parts), verdict: Some(verdict) })
+    }
+
+    /// Hands `part` over; an error once a part was rejected (the thread has stopped).
+    fn send(&self, part: naga::Module) -> Result<()> {
+        match &self.parts {
+            Some(parts) => parts.send(part).map_err(|_| REJECTED),
+            None => Err(REJECTED),
+        }
+    }
+
+    /// Whether every part handed over was valid, once the thread has validated them.
+    fn verdict(mut self) -> bool {
+        self.parts = None;
+        self.verdict.take().is_some_and(|verdict| verdict.join().unwrap_or(false))
+    }
+}
+
+impl Drop for Validating {
+    /// A translation refused on the way (or the builder refusing the module) waits for the thread
+    /// to finish: none outlives the call that started it.
+    fn drop(&mut self) {
+        self.parts = None;
+        if let Some(verdict) = self.verdict.take() {
+            _ = verdict.join();
         }
     }
 }
@@ -583,6 +657,53 @@ mod tests {
             named.iter().map(|&(handle, _)| handle).collect::<Vec<_>>()
         };
         assert_eq!(handles(&checked), handles(&validated));
+    }
+
+    #[test]
+    fn the_thread_validating_parts_judges_every_part_and_stops_at_the_first_rejected() {
+        let valid = naga::front::wgsl::parse_str("fn f() -> f32 { return 1.0; }").expect("parsed");
+        let mut invalid = valid.clone();
+        let i32 = naga::Type { name: None, inner: naga::TypeInner::Scalar(naga::Scalar::I32) };
+        let i32 = invalid.types.insert(i32, Span::UNDEFINED);
+        let (_, f) = invalid.functions.iter_mut().next().expect("one function");
+        f.result.as_mut().expect("a result").ty = i32;
+        assert!(is_valid(&valid) && !is_valid(&invalid));
+
+        let validating = Validating::start().expect("a thread");
+        for _ in 0..3 {
+            validating.send(valid.clone()).expect("taken");
+        }
+        assert!(validating.verdict());
+
+        let validating = Validating::start().expect("a thread");
+        validating.send(invalid).expect("taken");
+        // One more may still be taken before the thread has judged the rejected part; past that
+        // it has stopped, and handing a part over fails.
+        _ = validating.send(valid.clone());
+        assert!(validating.send(valid).is_err());
+        assert!(!validating.verdict());
+    }
+
+    #[test]
+    fn parts_validated_while_the_lowering_goes_on_give_the_verdict_at_the_end() {
+        // Three functions, each a part of its own; the first two are validated on the thread.
+        let verdict = |first_returns: Literal| {
+            let functions =
+                [returning("f", Expr::Literal(first_returns)), returning("g", Expr::Literal(Literal::U32(2))), {
+                    returning("h", Expr::Literal(Literal::U32(3)))
+                }];
+            let (mut ast, mut incremental) = (Module::default(), Incremental::new(false));
+            for function in functions {
+                ast.functions.push(printed(&function));
+                ast.functions.last_mut().expect("pushed").text.insert_str(0, &format!("// {}\n", "x".repeat(PART)));
+                add(&mut incremental, &ast, function);
+            }
+            assert!(incremental.validating.is_some(), "a thread validates the parts before the last");
+            incremental.finish(&ast).map(|kept| kept.len())
+        };
+        assert!(matches!(verdict(Literal::U32(1)), Ok(0)));
+        // `f` returns an `f32` as its `u32`: its part, the first, is rejected.
+        assert!(matches!(verdict(Literal::F32(1.0f32.to_bits())), Err(Unsupported(why)) if why == REJECTED.0));
     }
 
     /// `fn <name>() -> u32 { return <value>; }`
