@@ -56,7 +56,12 @@ impl Tool {
     fn run(self, bytes: &[u8], input: &str, scratch: &Path) -> Result<Cost, String> {
         match self {
             Tool::Ours | Tool::OursNoValidate => {
-                let options = spv2wgsl::Options { validate: self == Tool::Ours, ..Default::default() };
+                let options = spv2wgsl::Options {
+                    validate: self == Tool::Ours,
+                    // As the command, under the same allocator (`main.rs`).
+                    validation_thread: cfg!(feature = "mimalloc"),
+                    ..Default::default()
+                };
                 timed(|| spv2wgsl::translate(bytes, &options).map(drop).map_err(|e| e.to_string()))
             }
             // As the naga CLI does for SPIR-V in and WGSL out.

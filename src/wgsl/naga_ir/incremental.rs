@@ -77,8 +77,9 @@ pub struct Incremental {
     signatures: NameMap<Name, Signature>,
     /// The `enable` extensions the parts need (`Builder::extensions`).
     extensions: Vec<&'static str>,
-    /// The thread validating the parts finished before the last while the lowering goes on:
-    /// started by the first of them, so that a module of one part starts none.
+    /// Whether parts before the last are validated on a thread of their own (`Validating`).
+    thread: bool,
+    /// That thread, started by the first of them, so that a module of one part starts none.
     validating: Option<Validating>,
 }
 
@@ -136,8 +137,15 @@ impl Incremental {
             kept: Vec::new(),
             signatures: NameMap::default(),
             extensions: Vec::new(),
+            thread: false,
             validating: None,
         }
+    }
+
+    /// Whether the parts before the last are validated on a thread of their own while the
+    /// lowering goes on (`Options::validation_thread`).
+    pub fn on_a_thread(self, thread: bool) -> Incremental {
+        Incremental { thread, ..self }
     }
 
     /// Adds `f`, the function of `ast` just printed (the last of `ast.functions`), which calls
@@ -234,8 +242,9 @@ impl Incremental {
 
     /// Puts the module's diagnostic `filter` on a part (in the front end's order: `reorder.rs`),
     /// then keeps it for the check, also compacted as the front end compacts its module, or
-    /// validates it as built: a part before the `last` on the thread of [`Validating`], the last
-    /// here, while that thread finishes the one before.
+    /// validates it as built: where the parts are validated `on_a_thread`, a part before the `last`
+    /// on the thread of [`Validating`] and the last here, while that thread finishes the one
+    /// before.
     ///
     /// The compaction removes only what nothing uses: expressions whose value was folded into
     /// another or never read, and types only spelled (a conversion's). The validator checks those
@@ -264,7 +273,7 @@ impl Incremental {
             self.kept.push(Part { module, built, pieces, declarations });
             return Ok(());
         }
-        if !last {
+        if !last && self.thread {
             if self.validating.is_none() {
                 self.validating = Validating::start();
             }
@@ -692,7 +701,7 @@ mod tests {
                 [returning("f", Expr::Literal(first_returns)), returning("g", Expr::Literal(Literal::U32(2))), {
                     returning("h", Expr::Literal(Literal::U32(3)))
                 }];
-            let (mut ast, mut incremental) = (Module::default(), Incremental::new(false));
+            let (mut ast, mut incremental) = (Module::default(), Incremental::new(false).on_a_thread(true));
             for function in functions {
                 ast.functions.push(printed(&function));
                 ast.functions.last_mut().expect("pushed").text.insert_str(0, &format!("// {}\n", "x".repeat(PART)));
