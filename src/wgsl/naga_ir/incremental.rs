@@ -315,6 +315,9 @@ impl Validating {
         let (parts, received) = mpsc::sync_channel::<naga::Module>(1);
         let verdict = thread::Builder::new()
             .name("validating".into())
+            // A main thread's (Linux's default), not a spawned one's 2 MiB: what validates on the
+            // main thread validates here.
+            .stack_size(8 << 20)
             .spawn(move || received.into_iter().all(|part| is_valid(&part)))
             .ok()?;
         Some(Validating { parts: Some(parts), verdict: Some(verdict) })
