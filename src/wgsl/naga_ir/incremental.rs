@@ -700,12 +700,11 @@ mod tests {
     fn parts_validated_while_the_lowering_goes_on_give_the_verdict_at_the_end() {
         // Three functions, each a part of its own; the first two are validated on the thread.
         let verdict = |first_returns: Literal| {
-            let functions =
-                [returning("f", Expr::Literal(first_returns)), returning("g", Expr::Literal(Literal::U32(2))), {
-                    returning("h", Expr::Literal(Literal::U32(3)))
-                }];
+            let f = returning("f", Expr::Literal(first_returns));
+            let g = returning("g", Expr::Literal(Literal::U32(2)));
+            let h = returning("h", Expr::Literal(Literal::U32(3)));
             let (mut ast, mut incremental) = (Module::default(), Incremental::new(false).on_a_thread(true));
-            for function in functions {
+            for function in [f, g, h] {
                 ast.functions.push(printed(&function));
                 ast.functions.last_mut().expect("pushed").text.insert_str(0, &format!("// {}\n", "x".repeat(PART)));
                 add(&mut incremental, &ast, function);
