@@ -286,10 +286,12 @@ impl Inst {
         (self.result != NO_ID).then_some(self.result)
     }
 
+    /// Gives the result another type (an id, so the instruction keeps a result).
     pub fn set_ty(&mut self, ty: Id) {
         self.ty = ty;
     }
 
+    /// Gives the result another id, as a pass redefining a value does.
     pub fn set_result(&mut self, result: Id) {
         self.result = result;
     }
