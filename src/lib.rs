@@ -105,10 +105,11 @@ pub struct Options {
     /// Values for specialization constants, by SpecId: these become ordinary constants instead
     /// of WGSL `override`s. The text is read as the constant's type (`true`, `-3`, `0.5`).
     pub overrides: Vec<(u32, String)>,
-    /// Validate a large module's parts (`validate`) on a second thread while the lowering goes
-    /// on. Faster under an allocator that frees across threads cheaply, such as mimalloc, which
-    /// the command uses (a tenth less time on large modules of many functions); slower under
-    /// glibc's malloc, which gives the thread an arena of its own: off by default.
+    /// Build and validate naga's IR of a module of many functions (`validate`) on a second thread
+    /// while the lowering goes on. Faster under an allocator that frees across threads cheaply,
+    /// such as mimalloc, which the command uses (a tenth less time on large modules of many
+    /// functions); slower under glibc's malloc, which gives the thread an arena of its own: off
+    /// by default.
     pub validation_thread: bool,
 }
 
@@ -164,7 +165,7 @@ pub fn translate_owned(input: Vec<u8>, options: &Options) -> Result<Translation,
 /// Translates the module's `words`; `input`, the bytes they were read from if the caller handed
 /// them over (else empty), is freed with them.
 fn translate_words(words: Vec<u32>, input: Vec<u8>, options: &Options) -> Result<Translation, Error> {
-    let ir = options.validate.then(|| wgsl::naga_ir::Incremental::new(false).on_a_thread(options.validation_thread));
+    let ir = options.validate.then(|| wgsl::naga_ir::Ir::validating(options.validation_thread));
     let Lowered { ast, mut warnings, bindings, ir } = lower(words, input, options, ir)?;
     let text = wgsl::print::print(&ast);
     if options.validate {
@@ -176,13 +177,13 @@ fn translate_words(words: Vec<u32>, input: Vec<u8>, options: &Options) -> Result
 /// For the test that proves naga's IR built from the syntax tree equal to what naga's WGSL
 /// front end reads in the printed text (`tests/naga_ir.rs`): the two compared, for `input`.
 pub fn naga_ir_check(input: &[u8], options: &Options) -> Result<wgsl::naga_ir::Check, Error> {
-    let ir = Some(wgsl::naga_ir::Incremental::new(true));
+    let ir = Some(wgsl::naga_ir::Ir::here(true));
     let Lowered { ast, ir, .. } = lower(read_words(input)?, Vec::new(), options, ir)?;
     Ok(wgsl::naga_ir::check(&ast, ir))
 }
 
 /// A module lowered: its WGSL syntax tree (each function already printed), the warnings and the
-/// bindings found on the way, and what became of naga's IR of it (built with the `Incremental`
+/// bindings found on the way, and what became of naga's IR of it (built with the `Ir`
 /// given, if any): the parts kept, or none where they were validated.
 struct Lowered {
     ast: wgsl::ast::Module,
@@ -192,12 +193,7 @@ struct Lowered {
 }
 
 /// Loads `words` and lowers the module; `input` is freed with the words.
-fn lower(
-    words: Vec<u32>,
-    input: Vec<u8>,
-    options: &Options,
-    ir: Option<wgsl::naga_ir::Incremental>,
-) -> Result<Lowered, Error> {
+fn lower(words: Vec<u32>, input: Vec<u8>, options: &Options, ir: Option<wgsl::naga_ir::Ir>) -> Result<Lowered, Error> {
     // The words (and the input) go as soon as they are loaded, not before: the module says all
     // they say. Freed before, they made glibc's allocator put the module's tables, which the
     // passes grow, where growing copies them.

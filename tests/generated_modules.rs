@@ -97,7 +97,7 @@ fn a_module_over_256_kib_of_wgsl_is_validated_in_parts() {
     assert!(translation.wgsl.len() > 256 << 10, "{} bytes of WGSL", translation.wgsl.len());
     // No function is long enough to be checked by its signature only.
     assert!(translation.warnings.is_empty(), "{:?}", translation.warnings);
-    // The parts before the last validated on a thread of their own, as the command does it.
+    // naga's IR built and validated on a thread of its own, as the command does it.
     let threaded = spv2wgsl::Options { validation_thread: true, ..Default::default() };
     let on_a_thread = spv2wgsl::translate(&bytes, &threaded).expect("validates in parts on a thread");
     assert_eq!(on_a_thread.wgsl, translation.wgsl);

@@ -10,9 +10,9 @@
 //! measured process itself, so its size never leaks into a figure.
 //!
 //! Time is CPU time (user + system) unless `--wall` is given. The tools are single-threaded but
-//! for ours with validation on a module of several parts, which validates them on a second
-//! thread while it lowers (`Options::validation_thread`): there CPU time counts both threads'
-//! work and `--wall` what a user waits for. Elsewhere the two agree on an idle machine, and on a
+//! for ours with validation on a module of many functions, which builds and validates naga's IR
+//! of them on a second thread while it lowers (`Options::validation_thread`): there CPU time
+//! counts both threads' work and `--wall` what a user waits for. Elsewhere the two agree on an idle machine, and on a
 //! shared one CPU time still measures the work.
 
 use std::fs::File;

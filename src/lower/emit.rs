@@ -39,7 +39,7 @@ pub struct Emitter<'m> {
     pub annotate: bool,
     /// naga's IR of the functions printed so far, where the output is validated
     /// (`wgsl/naga_ir`).
-    ir: Option<naga_ir::Incremental>,
+    ir: Option<naga_ir::Ir>,
     bindings: Vec<Binding>,
     /// Names of the `override`s declared for specialization constants.
     pub(super) overrides: IdMap<Id, String>,
@@ -86,7 +86,7 @@ pub struct Emitted {
     pub uniformity: uniformity::Verdict,
     pub warnings: Vec<Warning>,
     /// naga's IR of the functions, where the output is validated.
-    pub ir: Option<naga_ir::Incremental>,
+    pub ir: Option<naga_ir::Ir>,
 }
 
 pub fn location_of_id(module: &Module, id: Id) -> Location {
@@ -96,12 +96,7 @@ pub fn location_of_id(module: &Module, id: Id) -> Location {
 
 impl<'m> Emitter<'m> {
     /// The state before anything is declared; `named_spec_ops` is `spec::named_ops` of the module.
-    pub(super) fn new(
-        module: &'m Module,
-        annotate: bool,
-        ir: Option<naga_ir::Incremental>,
-        named_spec_ops: IdSet<Id>,
-    ) -> Self {
+    pub(super) fn new(module: &'m Module, annotate: bool, ir: Option<naga_ir::Ir>, named_spec_ops: IdSet<Id>) -> Self {
         let mut e = Emitter {
             module,
             out: ast::Module::default(),

@@ -47,7 +47,7 @@ use crate::wgsl::naga_ir;
 /// then functions and globals), globals declared, each function lowered and printed, then the
 /// entry points' wrappers. Each function's SPIR-V body is freed once it is lowered: the module
 /// keeps only the signatures and definitions.
-pub fn lower(module: &mut Module, options: &Options, ir: Option<naga_ir::Incremental>) -> Result<Emitted, Error> {
+pub fn lower(module: &mut Module, options: &Options, ir: Option<naga_ir::Ir>) -> Result<Emitted, Error> {
     // Read by no one: the emitter holds it between functions, while the body of the function
     // just lowered is freed (see the loop below).
     let no_module = Module::default();

@@ -2,8 +2,9 @@
 //! already final strings here: every decision is made before printing.
 
 /// An identifier or a type's spelling: shared, so naming a value or a type at each use copies no
-/// text.
-pub type Name = std::rc::Rc<str>;
+/// text; shared across threads, so a function's tree can go to the thread that builds naga's IR
+/// of it (`naga_ir/worker.rs`).
+pub type Name = std::sync::Arc<str>;
 
 /// A WGSL type, spelled out (`vec4<f32>`, `array<u32, 4>`, a struct name).
 pub type Type = Name;
@@ -46,13 +47,13 @@ pub struct Signature {
     pub result: Option<Type>,
 }
 
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct Struct {
     pub name: String,
     pub members: Vec<Member>,
 }
 
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct Member {
     pub attributes: Vec<Attribute>,
     pub name: String,
@@ -77,7 +78,7 @@ pub enum Attribute {
     WorkgroupSize(Box<[Expr; 3]>),
 }
 
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub enum GlobalKind {
     /// `var<space>`; `space` is e.g. `private`, `uniform`, `storage, read`, or empty for handles.
     Var {
@@ -87,7 +88,7 @@ pub enum GlobalKind {
     Override,
 }
 
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct Global {
     pub attributes: Vec<Attribute>,
     pub kind: GlobalKind,

@@ -19,9 +19,6 @@
 //! the function printed last) every tree would be kept to the end, so past four parts of waiting
 //! the module is refused (`WAITING`).
 
-use std::sync::mpsc;
-use std::thread;
-
 use naga::Span;
 use naga::diagnostic_filter::{
     DiagnosticFilter, DiagnosticFilterNode, FilterableTriggeringRule, Severity, StandardFilterableTriggeringRule,
@@ -41,7 +38,7 @@ const RECORDS: usize = 1 << 22;
 
 /// The WGSL of a part's functions past which the part is finished and a new one begun: up to it,
 /// a module is validated whole.
-const PART: usize = 256 << 10;
+pub(super) const PART: usize = 256 << 10;
 
 /// The WGSL of a part's functions past which callers still waiting for their callees are refused:
 /// each keeps its tree and every function printed after it, and the part cannot end, so the IR
@@ -55,6 +52,13 @@ pub enum Piece {
     Function(usize),
     /// The stub of a function of an earlier part.
     Stub(usize),
+}
+
+/// A function printed: where it is among the module's functions, and the size of its text.
+#[derive(Clone, Copy)]
+pub(super) struct Printed {
+    pub(super) index: usize,
+    pub(super) size: usize,
 }
 
 /// A finished part: its IR, compacted as the front end's and as built, and what its text is made
@@ -77,10 +81,6 @@ pub struct Incremental {
     signatures: NameMap<Name, Signature>,
     /// The `enable` extensions the parts need (`Builder::extensions`).
     extensions: Vec<&'static str>,
-    /// Whether parts before the last are validated on a thread of their own (`Validating`).
-    thread: bool,
-    /// That thread, started by the first of them, so that a module of one part starts none.
-    validating: Option<Validating>,
 }
 
 enum State {
@@ -137,28 +137,36 @@ impl Incremental {
             kept: Vec::new(),
             signatures: NameMap::default(),
             extensions: Vec::new(),
-            thread: false,
-            validating: None,
         }
-    }
-
-    /// Whether the parts before the last are validated on a thread of their own while the
-    /// lowering goes on (`Options::validation_thread`).
-    pub fn on_a_thread(self, thread: bool) -> Incremental {
-        Incremental { thread, ..self }
     }
 
     /// Adds `f`, the function of `ast` just printed (the last of `ast.functions`), which calls
     /// `callees` (every name it calls, or more): built now, or kept until the functions it calls
     /// are printed and built.
     pub fn function(&mut self, ast: &Module, f: Function, callees: &NameSet<Name>) {
+        let index = ast.functions.len() - 1;
+        self.printed(ast, Printed { index, size: ast.functions[index].text.len() }, f, callees);
+    }
+
+    /// [`Incremental::function`] given where `f` is among the module's functions and the size of
+    /// its text: `ast` needs only the structs and globals declared so far.
+    pub(super) fn printed(&mut self, ast: &Module, printed: Printed, f: Function, callees: &NameSet<Name>) {
         if let State::NotStarted = self.state {
             self.state = part(ast, self.keep);
         }
         // naga's code runs on IR it has not checked yet: a panic there is a refusal.
-        let added = without_panicking(|| self.add(ast, f, callees)).unwrap_or(Err(Unsupported("naga panicked")));
+        let added =
+            without_panicking(|| self.add(ast, printed, f, callees)).unwrap_or(Err(Unsupported("naga panicked")));
         if let Err(Unsupported(what)) = added {
             self.state = State::Refused(what);
+        }
+    }
+
+    /// Why the module is refused, once it is.
+    pub(super) fn refused(&self) -> Option<&'static str> {
+        match self.state {
+            State::Refused(what) => Some(what),
+            _ => None,
         }
     }
 
@@ -177,7 +185,7 @@ impl Incremental {
                     return Err(Unsupported("a call of a function the module does not print"));
                 }
                 let earlier = self.kept.len();
-                self.finish_part(ast, part.builder, part.pieces, filter.as_ref(), true)?;
+                self.finish_part(ast, part.builder, part.pieces, filter.as_ref())?;
                 // The directives come at the end of the lowering, and the front end reads what
                 // an extension allows only under its directive.
                 if self.extensions.iter().any(|extension| !ast.enables.contains(extension)) {
@@ -198,7 +206,7 @@ impl Incremental {
         }
     }
 
-    fn add(&mut self, ast: &Module, f: Function, callees: &NameSet<Name>) -> Result<()> {
+    fn add(&mut self, ast: &Module, printed: Printed, f: Function, callees: &NameSet<Name>) -> Result<()> {
         // A full part is finished when the next function comes (or at the end), not as its last
         // function is printed: that function's tree and the SPIR-V module are still alive then.
         // A part where a function still waits for its callees goes on: they belong to it.
@@ -209,10 +217,10 @@ impl Incremental {
             let State::Building(full) = std::mem::replace(&mut self.state, part(ast, self.keep)) else {
                 unreachable!("building")
             };
-            self.finish_part(ast, full.builder, full.pieces, None, false)?;
+            self.finish_part(ast, full.builder, full.pieces, None)?;
         }
         let State::Building(part) = &mut self.state else { return Ok(()) };
-        if ast.functions.len() * ast.globals.len() > RECORDS {
+        if (printed.index + 1) * ast.globals.len() > RECORDS {
             return Err(Unsupported("more functions times globals than the builder takes"));
         }
         part.builder.declare_new(ast)?;
@@ -226,8 +234,8 @@ impl Incremental {
                 part.push(Name::clone(callee), Piece::Stub(signature.index), stub(callee, signature), Vec::new());
             }
         }
-        let index = ast.functions.len() - 1;
-        part.size += ast.functions[index].text.len();
+        let Printed { index, size } = printed;
+        part.size += size;
         let params = f.params.iter().map(|p: &Param| (p.name.clone(), p.ty.clone())).collect();
         let result = f.result.as_ref().map(|(_, ty)| ty.clone());
         let name = Name::from(f.name.as_str());
@@ -242,9 +250,7 @@ impl Incremental {
 
     /// Puts the module's diagnostic `filter` on a part (in the front end's order: `reorder.rs`),
     /// then keeps it for the check, also compacted as the front end compacts its module, or
-    /// validates it as built: where the parts are validated `on_a_thread`, a part before the `last`
-    /// on the thread of [`Validating`] and the last here, while that thread finishes the one
-    /// before.
+    /// validates it as built.
     ///
     /// The compaction removes only what nothing uses: expressions whose value was folded into
     /// another or never read, and types only spelled (a conversion's). The validator checks those
@@ -258,7 +264,6 @@ impl Incremental {
         builder: Builder,
         pieces: Vec<Piece>,
         filter: Option<&DiagnosticFilter>,
-        last: bool,
     ) -> Result<()> {
         let declarations = builder.declarations;
         self.extensions.extend(&builder.extensions);
@@ -273,17 +278,7 @@ impl Incremental {
             self.kept.push(Part { module, built, pieces, declarations });
             return Ok(());
         }
-        if !last && self.thread {
-            if self.validating.is_none() {
-                self.validating = Validating::start();
-            }
-            if let Some(validating) = &self.validating {
-                return validating.send(built);
-            }
-        }
-        let valid = is_valid(&built);
-        let earlier_valid = self.validating.take().is_none_or(Validating::verdict);
-        match valid && earlier_valid {
+        match is_valid(&built) {
             true => Ok(()),
             // The text says where and why.
             false => Err(REJECTED),
@@ -298,55 +293,6 @@ const REJECTED: Unsupported = Unsupported("naga's validator rejects it");
 fn is_valid(part: &naga::Module) -> bool {
     // naga's code runs on IR it has not checked yet: a panic there is a rejection.
     without_panicking(|| validate::validator().validate(part).is_ok()).unwrap_or(false)
-}
-
-/// A thread validating parts in the order they come, while the lowering makes the next: on a
-/// module of many parts their validation then costs the lowering nearly nothing (a tenth of the
-/// work on a mixed module, most of it the validator's). At most one part waits for it, so the
-/// IR alive at once stays about two parts. It stops at the first part it rejects.
-struct Validating {
-    parts: Option<mpsc::SyncSender<naga::Module>>,
-    verdict: Option<thread::JoinHandle<bool>>,
-}
-
-impl Validating {
-    /// The thread, if one can be started (else the parts are validated where they are built).
-    fn start() -> Option<Validating> {
-        let (parts, received) = mpsc::sync_channel::<naga::Module>(1);
-        let verdict = thread::Builder::new()
-            .name("validating".into())
-            // A main thread's (Linux's default), not a spawned one's 2 MiB: what validates on the
-            // main thread validates here.
-            .stack_size(8 << 20)
-            .spawn(move || received.into_iter().all(|part| is_valid(&part)))
-            .ok()?;
-        Some(Validating { parts: Some(parts), verdict: Some(verdict) })
-    }
-
-    /// Hands `part` over; an error once a part was rejected (the thread has stopped).
-    fn send(&self, part: naga::Module) -> Result<()> {
-        match &self.parts {
-            Some(parts) => parts.send(part).map_err(|_| REJECTED),
-            None => Err(REJECTED),
-        }
-    }
-
-    /// Whether every part handed over was valid, once the thread has validated them.
-    fn verdict(mut self) -> bool {
-        self.parts = None;
-        self.verdict.take().is_some_and(|verdict| verdict.join().unwrap_or(false))
-    }
-}
-
-impl Drop for Validating {
-    /// A translation refused on the way (or the builder refusing the module) waits for the thread
-    /// to finish: none outlives the call that started it.
-    fn drop(&mut self) {
-        self.parts = None;
-        if let Some(verdict) = self.verdict.take() {
-            _ = verdict.join();
-        }
-    }
 }
 
 /// The module's `diagnostic` directives as naga's filter: only the one the lowering writes where
@@ -583,7 +529,7 @@ fn without_spans(debug: &str) -> String {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
     use crate::wgsl::ast::{Attribute, BinaryOp, Literal, PrintedFunction, Signature};
 
@@ -601,7 +547,7 @@ mod tests {
         (Module { functions: vec![printed(&f)], ..Module::default() }, f)
     }
 
-    fn printed(f: &Function) -> PrintedFunction {
+    pub(in super::super) fn printed(f: &Function) -> PrintedFunction {
         let (text, len) = print::function(f);
         let result = f.result.as_ref().map(|(_, ty)| ty.clone());
         PrintedFunction { name: f.name.as_str().into(), text, signature: Signature { len, result }, calls: Vec::new() }
@@ -671,54 +617,8 @@ mod tests {
         assert_eq!(handles(&checked), handles(&validated));
     }
 
-    #[test]
-    fn the_thread_validating_parts_judges_every_part_and_stops_at_the_first_rejected() {
-        let valid = naga::front::wgsl::parse_str("fn f() -> f32 { return 1.0; }").expect("parsed");
-        let mut invalid = valid.clone();
-        let i32 = naga::Type { name: None, inner: naga::TypeInner::Scalar(naga::Scalar::I32) };
-        let i32 = invalid.types.insert(i32, Span::UNDEFINED);
-        let (_, f) = invalid.functions.iter_mut().next().expect("one function");
-        f.result.as_mut().expect("a result").ty = i32;
-        assert!(is_valid(&valid) && !is_valid(&invalid));
-
-        let validating = Validating::start().expect("a thread");
-        for _ in 0..3 {
-            validating.send(valid.clone()).expect("taken");
-        }
-        assert!(validating.verdict());
-
-        let validating = Validating::start().expect("a thread");
-        validating.send(invalid).expect("taken");
-        // One more may still be taken before the thread has judged the rejected part; past that
-        // it has stopped, and handing a part over fails.
-        _ = validating.send(valid.clone());
-        assert!(validating.send(valid).is_err());
-        assert!(!validating.verdict());
-    }
-
-    #[test]
-    fn parts_validated_while_the_lowering_goes_on_give_the_verdict_at_the_end() {
-        // Three functions, each a part of its own; the first two are validated on the thread.
-        let verdict = |first_returns: Literal| {
-            let f = returning("f", Expr::Literal(first_returns));
-            let g = returning("g", Expr::Literal(Literal::U32(2)));
-            let h = returning("h", Expr::Literal(Literal::U32(3)));
-            let (mut ast, mut incremental) = (Module::default(), Incremental::new(false).on_a_thread(true));
-            for function in [f, g, h] {
-                ast.functions.push(printed(&function));
-                ast.functions.last_mut().expect("pushed").text.insert_str(0, &format!("// {}\n", "x".repeat(PART)));
-                add(&mut incremental, &ast, function);
-            }
-            assert!(incremental.validating.is_some(), "a thread validates the parts before the last");
-            incremental.finish(&ast).map(|kept| kept.len())
-        };
-        assert!(matches!(verdict(Literal::U32(1)), Ok(0)));
-        // `f` returns an `f32` as its `u32`: its part, the first, is rejected.
-        assert!(matches!(verdict(Literal::F32(1.0f32.to_bits())), Err(Unsupported(why)) if why == REJECTED.0));
-    }
-
     /// `fn <name>() -> u32 { return <value>; }`
-    fn returning(name: &str, value: Expr) -> Function {
+    pub(in super::super) fn returning(name: &str, value: Expr) -> Function {
         Function {
             attributes: Vec::new(),
             name: name.into(),

@@ -30,8 +30,10 @@ mod image;
 mod incremental;
 mod reorder;
 mod resolutions;
+mod worker;
 
 pub use incremental::{Check, Incremental, Part, check};
+pub use worker::Ir;
 
 use naga::proc::Layouter;
 use naga::{AddressSpace, Handle, Literal as NagaLiteral, Scalar, ScalarKind, Span, Type, TypeInner, VectorSize};
