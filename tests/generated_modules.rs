@@ -98,8 +98,20 @@ fn a_module_over_256_kib_of_wgsl_is_validated_in_parts() {
     // No function is long enough to be checked by its signature only.
     assert!(translation.warnings.is_empty(), "{:?}", translation.warnings);
     // naga's IR built and validated on a thread of its own, as the command does it.
-    let threaded = spv2wgsl::Options { validation_thread: true, ..Default::default() };
+    let threaded = spv2wgsl::Options { second_thread: true, ..Default::default() };
     let on_a_thread = spv2wgsl::translate(&bytes, &threaded).expect("validates in parts on a thread");
     assert_eq!(on_a_thread.wgsl, translation.wgsl);
     assert!(on_a_thread.warnings.is_empty(), "{:?}", on_a_thread.warnings);
+}
+
+#[test]
+fn a_large_module_of_many_functions_translates_the_same_on_two_threads() {
+    // Past 1 MiB of functions: read in halves on two threads, naga's IR built and validated on
+    // the second while the lowering goes on.
+    let bytes = generate::to_bytes(&generate::mixed(1_200_000));
+    let one = spv2wgsl::translate(&bytes, &spv2wgsl::Options::default()).expect("translates on one thread");
+    let threaded = spv2wgsl::Options { second_thread: true, ..Default::default() };
+    let two = spv2wgsl::translate(&bytes, &threaded).expect("translates on two threads");
+    assert_eq!(two.wgsl, one.wgsl);
+    assert_eq!(format!("{:?}", two.warnings), format!("{:?}", one.warnings));
 }

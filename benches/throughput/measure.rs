@@ -11,7 +11,7 @@
 //!
 //! Time is CPU time (user + system) unless `--wall` is given. The tools are single-threaded but
 //! for ours with validation on a module of many functions, which builds and validates naga's IR
-//! of them on a second thread while it lowers (`Options::validation_thread`): there CPU time
+//! of them on a second thread while it lowers (`Options::second_thread`): there CPU time
 //! counts both threads' work and `--wall` what a user waits for. Elsewhere the two agree on an idle machine, and on a
 //! shared one CPU time still measures the work.
 
@@ -62,7 +62,7 @@ impl Tool {
                 let options = spv2wgsl::Options {
                     validate: self == Tool::Ours,
                     // As the command, under the same allocator (`main.rs`).
-                    validation_thread: cfg!(feature = "mimalloc"),
+                    second_thread: cfg!(feature = "mimalloc"),
                     ..Default::default()
                 };
                 timed(|| spv2wgsl::translate(bytes, &options).map(drop).map_err(|e| e.to_string()))

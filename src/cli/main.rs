@@ -222,8 +222,8 @@ fn forward_options(cli: &Cli) -> spv2wgsl::Options {
         draw_parameters_binding: cli.draw_parameters_binding,
         overrides: cli.overrides.clone(),
         strict_uniformity: cli.strict_uniformity,
-        // The allocator the command is built with decides (`Options::validation_thread`).
-        validation_thread: cfg!(feature = "mimalloc"),
+        // The allocator the command is built with decides (`Options::second_thread`).
+        second_thread: cfg!(feature = "mimalloc"),
     }
 }
 

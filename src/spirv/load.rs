@@ -11,7 +11,7 @@ use spirv::Op;
 
 use super::module::Operand as Compact;
 use super::module::*;
-use super::spec_constant_op;
+use super::{halves, spec_constant_op};
 use crate::error::{Error, Location};
 
 const MAGIC: u32 = 0x0723_0203;
@@ -71,6 +71,12 @@ fn text_start(bytes: &[u8]) -> Option<String> {
 
 /// Builds a module from host-order words whose magic number has been checked.
 pub fn load(words: &[u32]) -> Result<Module, Error> {
+    load_on(words, false)
+}
+
+/// [`load`], reading the second half of a large module's functions on a second thread if
+/// `two_threads` (`halves.rs`): the same module, or the same error.
+pub fn load_on(words: &[u32], two_threads: bool) -> Result<Module, Error> {
     let (offsets, malformed) = instruction_offsets(words);
     if let Some(error) = malformed {
         return Err(error);
@@ -84,6 +90,32 @@ pub fn load(words: &[u32]) -> Result<Module, Error> {
             location: Location::default(),
         });
     }
+    let stream = spec_constant_op::parseable(words, &offsets);
+    let read = match two_threads.then(|| halves::read_in_halves(words, &stream, &offsets)).flatten() {
+        Some(read) => read,
+        None => read(words, &stream, &offsets)?,
+    };
+    let mut module = read.module;
+    for group in &read.decoration_groups {
+        module.decorations.remove(group);
+        module.names.remove(group);
+    }
+    check_operands(&module)?;
+    Ok(module)
+}
+
+/// A module as read from an instruction stream, before the checks that need all of it.
+pub(super) struct Read {
+    pub(super) module: Module,
+    /// Results of OpDecorationGroup: their decorations and names go once the module is read.
+    decoration_groups: HashSet<Id>,
+}
+
+/// Reads the instructions of `words` at `offsets`, which rspirv parses as `stream` (`words` with
+/// each OpSpecConstantOp standing in as something it can parse, or some of those instructions
+/// only: `halves.rs`).
+pub(super) fn read(words: &[u32], stream: &[u32], offsets: &[usize]) -> Result<Read, Error> {
+    let bound = words[3];
     let mut builder = Builder {
         module: Module {
             version: (((words[1] >> 16) & 0xff) as u8, ((words[1] >> 8) & 0xff) as u8),
@@ -92,7 +124,7 @@ pub fn load(words: &[u32]) -> Result<Module, Error> {
             ..Module::default()
         },
         words,
-        offsets: &offsets,
+        offsets,
         index: 0,
         function: None,
         block: None,
@@ -105,7 +137,7 @@ pub fn load(words: &[u32]) -> Result<Module, Error> {
         entry_points_of: HashMap::new(),
         decoration_groups: HashSet::new(),
     };
-    let result = rspirv::binary::parse_words(spec_constant_op::parseable(words, &offsets), &mut builder);
+    let result = rspirv::binary::parse_words(stream, &mut builder);
     if let Some(error) = builder.error.take() {
         return Err(error);
     }
@@ -119,13 +151,7 @@ pub fn load(words: &[u32]) -> Result<Module, Error> {
             location: Location::default(),
         });
     }
-    let mut module = builder.module;
-    for group in &builder.decoration_groups {
-        module.decorations.remove(group);
-        module.names.remove(group);
-    }
-    check_operands(&module)?;
-    Ok(module)
+    Ok(Read { module: builder.module, decoration_groups: builder.decoration_groups })
 }
 
 /// Word offsets of every instruction, checking that each word count is sane and in bounds. On a

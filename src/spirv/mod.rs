@@ -4,6 +4,7 @@
 pub mod assemble;
 pub mod cfg;
 mod decorations;
+mod halves;
 pub mod load;
 pub mod module;
 pub mod operands;
