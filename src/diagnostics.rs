@@ -93,7 +93,7 @@ pub fn locate_definition(mut error: Error, input: &[u8]) -> Error {
     let _ = rspirv::binary::parse_words(spec_constant_op::parseable(&words, &offsets), &mut collector);
     spec_constant_op::restore_all(&words, &offsets, &mut collector.insts);
     if let Some((offset, inst)) = offsets.iter().zip(&collector.insts).find(|(_, inst)| inst.result_id == Some(id)) {
-        location.word_offset = Some(*offset as u32);
+        location.word_offset = Some(*offset);
         location.opcode = Some(inst.class.opcode);
     }
     error
@@ -112,9 +112,9 @@ fn binary_listing(input: &[u8], offset: usize) -> Option<(String, std::ops::Rang
     // Only whole instructions up to a little past the culprit are parsed: the module may be
     // malformed after it, and rspirv trusts word counts.
     let (mut offsets, _) = crate::spirv::load::instruction_offsets(&words);
-    let culprit = offsets.iter().position(|&o| o == offset)?;
+    let culprit = offsets.iter().position(|&o| o as usize == offset)?;
     offsets.truncate(culprit + CONTEXT + 1);
-    let end = offsets.last().map_or(5, |&last| last + (words[last] >> 16) as usize);
+    let end = offsets.last().map_or(5, |&last| last as usize + (words[last as usize] >> 16) as usize);
     let mut collector = Collector { insts: Vec::new() };
     let _ = rspirv::binary::parse_words(spec_constant_op::parseable(&words[..end], &offsets), &mut collector);
     spec_constant_op::restore_all(&words, &offsets, &mut collector.insts);

@@ -90,8 +90,8 @@ fn location(text: &str, words: &[u32]) -> Location {
     let number = text.split_once("line ").and_then(|(_, rest)| rest.split(':').next()?.trim().parse::<usize>().ok());
     let (offsets, _) = spv2wgsl::spirv::load::instruction_offsets(words);
     let Some(&offset) = number.and_then(|n| offsets.get(n.checked_sub(1)?)) else { return Location::default() };
-    let opcode = spirv::Op::from_u32(words[offset] & 0xffff);
-    Location { word_offset: Some(offset as u32), opcode, ..Location::default() }
+    let opcode = spirv::Op::from_u32(words[offset as usize] & 0xffff);
+    Location { word_offset: Some(offset), opcode, ..Location::default() }
 }
 
 /// The invalid-SPIR-V error for what `spirv-val` said.

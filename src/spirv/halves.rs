@@ -24,22 +24,23 @@ const FROM: usize = 256 << 10;
 /// `words` read in halves, as `load::read` reads it whole (its instructions at `offsets`,
 /// parsed by rspirv as `stream`); `None` where the module is too small, its declarations too
 /// large, or the one-thread read must say why it is not read.
-pub(super) fn read_in_halves(words: &[u32], stream: &[u32], offsets: &[usize]) -> Option<Read> {
+pub(super) fn read_in_halves(words: &[u32], stream: &[u32], offsets: &[u32]) -> Option<Read> {
     read_in_halves_from(words, stream, offsets, FROM)
 }
 
 /// [`read_in_halves`] from `from` words of functions.
-fn read_in_halves_from(words: &[u32], stream: &[u32], offsets: &[usize], from: usize) -> Option<Read> {
+fn read_in_halves_from(words: &[u32], stream: &[u32], offsets: &[u32], from: usize) -> Option<Read> {
     let (first, split) = halves(words, offsets, from)?;
     // The declarations, then the second half: rspirv's stream and where each instruction is.
-    let second_stream = [&stream[..offsets[first]], &stream[offsets[split]..]].concat();
+    let (declarations_end, split_at) = (offsets[first] as usize, offsets[split] as usize);
+    let second_stream = [&stream[..declarations_end], &stream[split_at..]].concat();
     let second_offsets = [&offsets[..first], &offsets[split..]].concat();
     thread::scope(|scope| {
         let second = thread::Builder::new()
             .name("loading".into())
             .spawn_scoped(scope, || read(words, &second_stream, &second_offsets))
             .ok()?;
-        let first_half = read(words, &stream[..offsets[split]], &offsets[..split]);
+        let first_half = read(words, &stream[..split_at], &offsets[..split]);
         let second_half = second.join().ok()?;
         appended(first_half.ok()?, second_half.ok()?)
     })
@@ -50,12 +51,13 @@ fn read_in_halves_from(words: &[u32], stream: &[u32], offsets: &[usize], from: u
 /// of `from` words or more, with declarations of at most a quarter of that (read twice), and
 /// nothing between its functions (where a module has something there, the halves would not read
 /// it as one thread does).
-fn halves(words: &[u32], offsets: &[usize], from: usize) -> Option<(usize, usize)> {
-    let opcode = |i: usize| words[offsets[i]] & 0xffff;
+fn halves(words: &[u32], offsets: &[u32], from: usize) -> Option<(usize, usize)> {
+    let opcode = |i: usize| words[offsets[i] as usize] & 0xffff;
     let (function, end) = (Op::Function as u32, Op::FunctionEnd as u32);
     let first = (0..offsets.len()).find(|&i| opcode(i) == function)?;
-    let functions = words.len() - offsets[first];
-    if functions < from || offsets[first] > functions / 4 {
+    let declarations = offsets[first] as usize;
+    let functions = words.len() - declarations;
+    if functions < from || declarations > functions / 4 {
         return None;
     }
     let mut inside = false;
@@ -67,7 +69,7 @@ fn halves(words: &[u32], offsets: &[usize], from: usize) -> Option<(usize, usize
             _ => return None,
         }
     }
-    let middle = offsets.partition_point(|&at| at < offsets[first] + functions / 2);
+    let middle = offsets.partition_point(|&at| (at as usize) < declarations + functions / 2);
     let split = (middle..offsets.len()).find(|&i| opcode(i) == function)?;
     Some((first, split))
 }
@@ -117,7 +119,7 @@ mod tests {
     /// The word offsets of the instructions `op` in `words`.
     fn instructions(words: &[u32], op: Op) -> Vec<usize> {
         let (offsets, _) = instruction_offsets(words);
-        offsets.into_iter().filter(|&at| words[at] & 0xffff == op as u32).collect()
+        offsets.into_iter().map(|at| at as usize).filter(|&at| words[at] & 0xffff == op as u32).collect()
     }
 
     /// `words` read in halves from 16 words of functions, and read whole.

@@ -114,7 +114,7 @@ pub(super) struct Read {
 /// Reads the instructions of `words` at `offsets`, which rspirv parses as `stream` (`words` with
 /// each OpSpecConstantOp standing in as something it can parse, or some of those instructions
 /// only: `halves.rs`).
-pub(super) fn read(words: &[u32], stream: &[u32], offsets: &[usize]) -> Result<Read, Error> {
+pub(super) fn read(words: &[u32], stream: &[u32], offsets: &[u32]) -> Result<Read, Error> {
     let bound = words[3];
     let mut builder = Builder {
         module: Module {
@@ -142,7 +142,7 @@ pub(super) fn read(words: &[u32], stream: &[u32], offsets: &[usize]) -> Result<R
         return Err(error);
     }
     if let Err(state) = result {
-        let location = Location { word_offset: offsets.get(builder.index).map(|&o| o as u32), ..Location::default() };
+        let location = Location { word_offset: offsets.get(builder.index).copied(), ..Location::default() };
         return Err(Error::Malformed { message: state.to_string(), location });
     }
     if builder.function.is_some() {
@@ -155,8 +155,13 @@ pub(super) fn read(words: &[u32], stream: &[u32], offsets: &[usize]) -> Result<R
 }
 
 /// Word offsets of every instruction, checking that each word count is sane and in bounds. On a
-/// bad word count, the offsets of the whole instructions before it come with the error.
-pub fn instruction_offsets(words: &[u32]) -> (Vec<usize>, Option<Error>) {
+/// bad word count, the offsets of the whole instructions before it come with the error. Offsets
+/// are `u32`, as in an instruction's location: half the memory of `usize` on a large module.
+pub fn instruction_offsets(words: &[u32]) -> (Vec<u32>, Option<Error>) {
+    if u32::try_from(words.len()).is_err() {
+        let message = format!("a module of {} words is too large: offsets are 32-bit", words.len());
+        return (Vec::new(), Some(Error::Malformed { message, location: Location::default() }));
+    }
     let mut offsets = Vec::with_capacity(words.len() / 4);
     let mut at = HEADER_WORDS;
     while at < words.len() {
@@ -176,7 +181,7 @@ pub fn instruction_offsets(words: &[u32]) -> (Vec<usize>, Option<Error>) {
             };
             return (offsets, Some(error));
         }
-        offsets.push(at);
+        offsets.push(at as u32);
         at += count;
     }
     (offsets, None)
@@ -203,7 +208,7 @@ fn type_children(ty: &Type) -> Vec<Id> {
 struct Builder<'a> {
     module: Module,
     words: &'a [u32],
-    offsets: &'a [usize],
+    offsets: &'a [u32],
     /// Index of the instruction being consumed.
     index: usize,
     function: Option<usize>,
@@ -245,7 +250,7 @@ impl Consumer for Builder<'_> {
         // Read in place: moving each instruction through the calls below was a tenth of the
         // consumer.
         let result = match self.offsets.get(self.index) {
-            Some(&at) if spec_constant_op::is_at(self.words, at) => self.restored(&inst, at),
+            Some(&at) if spec_constant_op::is_at(self.words, at) => self.restored(&inst, at as usize),
             _ => self.instruction(&inst),
         };
         self.index += 1;
@@ -342,7 +347,7 @@ impl Builder<'_> {
 
     fn location(&self, inst: &dr::Instruction) -> Location {
         Location {
-            word_offset: self.offsets.get(self.index).map(|&o| o as u32),
+            word_offset: self.offsets.get(self.index).copied(),
             opcode: Some(inst.class.opcode),
             result_id: inst.result_id,
             function: self.function.map(|f| self.module.functions[f].id),
@@ -750,7 +755,7 @@ impl Builder<'_> {
         let (end, label) = (Op::FunctionEnd as u32, Op::Label as u32);
         let (selection, loop_merge) = (Op::SelectionMerge as u32, Op::LoopMerge as u32);
         let (words, offsets) = (self.words, self.offsets);
-        let opcodes = offsets[self.index..].iter().map(|&at| words[at] & 0xffff).take_while(|&op| op != end);
+        let opcodes = offsets[self.index..].iter().map(|&at| words[at as usize] & 0xffff).take_while(|&op| op != end);
         let mut count = 0;
         self.block_lengths.clear();
         for op in opcodes {
@@ -880,7 +885,7 @@ impl Builder<'_> {
             }
             _ => (op, super::Operands::converted(&inst.operands, compact)),
         };
-        let offset = self.offsets.get(self.index).map_or(0, |&o| o as u32);
+        let offset = self.offsets.get(self.index).copied().unwrap_or(0);
         let f = &mut self.module.functions[function];
         let index = f.insts.len();
         f.insts.push(Inst::new(op, ty, result, operands, offset));

@@ -89,13 +89,13 @@ fn leading_ids(op: Op) -> usize {
 
 /// The words rspirv is given: `words` itself, or a copy with each OpSpecConstantOp (at one of
 /// `offsets`) standing as an OpSpecConstantComposite.
-pub fn parseable<'a>(words: &'a [u32], offsets: &[usize]) -> Cow<'a, [u32]> {
+pub fn parseable<'a>(words: &'a [u32], offsets: &[u32]) -> Cow<'a, [u32]> {
     if !offsets.iter().any(|&at| is_at(words, at)) {
         return Cow::Borrowed(words);
     }
     let mut copy = words.to_vec();
     for &at in offsets.iter().filter(|&&at| is_at(words, at)) {
-        copy[at] = (words[at] & 0xffff_0000) | Op::SpecConstantComposite as u32;
+        copy[at as usize] = (words[at as usize] & 0xffff_0000) | Op::SpecConstantComposite as u32;
     }
     Cow::Owned(copy)
 }
@@ -119,16 +119,16 @@ pub fn decode(words: &[u32], at: usize, location: &Location) -> Result<dr::Instr
 }
 
 /// Whether the instruction at word `at` is an OpSpecConstantOp (which rspirv saw as a stand-in).
-pub fn is_at(words: &[u32], at: usize) -> bool {
-    words[at] & 0xffff == Op::SpecConstantOp as u32
+pub fn is_at(words: &[u32], at: u32) -> bool {
+    words[at as usize] & 0xffff == Op::SpecConstantOp as u32
 }
 
 /// rspirv's instructions parsed from [`parseable`] words, each at the matching one of `offsets`,
 /// with the OpSpecConstantOps decoded again (those that fail to decode stay stand-ins).
-pub fn restore_all(words: &[u32], offsets: &[usize], insts: &mut [dr::Instruction]) {
+pub fn restore_all(words: &[u32], offsets: &[u32], insts: &mut [dr::Instruction]) {
     for (&at, inst) in offsets.iter().zip(insts) {
         if is_at(words, at)
-            && let Ok(decoded) = decode(words, at, &Location::default())
+            && let Ok(decoded) = decode(words, at as usize, &Location::default())
         {
             *inst = decoded;
         }
