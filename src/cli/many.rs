@@ -54,15 +54,18 @@ pub fn run(cli: &Cli, color: ColorChoice, spirv_val: Option<&SpirvVal>) -> ExitC
     {
         return fail_early(dir, format!("cannot create the output directory: {e}"));
     }
+    let jobs = cli.jobs.unwrap_or_else(batch::default_jobs);
+    let options = forward_options(cli);
+    // Inputs translated side by side keep the cores busy: a second thread each would contend.
+    let options = spv2wgsl::Options { second_thread: options.second_thread && jobs.get() == 1, ..options };
     let job = Job {
         check: cli.check,
         validate_input: cli.validate_input,
-        options: forward_options(cli),
+        options,
         reverse_options: reverse_options(cli),
         reporter,
         spirv_val,
     };
-    let jobs = cli.jobs.unwrap_or_else(batch::default_jobs);
     let files: Vec<(PathBuf, Option<PathBuf>)> = inputs.into_iter().zip(outputs).collect();
     let work = |(input, output): &(PathBuf, Option<PathBuf>)| job.file(input, output.as_deref(), stderr.buffer());
     // Tools reading JSON or annotations want their lines only.
