@@ -22,7 +22,8 @@ const BATCH: usize = 64 << 10;
 
 /// naga's IR of a module, built as the lowering prints each function.
 pub struct Ir {
-    /// The builder where no thread builds the IR (on a thread, the builder it hands back).
+    /// The builder where no thread builds the IR (unused once one does: the thread has its own
+    /// and hands it back at the end).
     here: Option<Incremental>,
     /// Whether batches go to a thread.
     on_a_thread: bool,
