@@ -61,6 +61,14 @@ pub(super) struct Printed {
     pub(super) size: usize,
 }
 
+impl Printed {
+    /// The function of `ast` printed last.
+    pub(super) fn last(ast: &Module) -> Printed {
+        let index = ast.functions.len() - 1;
+        Printed { index, size: ast.functions[index].text.len() }
+    }
+}
+
 /// A finished part: its IR, compacted as the front end's and as built, and what its text is made
 /// of.
 pub struct Part {
@@ -144,8 +152,7 @@ impl Incremental {
     /// `callees` (every name it calls, or more): built now, or kept until the functions it calls
     /// are printed and built.
     pub fn function(&mut self, ast: &Module, f: Function, callees: &NameSet<Name>) {
-        let index = ast.functions.len() - 1;
-        self.printed(ast, Printed { index, size: ast.functions[index].text.len() }, f, callees);
+        self.printed(ast, Printed::last(ast), f, callees);
     }
 
     /// [`Incremental::function`] given where `f` is among the module's functions and the size of
@@ -278,21 +285,13 @@ impl Incremental {
             self.kept.push(Part { module, built, pieces, declarations });
             return Ok(());
         }
-        match is_valid(&built) {
-            true => Ok(()),
+        // naga's code runs on IR it has not checked yet: a panic there is a rejection.
+        match without_panicking(|| validate::validator().validate(&built).is_ok()) {
+            Ok(true) => Ok(()),
             // The text says where and why.
-            false => Err(REJECTED),
+            _ => Err(Unsupported("naga's validator rejects it")),
         }
     }
-}
-
-/// What validating from naga's IR says of a module it rejects: the text is validated instead.
-const REJECTED: Unsupported = Unsupported("naga's validator rejects it");
-
-/// Whether naga's validator takes `part`.
-fn is_valid(part: &naga::Module) -> bool {
-    // naga's code runs on IR it has not checked yet: a panic there is a rejection.
-    without_panicking(|| validate::validator().validate(part).is_ok()).unwrap_or(false)
 }
 
 /// The module's `diagnostic` directives as naga's filter: only the one the lowering writes where

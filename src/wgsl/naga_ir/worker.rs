@@ -75,8 +75,7 @@ impl Ir {
         if self.batch_size >= BATCH {
             self.hand_over(ast);
         }
-        let index = ast.functions.len() - 1;
-        let printed = Printed { index, size: ast.functions[index].text.len() };
+        let printed = Printed::last(ast);
         self.batch.push(HandedOver { printed, tree: f, callees: callees.clone() });
         self.batch_size += printed.size;
     }
