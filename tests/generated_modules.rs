@@ -105,13 +105,22 @@ fn a_module_over_256_kib_of_wgsl_is_validated_in_parts() {
 }
 
 #[test]
-fn a_large_module_of_many_functions_translates_the_same_on_two_threads() {
-    // Past 1 MiB of functions: read in halves on two threads, naga's IR built and validated on
-    // the second while the lowering goes on.
-    let bytes = generate::to_bytes(&generate::mixed(1_200_000));
-    let one = spv2wgsl::translate(&bytes, &spv2wgsl::Options::default()).expect("translates on one thread");
-    let threaded = spv2wgsl::Options { second_thread: true, ..Default::default() };
-    let two = spv2wgsl::translate(&bytes, &threaded).expect("translates on two threads");
-    assert_eq!(two.wgsl, one.wgsl);
-    assert_eq!(format!("{:?}", two.warnings), format!("{:?}", one.warnings));
+fn large_modules_translate_the_same_on_two_threads() {
+    // Past 1 MiB of functions: read in halves on two threads (meeting between two functions, or
+    // inside a block of one long function), naga's IR built and validated on the second while
+    // the lowering goes on.
+    let shapes = [
+        ("mixed", generate::mixed(1_200_000)),
+        ("one function", generate::one_function(1_200_000)),
+        ("one block", generate::one_block(70_000)),
+    ];
+    for (shape, words) in shapes {
+        assert!(words.len() > 1 << 18, "{shape}: {} words", words.len());
+        let bytes = generate::to_bytes(&words);
+        let one = spv2wgsl::translate(&bytes, &spv2wgsl::Options::default()).expect("translates on one thread");
+        let threaded = spv2wgsl::Options { second_thread: true, ..Default::default() };
+        let two = spv2wgsl::translate(&bytes, &threaded).expect("translates on two threads");
+        assert_eq!(two.wgsl, one.wgsl, "{shape}");
+        assert_eq!(format!("{:?}", two.warnings), format!("{:?}", one.warnings), "{shape}");
+    }
 }

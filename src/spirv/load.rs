@@ -115,6 +115,19 @@ pub(super) struct Read {
 /// each OpSpecConstantOp standing in as something it can parse, or some of those instructions
 /// only: `halves.rs`).
 pub(super) fn read(words: &[u32], stream: &[u32], offsets: &[u32]) -> Result<Read, Error> {
+    match read_part(words, stream, offsets)? {
+        (read, None) => Ok(read),
+        (_, Some(_)) => Err(Error::Malformed {
+            message: "the module ends inside a function (no OpFunctionEnd)".into(),
+            location: Location::default(),
+        }),
+    }
+}
+
+/// [`read`], where the instructions may end inside a function: then with the indices of that
+/// function and of its open block, if one is (`halves.rs` reads the rest on another thread).
+/// `offsets` may go on past `stream`'s instructions.
+pub(super) fn read_part(words: &[u32], stream: &[u32], offsets: &[u32]) -> Result<(Read, Option<Open>), Error> {
     let bound = words[3];
     let mut builder = Builder {
         module: Module {
@@ -145,13 +158,15 @@ pub(super) fn read(words: &[u32], stream: &[u32], offsets: &[u32]) -> Result<Rea
         let location = Location { word_offset: offsets.get(builder.index).copied(), ..Location::default() };
         return Err(Error::Malformed { message: state.to_string(), location });
     }
-    if builder.function.is_some() {
-        return Err(Error::Malformed {
-            message: "the module ends inside a function (no OpFunctionEnd)".into(),
-            location: Location::default(),
-        });
-    }
-    Ok(Read { module: builder.module, decoration_groups: builder.decoration_groups })
+    let open = builder.function.map(|function| Open { function, block: builder.block });
+    Ok((Read { module: builder.module, decoration_groups: builder.decoration_groups }, open))
+}
+
+/// Where a read stopped inside a function: its index, and its open block's, if one is.
+#[derive(Debug, PartialEq)]
+pub(super) struct Open {
+    pub(super) function: usize,
+    pub(super) block: Option<usize>,
 }
 
 /// Word offsets of every instruction, checking that each word count is sane and in bounds. On a
