@@ -88,11 +88,7 @@ fn read_split(words: &[u32], stream: &[u32], offsets: &[u32], first: usize, spli
         // but only to go on reading: the first half's block keeps its own label.)
         let last = first_half.module.functions.len().checked_sub(1);
         let block = last.map(|f| &first_half.module.functions[f].blocks).and_then(|blocks| blocks.len().checked_sub(1));
-        let stops = match split.within {
-            None => open.is_none(),
-            Some(_) => open == last.map(|function| Open { function, block }),
-        };
-        if !stops {
+        if open != split.within.and(last.map(|function| Open { function, block })) {
             return None;
         }
         appended(first_half, second_half.ok()?, split.within.is_some())
