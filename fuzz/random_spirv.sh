@@ -75,7 +75,12 @@ for source in "$dir"/source/*.spvasm; do
         # shellcheck disable=SC2086 # several flags
         # spirv-opt (2023.1) sometimes breaks a valid module (e.g. -O leaves a continue construct
         # its back-edge block does not post-dominate), now and then crashes (-O on seed 246) or
-        # never ends (-O on seed 760): its bugs, not cases for us.
+        # never ends (-O on seed 760): its bugs, not cases for us. One it leaves valid: -O's
+        # if-conversion turns a merge's phi into a select on the branch condition even where a
+        # join both arms reach comes before the merge (seed 8671; the shape by hand, run:
+        # fixtures/spvasm/cf_if_arm_exit_to_merge_past_a_join.spvasm), so an O variant failing
+        # where the plain one passes may be spirv-opt's: run `spirv-opt -O --print-all` step by
+        # step to see which pass changed the result.
         if ! timeout 20 spirv-opt $flags --target-env="$env" "$source.spv" -o "$dir/$variant/$name.spv" 2>/dev/null \
             || ! spirv-val --target-env "$env" "$dir/$variant/$name.spv" 2>/dev/null; then
             echo "random_spirv: spirv-opt $flags failed on $name or made it invalid; skipped" >&2
