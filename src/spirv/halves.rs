@@ -100,7 +100,7 @@ fn read_split(words: &[u32], stream: &[u32], offsets: &[u32], first: usize, spli
 /// functions of `from` words or more, with declarations of at most a quarter of that (read
 /// twice).
 fn halves(words: &[u32], offsets: &[u32], from: usize) -> Option<(usize, Split)> {
-    let first = (0..offsets.len()).find(|&i| words[offsets[i] as usize] & 0xffff == Op::Function as u32)?;
+    let first = first_function(words, offsets)?;
     let declarations = offsets[first] as usize;
     let functions = words.len() - declarations;
     if functions < from || declarations > functions / 4 {
@@ -108,6 +108,11 @@ fn halves(words: &[u32], offsets: &[u32], from: usize) -> Option<(usize, Split)>
     }
     let middle = offsets.partition_point(|&at| (at as usize) < declarations + functions / 2);
     Some((first, split_from(words, offsets, first, middle)?))
+}
+
+/// The index of the first OpFunction of `words`, whose instructions are at `offsets`.
+fn first_function(words: &[u32], offsets: &[u32]) -> Option<usize> {
+    (0..offsets.len()).find(|&i| words[offsets[i] as usize] & 0xffff == Op::Function as u32)
 }
 
 /// The first place at or past instruction `from` where the second half can begin: an OpFunction,
@@ -263,9 +268,7 @@ mod tests {
     /// `words` read in halves that meet at each place they can.
     fn at_every_split(words: &[u32]) -> Vec<(Split, Option<Read>)> {
         let (offsets, _) = instruction_offsets(words);
-        let first = (0..offsets.len())
-            .find(|&i| words[offsets[i] as usize] & 0xffff == Op::Function as u32)
-            .expect("a function");
+        let first = first_function(words, &offsets).expect("a function");
         let mut splits: Vec<Split> =
             (first..offsets.len()).filter_map(|from| split_from(words, &offsets, first, from)).collect();
         splits.dedup_by_key(|split| split.at);
@@ -308,9 +311,7 @@ mod tests {
     fn a_split_where_the_first_half_does_not_stop_is_refused() {
         let words = branching_functions(1, "");
         let (offsets, _) = instruction_offsets(&words);
-        let first = (0..offsets.len())
-            .find(|&i| words[offsets[i] as usize] & 0xffff == Op::Function as u32)
-            .expect("a function");
+        let first = first_function(&words, &offsets).expect("a function");
         let labels: Vec<usize> =
             (first..offsets.len()).filter(|&i| words[offsets[i] as usize] & 0xffff == Op::Label as u32).collect();
         // At the merge block's OpLabel, where no block is open.
