@@ -54,18 +54,13 @@ fn read_split(words: &[u32], stream: &[u32], offsets: &[u32], first: usize, spli
     // its own instructions; and where each of those instructions is in `words`.
     let again: Vec<usize> = split.within.map_or(Vec::new(), |(function, label)| vec![function, label]);
     let (declarations_end, split_at) = (offsets[first] as usize, offsets[split.at] as usize);
-    let again_words: Vec<&[u32]> = (again.iter())
-        .map(|&i| {
-            let at = offsets[i] as usize;
-            &stream[at..at + (stream[at] >> 16) as usize]
-        })
-        .collect();
-    let length =
-        declarations_end + again_words.iter().map(|words| words.len()).sum::<usize>() + stream.len() - split_at;
-    let mut second_stream = Vec::with_capacity(length);
-    second_stream.extend_from_slice(&stream[..declarations_end]);
-    again_words.iter().for_each(|words| second_stream.extend_from_slice(words));
-    second_stream.extend_from_slice(&stream[split_at..]);
+    let mut pieces = vec![&stream[..declarations_end]];
+    pieces.extend(again.iter().map(|&i| {
+        let at = offsets[i] as usize;
+        &stream[at..at + (stream[at] >> 16) as usize]
+    }));
+    pieces.push(&stream[split_at..]);
+    let second_stream = pieces.concat();
     let second_offsets: Vec<u32> = offsets[..first]
         .iter()
         .chain(again.iter().map(|&i| &offsets[i]))
