@@ -14,6 +14,26 @@ fn magic_is_checked_in_both_byte_orders() {
 }
 
 #[test]
+fn functions_and_definitions_are_loaded_with_room_for_casts() {
+    // Sixteen instructions and twenty-two ids (the bound): room for two more of each.
+    let mut text = String::from(
+        "OpCapability Shader\nOpMemoryModel Logical GLSL450\nOpEntryPoint GLCompute %main \"main\"\n\
+         OpExecutionMode %main LocalSize 1 1 1\n%void = OpTypeVoid\n%fn = OpTypeFunction %void\n\
+         %int = OpTypeInt 32 1\n%one = OpConstant %int 1\n%main = OpFunction %void None %fn\n%entry = OpLabel\n",
+    );
+    for i in 0..15 {
+        text += &format!("%x{i} = OpIAdd %int %one %one\n");
+    }
+    text += "OpReturn\nOpFunctionEnd\n";
+    let words = crate::spirv::assemble::assemble(&text).unwrap().words;
+    let module = load(&words).unwrap();
+    let insts = &module.functions[0].insts;
+    assert_eq!((insts.len(), module.defs.len()), (16, 22));
+    assert!(insts.capacity() >= 18, "{}", insts.capacity());
+    assert!(module.defs.capacity() >= 24, "{}", module.defs.capacity());
+}
+
+#[test]
 fn word_count_past_the_end_is_reported_as_truncation() {
     // Header, then OpCapability claiming 3 words where only 2 remain.
     let words = [MAGIC, 0x0001_0000, 0, 10, 0, (3 << 16) | 17, 1];
