@@ -127,9 +127,9 @@ pub(super) fn read(words: &[u32], stream: &[u32], offsets: &[u32]) -> Result<Rea
 /// A list for `len` items with room for the bitcasts the signedness pass adds after loading, an
 /// instruction and an id each: integer code that mixes signedness needs about one in ten. Without
 /// it, the first cast moved a function's instructions, and the first new id the table of
-/// definitions, to lists twice as long, while the old ones were still held (mixed 25 MB: the
-/// pass took the command's peak from 190 to 226 MiB, 215 with the room). Where the list is large,
-/// the room is only address space until used.
+/// definitions, to lists twice as long while the old ones were still held (mixed 25 MB: the pass
+/// raised the command's resident set from 190 to 226 MiB, its peak; to 215 with the room). Where
+/// the list is large, the room is only address space until used.
 fn with_room_for_casts<T>(len: usize) -> Vec<T> {
     Vec::with_capacity(len + len / 8)
 }
