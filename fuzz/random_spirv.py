@@ -49,6 +49,15 @@ shapes, and the rules that decide where each may stand:
   constructs;
 - `OpUnreachable` only in blocks the program never reaches.
 
+Between the control flow go integer operations whose operands and result are each signed or
+unsigned at random, as SPIR-V allows and WGSL does not (the signedness pass's work;
+`spirv_blocks.INTEGER`): arithmetic, `OpSDiv`/`OpSRem`/`OpSMod` and the unsigned ones, shifts,
+negation, bitwise operations, signed and unsigned comparisons, bit-field extraction and insertion,
+bit counts and reversal, and GLSL.std.450's `SAbs`, `SSign`, `SMin`/`SMax`/`UMin`/`UMax`,
+`SClamp`/`UClamp` and `FindSMsb`/`FindUMsb`/`FindILsb`, some nested in others; operands whose
+values SPIR-V leaves undefined are kept out (divisors 2 to 255 or their negation, shifts under 32,
+fields within the word, clamp bounds in order).
+
 Each program reads 16 words of its own per invocation (32 invocations) from storage buffer 0,
 advancing a cursor, and every taken path folds a tag into an accumulator (`acc = (acc ^ (v + K)) *
 16777619`, wrapping), so one wrong branch changes the result. The accumulator and the cursor are
@@ -67,7 +76,7 @@ import random
 import sys
 from pathlib import Path
 
-from spirv_blocks import BINARY, U32_OPS, Block, Function, Module
+from spirv_blocks import BINARY, INTEGER, U32_OPS, Block, Function, Module, signed
 
 INVOCATIONS = 32
 WORDS = 16  # input words per invocation; the cursor wraps around them
@@ -379,7 +388,7 @@ class FunctionBuilder:
     def statement(self, ctx):
         r = self.r
         nested = ctx.depth < MAX_DEPTH
-        choices = [("tag", 4), ("read", 1), ("compute", 1), ("select", 0.5)]
+        choices = [("tag", 4), ("read", 1), ("compute", 1), ("select", 0.5), ("integer", 1.5)]
         if self.main:
             choices.append(("trace", 1))
         if self.helpers:
@@ -394,7 +403,7 @@ class FunctionBuilder:
     def straight(self, count):
         """Statements without control flow (a single-block loop's body)."""
         for _ in range(count):
-            choices = ["tag", "tag", "read", "compute"] + ["trace"] * self.main
+            choices = ["tag", "tag", "read", "compute", "integer"] + ["trace"] * self.main
             choices += ["call"] * bool(self.helpers)
             getattr(self, "statement_" + self.r.choice(choices))(None)
 
@@ -409,6 +418,75 @@ class FunctionBuilder:
         op = r.choice(["add", "mul", "xor", "and", "or", "shr", "umod"])
         right = self.c(r.randint(1, 31)) if op in ("shr", "umod") else self.any_value()
         self.emit(op, self.any_value(), right)
+
+    def statement_integer(self, ctx):
+        """An integer operation whose operands and result are each signed or unsigned at random
+        (`INTEGER`); its result joins the values (an `int` one through a bitcast) and mostly goes
+        into acc."""
+        r = self.r
+        result, ty = self.integer(r.choice(sorted(INTEGER)))
+        if ty == "%bool":
+            self.bools = self.bools | {result}
+            result = self.emit("select", result, self.c(r.getrandbits(32)), self.c(r.getrandbits(32)))
+        elif ty == "%int":
+            result = self.emit("to_uint", result)
+        else:
+            self.avail = self.avail | {result}
+        if r.random() < 0.7:
+            self.state["acc"] = self.emit("mul", self.emit("xor", self.state["acc"], result), self.c(FNV_PRIME))
+
+    def integer(self, name, depth=0):
+        """Emits the integer operation `name`, its result type chosen where SPIR-V leaves it free;
+        returns the result and its type."""
+        r = self.r
+        _, operands, result, _ = INTEGER[name]
+        ty = {"bool": "%bool", "uint": "%uint"}.get(result) or r.choice(["%int", "%uint"])
+        args = []
+        low = r.getrandbits(32)
+        high = r.getrandbits(32)
+        if (signed(low), low)[name == "uclamp"] > (signed(high), high)[name == "uclamp"]:
+            low, high = high, low
+        offset = r.randrange(32)
+        count = r.randrange(33 - offset)
+        # OpUDiv and OpUMod take unsigned operands only.
+        unsigned_only = result == "uint"
+        for kind in operands:
+            if kind == "any" and not unsigned_only and depth < 2 and r.random() < 0.25:
+                nested = r.choice(sorted(n for n, entry in INTEGER.items() if entry[2] == "either"))
+                args.append(self.integer(nested, depth + 1)[0])
+                self.p.note("integer.nested")
+                continue
+            value, operand_ty = {
+                "any": lambda: (self.any_value(), None),
+                "same": lambda: (self.any_value(), ty),
+                "divisor": lambda: (self.emit("or", self.emit("and", self.any_value(), self.c(0xFD)), self.c(2)), None),
+                "udivisor": lambda: (self.emit("or", self.any_value(), self.c(1)), "%uint"),
+                "shift": lambda: (self.emit("and", self.any_value(), self.c(31)), None),
+                "offset": lambda: (offset, None),
+                "count": lambda: (count, None),
+                "low": lambda: (low, None),
+                "high": lambda: (high, None),
+            }[kind]()
+            operand_ty = "%uint" if unsigned_only else operand_ty or r.choice(["%int", "%uint"])
+            if isinstance(value, int):
+                # A constant of either type.
+                value = self.c(value) if operand_ty == "%uint" else self.p.int_const(signed(value))
+            elif kind == "divisor" and r.random() < 0.5:
+                value, operand_ty = self.integer_negated(value)
+            elif operand_ty == "%int":
+                value = self.emit("to_int", value)
+            args.append(value)
+        self.p.note("integer." + name)
+        result = self.p.fresh("v")
+        self.cur.insts.append((result, "integer", (name, ty, *args)))
+        return result, ty
+
+    def integer_negated(self, value):
+        """OpSNegate of a u32 `value`, its result type chosen at random."""
+        ty = self.r.choice(["%int", "%uint"])
+        result = self.p.fresh("v")
+        self.cur.insts.append((result, "integer", ("snegate", ty, value)))
+        return result, ty
 
     def statement_select(self, ctx):
         self.emit("select", self.condition(), self.any_value(), self.any_value())

@@ -26,7 +26,107 @@ BINARY = {
 
 
 # The other ops whose result is a u32 value (for the pool of values to use).
-U32_OPS = {"select", "gid", "load_input", "load_trace", "call"}
+U32_OPS = {"select", "gid", "load_input", "load_trace", "call", "to_uint"}
+
+
+def signed(x):
+    """The 32-bit pattern `x` read as a signed integer."""
+    x &= MASK
+    return x - (1 << 32) if x >> 31 else x
+
+
+def quotient(a, b):
+    """`a / b` of signed integers, truncated toward zero (OpSDiv)."""
+    q = abs(a) // abs(b)
+    return q if (a < 0) == (b < 0) else -q
+
+
+def remainder(a, b):
+    """OpSRem: the remainder takes the dividend's sign."""
+    a, b = signed(a), signed(b)
+    return a - b * quotient(a, b)
+
+
+def modulo(a, b):
+    """OpSMod: the remainder takes the divisor's sign."""
+    r = remainder(a, b)
+    return r + signed(b) if r and (r < 0) != (signed(b) < 0) else r
+
+
+def most_significant_signed(x):
+    """FindSMsb: the highest bit that differs from the sign bit, -1 for 0 and -1."""
+    s = signed(x)
+    return (~s if s < 0 else s).bit_length() - 1
+
+
+def extract(x, offset, count, sign_extend):
+    """OpBitField[SU]Extract: `count` bits of `x` from `offset`, widened."""
+    if count == 0:
+        return 0
+    field = (x >> offset) & ((1 << count) - 1)
+    return field - (1 << count) if sign_extend and field >> (count - 1) else field
+
+
+def insert(base, field, offset, count):
+    """OpBitFieldInsert: `count` low bits of `field` into `base` at `offset`."""
+    mask = ((1 << count) - 1) << offset
+    return (base & ~mask) | ((field << offset) & mask)
+
+
+# Integer operations whose operands and result may each be signed or unsigned, as SPIR-V allows
+# and WGSL does not (the signedness pass's work): name -> (spelling, operands, result, model).
+# An operand is `any` value, a signed `divisor` (2 to 255, maybe negated: no division by 0 or
+# overflow of the most negative value by -1), an unsigned `udivisor` (odd), a `shift` amount
+# under 32, a bit `offset` and `count` within the word, `same` (a value of the result's type),
+# `low` and `high` (bounds, the first not above the second). The result is `either` type, `uint`
+# or `bool`. Models take and give 32-bit patterns (bools for comparisons); the runner masks.
+INTEGER = {
+    "iadd": ("OpIAdd", ("any", "any"), "either", lambda a, b: a + b),
+    "isub": ("OpISub", ("any", "any"), "either", lambda a, b: a - b),
+    "imul": ("OpIMul", ("any", "any"), "either", lambda a, b: a * b),
+    "sdiv": ("OpSDiv", ("any", "divisor"), "either", lambda a, b: quotient(signed(a), signed(b))),
+    "srem": ("OpSRem", ("any", "divisor"), "either", remainder),
+    "smod": ("OpSMod", ("any", "divisor"), "either", modulo),
+    "udiv": ("OpUDiv", ("any", "udivisor"), "uint", lambda a, b: a // b),
+    "umod": ("OpUMod", ("any", "udivisor"), "uint", lambda a, b: a % b),
+    "sra": ("OpShiftRightArithmetic", ("any", "shift"), "either", lambda a, b: signed(a) >> b),
+    "srl": ("OpShiftRightLogical", ("any", "shift"), "either", lambda a, b: a >> b),
+    "sll": ("OpShiftLeftLogical", ("any", "shift"), "either", lambda a, b: a << b),
+    "snegate": ("OpSNegate", ("any",), "either", lambda a: -signed(a)),
+    "bnot": ("OpNot", ("any",), "either", lambda a: ~a),
+    "band": ("OpBitwiseAnd", ("any", "any"), "either", lambda a, b: a & b),
+    "bor": ("OpBitwiseOr", ("any", "any"), "either", lambda a, b: a | b),
+    "bxor": ("OpBitwiseXor", ("any", "any"), "either", lambda a, b: a ^ b),
+    "ieq": ("OpIEqual", ("any", "any"), "bool", lambda a, b: a == b),
+    "ine": ("OpINotEqual", ("any", "any"), "bool", lambda a, b: a != b),
+    "slt": ("OpSLessThan", ("any", "any"), "bool", lambda a, b: signed(a) < signed(b)),
+    "sle": ("OpSLessThanEqual", ("any", "any"), "bool", lambda a, b: signed(a) <= signed(b)),
+    "sgt": ("OpSGreaterThan", ("any", "any"), "bool", lambda a, b: signed(a) > signed(b)),
+    "sge": ("OpSGreaterThanEqual", ("any", "any"), "bool", lambda a, b: signed(a) >= signed(b)),
+    "ult": ("OpULessThan", ("any", "any"), "bool", lambda a, b: a < b),
+    "ule": ("OpULessThanEqual", ("any", "any"), "bool", lambda a, b: a <= b),
+    "ugt": ("OpUGreaterThan", ("any", "any"), "bool", lambda a, b: a > b),
+    "uge": ("OpUGreaterThanEqual", ("any", "any"), "bool", lambda a, b: a >= b),
+    "sextract": ("OpBitFieldSExtract", ("same", "offset", "count"), "either",
+                 lambda x, o, c: extract(x, o, c, True)),
+    "uextract": ("OpBitFieldUExtract", ("same", "offset", "count"), "either",
+                 lambda x, o, c: extract(x, o, c, False)),
+    "insert": ("OpBitFieldInsert", ("same", "same", "offset", "count"), "either", insert),
+    "bitcount": ("OpBitCount", ("any",), "either", lambda a: bin(a).count("1")),
+    "bitreverse": ("OpBitReverse", ("same",), "either", lambda a: int(f"{a:032b}"[::-1], 2)),
+    "sabs": ("GLSL.std.450 SAbs", ("any",), "either", lambda a: abs(signed(a))),
+    "ssign": ("GLSL.std.450 SSign", ("any",), "either", lambda a: (signed(a) > 0) - (signed(a) < 0)),
+    "smin": ("GLSL.std.450 SMin", ("any", "any"), "either", lambda a, b: min(signed(a), signed(b))),
+    "smax": ("GLSL.std.450 SMax", ("any", "any"), "either", lambda a, b: max(signed(a), signed(b))),
+    "umin": ("GLSL.std.450 UMin", ("any", "any"), "either", min),
+    "umax": ("GLSL.std.450 UMax", ("any", "any"), "either", max),
+    "sclamp": ("GLSL.std.450 SClamp", ("any", "low", "high"), "either",
+               lambda x, lo, hi: min(max(signed(x), signed(lo)), signed(hi))),
+    "uclamp": ("GLSL.std.450 UClamp", ("any", "low", "high"), "either", lambda x, lo, hi: min(max(x, lo), hi)),
+    "findsmsb": ("GLSL.std.450 FindSMsb", ("any",), "either", most_significant_signed),
+    "findumsb": ("GLSL.std.450 FindUMsb", ("any",), "either", lambda a: a.bit_length() - 1),
+    "findilsb": ("GLSL.std.450 FindILsb", ("any",), "either", lambda a: (a & -a).bit_length() - 1),
+}
 
 
 class GeneratorBug(Exception):
@@ -108,6 +208,12 @@ class Module:
                     env[result] = BINARY[op][2](value(operands[0]), value(operands[1]))
                 elif op == "not":
                     env[result] = not value(operands[0])
+                elif op == "integer":
+                    name, _, *args = operands
+                    result_value = INTEGER[name][3](*[value(a) & MASK for a in args])
+                    env[result] = result_value if INTEGER[name][2] == "bool" else result_value & MASK
+                elif op == "to_uint":
+                    env[result] = value(operands[0]) & MASK
                 elif op == "to_int":
                     env[result] = value(operands[0]) - (1 << 32 if value(operands[0]) >= 1 << 31 else 0)
                 elif op == "select":
@@ -155,6 +261,7 @@ class Module:
             f"; exec: storage 1: 0*{2 * self.invocations}",
             "; exec: cpu 1: " + " ".join(map(str, expected)),
             "               OpCapability Shader",
+            '      %glsl = OpExtInstImport "GLSL.std.450"',
             "               OpMemoryModel Logical GLSL450",
             f'               OpEntryPoint GLCompute %main "main" {interface}',
             f"               OpExecutionMode %main LocalSize {self.invocations} 1 1",
@@ -230,6 +337,14 @@ def instruction(result, op, args):
         return [f"{result} = OpLogicalNot %bool {args[0]}"]
     if op == "to_int":
         return [f"{result} = OpBitcast %int {args[0]}"]
+    if op == "to_uint":
+        return [f"{result} = OpBitcast %uint {args[0]}"]
+    if op == "integer":
+        name, ty, *operands = args
+        spelling = INTEGER[name][0]
+        if spelling.startswith("GLSL.std.450 "):
+            return [f"{result} = OpExtInst {ty} %glsl {spelling.split()[1]} {' '.join(operands)}"]
+        return [f"{result} = {spelling} {ty} {' '.join(operands)}"]
     if op == "select":
         return [f"{result} = OpSelect %uint {args[0]} {args[1]} {args[2]}"]
     if op == "gid":
