@@ -1,20 +1,21 @@
 //! An operation whose operands are all constants would be a WGSL constant expression, which
-//! shader creation evaluates, and rejects where a float result is infinite or NaN or an i32
-//! division overflows (`1.0f / 0.0f`, `sqrt(-1.0f)`, `i32(-2147483648) / -1i`), where SPIR-V
-//! leaves the result to run time. glslang and spirv-opt fold the
-//! operations they can, so what is left with only constant operands is mostly such a case. Its
-//! first constant operand is bound to a `let` first, which makes the expression a run-time one
-//! (naga and Tint evaluate `let`s at run time). Operations that cannot fail on finite operands
-//! are left as they are.
+//! shader creation evaluates, and rejects where a float result is infinite or NaN, an i32
+//! division overflows or a left shift loses bits (`1.0f / 0.0f`, `sqrt(-1.0f)`,
+//! `i32(-2147483648) / -1i`, `45i << 27u`), where SPIR-V leaves the result to run time. An operand
+//! computed from constants alone and written out at its use counts as a constant too: `45i <<
+//! (59u & 31u)` is a constant expression as well. glslang and spirv-opt fold the operations they
+//! can, so what is left with only constant operands is mostly such a case. Its first operand is
+//! bound to a `let` first, which makes the expression a run-time one (naga and Tint evaluate
+//! `let`s at run time). Operations that cannot fail on finite operands are left as they are.
 
 use spirv::{GlslStd450Op as G, Op};
 
 use super::emit::Emitter;
-use super::function::Lower;
+use super::function::{Lower, Value};
 use crate::error::Error;
 use crate::ops;
-use crate::spirv::{ConstValue, Def, Inst, Module, Type};
-use crate::wgsl::ast::Stmt;
+use crate::spirv::{ConstValue, Def, Id, Inst, Module, Type};
+use crate::wgsl::ast::{Expr, Stmt};
 
 /// Core operations whose WGSL spelling cannot fail on finite constants.
 const CANNOT_FAIL: &[Op] = &[
@@ -28,7 +29,6 @@ const CANNOT_FAIL: &[Op] = &[
     Op::BitwiseAnd,
     Op::BitwiseOr,
     Op::BitwiseXor,
-    Op::ShiftLeftLogical,
     Op::ShiftRightLogical,
     Op::ShiftRightArithmetic,
     Op::BitCount,
@@ -109,22 +109,22 @@ const GLSL_CANNOT_FAIL: &[G] = &[
 ];
 
 /// Whether the WGSL of `inst` may fail to evaluate as a constant expression: integer results
-/// only by dividing the most negative i32 by -1, float results by overflowing to infinity or
-/// giving NaN.
+/// by dividing the most negative i32 by -1 (a divisor computed from constants may be -1) or by
+/// shifting bits out to the left, float results by overflowing to infinity or giving NaN.
 fn may_fail(module: &Module, inst: &Inst) -> bool {
     let float_result = inst
         .ty()
         .and_then(|ty| module.scalar_of(ty))
         .is_some_and(|(scalar, _)| matches!(module.type_def(scalar), Some(Type::Float { .. })));
     if !float_result {
-        // A divisor with a -1 lane (a splat or a composite of constants).
-        let minus_one = |id| {
-            let lanes = module.constant(id).map(|c| c.value.parts()).unwrap_or_default();
-            let mut lanes = if lanes.is_empty() { vec![id] } else { lanes };
-            lanes.retain(|&lane| module.const_u32(lane) == Some(u32::MAX));
-            !lanes.is_empty()
+        return match inst.op {
+            // A divisor computed from constants, or with a -1 lane.
+            Op::SDiv | Op::SRem | Op::SMod => {
+                inst.id(1).is_some_and(|divisor| lanes(module, divisor).is_none_or(|l| l.contains(&u32::MAX)))
+            }
+            Op::ShiftLeftLogical => shift_may_lose_bits(module, inst),
+            _ => false,
         };
-        return matches!(inst.op, Op::SDiv | Op::SRem | Op::SMod) && inst.id(1).is_some_and(minus_one);
     }
     match inst.op {
         Op::ExtInst => inst.literal(1).is_some_and(|number| !GLSL_CANNOT_FAIL.iter().any(|&op| op as u32 == number)),
@@ -133,27 +133,80 @@ fn may_fail(module: &Module, inst: &Inst) -> bool {
     }
 }
 
+/// The 32-bit values of a scalar or vector constant's lanes; `None` for anything else.
+fn lanes(module: &Module, id: Id) -> Option<Vec<u32>> {
+    let parts = module.constant(id)?.value.parts();
+    let parts = if parts.is_empty() { vec![id] } else { parts };
+    parts.into_iter().map(|lane| module.const_u32(lane)).collect()
+}
+
+/// Whether `base << shift` loses bits as a constant expression, which WGSL rejects: a lane whose
+/// result does not fit its type (the shift written modulo 32, as the lowering writes a constant
+/// one). `true` where an operand is not a constant, as one computed from constants.
+fn shift_may_lose_bits(module: &Module, inst: &Inst) -> bool {
+    let signed = inst
+        .ty()
+        .and_then(|ty| module.scalar_of(ty))
+        .is_some_and(|(scalar, _)| matches!(module.type_def(scalar), Some(Type::Int { signed: true, .. })));
+    let (Some(bases), Some(shifts)) =
+        (inst.id(0).and_then(|id| lanes(module, id)), inst.id(1).and_then(|id| lanes(module, id)))
+    else {
+        return true;
+    };
+    bases.iter().zip(shifts.iter().cycle()).any(|(&base, &shift)| {
+        let shift = shift & 31;
+        match signed {
+            true => i32::try_from(i64::from(base as i32) << shift).is_err(),
+            false => u32::try_from(u64::from(base) << shift).is_err(),
+        }
+    })
+}
+
 impl Lower<'_> {
-    /// Binds the first operand of `inst` to a `let` if it and every other operand is an ordinary
-    /// constant and the operation may fail as a constant expression; `take` then reads the `let`.
+    /// Binds the first operand of `inst` to a `let` if every operand is constant-valued
+    /// ([`Lower::is_constant_valued`]) and the operation may fail as a constant expression; `take`
+    /// then reads the `let`.
     pub(super) fn bind_constant_operand(&mut self, e: &mut Emitter, inst: &Inst) -> Result<(), Error> {
         if !self.is_used(inst) || !may_fail(self.module, inst) {
             return Ok(());
         }
-        let module = self.module;
-        // An extended instruction's set is not a value.
-        let mut values = inst.id_operands().filter(|&id| !matches!(module.def(id), Def::ExtInstSet(_))).peekable();
+        let mut values = value_operands(self.module, inst).peekable();
         let Some(&first) = values.peek() else { return Ok(()) };
-        // Not specialization constants or operations on them: those are override expressions.
-        let ordinary =
-            |id| module.constant(id).is_some_and(|c| c.spec_id.is_none() && !matches!(c.value, ConstValue::Op { .. }));
-        if !values.all(ordinary) {
+        if !values.all(|id| self.is_constant_valued(id)) {
             return Ok(());
         }
-        let value = e.constant(first)?;
+        let value = match is_ordinary_constant(self.module, first) {
+            true => e.constant(first)?,
+            // Computed from constants and written out at its use: taken here instead.
+            false => self.take(e, first)?,
+        };
         let name = self.local_name(e, first);
         self.stmts.push(Stmt::Let { name: name.clone(), ty: None, value });
         self.constant_lets.insert(first, name);
         Ok(())
     }
+
+    /// Whether the WGSL of `id` here is a constant expression: an ordinary constant, or a value
+    /// written out at its use whose expression names nothing (the lowering writes ordinary
+    /// constants as literals; a name is a `let`, a variable, a parameter or an override).
+    fn is_constant_valued(&self, id: Id) -> bool {
+        if is_ordinary_constant(self.module, id) {
+            return true;
+        }
+        match self.values.get(&id) {
+            Some(Value::Pending { expr, .. } | Value::Named(expr)) => !expr.any(&|e| matches!(e, Expr::Ident(_))),
+            _ => false,
+        }
+    }
+}
+
+/// The operands of `inst` that are values: not an extended instruction's set.
+fn value_operands<'m>(module: &'m Module, inst: &'m Inst) -> impl Iterator<Item = Id> + 'm {
+    inst.id_operands().filter(move |&id| !matches!(module.def(id), Def::ExtInstSet(_)))
+}
+
+/// A constant other than a specialization constant or an operation on them: those are override
+/// expressions, evaluated when the pipeline is created.
+fn is_ordinary_constant(module: &Module, id: Id) -> bool {
+    module.constant(id).is_some_and(|c| c.spec_id.is_none() && !matches!(c.value, ConstValue::Op { .. }))
 }
