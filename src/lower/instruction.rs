@@ -195,9 +195,15 @@ impl Lower<'_> {
                     BinaryOp::LogicalOr if vector_result => BinaryOp::Or,
                     op => op,
                 };
-                let right = operands.pop().ok_or_else(|| self.missing(inst))?;
+                let mut right = operands.pop().ok_or_else(|| self.missing(inst))?;
                 let left = operands.pop().ok_or_else(|| self.missing(inst))?;
-                (Expr::binary(op, left, right), Some(deepest + 1))
+                let integer_division = matches!(inst.op, Op::SDiv | Op::UDiv | Op::SRem | Op::UMod);
+                // A divisor made larger is measured again.
+                let depth = match integer_division && self.hide_zero_lanes(e, self.operand(inst, 1)?, &mut right)? {
+                    true => None,
+                    false => Some(deepest + 1),
+                };
+                (Expr::binary(op, left, right), depth)
             }
             Spelling::Unary(op) => {
                 let operand = operands.pop().ok_or_else(|| self.missing(inst))?;
@@ -897,10 +903,12 @@ impl Lower<'_> {
             Some(name) => self.namer.fresh_name(&format!("{name}_remainder"), Some(&e.namer)),
             None => self.local_name(e, remainder),
         };
+        let mut divisor = y.clone();
+        self.hide_zero_lanes(e, self.operand(inst, 1)?, &mut divisor)?;
         self.stmts.push(Stmt::Let {
             name: r_name.clone(),
             ty: None,
-            value: Expr::binary(BinaryOp::Modulo, x, y.clone()),
+            value: Expr::binary(BinaryOp::Modulo, x, divisor),
         });
         let r = Expr::ident(r_name);
         let zero = e.zero(self.result_type(inst)?)?;
@@ -951,4 +959,68 @@ fn address_of(reference: Expr) -> Expr {
         Expr::Unary(UnaryOp::Deref, pointer) => *pointer,
         other => Expr::unary(UnaryOp::AddressOf, other),
     }
+}
+
+impl Lower<'_> {
+    /// Keeps naga from seeing a zero in `divisor`, the expression for `id` divided by in an
+    /// integer division or remainder; whether it changed it. naga rejects dividing by a zero
+    /// literal, alone or as a lane of a vector built of parts (`vec2<u32>(x, 0u)`, or `vec2<u32>()`
+    /// for an undefined value), even through a `let`, though WGSL defines x / 0 as x and x % 0 as
+    /// 0 at run time; SPIR-V leaves those lanes' results undefined, and spirv-opt writes such a
+    /// zero where a lane is not read. Written out, the zeros become ones (which computes what WGSL
+    /// defines); named, the divisor goes through an identity bitcast, which naga does not look
+    /// into.
+    fn hide_zero_lanes(&mut self, e: &mut Emitter, id: Id, divisor: &mut Expr) -> Result<bool, Error> {
+        if !matches!(divisor, Expr::Ident(_)) {
+            return Ok(without_zero_lanes(divisor));
+        }
+        if !self.may_have_zero_lane(id, 2) {
+            return Ok(false);
+        }
+        let named = std::mem::replace(divisor, Expr::Literal(Literal::Bool(false)));
+        *divisor = e.bitcast(self.module.type_of(id)?, named)?;
+        Ok(true)
+    }
+
+    /// Whether `id` is an undefined value, a constant with a zero lane, or a vector built of
+    /// parts (followed `depth` deep) one of which may be zero.
+    fn may_have_zero_lane(&self, id: Id, depth: usize) -> bool {
+        let module = self.module;
+        if let Some(constant) = module.constant(id) {
+            return matches!(constant.value, ConstValue::Undef | ConstValue::Null)
+                || module.const_u32(id) == Some(0)
+                || constant.value.parts().iter().any(|&part| depth > 0 && self.may_have_zero_lane(part, depth - 1));
+        }
+        match module.value_inst(id) {
+            Some(inst) if inst.op == Op::CompositeConstruct && depth > 0 => {
+                inst.id_operands().any(|part| self.may_have_zero_lane(part, depth - 1))
+            }
+            _ => false,
+        }
+    }
+}
+
+/// Makes ones of the zero literals of an integer divisor written out, alone or as lanes of
+/// vectors built of parts; whether it changed any (see [`Lower::hide_zero_lanes`]).
+fn without_zero_lanes(divisor: &mut Expr) -> bool {
+    match divisor {
+        Expr::Literal(literal @ (Literal::I32(0) | Literal::U32(0) | Literal::Bits(0))) => {
+            *literal = if matches!(literal, Literal::I32(_)) { Literal::I32(1) } else { Literal::U32(1) };
+            true
+        }
+        Expr::Call(call) if is_vector_constructor(&call.callee) => {
+            if call.args.is_empty() {
+                let one = if call.callee.ends_with("<i32>") { Literal::I32(1) } else { Literal::U32(1) };
+                call.args.push(Expr::Literal(one));
+                return true;
+            }
+            call.args.iter_mut().fold(false, |changed, lane| without_zero_lanes(lane) | changed)
+        }
+        _ => false,
+    }
+}
+
+/// Whether `callee` constructs a vector (`vec3<u32>`), not a function of the module.
+fn is_vector_constructor(callee: &str) -> bool {
+    matches!(callee.as_bytes(), [b'v', b'e', b'c', b'2'..=b'4', b'<', ..])
 }
