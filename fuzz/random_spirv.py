@@ -54,7 +54,8 @@ unsigned at random, as SPIR-V allows and WGSL does not (the signedness pass's wo
 `spirv_blocks.INTEGER`): arithmetic, `OpSDiv`/`OpSRem`/`OpSMod` and the unsigned ones, shifts,
 negation, bitwise operations, signed and unsigned comparisons, bit-field extraction and insertion,
 bit counts and reversal, and GLSL.std.450's `SAbs`, `SSign`, `SMin`/`SMax`/`UMin`/`UMax`,
-`SClamp`/`UClamp` and `FindSMsb`/`FindUMsb`/`FindILsb`, some nested in others; operands whose
+`SClamp`/`UClamp` and `FindSMsb`/`FindUMsb`/`FindILsb`, on scalars and on vectors of two to four
+(built of values, each lane of the result then read), some nested in others; operands whose
 values SPIR-V leaves undefined are kept out (divisors 2 to 255 or their negation, shifts under 32,
 fields within the word, clamp bounds in order).
 
@@ -76,7 +77,7 @@ import random
 import sys
 from pathlib import Path
 
-from spirv_blocks import BINARY, INTEGER, U32_OPS, Block, Function, Module, signed
+from spirv_blocks import BINARY, INTEGER, U32_OPS, Block, Function, Module, signed, vector_type
 
 INVOCATIONS = 32
 WORDS = 16  # input words per invocation; the cursor wraps around them
@@ -421,72 +422,87 @@ class FunctionBuilder:
 
     def statement_integer(self, ctx):
         """An integer operation whose operands and result are each signed or unsigned at random
-        (`INTEGER`); its result joins the values (an `int` one through a bitcast) and mostly goes
-        into acc."""
+        (`INTEGER`), on scalars or vectors of two to four; each component of its result joins the
+        values (an `int` one through a bitcast) and mostly goes into acc."""
         r = self.r
-        result, ty = self.integer(r.choice(sorted(INTEGER)))
-        if ty == "%bool":
-            self.bools = self.bools | {result}
-            result = self.emit("select", result, self.c(r.getrandbits(32)), self.c(r.getrandbits(32)))
-        elif ty == "%int":
-            result = self.emit("to_uint", result)
-        else:
-            self.avail = self.avail | {result}
-        if r.random() < 0.7:
-            self.state["acc"] = self.emit("mul", self.emit("xor", self.state["acc"], result), self.c(FNV_PRIME))
+        width = r.choice([1, 1, 1, 2, 3, 4])
+        result, ty = self.integer(r.choice(sorted(INTEGER)), width)
+        if width > 1:
+            self.p.note(f"integer.vec{width}")
+        scalar = ty if width == 1 else "%" + ty[3:]
+        for index in range(width):
+            component = result if width == 1 else self.emit("extract", scalar, result, index)
+            if scalar == "%bool":
+                self.bools = self.bools | {component}
+                component = self.emit("select", component, self.c(r.getrandbits(32)), self.c(r.getrandbits(32)))
+            elif scalar == "%int":
+                component = self.emit("to_uint", component)
+            else:
+                self.avail = self.avail | {component}
+            if r.random() < 0.7:
+                folded = self.emit("xor", self.state["acc"], component)
+                self.state["acc"] = self.emit("mul", folded, self.c(FNV_PRIME))
 
-    def integer(self, name, depth=0):
-        """Emits the integer operation `name`, its result type chosen where SPIR-V leaves it free;
-        returns the result and its type."""
+    def integer(self, name, width, depth=0):
+        """Emits the integer operation `name` on `width` components, its result type chosen where
+        SPIR-V leaves it free; returns the result and its type."""
         r = self.r
         _, operands, result, _ = INTEGER[name]
-        ty = {"bool": "%bool", "uint": "%uint"}.get(result) or r.choice(["%int", "%uint"])
-        args = []
-        low = r.getrandbits(32)
-        high = r.getrandbits(32)
-        if (signed(low), low)[name == "uclamp"] > (signed(high), high)[name == "uclamp"]:
-            low, high = high, low
-        offset = r.randrange(32)
-        count = r.randrange(33 - offset)
+        scalar = {"bool": "%bool", "uint": "%uint"}.get(result) or r.choice(["%int", "%uint"])
         # OpUDiv and OpUMod take unsigned operands only.
         unsigned_only = result == "uint"
+        offset = r.randrange(32)
+        count = r.randrange(33 - offset)
+        bounds = []
+        for _ in range(width):
+            low, high = r.getrandbits(32), r.getrandbits(32)
+            if (signed(low), low)[name == "uclamp"] > (signed(high), high)[name == "uclamp"]:
+                low, high = high, low
+            bounds.append((low, high))
+        args = []
         for kind in operands:
             if kind == "any" and not unsigned_only and depth < 2 and r.random() < 0.25:
                 nested = r.choice(sorted(n for n, entry in INTEGER.items() if entry[2] == "either"))
-                args.append(self.integer(nested, depth + 1)[0])
+                args.append(self.integer(nested, width, depth + 1)[0])
                 self.p.note("integer.nested")
                 continue
-            value, operand_ty = {
-                "any": lambda: (self.any_value(), None),
-                "same": lambda: (self.any_value(), ty),
-                "divisor": lambda: (self.emit("or", self.emit("and", self.any_value(), self.c(0xFD)), self.c(2)), None),
-                "udivisor": lambda: (self.emit("or", self.any_value(), self.c(1)), "%uint"),
-                "shift": lambda: (self.emit("and", self.any_value(), self.c(31)), None),
-                "offset": lambda: (offset, None),
-                "count": lambda: (count, None),
-                "low": lambda: (low, None),
-                "high": lambda: (high, None),
-            }[kind]()
-            operand_ty = "%uint" if unsigned_only else operand_ty or r.choice(["%int", "%uint"])
-            if isinstance(value, int):
-                # A constant of either type.
-                value = self.c(value) if operand_ty == "%uint" else self.p.int_const(signed(value))
-            elif kind == "divisor" and r.random() < 0.5:
-                value, operand_ty = self.integer_negated(value)
-            elif operand_ty == "%int":
-                value = self.emit("to_int", value)
+            if kind in ("offset", "count"):
+                # Bit-field offsets and counts are scalars of either type.
+                value = offset if kind == "offset" else count
+                args.append(self.c(value) if r.random() < 0.5 else self.p.int_const(value))
+                continue
+            operand_scalar = {"same": scalar, "udivisor": "%uint"}.get(kind) or r.choice(["%int", "%uint"])
+            if unsigned_only:
+                operand_scalar = "%uint"
+            components = []
+            for index in range(width):
+                components.append({
+                    "any": self.any_value,
+                    "same": self.any_value,
+                    "divisor": lambda: self.emit("or", self.emit("and", self.any_value(), self.c(0xFD)), self.c(2)),
+                    "udivisor": lambda: self.emit("or", self.any_value(), self.c(1)),
+                    "shift": lambda: self.emit("and", self.any_value(), self.c(31)),
+                    "low": lambda: self.c(bounds[index][0]),
+                    "high": lambda: self.c(bounds[index][1]),
+                }[kind]())
+            value = components[0] if width == 1 else self.emit("compose", f"%v{width}uint", *components)
+            if kind == "divisor" and r.random() < 0.5:
+                value, operand_scalar = self.integer_negated(value, width)
+            elif operand_scalar == "%int":
+                value = self.emit("bitcast", vector_type("%int", width), value)
             args.append(value)
         self.p.note("integer." + name)
+        ty = vector_type(scalar, width)
         result = self.p.fresh("v")
         self.cur.insts.append((result, "integer", (name, ty, *args)))
         return result, ty
 
-    def integer_negated(self, value):
-        """OpSNegate of a u32 `value`, its result type chosen at random."""
-        ty = self.r.choice(["%int", "%uint"])
+    def integer_negated(self, value, width):
+        """OpSNegate of a u32 `value` (or vector of them), its result type chosen at random."""
+        scalar = self.r.choice(["%int", "%uint"])
         result = self.p.fresh("v")
-        self.cur.insts.append((result, "integer", ("snegate", ty, value)))
-        return result, ty
+        self.cur.insts.append((result, "integer", ("snegate", vector_type(scalar, width), value)))
+        return result, scalar
 
     def statement_select(self, ctx):
         self.emit("select", self.condition(), self.any_value(), self.any_value())

@@ -73,6 +73,23 @@ def insert(base, field, offset, count):
     return (base & ~mask) | ((field << offset) & mask)
 
 
+def vector_type(scalar, width):
+    """`%int` for one component, `%v3int` for three (the module declares each)."""
+    return scalar if width == 1 else f"%v{width}{scalar[1:]}"
+
+
+def componentwise(model, args):
+    """`model` applied per component where an operand is a vector (a list); scalars stay."""
+    width = max((len(a) for a in args if isinstance(a, list)), default=0)
+    if not width:
+        return model(*args)
+    return [model(*[a[i] if isinstance(a, list) else a for a in args]) for i in range(width)]
+
+
+def masked(value):
+    return [v & MASK for v in value] if isinstance(value, list) else value & MASK
+
+
 # Integer operations whose operands and result may each be signed or unsigned, as SPIR-V allows
 # and WGSL does not (the signedness pass's work): name -> (spelling, operands, result, model).
 # An operand is `any` value, a signed `divisor` (2 to 255, maybe negated: no division by 0 or
@@ -210,8 +227,14 @@ class Module:
                     env[result] = not value(operands[0])
                 elif op == "integer":
                     name, _, *args = operands
-                    result_value = INTEGER[name][3](*[value(a) & MASK for a in args])
-                    env[result] = result_value if INTEGER[name][2] == "bool" else result_value & MASK
+                    result_value = componentwise(INTEGER[name][3], [masked(value(a)) for a in args])
+                    env[result] = result_value if INTEGER[name][2] == "bool" else masked(result_value)
+                elif op == "compose":
+                    env[result] = [value(a) for a in operands[1:]]
+                elif op == "extract":
+                    env[result] = value(operands[1])[operands[2]]
+                elif op == "bitcast":
+                    env[result] = masked(value(operands[1]))
                 elif op == "to_uint":
                     env[result] = value(operands[0]) & MASK
                 elif op == "to_int":
@@ -283,7 +306,15 @@ class Module:
             "       %uint = OpTypeInt 32 0",
             "        %int = OpTypeInt 32 1",
             "  %helper_fn = OpTypeFunction %uint %uint %uint %uint",
+            "     %v2uint = OpTypeVector %uint 2",
             "     %v3uint = OpTypeVector %uint 3",
+            "     %v4uint = OpTypeVector %uint 4",
+            "      %v2int = OpTypeVector %int 2",
+            "      %v3int = OpTypeVector %int 3",
+            "      %v4int = OpTypeVector %int 4",
+            "     %v2bool = OpTypeVector %bool 2",
+            "     %v3bool = OpTypeVector %bool 3",
+            "     %v4bool = OpTypeVector %bool 4",
             "    %rt_uint = OpTypeRuntimeArray %uint",
             "        %Buf = OpTypeStruct %rt_uint",
             "    %ptr_Buf = OpTypePointer StorageBuffer %Buf",
@@ -339,6 +370,12 @@ def instruction(result, op, args):
         return [f"{result} = OpBitcast %int {args[0]}"]
     if op == "to_uint":
         return [f"{result} = OpBitcast %uint {args[0]}"]
+    if op == "bitcast":
+        return [f"{result} = OpBitcast {args[0]} {args[1]}"]
+    if op == "compose":
+        return [f"{result} = OpCompositeConstruct {args[0]} {' '.join(args[1:])}"]
+    if op == "extract":
+        return [f"{result} = OpCompositeExtract {args[0]} {args[1]} {args[2]}"]
     if op == "integer":
         name, ty, *operands = args
         spelling = INTEGER[name][0]
