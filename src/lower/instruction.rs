@@ -1024,3 +1024,33 @@ fn without_zero_lanes(divisor: &mut Expr) -> bool {
 fn is_vector_constructor(callee: &str) -> bool {
     matches!(callee.as_bytes(), [b'v', b'e', b'c', b'2'..=b'4', b'<', ..])
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn changed(mut divisor: Expr) -> (bool, Expr) {
+        (without_zero_lanes(&mut divisor), divisor)
+    }
+
+    #[test]
+    fn zero_lanes_of_a_divisor_written_out_become_ones() {
+        let x = || Expr::ident("x");
+        let u32_of = |v| Expr::Literal(Literal::U32(v));
+        let lanes = Expr::call("vec2<u32>", vec![x(), u32_of(0)]);
+        assert_eq!(changed(lanes), (true, Expr::call("vec2<u32>", vec![x(), u32_of(1)])));
+        // Nested constructors, signed zeros, and an undefined vector's zero value.
+        let nested = Expr::call("vec4<i32>", vec![Expr::call("vec2<i32>", vec![Expr::Literal(Literal::I32(0))]), x()]);
+        let ones = Expr::call("vec4<i32>", vec![Expr::call("vec2<i32>", vec![Expr::Literal(Literal::I32(1))]), x()]);
+        assert_eq!(changed(nested), (true, ones));
+        assert_eq!(
+            changed(Expr::call("vec3<i32>", vec![])),
+            (true, Expr::call("vec3<i32>", vec![Expr::Literal(Literal::I32(1))]))
+        );
+        assert_eq!(changed(Expr::Literal(Literal::Bits(0))), (true, u32_of(1)));
+        // A function of the module, a non-zero lane and a name are left as they are.
+        for same in [Expr::call("vector2", vec![u32_of(0)]), Expr::call("vec2<u32>", vec![x(), u32_of(7)]), x()] {
+            assert_eq!(changed(same.clone()), (false, same));
+        }
+    }
+}
