@@ -816,10 +816,15 @@ impl<'m> Lower<'m> {
         if matches!(value, Expr::Ident(_) | Expr::Literal(_)) {
             return value;
         }
-        let base = self.module.name(id).map(str::to_string).unwrap_or_else(|| unnamed_base(id));
-        let name = self.namer.fresh_name(&format!("{base}_{what}"), Some(&e.namer));
+        let name = self.step_name(e, id, what);
         self.stmts.push(Stmt::Let { name: name.clone(), ty: None, value });
         Expr::ident(name)
+    }
+
+    /// A fresh `<name of id>_<what>`, for a step towards the value of `id`.
+    pub(super) fn step_name(&mut self, e: &Emitter, id: Id, what: &str) -> Name {
+        let base = self.module.name(id).map(str::to_string).unwrap_or_else(|| unnamed_base(id));
+        self.namer.fresh_name(&format!("{base}_{what}"), Some(&e.namer))
     }
 
     /// `let name = expr;` for `id`, or an assignment to its `var` if it is hoisted.

@@ -970,9 +970,21 @@ impl Lower<'_> {
     /// zero where a lane is not read. Written out, the zeros become ones (which computes what WGSL
     /// defines); named, the divisor goes through an identity bitcast, which naga does not look
     /// into.
+    ///
+    /// A divisor computed from constants alone is a constant expression, which WGSL rejects
+    /// where a lane is zero: one not known to be nonzero is read from a `var` instead (naga
+    /// evaluates a `let` of a constant expression, and would see the zero).
     fn hide_zero_lanes(&mut self, e: &mut Emitter, id: Id, divisor: &mut Expr) -> Result<bool, Error> {
         if !matches!(divisor, Expr::Ident(_)) {
-            return Ok(without_zero_lanes(divisor));
+            let changed = without_zero_lanes(divisor);
+            if is_known_nonzero(divisor) || divisor.any(&|part| matches!(part, Expr::Ident(_))) {
+                return Ok(changed);
+            }
+            let computed = std::mem::replace(divisor, Expr::Literal(Literal::Bool(false)));
+            let name = self.step_name(e, id, "divisor");
+            self.stmts.push(Stmt::Var { name: name.clone(), ty: None, value: Some(computed) });
+            *divisor = Expr::ident(name);
+            return Ok(true);
         }
         if !self.may_have_zero_lane(id, 2) {
             return Ok(false);
@@ -1001,9 +1013,14 @@ impl Lower<'_> {
 }
 
 /// Makes ones of the zero literals of an integer divisor written out, alone or as lanes of
-/// vectors built of parts; whether it changed any (see [`Lower::hide_zero_lanes`]).
+/// vectors built of parts, also under a negation or a bitcast (which keep a zero lane zero);
+/// whether it changed any (see [`Lower::hide_zero_lanes`]).
 fn without_zero_lanes(divisor: &mut Expr) -> bool {
     match divisor {
+        Expr::Unary(UnaryOp::Negate, operand) => without_zero_lanes(operand),
+        Expr::Call(call) if call.callee.starts_with("bitcast<") && call.args.len() == 1 => {
+            without_zero_lanes(&mut call.args[0])
+        }
         Expr::Literal(literal @ (Literal::I32(0) | Literal::U32(0) | Literal::Bits(0))) => {
             *literal = if matches!(literal, Literal::I32(_)) { Literal::I32(1) } else { Literal::U32(1) };
             true
@@ -1015,6 +1032,21 @@ fn without_zero_lanes(divisor: &mut Expr) -> bool {
                 return true;
             }
             call.args.iter_mut().fold(false, |changed, lane| without_zero_lanes(lane) | changed)
+        }
+        _ => false,
+    }
+}
+
+/// Whether every lane of `divisor` is a nonzero literal, through vectors built of parts,
+/// negations and bitcasts: a constant expression WGSL takes as a divisor.
+fn is_known_nonzero(divisor: &Expr) -> bool {
+    match divisor {
+        Expr::Literal(literal) => {
+            !matches!(literal, Literal::I32(0) | Literal::U32(0) | Literal::Bits(0) | Literal::Abstract(0))
+        }
+        Expr::Unary(UnaryOp::Negate, operand) => is_known_nonzero(operand),
+        Expr::Call(call) if call.callee.starts_with("bitcast<") || is_vector_constructor(&call.callee) => {
+            !call.args.is_empty() && call.args.iter().all(is_known_nonzero)
         }
         _ => false,
     }

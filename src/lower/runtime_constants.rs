@@ -109,8 +109,8 @@ const GLSL_CANNOT_FAIL: &[G] = &[
 ];
 
 /// Whether the WGSL of `inst` may fail to evaluate as a constant expression: integer results
-/// by dividing the most negative i32 by -1 (a divisor computed from constants may be -1) or by
-/// shifting bits out to the left, float results by overflowing to infinity or giving NaN.
+/// by dividing the most negative i32 by -1 or by shifting bits out to the left, float results by
+/// overflowing to infinity or giving NaN.
 fn may_fail(module: &Module, inst: &Inst) -> bool {
     let float_result = inst
         .ty()
@@ -118,9 +118,10 @@ fn may_fail(module: &Module, inst: &Inst) -> bool {
         .is_some_and(|(scalar, _)| matches!(module.type_def(scalar), Some(Type::Float { .. })));
     if !float_result {
         return match inst.op {
-            // A divisor computed from constants, or with a -1 lane.
+            // A constant divisor with a -1 lane (one computed from constants is read from a `var`:
+            // `Lower::hide_zero_lanes`).
             Op::SDiv | Op::SRem | Op::SMod => {
-                inst.id(1).is_some_and(|divisor| lanes(module, divisor).is_none_or(|l| l.contains(&u32::MAX)))
+                inst.id(1).is_some_and(|divisor| lanes(module, divisor).is_some_and(|l| l.contains(&u32::MAX)))
             }
             Op::ShiftLeftLogical => shift_may_lose_bits(module, inst),
             _ => false,
