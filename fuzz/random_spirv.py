@@ -55,9 +55,10 @@ unsigned at random, as SPIR-V allows and WGSL does not (the signedness pass's wo
 negation, bitwise operations, signed and unsigned comparisons, bit-field extraction and insertion,
 bit counts and reversal, and GLSL.std.450's `SAbs`, `SSign`, `SMin`/`SMax`/`UMin`/`UMax`,
 `SClamp`/`UClamp` and `FindSMsb`/`FindUMsb`/`FindILsb`, on scalars and on vectors of two to four
-(built of values, each lane of the result then read), some nested in others; operands whose
-values SPIR-V leaves undefined are kept out (divisors 2 to 255 or their negation, shifts under 32,
-fields within the word, clamp bounds in order).
+(built of values, each lane of the result then read), some nested in others (GLSL.std.450's
+signed and unsigned operations keep to their own signedness: spirv-opt folds them wrongly
+otherwise); operands whose values SPIR-V leaves undefined are kept out (divisors 2 to 255 or their
+negation, shifts under 32, fields within the word, clamp bounds in order).
 
 Each program reads 16 words of its own per invocation (32 invocations) from storage buffer 0,
 advancing a cursor, and every taken path folds a tag into an accumulator (`acc = (acc ^ (v + K)) *
@@ -448,9 +449,9 @@ class FunctionBuilder:
         SPIR-V leaves it free; returns the result and its type."""
         r = self.r
         _, operands, result, _ = INTEGER[name]
-        scalar = {"bool": "%bool", "uint": "%uint"}.get(result) or r.choice(["%int", "%uint"])
-        # OpUDiv and OpUMod take unsigned operands only.
-        unsigned_only = result == "uint"
+        scalar = {"bool": "%bool", "uint": "%uint", "int": "%int"}.get(result) or r.choice(["%int", "%uint"])
+        # An operation of one signedness takes operands of it only (`INTEGER`).
+        fixed = scalar if result in ("int", "uint") else None
         offset = r.randrange(32)
         count = r.randrange(33 - offset)
         bounds = []
@@ -461,7 +462,7 @@ class FunctionBuilder:
             bounds.append((low, high))
         args = []
         for kind in operands:
-            if kind == "any" and not unsigned_only and depth < 2 and r.random() < 0.25:
+            if kind == "any" and not fixed and depth < 2 and r.random() < 0.25:
                 nested = r.choice(sorted(n for n, entry in INTEGER.items() if entry[2] == "either"))
                 args.append(self.integer(nested, width, depth + 1)[0])
                 self.p.note("integer.nested")
@@ -472,8 +473,7 @@ class FunctionBuilder:
                 args.append(self.c(value) if r.random() < 0.5 else self.p.int_const(value))
                 continue
             operand_scalar = {"same": scalar, "udivisor": "%uint"}.get(kind) or r.choice(["%int", "%uint"])
-            if unsigned_only:
-                operand_scalar = "%uint"
+            operand_scalar = fixed or operand_scalar
             components = []
             for index in range(width):
                 components.append({
@@ -486,7 +486,7 @@ class FunctionBuilder:
                     "high": lambda: self.c(bounds[index][1]),
                 }[kind]())
             value = components[0] if width == 1 else self.emit("compose", f"%v{width}uint", *components)
-            if kind == "divisor" and r.random() < 0.5:
+            if kind == "divisor" and not fixed and r.random() < 0.5:
                 value, operand_scalar = self.integer_negated(value, width)
             elif operand_scalar == "%int":
                 value = self.emit("bitcast", vector_type("%int", width), value)

@@ -95,8 +95,11 @@ def masked(value):
 # An operand is `any` value, a signed `divisor` (2 to 255, maybe negated: no division by 0 or
 # overflow of the most negative value by -1), an unsigned `udivisor` (odd), a `shift` amount
 # under 32, a bit `offset` and `count` within the word, `same` (a value of the result's type),
-# `low` and `high` (bounds, the first not above the second). The result is `either` type, `uint`
-# or `bool`. Models take and give 32-bit patterns (bools for comparisons); the runner masks.
+# `low` and `high` (bounds, the first not above the second). The result is `either` type, `bool`,
+# or `int` or `uint` with every operand of that type too: GLSL.std.450's signed and unsigned
+# operations keep to their own signedness, since spirv-opt (2023.1) folds them on constants by
+# the types instead (SMin of -563 and 482 as uints gives 482: seed 9766's -O variant), and OpUDiv
+# and OpUMod must. Models take and give 32-bit patterns (bools for comparisons); the runner masks.
 INTEGER = {
     "iadd": ("OpIAdd", ("any", "any"), "either", lambda a, b: a + b),
     "isub": ("OpISub", ("any", "any"), "either", lambda a, b: a - b),
@@ -131,17 +134,17 @@ INTEGER = {
     "insert": ("OpBitFieldInsert", ("same", "same", "offset", "count"), "either", insert),
     "bitcount": ("OpBitCount", ("any",), "either", lambda a: bin(a).count("1")),
     "bitreverse": ("OpBitReverse", ("same",), "either", lambda a: int(f"{a:032b}"[::-1], 2)),
-    "sabs": ("GLSL.std.450 SAbs", ("any",), "either", lambda a: abs(signed(a))),
-    "ssign": ("GLSL.std.450 SSign", ("any",), "either", lambda a: (signed(a) > 0) - (signed(a) < 0)),
-    "smin": ("GLSL.std.450 SMin", ("any", "any"), "either", lambda a, b: min(signed(a), signed(b))),
-    "smax": ("GLSL.std.450 SMax", ("any", "any"), "either", lambda a, b: max(signed(a), signed(b))),
-    "umin": ("GLSL.std.450 UMin", ("any", "any"), "either", min),
-    "umax": ("GLSL.std.450 UMax", ("any", "any"), "either", max),
-    "sclamp": ("GLSL.std.450 SClamp", ("any", "low", "high"), "either",
+    "sabs": ("GLSL.std.450 SAbs", ("any",), "int", lambda a: abs(signed(a))),
+    "ssign": ("GLSL.std.450 SSign", ("any",), "int", lambda a: (signed(a) > 0) - (signed(a) < 0)),
+    "smin": ("GLSL.std.450 SMin", ("any", "any"), "int", lambda a, b: min(signed(a), signed(b))),
+    "smax": ("GLSL.std.450 SMax", ("any", "any"), "int", lambda a, b: max(signed(a), signed(b))),
+    "umin": ("GLSL.std.450 UMin", ("any", "any"), "uint", min),
+    "umax": ("GLSL.std.450 UMax", ("any", "any"), "uint", max),
+    "sclamp": ("GLSL.std.450 SClamp", ("any", "low", "high"), "int",
                lambda x, lo, hi: min(max(signed(x), signed(lo)), signed(hi))),
-    "uclamp": ("GLSL.std.450 UClamp", ("any", "low", "high"), "either", lambda x, lo, hi: min(max(x, lo), hi)),
-    "findsmsb": ("GLSL.std.450 FindSMsb", ("any",), "either", most_significant_signed),
-    "findumsb": ("GLSL.std.450 FindUMsb", ("any",), "either", lambda a: a.bit_length() - 1),
+    "uclamp": ("GLSL.std.450 UClamp", ("any", "low", "high"), "uint", lambda x, lo, hi: min(max(x, lo), hi)),
+    "findsmsb": ("GLSL.std.450 FindSMsb", ("any",), "int", most_significant_signed),
+    "findumsb": ("GLSL.std.450 FindUMsb", ("any",), "uint", lambda a: a.bit_length() - 1),
     "findilsb": ("GLSL.std.450 FindILsb", ("any",), "either", lambda a: (a & -a).bit_length() - 1),
 }
 
