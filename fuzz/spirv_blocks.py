@@ -363,43 +363,36 @@ class Module:
         return lines
 
 
+# The instructions of each op but the binary and integer ones, given the result and the arguments.
+INSTRUCTIONS = {
+    "not": lambda r, a: [f"{r} = OpLogicalNot %bool {a[0]}"],
+    "to_int": lambda r, a: [f"{r} = OpBitcast %int {a[0]}"],
+    "to_uint": lambda r, a: [f"{r} = OpBitcast %uint {a[0]}"],
+    "bitcast": lambda r, a: [f"{r} = OpBitcast {a[0]} {a[1]}"],
+    "compose": lambda r, a: [f"{r} = OpCompositeConstruct {' '.join(a)}"],
+    "extract": lambda r, a: [f"{r} = OpCompositeExtract {a[0]} {a[1]} {a[2]}"],
+    "select": lambda r, a: [f"{r} = OpSelect %uint {a[0]} {a[1]} {a[2]}"],
+    "gid": lambda r, a: [f"{r}_p = OpAccessChain %ptr_in_uint %gid %u_0", f"{r} = OpLoad %uint {r}_p"],
+    "load_input": lambda r, a: [f"{r}_p = OpAccessChain %ptr_uint %inputs %u_0 {a[0]}", f"{r} = OpLoad %uint {r}_p"],
+    "store_output": lambda r, a: [f"{r} = OpAccessChain %ptr_uint %outputs %u_0 {a[0]}", f"OpStore {r} {a[1]}"],
+    "load_trace": lambda r, a: [f"{r} = OpLoad %uint %trace"],
+    "store_trace": lambda r, a: [f"OpStore %trace {a[0]}"],
+    "call": lambda r, a: [f"{r} = OpFunctionCall %uint {' '.join(a)}"],
+}
+
+
 def instruction(result, op, args):
     if op in BINARY:
         opcode, ty, _ = BINARY[op]
         return [f"{result} = {opcode} %{ty} {args[0]} {args[1]}"]
-    if op == "not":
-        return [f"{result} = OpLogicalNot %bool {args[0]}"]
-    if op == "to_int":
-        return [f"{result} = OpBitcast %int {args[0]}"]
-    if op == "to_uint":
-        return [f"{result} = OpBitcast %uint {args[0]}"]
-    if op == "bitcast":
-        return [f"{result} = OpBitcast {args[0]} {args[1]}"]
-    if op == "compose":
-        return [f"{result} = OpCompositeConstruct {args[0]} {' '.join(args[1:])}"]
-    if op == "extract":
-        return [f"{result} = OpCompositeExtract {args[0]} {args[1]} {args[2]}"]
     if op == "integer":
         name, ty, *operands = args
         spelling = INTEGER[name][0]
         if spelling.startswith("GLSL.std.450 "):
             return [f"{result} = OpExtInst {ty} %glsl {spelling.split()[1]} {' '.join(operands)}"]
         return [f"{result} = {spelling} {ty} {' '.join(operands)}"]
-    if op == "select":
-        return [f"{result} = OpSelect %uint {args[0]} {args[1]} {args[2]}"]
-    if op == "gid":
-        return [f"{result}_p = OpAccessChain %ptr_in_uint %gid %u_0", f"{result} = OpLoad %uint {result}_p"]
-    if op == "load_input":
-        pointer = f"{result}_p = OpAccessChain %ptr_uint %inputs %u_0 {args[0]}"
-        return [pointer, f"{result} = OpLoad %uint {result}_p"]
-    if op == "store_output":
-        return [f"{result} = OpAccessChain %ptr_uint %outputs %u_0 {args[0]}", f"OpStore {result} {args[1]}"]
-    if op == "load_trace":
-        return [f"{result} = OpLoad %uint %trace"]
-    if op == "store_trace":
-        return [f"OpStore %trace {args[0]}"]
-    if op == "call":
-        return [f"{result} = OpFunctionCall %uint {' '.join(args)}"]
+    if op in INSTRUCTIONS:
+        return INSTRUCTIONS[op](result, args)
     raise GeneratorBug(op)
 
 
