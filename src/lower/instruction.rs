@@ -6,7 +6,7 @@ use spirv::Op;
 use super::emit::Emitter;
 use super::function::{Choice, Lower, Memory, Pointer, Step, Value};
 use super::uses::vector_component;
-use super::{image, integer_dot, subgroup};
+use super::{image, integer_dot, runtime_constants, subgroup};
 use crate::error::Error;
 use crate::ops::{self, Spelling};
 use crate::passes::atomics;
@@ -977,7 +977,7 @@ impl Lower<'_> {
     fn hide_zero_lanes(&mut self, e: &mut Emitter, id: Id, divisor: &mut Expr) -> Result<bool, Error> {
         if !matches!(divisor, Expr::Ident(_)) {
             let changed = without_zero_lanes(divisor);
-            if is_known_nonzero(divisor) || divisor.any(&|part| matches!(part, Expr::Ident(_))) {
+            if is_known_nonzero(divisor) || !runtime_constants::is_constant_expression(divisor) {
                 return Ok(changed);
             }
             let computed = std::mem::replace(divisor, Expr::Literal(Literal::Bool(false)));
@@ -1038,9 +1038,11 @@ fn without_zero_lanes(divisor: &mut Expr) -> bool {
 }
 
 /// Whether every lane of `divisor` is a nonzero literal, through vectors built of parts,
-/// negations and bitcasts: a constant expression WGSL takes as a divisor.
+/// negations and bitcasts, or an `|` with one (`x | 1u`, the usual guard against a zero divisor):
+/// a constant expression WGSL takes as a divisor.
 fn is_known_nonzero(divisor: &Expr) -> bool {
     match divisor {
+        Expr::Binary(BinaryOp::Or, operands) => operands.iter().any(is_known_nonzero),
         Expr::Literal(literal) => {
             !matches!(literal, Literal::I32(0) | Literal::U32(0) | Literal::Bits(0) | Literal::Abstract(0))
         }

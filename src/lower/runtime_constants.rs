@@ -188,17 +188,29 @@ impl Lower<'_> {
     }
 
     /// Whether the WGSL of `id` here is a constant expression: an ordinary constant, or a value
-    /// written out at its use whose expression names nothing (the lowering writes ordinary
-    /// constants as literals; a name is a `let`, a variable, a parameter or an override).
+    /// written out at its use whose expression is one ([`is_constant_expression`]).
     fn is_constant_valued(&self, id: Id) -> bool {
         if is_ordinary_constant(self.module, id) {
             return true;
         }
         match self.values.get(&id) {
-            Some(Value::Pending { expr, .. } | Value::Named(expr)) => !expr.any(&|e| matches!(e, Expr::Ident(_))),
+            Some(Value::Pending { expr, .. } | Value::Named(expr)) => is_constant_expression(expr),
             _ => false,
         }
     }
+}
+
+/// Whether `expr` is a WGSL constant expression: it names nothing (the lowering writes ordinary
+/// constants as literals; a name is a `let`, a variable, a parameter or an override) and calls no
+/// builtin that only runs in a shader (`subgroupAdd(1u)` is not one).
+pub(super) fn is_constant_expression(expr: &Expr) -> bool {
+    const RUN_TIME: &[&str] =
+        &["subgroup", "quad", "dpdx", "dpdy", "fwidth", "texture", "atomic", "arrayLength", "workgroupUniformLoad"];
+    !expr.any(&|part| match part {
+        Expr::Ident(_) => true,
+        Expr::Call(call) => RUN_TIME.iter().any(|prefix| call.callee.starts_with(prefix)),
+        _ => false,
+    })
 }
 
 /// The operands of `inst` that are values: not an extended instruction's set.
