@@ -155,6 +155,13 @@ impl<'b, 'a> FunctionLowering<'b, 'a> {
         }
     }
 
+    /// Ends the open `Emit` range and starts another, where the front end appends an expression
+    /// the compaction removes.
+    fn split_emit_range(&mut self, block: &mut Block) {
+        block.extend(self.emitter.finish(&self.function.expressions));
+        self.emitter.start(&self.function.expressions);
+    }
+
     /// Appends `expr` outside any `Emit` range, as the front end's `interrupt_emitter`.
     pub(super) fn interrupt(&mut self, block: &mut Block, expr: Expression) -> Result<Handle<Expression>> {
         block.extend(self.emitter.finish(&self.function.expressions));
@@ -612,8 +619,7 @@ impl<'b, 'a> FunctionLowering<'b, 'a> {
                     // split where they were.
                     Expr::Literal(Literal::Abstract(i)) => {
                         let i = u32::try_from(i).ok().filter(|&i| i32::try_from(i).is_ok());
-                        block.extend(self.emitter.finish(&self.function.expressions));
-                        self.emitter.start(&self.function.expressions);
+                        self.split_emit_range(block);
                         Index::Constant(i.ok_or(Unsupported("index"))?)
                     }
                     ref index => {
@@ -837,6 +843,11 @@ impl<'b, 'a> FunctionLowering<'b, 'a> {
             return self.append(block, Expression::As { expr, kind, convert: None }).map(Some);
         }
         if is_type_spelling(callee) {
+            if callee.contains("array<") {
+                // The front end evaluates an array's size in the function, outside the `Emit`
+                // ranges, before the components (the compaction removes it).
+                self.split_emit_range(block);
+            }
             let ty = self.builder.ty(callee)?;
             return self.construct(ty, args, block).map(Some);
         }
