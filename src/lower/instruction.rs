@@ -576,11 +576,18 @@ impl Lower<'_> {
         {
             return Err(Error::unsupported(why, self.location(inst)));
         }
+        let is_vector = matches!(self.module.ty(ty)?, Type::Vector { .. });
         let mut parts = Vec::with_capacity(ids.len());
         let mut rest = &ids[..];
         while let Some((&first, after)) = rest.split_first() {
             let Some((vector, _)) = self.folded_component(first) else {
-                parts.push(self.take(e, first)?);
+                let part = self.take(e, first)?;
+                match *self.module.ty(self.module.type_of(first)?)? {
+                    Type::Vector { count, component } if is_vector && is_zero_vector(&part) => {
+                        parts.extend(zeros(e, component, count)?);
+                    }
+                    _ => parts.push(part),
+                }
                 rest = after;
                 continue;
             };
@@ -596,15 +603,31 @@ impl Lower<'_> {
                 _ => false,
             };
             let vector = self.take(e, vector)?;
-            parts.push(if whole { vector } else { Expr::member(vector, swizzle) });
+            let part = match is_zero_vector(&vector) {
+                true => None,
+                false => Some(if whole { vector } else { Expr::member(vector, swizzle) }),
+            };
             if ids.len() == run {
-                // `vec3<f32>(v.xyz)` is `v.xyz`.
-                let only = parts.pop().ok_or_else(|| self.missing(inst))?;
+                // `vec3<f32>(v.xyz)` is `v.xyz` (and lanes of a zero vector, a zero vector).
+                let only = match part {
+                    Some(part) => part,
+                    None => e.zero(ty)?,
+                };
                 return self.define(e, inst, only, false);
+            }
+            match part {
+                Some(part) => parts.push(part),
+                None => parts.extend(zeros(e, self.module.type_of(first)?, run as u32)?),
             }
             rest = &rest[run..];
         }
         self.define(e, inst, Expr::call(wgsl_ty, parts), false)
+    }
+
+    /// `vector.swizzle`, or where `vector` is a zero vector, the zero of `ty`.
+    fn zero_or_member(&mut self, e: &mut Emitter, vector: Id, swizzle: String, ty: Id) -> Result<Expr, Error> {
+        let vector = self.take(e, vector)?;
+        if is_zero_vector(&vector) { e.zero(ty) } else { Ok(Expr::member(vector, swizzle)) }
     }
 
     /// `(vector, index)` if `id` is a component extract folded into the construct reading it.
@@ -820,14 +843,15 @@ impl Lower<'_> {
             if first == second { selectors.iter().map(|&c| c % first_len).collect() } else { selectors };
         let swizzle =
             |offset: u32| -> String { selectors.iter().map(|&c| COMPONENTS[(c - offset) as usize % 4]).collect() };
+        let result_type = self.result_type(inst)?;
         let expr = if selectors.iter().all(|&c| c < first_len) {
             if second != first {
                 self.discard(second);
             }
-            Expr::member(self.take(e, first)?, swizzle(0))
+            self.zero_or_member(e, first, swizzle(0), result_type)?
         } else if selectors.iter().all(|&c| c >= first_len) {
             self.discard(first);
-            Expr::member(self.take(e, second)?, swizzle(first_len))
+            self.zero_or_member(e, second, swizzle(first_len), result_type)?
         } else {
             // Each run of components from one operand is one part: `vec4(a.xyz, b.w)`, or the
             // operand itself where the run is all of it in order. An operand read by one part
@@ -847,21 +871,20 @@ impl Lower<'_> {
             let parts_of = |from_second: bool| runs.iter().filter(|(s, _)| *s == from_second).count();
             let a = if parts_of(false) > 1 { self.take_shared(e, first)? } else { self.take(e, first)? };
             let b = if parts_of(true) > 1 { self.take_shared(e, second)? } else { self.take(e, second)? };
-            let parts = runs
-                .into_iter()
-                .map(|(from_second, components)| {
-                    let (base, len) = if from_second { (&b, second_len) } else { (&a, first_len) };
-                    if components.iter().copied().eq(0..len) {
-                        base.clone()
-                    } else {
-                        Expr::member(
-                            base.clone(),
-                            components.iter().map(|&c| COMPONENTS[c as usize % 4]).collect::<String>(),
-                        )
-                    }
-                })
-                .collect();
-            Expr::call(e.ty(self.result_type(inst)?)?, parts)
+            let component = self.module.scalar_of(self.module.type_of(first)?).ok_or_else(|| self.missing(inst))?.0;
+            let mut parts = Vec::with_capacity(runs.len());
+            for (from_second, components) in runs {
+                let (base, len) = if from_second { (&b, second_len) } else { (&a, first_len) };
+                if is_zero_vector(base) {
+                    parts.extend(zeros(e, component, components.len() as u32)?);
+                } else if components.iter().copied().eq(0..len) {
+                    parts.push(base.clone());
+                } else {
+                    let swizzle = components.iter().map(|&c| COMPONENTS[c as usize % 4]).collect::<String>();
+                    parts.push(Expr::member(base.clone(), swizzle));
+                }
+            }
+            Expr::call(e.ty(result_type)?, parts)
         };
         self.define(e, inst, expr, false)
     }
@@ -1052,6 +1075,19 @@ fn is_known_nonzero(divisor: &Expr) -> bool {
         }
         _ => false,
     }
+}
+
+/// Whether `expr` is a zero vector (`vec3<u32>()`), which goes into a vector's parts lane by lane:
+/// naga 30 writes a constant vector with one among its parts (`vec4<u32>(1u, vec3<u32>())`, or a
+/// swizzle of one) as an OpConstantComposite with a vector constituent, invalid SPIR-V on which
+/// lavapipe loses the device.
+fn is_zero_vector(expr: &Expr) -> bool {
+    matches!(expr, Expr::Call(call) if call.args.is_empty() && is_vector_constructor(&call.callee))
+}
+
+/// `count` zeros of the scalar type `ty`.
+fn zeros(e: &mut Emitter, ty: Id, count: u32) -> Result<Vec<Expr>, Error> {
+    (0..count).map(|_| e.zero(ty)).collect()
 }
 
 /// Whether `callee` constructs a vector (`vec3<u32>`), not a function of the module.

@@ -8,6 +8,7 @@
 
 use std::future::Future;
 use std::pin::pin;
+use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll, Waker};
 
 use crate::case::{Case, Render, ResourceKind, Texture};
@@ -16,6 +17,8 @@ use crate::compare::Outputs;
 pub struct WebGpu {
     device: wgpu::Device,
     queue: wgpu::Queue,
+    /// Why the device was lost, once it is: every run after that fails, and says so.
+    lost: Arc<Mutex<Option<String>>>,
 }
 
 /// Waits for a wgpu future. On native backends they are ready at once or
@@ -52,7 +55,12 @@ impl WebGpu {
         };
         let (device, queue) =
             block_on(adapter.request_device(&descriptor)).map_err(|e| format!("wgpu cannot open the device: {e}"))?;
-        Ok(WebGpu { device, queue })
+        let lost = Arc::new(Mutex::new(None));
+        let record = Arc::clone(&lost);
+        device.set_device_lost_callback(move |reason, message| {
+            *record.lock().unwrap_or_else(|e| e.into_inner()) = Some(format!("{reason:?}: {message}"));
+        });
+        Ok(WebGpu { device, queue, lost })
     }
 
     pub fn run_compute(&self, case: &Case, wgsl: &str, bindings: &[spv2wgsl::Binding]) -> Result<Outputs, String> {
@@ -215,6 +223,11 @@ impl WebGpu {
         let (validation, internal) = (block_on(validation.pop()), block_on(internal.pop()));
         // An internal error (a device lost) comes first: it explains the validation errors after it.
         let errors = [internal, validation];
+        // A lost device explains every error after it (a buffer it cannot make is "invalid"):
+        // wgpu's SPIR-V of some WGSL, this case's or an earlier one's, broke the driver.
+        if let Some(lost) = self.lost.lock().unwrap_or_else(|e| e.into_inner()).as_ref() {
+            return Err(format!("wgpu: the device is lost ({lost}), by this case's WGSL or an earlier case's"));
+        }
         match errors.into_iter().flatten().next() {
             Some(error) => Err(format!("wgpu: {error}")),
             None => outputs,
