@@ -60,6 +60,21 @@ signed and unsigned operations keep to their own signedness: spirv-opt folds the
 otherwise); operands whose values SPIR-V leaves undefined are kept out (divisors 2 to 255 or their
 negation, shifts under 32, fields within the word, clamp bounds in order).
 
+And operations on composite values (`spirv_blocks.COMPOSITES`: vectors of u32, i32 and bool of two
+to four, an array of u32, an array of i32 vectors, a struct of them and an array of that struct):
+values built by `OpCompositeConstruct` (a vector maybe of a shorter vector and scalars), as
+constants (`OpConstantComposite`, `OpConstantNull`), as an `OpUndef` with every member inserted,
+or copied (`OpCopyObject`); `OpCompositeInsert` and `OpCompositeExtract` at any depth;
+`OpVectorShuffle` of vectors of any widths, a lane maybe 0xFFFFFFFF (undefined, never read);
+`OpVectorExtractDynamic` and `OpVectorInsertDynamic` at indices computed at run time;
+`OpSelect` of vectors by a bool vector, and from SPIR-V 1.4 of any composite by one bool; function
+variables of composite types, initialized by constants, stored and loaded whole or at an element
+an `OpAccessChain` reaches (indices into arrays and vectors computed at run time, signed or not),
+and copied by `OpCopyMemory`. Composite values are used wherever their definitions dominate, meet
+in phis at joins, and half the functions thread one (`agg`) through their control flow as they do
+acc, with phis at every loop header; its members are replaced on the way. What each gives is read
+back lane by lane into acc.
+
 Each program reads 16 words of its own per invocation (32 invocations) from storage buffer 0,
 advancing a cursor, and every taken path folds a tag into an accumulator (`acc = (acc ^ (v + K)) *
 16777619`, wrapping), so one wrong branch changes the result. The accumulator and the cursor are
@@ -78,7 +93,8 @@ import random
 import sys
 from pathlib import Path
 
-from spirv_blocks import BINARY, INTEGER, U32_OPS, Block, Function, Module, signed, vector_type
+from spirv_blocks import (BINARY, COMPOSITES, INTEGER, POINTEES, U32_OPS, Block, Function, Module, members,
+                          signed, vector_type)
 
 INVOCATIONS = 32
 WORDS = 16  # input words per invocation; the cursor wraps around them
@@ -127,10 +143,11 @@ class Edge:
     """What holds on an edge into a block not yet started: the threaded values, the u32 and bool
     values available, and one of each for a choosing phi."""
 
-    def __init__(self, state, avail, bools, pick, bool_pick):
+    def __init__(self, state, avail, bools, comps, pick, bool_pick):
         self.state = state
         self.avail = avail
         self.bools = bools
+        self.comps = comps
         self.pick = pick
         self.bool_pick = bool_pick
 
@@ -198,6 +215,8 @@ class FunctionBuilder:
         self.state = {}
         self.avail = frozenset()
         self.bools = frozenset()
+        self.comps = frozenset()  # (value, type) of the composite values available
+        self.state_types = {"acc": "%uint", "cursor": "%uint"}  # and "agg", when the function has it
         self.pending = {}
         self.entries = {}  # the edges into the open block, when start() opened it
         self.main = fn.name == "%main"
@@ -225,7 +244,7 @@ class FunctionBuilder:
             pick = self.r.choice(sorted(self.avail)) if self.avail else self.c(7)
             bools = sorted(self.bools) or [self.p.bool_const(self.r.random() < 0.5)]
             bool_pick = self.r.choice(bools)
-            edges[self.cur.label] = Edge(dict(self.state), self.avail, self.bools, pick, bool_pick)
+            edges[self.cur.label] = Edge(dict(self.state), self.avail, self.bools, self.comps, pick, bool_pick)
 
     def jump(self, target):
         self.edge(target)
@@ -255,14 +274,18 @@ class FunctionBuilder:
         self.cur = block
         avail = frozenset.intersection(*[edge.avail for edge in edges.values()])
         bools = frozenset.intersection(*[edge.bools for edge in edges.values()])
+        comps = frozenset.intersection(*[edge.comps for edge in edges.values()])
         state = {}
         for var in next(iter(edges.values())).state:
             sources = {pred: edge.state[var] for pred, edge in edges.items()}
             if len(set(sources.values())) == 1:
                 state[var] = next(iter(sources.values()))
-            else:
+            elif self.state_types[var] == "%uint":
                 state[var] = self.phi(block, sources)
                 avail = avail | {state[var]}
+            else:
+                state[var] = self.phi(block, sources, self.state_types[var])
+                comps = comps | {(state[var], self.state_types[var])}
         # Phis choosing among values each path had at hand (a bool one, as `a && b` gives).
         picks = {pred: edge.pick for pred, edge in edges.items()}
         if len(set(picks.values())) > 1 and self.r.random() < 0.5:
@@ -270,11 +293,18 @@ class FunctionBuilder:
             self.p.note("phi.choosing")
         picks = {pred: edge.bool_pick for pred, edge in edges.items()}
         if len(set(picks.values())) > 1 and self.r.random() < 0.3:
-            phi = self.phi(block, picks)
-            block.bool_phis.add(phi)
+            phi = self.phi(block, picks, "%bool")
             bools = bools | {phi}
             self.p.note("phi.choosing_bool")
-        self.state, self.avail, self.bools = state, avail, bools
+        # And one between composites of one type, each path's own.
+        types = set.intersection(*[{ty for _, ty in edge.comps} for edge in edges.values()])
+        if types and self.r.random() < 0.4:
+            ty = self.r.choice(sorted(types))
+            picks = {pred: self.r.choice(sorted(c for c, t in edge.comps if t == ty)) for pred, edge in edges.items()}
+            if len(set(picks.values())) > 1:
+                comps = comps | {(self.phi(block, picks, ty), ty)}
+                self.p.note("phi.choosing_composite")
+        self.state, self.avail, self.bools, self.comps = state, avail, bools, comps
         return True
 
     def make_header(self, block, kind, *targets):
@@ -283,9 +313,11 @@ class FunctionBuilder:
         hints = ["Flatten", "DontFlatten"] if kind == "selection" else ["Unroll", "DontUnroll"]
         block.control = self.r.choice(["None"] * 8 + hints)
 
-    def phi(self, block, sources):
+    def phi(self, block, sources, ty="%uint"):
         result = self.p.fresh("v")
         block.phis.append([result, dict(sources)])
+        if ty != "%uint":
+            block.phi_types[result] = ty
         return result
 
     def loop_header(self):
@@ -306,10 +338,12 @@ class FunctionBuilder:
             if value in own_phis:
                 phis[var] = value
             else:
-                phis[var] = self.phi(block, {pred: edge.state[var] for pred, edge in self.entries.items()})
+                sources = {pred: edge.state[var] for pred, edge in self.entries.items()}
+                phis[var] = self.phi(block, sources, self.state_types[var])
         counter = self.phi(block, {pred: self.c(0) for pred in self.entries})
         self.state = dict(phis)
-        self.avail = self.avail | set(phis.values()) | {counter}
+        self.avail = self.avail | {phis["acc"], phis["cursor"], counter}
+        self.comps = self.comps | {(phis[var], ty) for var, ty in self.state_types.items() if ty != "%uint"}
         return LoopHeader(block, phis, counter)
 
     def back_edge(self, header, latch, state, counter_next):
@@ -390,7 +424,7 @@ class FunctionBuilder:
     def statement(self, ctx):
         r = self.r
         nested = ctx.depth < MAX_DEPTH
-        choices = [("tag", 4), ("read", 1), ("compute", 1), ("select", 0.5), ("integer", 1.5)]
+        choices = [("tag", 4), ("read", 1), ("compute", 1), ("select", 0.5), ("integer", 1.5), ("composite", 1.5)]
         if self.main:
             choices.append(("trace", 1))
         if self.helpers:
@@ -405,7 +439,7 @@ class FunctionBuilder:
     def straight(self, count):
         """Statements without control flow (a single-block loop's body)."""
         for _ in range(count):
-            choices = ["tag", "tag", "read", "compute", "integer"] + ["trace"] * self.main
+            choices = ["tag", "tag", "read", "compute", "integer", "composite"] + ["trace"] * self.main
             choices += ["call"] * bool(self.helpers)
             getattr(self, "statement_" + self.r.choice(choices))(None)
 
@@ -433,16 +467,7 @@ class FunctionBuilder:
         scalar = ty if width == 1 else "%" + ty[3:]
         for index in range(width):
             component = result if width == 1 else self.emit("extract", scalar, result, index)
-            if scalar == "%bool":
-                self.bools = self.bools | {component}
-                component = self.emit("select", component, self.c(r.getrandbits(32)), self.c(r.getrandbits(32)))
-            elif scalar == "%int":
-                component = self.emit("to_uint", component)
-            else:
-                self.avail = self.avail | {component}
-            if r.random() < 0.7:
-                folded = self.emit("xor", self.state["acc"], component)
-                self.state["acc"] = self.emit("mul", folded, self.c(FNV_PRIME))
+            self.fold_scalar(component, scalar, r.random() < 0.7)
 
     def integer(self, name, width, depth=0):
         """Emits the integer operation `name` on `width` components, its result type chosen where
@@ -503,6 +528,258 @@ class FunctionBuilder:
         result = self.p.fresh("v")
         self.cur.insts.append((result, "integer", ("snegate", vector_type(scalar, width), value)))
         return result, scalar
+
+    # --- composites and function variables -------------------------------------------------
+
+    def inst(self, op, *args):
+        result = self.p.fresh("v")
+        self.cur.insts.append((result, op, args))
+        return result
+
+    def zero(self, ty):
+        return self.c(0) if ty == "%uint" else self.p.composite_const(ty, None)
+
+    def constant(self, ty):
+        """A constant of `ty`; of a composite type, maybe an OpConstantNull."""
+        r = self.r
+        if ty == "%uint":
+            return self.c(r.getrandbits(32))
+        if ty == "%int":
+            return self.p.int_const(r.randint(-1000, 1000))
+        if ty == "%bool":
+            return self.p.bool_const(r.random() < 0.5)
+        if r.random() < 0.15:
+            return self.p.composite_const(ty, None)
+        return self.p.composite_const(ty, [self.constant(m) for m in members(ty)])
+
+    def value(self, ty):
+        """A value of `ty`: one at hand or new."""
+        r = self.r
+        if ty in COMPOSITES:
+            return self.composite(ty)
+        if ty == "%uint":
+            return self.any_value()
+        if ty == "%int":
+            return self.p.int_const(r.randint(-500, 500)) if r.random() < 0.3 else self.emit("bitcast", "%int", self.any_value())
+        if self.bools and r.random() < 0.7:
+            return r.choice(sorted(self.bools))
+        return self.p.bool_const(r.random() < 0.5)
+
+    def composite(self, ty, fresh=False):
+        """A value of the composite type `ty`: one at hand (unless `fresh`), or a new one: a
+        constant, composed of values (a vector maybe of a shorter vector and scalars), an
+        OpUndef with each member inserted, or a copy."""
+        r = self.r
+        at_hand = sorted(c for c, t in self.comps if t == ty)
+        if at_hand and not fresh and r.random() < 0.5:
+            return r.choice(at_hand)
+        way = r.choice(["constant", "compose", "compose", "undef", "copy"])
+        self.p.note("composite." + way)
+        if way == "constant":
+            result = self.constant(ty)
+        elif way == "undef":
+            result = self.inst("undef", ty)
+            order = list(enumerate(members(ty)))
+            r.shuffle(order)
+            for index, member in order:
+                result = self.inst("composite_insert", ty, self.value(member), result, index)
+        elif way == "copy":
+            result = self.inst("copy", ty, self.composite(ty))
+        elif COMPOSITES[ty][0] == "vector" and COMPOSITES[ty][2] > 2 and r.random() < 0.4:
+            _, scalar, width = COMPOSITES[ty]
+            shorter = r.randint(2, width - 1)
+            parts = [self.composite(vector_type(scalar, shorter))]
+            parts += [self.value(scalar) for _ in range(width - shorter)]
+            r.shuffle(parts)
+            self.p.note("composite.compose_of_vector")
+            result = self.inst("compose", ty, *parts)
+        else:
+            result = self.inst("compose", ty, *[self.value(m) for m in members(ty)])
+        self.comps = self.comps | {(result, ty)}
+        return result
+
+    def path(self, ty, full=True):
+        """Member indices from `ty` down to a leaf (or, without `full`, to some member) and the
+        type there."""
+        path = []
+        while ty in COMPOSITES and (full or not path or self.r.random() < 0.5):
+            inner = members(ty)
+            path.append(self.r.randrange(len(inner)))
+            ty = inner[path[-1]]
+        return path, ty
+
+    def fold(self, value, ty, count=1):
+        """Folds `count` leaves of the composite `value` into acc."""
+        for _ in range(count):
+            path, leaf = self.path(ty)
+            self.fold_scalar(self.emit("extract", leaf, value, *path), leaf)
+
+    def fold_scalar(self, value, ty, into_acc=True):
+        """Makes `value` of the scalar type `ty` one at hand (a u32 one) and folds it into acc."""
+        if ty == "%bool":
+            self.bools = self.bools | {value}
+            value = self.emit("select", value, self.c(self.r.getrandbits(32)), self.c(self.r.getrandbits(32)))
+        elif ty == "%int":
+            value = self.emit("to_uint", value)
+        else:
+            self.avail = self.avail | {value}
+        if into_acc:
+            self.state["acc"] = self.emit("mul", self.emit("xor", self.state["acc"], value), self.c(FNV_PRIME))
+
+    def index(self, length):
+        """A value under `length` computed at run time, u32 or i32."""
+        index = self.any_value()
+        if length & (length - 1):
+            index = self.emit("umod", index, self.c(length))
+        else:
+            index = self.emit("and", index, self.c(length - 1))
+        return self.emit("bitcast", "%int", index) if self.r.random() < 0.3 else index
+
+    def statement_composite(self, ctx):
+        """An operation on composite values (vectors of u32, i32 and bool, arrays, a struct, arrays
+        of them) or on a function variable of such a type; what it gives is read into acc."""
+        r = self.r
+        kind = r.choice(["build", "insert", "extract", "shuffle", "dynamic", "select", "variable", "variable"]
+                        + ["agg"] * ("agg" in self.state))
+        self.p.note("composite_statement." + kind)
+        ty = r.choice(sorted(COMPOSITES))
+        if kind == "build":
+            self.fold(self.composite(ty, fresh=True), ty)
+        elif kind == "insert":
+            path, part = self.path(ty, full=False)
+            result = self.inst("composite_insert", ty, self.value(part), self.composite(ty), *path)
+            self.comps = self.comps | {(result, ty)}
+            self.fold(result, ty, 2)
+        elif kind == "extract":
+            ty = r.choice(["%S", "%arr2S", "%arr2v2int"])
+            path, part = self.path(ty, full=False)
+            result = self.emit("extract", part, self.composite(ty), *path)
+            if part in COMPOSITES:
+                self.comps = self.comps | {(result, part)}
+                self.fold(result, part)
+            else:
+                self.fold_scalar(result, part)
+        elif kind == "shuffle":
+            self.shuffle()
+        elif kind == "dynamic":
+            self.dynamic()
+        elif kind == "select":
+            self.select_composite()
+        elif kind == "variable":
+            self.variable()
+        else:
+            path, part = self.path(self.state_types["agg"], full=False)
+            if r.random() < 0.6:
+                agg = self.inst("composite_insert", self.state_types["agg"], self.value(part), self.state["agg"], *path)
+                self.state["agg"] = agg
+                self.comps = self.comps | {(agg, self.state_types["agg"])}
+            else:
+                self.fold(self.state["agg"], self.state_types["agg"])
+
+    def shuffle(self):
+        """OpVectorShuffle of two vectors of one component type and any widths; a lane may be
+        0xFFFFFFFF (undefined), the result then read only at its other lanes."""
+        r = self.r
+        scalar = r.choice(["%uint", "%int", "%bool"])
+        widths = [r.randint(2, 4), r.randint(2, 4)]
+        a = self.composite(vector_type(scalar, widths[0]))
+        if r.random() < 0.2:
+            b, widths[1] = a, widths[0]
+        else:
+            b = self.composite(vector_type(scalar, widths[1]))
+        lanes = [r.randrange(sum(widths)) for _ in range(r.randint(2, 4))]
+        undefined = r.random() < 0.2
+        if undefined:
+            lanes[r.randrange(len(lanes))] = 0xFFFF_FFFF
+            self.p.note("shuffle.undefined_lane")
+        ty = vector_type(scalar, len(lanes))
+        result = self.inst("shuffle", ty, a, b, *lanes)
+        if undefined:
+            for index, lane in enumerate(lanes):
+                if lane != 0xFFFF_FFFF:
+                    self.fold_scalar(self.emit("extract", scalar, result, index), scalar)
+        else:
+            self.comps = self.comps | {(result, ty)}
+            self.fold(result, ty, 2)
+
+    def dynamic(self):
+        """OpVectorExtractDynamic or OpVectorInsertDynamic at an index computed at run time."""
+        r = self.r
+        scalar, width = r.choice(["%uint", "%int", "%bool"]), r.randint(2, 4)
+        ty = vector_type(scalar, width)
+        vector = self.composite(ty)
+        index = self.index(width)
+        if r.random() < 0.5:
+            self.fold_scalar(self.inst("extract_dynamic", scalar, vector, index), scalar)
+        else:
+            result = self.inst("insert_dynamic", ty, vector, self.value(scalar), index)
+            self.comps = self.comps | {(result, ty)}
+            self.fold(result, ty, 2)
+
+    def select_composite(self):
+        """OpSelect of composites: vectors by a bool vector (lane by lane) or, from SPIR-V 1.4,
+        any composite by one bool."""
+        r = self.r
+        types = sorted(COMPOSITES) if self.p.version != "1.3" else [t for t in COMPOSITES if t.startswith("%v")]
+        ty = r.choice(types)
+        kind = COMPOSITES[ty]
+        if kind[0] == "vector" and (self.p.version == "1.3" or r.random() < 0.5):
+            parts = [self.condition()] + [self.value("%bool") for _ in range(kind[2] - 1)]
+            r.shuffle(parts)
+            condition = self.inst("compose", vector_type("%bool", kind[2]), *parts)
+            self.p.note("select.lanes")
+        else:
+            condition = self.condition()
+        result = self.inst("select_composite", ty, condition, self.composite(ty), self.composite(ty))
+        self.comps = self.comps | {(result, ty)}
+        self.fold(result, ty, 2)
+
+    def variable(self):
+        """A function variable of a composite type (initialized by a constant), stored whole or
+        at an element reached by an access chain (indices into arrays and vectors computed at
+        run time), loaded likewise, or copied into another (OpCopyMemory)."""
+        r = self.r
+        types = [t for t in POINTEES if t in COMPOSITES]
+        if self.fn.variables and r.random() < 0.7:
+            var, ty, _ = r.choice(self.fn.variables)
+        else:
+            var, ty = self.p.fresh("var"), r.choice(types)
+            self.fn.variables.append((var, ty, self.constant(ty)))
+        action = r.choice(["store", "store_element", "store_element", "load", "load_element", "load_element", "copy"])
+        self.p.note("variable." + action)
+        if action == "store":
+            self.cur.insts.append((None, "store_variable", (var, self.composite(ty))))
+        elif action == "load":
+            result = self.inst("load_variable", ty, var)
+            self.comps = self.comps | {(result, ty)}
+            self.fold(result, ty)
+        elif action == "copy":
+            others = [v for v, t, _ in self.fn.variables if t == ty and v != var]
+            if not others:
+                others = [self.p.fresh("var")]
+                self.fn.variables.append((others[0], ty, self.constant(ty)))
+            pair = [var, r.choice(others)]
+            r.shuffle(pair)
+            self.cur.insts.append((None, "copy_memory", tuple(pair)))
+        else:
+            path, element = self.path(ty, full=r.random() < 0.5)
+            indices = []
+            inner = ty
+            for index in path:
+                if COMPOSITES[inner][0] == "struct" or r.random() < 0.4:
+                    indices.append(self.c(index) if r.random() < 0.5 else self.p.int_const(index))
+                else:
+                    indices.append(self.index(COMPOSITES[inner][2]))
+                inner = members(inner)[index]
+            if action == "store_element":
+                pointer = self.p.fresh("v")
+                self.cur.insts.append((pointer, "store_element", (element, var, self.value(element), *indices)))
+            elif element in COMPOSITES:
+                result = self.inst("load_element", element, var, *indices)
+                self.comps = self.comps | {(result, element)}
+                self.fold(result, element)
+            else:
+                self.fold_scalar(self.inst("load_element", element, var, *indices), element)
 
     def statement_select(self, ctx):
         self.emit("select", self.condition(), self.any_value(), self.any_value())
@@ -803,7 +1080,8 @@ class FunctionBuilder:
             self.p.note("loop.unreachable_continue_target")
             latch = self.fn.blocks[-1]
             latch.term = ("branch", header_label)
-            self.back_edge(header, latch.label, {var: self.c(0) for var in header.phis}, self.c(0))
+            zeros = {var: self.zero(self.state_types[var]) for var in header.phis}
+            self.back_edge(header, latch.label, zeros, self.c(0))
         if not self.start(merge):
             self.p.note("loop.unreachable_merge")
 
@@ -832,6 +1110,7 @@ class FunctionBuilder:
         # rejects a binding the WGSL does not use).
         self.state = {"acc": self.emit("xor", self.gid, self.c(self.p.seed)), "cursor": self.c(0)}
         self.state["acc"] = self.emit("xor", self.state["acc"], self.read())
+        self.threaded_composite()
         self.sequence(Ctx(), least=3)
         while self.cur is not None and self.budget > 0:
             self.budget -= 1
@@ -839,11 +1118,22 @@ class FunctionBuilder:
         if self.cur is not None:
             self.ret()
 
+    def threaded_composite(self):
+        """Half the functions thread a composite value (`agg`) through their control flow as they
+        do acc: phis at joins and loop headers, members replaced on the way."""
+        if self.r.random() < 0.5:
+            ty = self.r.choice(sorted(t for t in COMPOSITES if "bool" not in t))
+            self.state_types["agg"] = ty
+            self.state["agg"] = self.constant(ty)
+            self.comps = self.comps | {(self.state["agg"], ty)}
+            self.p.note("agg")
+
     def helper_body(self):
         self.cur = self.new_block(self.label())
         acc, cursor, self.base = self.fn.params
         self.state = {"acc": acc, "cursor": cursor}
         self.avail = frozenset(self.fn.params)
+        self.threaded_composite()
         while self.cur is not None and self.budget > 0:
             self.budget -= 1
             self.statement(Ctx())

@@ -149,6 +149,104 @@ INTEGER = {
 }
 
 
+
+# The composite types a module declares, by name: ("vector", component, width), ("array",
+# element, length) or ("struct", members). Values of them are lists (nested), their leaves 32-bit
+# patterns or bools, None where SPIR-V leaves a lane undefined (OpUndef, a shuffle's 0xFFFFFFFF).
+COMPOSITES = {
+    **{vector_type(f"%{s}", n): ("vector", f"%{s}", n) for s in ("uint", "int", "bool") for n in (2, 3, 4)},
+    "%arr3uint": ("array", "%uint", 3),
+    "%arr2v2int": ("array", "%v2int", 2),
+    "%S": ("struct", ("%uint", "%v3int", "%arr2v2int", "%int")),
+    "%arr2S": ("array", "%S", 2),
+}
+
+
+def members(ty):
+    """The types of a composite's members, in order."""
+    kind, inner, n = (COMPOSITES[ty] + (None,))[:3]
+    return list(inner) if kind == "struct" else [inner] * n
+
+
+def undefined(ty):
+    return [undefined(m) for m in members(ty)] if ty in COMPOSITES else None
+
+
+def null_value(ty):
+    if ty in COMPOSITES:
+        return [null_value(m) for m in members(ty)]
+    return False if ty == "%bool" else 0
+
+
+def pattern(value):
+    """`value` with its integer leaves as 32-bit patterns (bools stay bools)."""
+    if isinstance(value, list):
+        return [pattern(v) for v in value]
+    return value if value is None or isinstance(value, bool) else value & MASK
+
+
+def at_path(value, path):
+    for index in path:
+        value = value[index]
+    return value
+
+
+def with_path(value, path, leaf):
+    """A copy of the composite `value` with the member at `path` replaced by `leaf`."""
+    if not path:
+        return pattern(leaf)
+    copy = list(value)
+    copy[path[0]] = with_path(value[path[0]], path[1:], leaf)
+    return copy
+
+
+def compose(ty, parts):
+    """OpCompositeConstruct: a vector's constituents may be vectors, their lanes then taken."""
+    if COMPOSITES[ty][0] == "vector":
+        return pattern([lane for part in parts for lane in (part if isinstance(part, list) else [part])])
+    return pattern(parts)
+
+
+def select_composite(condition, accept, reject):
+    """OpSelect: a vector condition selects lane by lane, a scalar one the whole object."""
+    if isinstance(condition, list):
+        return [a if c else b for c, a, b in zip(condition, accept, reject)]
+    return accept if condition else reject
+
+
+# The models of the operations on composites and function variables: (value of a name, the
+# variables' contents, operands...) -> the result. Values are never changed in place, so they
+# may be shared.
+COMPOSITE_MODELS = {
+    "compose": lambda value, memory, ty, *parts: compose(ty, [value(p) for p in parts]),
+    "extract": lambda value, memory, ty, whole, *path: at_path(value(whole), path),
+    "composite_insert": lambda value, memory, ty, part, whole, *path: with_path(value(whole), path, value(part)),
+    "shuffle": lambda value, memory, ty, a, b, *lanes: [
+        None if lane == MASK else (value(a) + value(b))[lane] for lane in lanes],
+    "extract_dynamic": lambda value, memory, ty, vector, index: value(vector)[value(index) & MASK],
+    "insert_dynamic": lambda value, memory, ty, vector, part, index: with_path(
+        value(vector), [value(index) & MASK], value(part)),
+    "select_composite": lambda value, memory, ty, c, a, b: select_composite(value(c), value(a), value(b)),
+    "copy": lambda value, memory, ty, a: value(a),
+    "undef": lambda value, memory, ty: undefined(ty),
+    "load_variable": lambda value, memory, ty, var: memory[var],
+    "store_variable": lambda value, memory, var, v: memory.__setitem__(var, pattern(value(v))),
+    "load_element": lambda value, memory, ty, var, *indices: at_path(memory[var], [value(i) & MASK for i in indices]),
+    "store_element": lambda value, memory, ty, var, v, *indices: memory.__setitem__(
+        var, with_path(memory[var], [value(i) & MASK for i in indices], value(v))),
+    "copy_memory": lambda value, memory, destination, source: memory.__setitem__(destination, memory[source]),
+}
+
+
+# The types function variables and their elements may have.
+POINTEES = ["%uint", "%int"] + [ty for ty in COMPOSITES if "bool" not in ty]
+
+
+def pointer(ty):
+    """The Function pointer type to `ty` (the module declares one per non-bool type)."""
+    return f"%pf_{ty[1:]}"
+
+
 class GeneratorBug(Exception):
     pass
 
@@ -157,7 +255,7 @@ class Block:
     def __init__(self, label):
         self.label = label
         self.phis = []  # [result, {predecessor label: value}]
-        self.bool_phis = set()  # the phis of type bool; the others are u32
+        self.phi_types = {}  # the phis of a type other than %uint
         self.insts = []  # (result, op, args)
         self.merge = None  # ("selection", merge) | ("loop", merge, continue target)
         self.control = "None"  # the merge instruction's hint: Flatten, DontUnroll...
@@ -171,6 +269,7 @@ class Function:
         self.name = name
         self.params = params
         self.blocks = []
+        self.variables = []  # (name, type, initializer): function variables of composite types
 
 
 class Module:
@@ -181,6 +280,7 @@ class Module:
         self.version = version
         self.invocations = invocations
         self.consts = {}  # name -> (type, value)
+        self.composite_consts = {}  # name -> (type, constituents or None), in the order to declare
         self.functions = []
         self.inputs = []
 
@@ -200,6 +300,18 @@ class Module:
         self.consts[name] = ("int", value)
         return name
 
+    def composite_const(self, ty, parts):
+        """An OpConstantComposite of the constants `parts`, or with None an OpConstantNull."""
+        name = f"%cc{len(self.composite_consts)}"
+        self.composite_consts[name] = (ty, parts)
+        return name
+
+    def constant_value(self, name):
+        if name in self.consts:
+            return self.consts[name][1]
+        ty, parts = self.composite_consts[name]
+        return null_value(ty) if parts is None else pattern([self.constant_value(p) for p in parts])
+
     def expected(self):
         """What the entry point writes to storage buffer 1, invocation by invocation."""
         outputs = [0] * (2 * self.invocations)
@@ -214,7 +326,9 @@ class Module:
         trace = [0]
 
         def value(name):
-            return env[name] if name in env else self.consts[name][1]
+            return env[name] if name in env else self.constant_value(name)
+
+        memory_of = {var: value(init) for var, _, init in fn.variables}
 
         block, previous = fn.blocks[0], None
         while True:
@@ -232,10 +346,6 @@ class Module:
                     name, _, *args = operands
                     result_value = componentwise(INTEGER[name][3], [masked(value(a)) for a in args])
                     env[result] = result_value if INTEGER[name][2] == "bool" else masked(result_value)
-                elif op == "compose":
-                    env[result] = [value(a) for a in operands[1:]]
-                elif op == "extract":
-                    env[result] = value(operands[1])[operands[2]]
                 elif op == "bitcast":
                     env[result] = masked(value(operands[1]))
                 elif op == "to_uint":
@@ -254,6 +364,8 @@ class Module:
                     env[result] = trace[0]
                 elif op == "store_trace":
                     trace[0] = value(operands[0])
+                elif op in COMPOSITE_MODELS:
+                    env[result] = COMPOSITE_MODELS[op](value, memory_of, *operands)
                 elif op == "call":
                     callee = next(f for f in self.functions if f.name == operands[0])
                     env[result] = self.run(callee, [value(a) for a in operands[1:]], memory)
@@ -318,6 +430,15 @@ class Module:
             "     %v2bool = OpTypeVector %bool 2",
             "     %v3bool = OpTypeVector %bool 3",
             "     %v4bool = OpTypeVector %bool 4",
+            "       %len2 = OpConstant %uint 2",
+            "       %len3 = OpConstant %uint 3",
+            "   %arr3uint = OpTypeArray %uint %len3",
+            "  %arr2v2int = OpTypeArray %v2int %len2",
+            "          %S = OpTypeStruct %uint %v3int %arr2v2int %int",
+            "      %arr2S = OpTypeArray %S %len2",
+        ]
+        lines += [f"{pointer(ty)} = OpTypePointer Function {ty}" for ty in POINTEES]
+        lines += [
             "    %rt_uint = OpTypeRuntimeArray %uint",
             "        %Buf = OpTypeStruct %rt_uint",
             "    %ptr_Buf = OpTypePointer StorageBuffer %Buf",
@@ -336,6 +457,11 @@ class Module:
                 lines.append(f"{name} = OpConstant{'True' if value else 'False'} %bool")
             else:
                 lines.append(f"{name} = OpConstant %{ty} {value}")
+        for name, (ty, parts) in self.composite_consts.items():
+            if parts is None:
+                lines.append(f"{name} = OpConstantNull {ty}")
+            else:
+                lines.append(f"{name} = OpConstantComposite {ty} {' '.join(parts)}")
         for fn in self.functions:
             lines += self.function_assembly(fn)
         return "\n".join(lines) + "\n"
@@ -349,9 +475,11 @@ class Module:
             lines.append(f"{block.label} = OpLabel")
             if main and index == 0:
                 lines.append("%trace = OpVariable %ptr_fn_uint Function")
+            if index == 0:
+                lines += [f"{var} = OpVariable {pointer(ty)} Function {init}" for var, ty, init in fn.variables]
             for result, sources in block.phis:
                 pairs = " ".join(f"{v} {p}" for p, v in sources.items())
-                lines.append(f"{result} = OpPhi {'%bool' if result in block.bool_phis else '%uint'} {pairs}")
+                lines.append(f"{result} = OpPhi {block.phi_types.get(result, '%uint')} {pairs}")
             for result, op, args in block.insts:
                 lines += instruction(result, op, args)
             if block.merge and block.merge[0] == "loop":
@@ -370,7 +498,21 @@ INSTRUCTIONS = {
     "to_uint": lambda r, a: [f"{r} = OpBitcast %uint {a[0]}"],
     "bitcast": lambda r, a: [f"{r} = OpBitcast {a[0]} {a[1]}"],
     "compose": lambda r, a: [f"{r} = OpCompositeConstruct {' '.join(a)}"],
-    "extract": lambda r, a: [f"{r} = OpCompositeExtract {a[0]} {a[1]} {a[2]}"],
+    "extract": lambda r, a: [f"{r} = OpCompositeExtract {' '.join(map(str, a))}"],
+    "composite_insert": lambda r, a: [f"{r} = OpCompositeInsert {' '.join(map(str, a))}"],
+    "shuffle": lambda r, a: [f"{r} = OpVectorShuffle {' '.join(map(str, a))}"],
+    "extract_dynamic": lambda r, a: [f"{r} = OpVectorExtractDynamic {' '.join(a)}"],
+    "insert_dynamic": lambda r, a: [f"{r} = OpVectorInsertDynamic {' '.join(a)}"],
+    "select_composite": lambda r, a: [f"{r} = OpSelect {' '.join(a)}"],
+    "copy": lambda r, a: [f"{r} = OpCopyObject {a[0]} {a[1]}"],
+    "undef": lambda r, a: [f"{r} = OpUndef {a[0]}"],
+    "load_variable": lambda r, a: [f"{r} = OpLoad {a[0]} {a[1]}"],
+    "store_variable": lambda r, a: [f"OpStore {a[0]} {a[1]}"],
+    "load_element": lambda r, a: [
+        f"{r}_p = OpAccessChain {pointer(a[0])} {' '.join(a[1:])}", f"{r} = OpLoad {a[0]} {r}_p"],
+    "store_element": lambda r, a: [
+        f"{r} = OpAccessChain {pointer(a[0])} {a[1]} {' '.join(a[3:])}", f"OpStore {r} {a[2]}"],
+    "copy_memory": lambda r, a: [f"OpCopyMemory {a[0]} {a[1]}"],
     "select": lambda r, a: [f"{r} = OpSelect %uint {a[0]} {a[1]} {a[2]}"],
     "gid": lambda r, a: [f"{r}_p = OpAccessChain %ptr_in_uint %gid %u_0", f"{r} = OpLoad %uint {r}_p"],
     "load_input": lambda r, a: [f"{r}_p = OpAccessChain %ptr_uint %inputs %u_0 {a[0]}", f"{r} = OpLoad %uint {r}_p"],
