@@ -68,9 +68,11 @@ or copied (`OpCopyObject`); `OpCompositeInsert` and `OpCompositeExtract` at any 
 `OpVectorShuffle` of vectors of any widths, a lane maybe 0xFFFFFFFF (undefined, never read);
 `OpVectorExtractDynamic` and `OpVectorInsertDynamic` at indices computed at run time;
 `OpSelect` of vectors by a bool vector, and from SPIR-V 1.4 of any composite by one bool; function
-variables of composite types, initialized by constants, stored and loaded whole or at an element
-an `OpAccessChain` reaches (indices into arrays and vectors computed at run time, signed or not),
-and copied by `OpCopyMemory`. Composite values are used wherever their definitions dominate, meet
+and private variables of composite types, initialized by constants, stored and loaded whole or at
+an element an `OpAccessChain` reaches (indices into arrays and vectors computed at run time,
+signed or not; the chain maybe kept, and loaded or stored through later wherever it dominates),
+and copied by `OpCopyMemory` (between the two storages too). Private variables are shared by the
+entry point and the helpers it calls. Composite values are used wherever their definitions dominate, meet
 in phis at joins, and half the functions thread one (`agg`) through their control flow as they do
 acc, with phis at every loop header; its members are replaced on the way. What each gives is read
 back lane by lane into acc.
@@ -143,11 +145,12 @@ class Edge:
     """What holds on an edge into a block not yet started: the threaded values, the u32 and bool
     values available, and one of each for a choosing phi."""
 
-    def __init__(self, state, avail, bools, comps, pick, bool_pick):
+    def __init__(self, state, avail, bools, comps, pointers, pick, bool_pick):
         self.state = state
         self.avail = avail
         self.bools = bools
         self.comps = comps
+        self.pointers = pointers
         self.pick = pick
         self.bool_pick = bool_pick
 
@@ -216,6 +219,7 @@ class FunctionBuilder:
         self.avail = frozenset()
         self.bools = frozenset()
         self.comps = frozenset()  # (value, type) of the composite values available
+        self.pointers = frozenset()  # (access chain, type it points to) available
         self.state_types = {"acc": "%uint", "cursor": "%uint"}  # and "agg", when the function has it
         self.pending = {}
         self.entries = {}  # the edges into the open block, when start() opened it
@@ -244,7 +248,7 @@ class FunctionBuilder:
             pick = self.r.choice(sorted(self.avail)) if self.avail else self.c(7)
             bools = sorted(self.bools) or [self.p.bool_const(self.r.random() < 0.5)]
             bool_pick = self.r.choice(bools)
-            edges[self.cur.label] = Edge(dict(self.state), self.avail, self.bools, self.comps, pick, bool_pick)
+            edges[self.cur.label] = Edge(dict(self.state), self.avail, self.bools, self.comps, self.pointers, pick, bool_pick)
 
     def jump(self, target):
         self.edge(target)
@@ -275,6 +279,7 @@ class FunctionBuilder:
         avail = frozenset.intersection(*[edge.avail for edge in edges.values()])
         bools = frozenset.intersection(*[edge.bools for edge in edges.values()])
         comps = frozenset.intersection(*[edge.comps for edge in edges.values()])
+        self.pointers = frozenset.intersection(*[edge.pointers for edge in edges.values()])
         state = {}
         for var in next(iter(edges.values())).state:
             sources = {pred: edge.state[var] for pred, edge in edges.items()}
@@ -639,7 +644,7 @@ class FunctionBuilder:
         """An operation on composite values (vectors of u32, i32 and bool, arrays, a struct, arrays
         of them) or on a function variable of such a type; what it gives is read into acc."""
         r = self.r
-        kind = r.choice(["build", "insert", "extract", "shuffle", "dynamic", "select", "variable", "variable"]
+        kind = r.choice(["build", "insert", "extract", "shuffle", "dynamic", "select", "variable", "variable", "variable", "variable"]
                         + ["agg"] * ("agg" in self.state))
         self.p.note("composite_statement." + kind)
         ty = r.choice(sorted(COMPOSITES))
@@ -735,17 +740,17 @@ class FunctionBuilder:
         self.fold(result, ty, 2)
 
     def variable(self):
-        """A function variable of a composite type (initialized by a constant), stored whole or
-        at an element reached by an access chain (indices into arrays and vectors computed at
-        run time), loaded likewise, or copied into another (OpCopyMemory)."""
+        """A function or private variable of a composite type (initialized by a constant), stored
+        or loaded whole, copied into another of its type (`OpCopyMemory`), or reached at an element
+        by an access chain (indices into arrays and vectors computed at run time) loaded or stored
+        through at once, or kept for later statements where its definition dominates them."""
         r = self.r
-        types = [t for t in POINTEES if t in COMPOSITES]
-        if self.fn.variables and r.random() < 0.7:
-            var, ty, _ = r.choice(self.fn.variables)
-        else:
-            var, ty = self.p.fresh("var"), r.choice(types)
-            self.fn.variables.append((var, ty, self.constant(ty)))
-        action = r.choice(["store", "store_element", "store_element", "load", "load_element", "load_element", "copy"])
+        if self.pointers and r.random() < 0.5:
+            self.p.note("variable.kept_pointer")
+            self.through(*r.choice(sorted(self.pointers)))
+            return
+        var, ty = self.some_variable()
+        action = r.choice(["store", "load", "copy", "element", "element", "element"])
         self.p.note("variable." + action)
         if action == "store":
             self.cur.insts.append((None, "store_variable", (var, self.composite(ty))))
@@ -754,11 +759,7 @@ class FunctionBuilder:
             self.comps = self.comps | {(result, ty)}
             self.fold(result, ty)
         elif action == "copy":
-            others = [v for v, t, _ in self.fn.variables if t == ty and v != var]
-            if not others:
-                others = [self.p.fresh("var")]
-                self.fn.variables.append((others[0], ty, self.constant(ty)))
-            pair = [var, r.choice(others)]
+            pair = [var, self.some_variable(ty, other_than=var)[0]]
             r.shuffle(pair)
             self.cur.insts.append((None, "copy_memory", tuple(pair)))
         else:
@@ -771,15 +772,40 @@ class FunctionBuilder:
                 else:
                     indices.append(self.index(COMPOSITES[inner][2]))
                 inner = members(inner)[index]
-            if action == "store_element":
-                pointer = self.p.fresh("v")
-                self.cur.insts.append((pointer, "store_element", (element, var, self.value(element), *indices)))
-            elif element in COMPOSITES:
-                result = self.inst("load_element", element, var, *indices)
-                self.comps = self.comps | {(result, element)}
-                self.fold(result, element)
-            else:
-                self.fold_scalar(self.inst("load_element", element, var, *indices), element)
+            storage = "Private" if var.startswith("%private") else "Function"
+            pointer = self.inst("chain", element, storage, var, *indices)
+            if r.random() < 0.6:
+                self.pointers = self.pointers | {(pointer, element)}
+            self.through(pointer, element)
+
+    def some_variable(self, ty=None, other_than=None):
+        """A variable (of type `ty`) this function may use: one it has or a private one, or a new
+        one of either storage."""
+        r = self.r
+        ours = [(v, t) for v, t, _ in self.fn.variables + self.p.privates if t == ty or ty is None]
+        ours = [(v, t) for v, t in ours if v != other_than]
+        if ours and r.random() < 0.7:
+            return r.choice(ours)
+        ty = ty or r.choice([t for t in POINTEES if t in COMPOSITES])
+        if r.random() < 0.3:
+            var = self.p.fresh("private")
+            self.p.privates.append((var, ty, self.constant(ty)))
+            self.p.note("variable.private")
+        else:
+            var = self.p.fresh("var")
+            self.fn.variables.append((var, ty, self.constant(ty)))
+        return var, ty
+
+    def through(self, pointer, element):
+        """A load or store through `pointer`, to a value of type `element`."""
+        if self.r.random() < 0.5:
+            self.cur.insts.append((None, "store_pointer", (pointer, self.value(element))))
+        elif element in COMPOSITES:
+            result = self.inst("load_pointer", element, pointer)
+            self.comps = self.comps | {(result, element)}
+            self.fold(result, element)
+        else:
+            self.fold_scalar(self.inst("load_pointer", element, pointer), element)
 
     def statement_select(self, ctx):
         self.emit("select", self.condition(), self.any_value(), self.any_value())

@@ -231,20 +231,37 @@ COMPOSITE_MODELS = {
     "undef": lambda value, memory, ty: undefined(ty),
     "load_variable": lambda value, memory, ty, var: memory[var],
     "store_variable": lambda value, memory, var, v: memory.__setitem__(var, pattern(value(v))),
-    "load_element": lambda value, memory, ty, var, *indices: at_path(memory[var], [value(i) & MASK for i in indices]),
-    "store_element": lambda value, memory, ty, var, v, *indices: memory.__setitem__(
-        var, with_path(memory[var], [value(i) & MASK for i in indices], value(v))),
     "copy_memory": lambda value, memory, destination, source: memory.__setitem__(destination, memory[source]),
+    "chain": lambda value, memory, ty, storage, var, *indices: (var, [value(i) & MASK for i in indices]),
+    "load_pointer": lambda value, memory, ty, pointer: at_path(memory[value(pointer)[0]], value(pointer)[1]),
+    "store_pointer": lambda value, memory, pointer, v: memory.__setitem__(
+        value(pointer)[0], with_path(memory[value(pointer)[0]], value(pointer)[1], value(v))),
 }
+
+
+class Memory:
+    """The variables a function sees, by name: its own, then the invocation's private ones."""
+
+    def __init__(self, *maps):
+        self.maps = maps
+
+    def holding(self, var):
+        return next(m for m in self.maps if var in m)
+
+    def __getitem__(self, var):
+        return self.holding(var)[var]
+
+    def __setitem__(self, var, value):
+        self.holding(var)[var] = value
 
 
 # The types function variables and their elements may have.
 POINTEES = ["%uint", "%int"] + [ty for ty in COMPOSITES if "bool" not in ty]
 
 
-def pointer(ty):
-    """The Function pointer type to `ty` (the module declares one per non-bool type)."""
-    return f"%pf_{ty[1:]}"
+def pointer(ty, storage="Function"):
+    """The pointer type to `ty` in Function or Private storage (the module declares each)."""
+    return f"%p{storage[0].lower()}_{ty[1:]}"
 
 
 class GeneratorBug(Exception):
@@ -281,6 +298,7 @@ class Module:
         self.invocations = invocations
         self.consts = {}  # name -> (type, value)
         self.composite_consts = {}  # name -> (type, constituents or None), in the order to declare
+        self.privates = []  # (name, type, initializer): Private variables of composite types
         self.functions = []
         self.inputs = []
 
@@ -316,7 +334,8 @@ class Module:
         """What the entry point writes to storage buffer 1, invocation by invocation."""
         outputs = [0] * (2 * self.invocations)
         for invocation in range(self.invocations):
-            memory = {"gid": invocation, "out": outputs, "steps": 0}
+            private = {var: self.constant_value(init) for var, _, init in self.privates}
+            memory = {"gid": invocation, "out": outputs, "steps": 0, "private": private}
             self.run(self.functions[0], [], memory)
         return outputs
 
@@ -328,7 +347,7 @@ class Module:
         def value(name):
             return env[name] if name in env else self.constant_value(name)
 
-        memory_of = {var: value(init) for var, _, init in fn.variables}
+        variables = Memory({var: value(init) for var, _, init in fn.variables}, memory["private"])
 
         block, previous = fn.blocks[0], None
         while True:
@@ -365,7 +384,7 @@ class Module:
                 elif op == "store_trace":
                     trace[0] = value(operands[0])
                 elif op in COMPOSITE_MODELS:
-                    env[result] = COMPOSITE_MODELS[op](value, memory_of, *operands)
+                    env[result] = COMPOSITE_MODELS[op](value, variables, *operands)
                 elif op == "call":
                     callee = next(f for f in self.functions if f.name == operands[0])
                     env[result] = self.run(callee, [value(a) for a in operands[1:]], memory)
@@ -392,7 +411,7 @@ class Module:
     def assembly(self, comments, expected):
         """The module as spirv-as reads it, after the `comments` lines, with the execution test's
         `exec:` lines stating `expected`."""
-        interface = "%gid" if self.version == "1.3" else "%gid %inputs %outputs"
+        interface = "%gid" if self.version == "1.3" else " ".join(["%gid %inputs %outputs"] + [v for v, _, _ in self.privates])
         lines = ["; SPIR-V", f"; Version: {self.version}"] + comments + [
             "; exec: dispatch 1 1 1",
             "; exec: storage 0: " + " ".join(map(str, self.inputs)),
@@ -437,7 +456,7 @@ class Module:
             "          %S = OpTypeStruct %uint %v3int %arr2v2int %int",
             "      %arr2S = OpTypeArray %S %len2",
         ]
-        lines += [f"{pointer(ty)} = OpTypePointer Function {ty}" for ty in POINTEES]
+        lines += [f"{pointer(ty, s)} = OpTypePointer {s} {ty}" for s in ("Function", "Private") for ty in POINTEES]
         lines += [
             "    %rt_uint = OpTypeRuntimeArray %uint",
             "        %Buf = OpTypeStruct %rt_uint",
@@ -462,6 +481,7 @@ class Module:
                 lines.append(f"{name} = OpConstantNull {ty}")
             else:
                 lines.append(f"{name} = OpConstantComposite {ty} {' '.join(parts)}")
+        lines += [f"{var} = OpVariable {pointer(ty, 'Private')} Private {init}" for var, ty, init in self.privates]
         for fn in self.functions:
             lines += self.function_assembly(fn)
         return "\n".join(lines) + "\n"
@@ -508,11 +528,10 @@ INSTRUCTIONS = {
     "undef": lambda r, a: [f"{r} = OpUndef {a[0]}"],
     "load_variable": lambda r, a: [f"{r} = OpLoad {a[0]} {a[1]}"],
     "store_variable": lambda r, a: [f"OpStore {a[0]} {a[1]}"],
-    "load_element": lambda r, a: [
-        f"{r}_p = OpAccessChain {pointer(a[0])} {' '.join(a[1:])}", f"{r} = OpLoad {a[0]} {r}_p"],
-    "store_element": lambda r, a: [
-        f"{r} = OpAccessChain {pointer(a[0])} {a[1]} {' '.join(a[3:])}", f"OpStore {r} {a[2]}"],
     "copy_memory": lambda r, a: [f"OpCopyMemory {a[0]} {a[1]}"],
+    "chain": lambda r, a: [f"{r} = OpAccessChain {pointer(a[0], a[1])} {' '.join(a[2:])}"],
+    "load_pointer": lambda r, a: [f"{r} = OpLoad {a[0]} {a[1]}"],
+    "store_pointer": lambda r, a: [f"OpStore {a[0]} {a[1]}"],
     "select": lambda r, a: [f"{r} = OpSelect %uint {a[0]} {a[1]} {a[2]}"],
     "gid": lambda r, a: [f"{r}_p = OpAccessChain %ptr_in_uint %gid %u_0", f"{r} = OpLoad %uint {r}_p"],
     "load_input": lambda r, a: [f"{r}_p = OpAccessChain %ptr_uint %inputs %u_0 {a[0]}", f"{r} = OpLoad %uint {r}_p"],
