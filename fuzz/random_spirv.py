@@ -77,6 +77,14 @@ in phis at joins, and half the functions thread one (`agg`) through their contro
 acc, with phis at every loop header; its members are replaced on the way. What each gives is read
 back lane by lane into acc.
 
+And operations on 32-bit floats (`spirv_blocks.FLOAT`), on scalars and vectors of two to four:
+arithmetic, `OpFRem` and `OpFMod`, negation, ordered and unordered comparisons, `OpIsNan` and
+`OpIsInf`, conversions to and from integers (`OpConvertFToU` of nonnegative values only),
+`OpQuantizeToF16`, `OpDot`, `OpVectorTimesScalar`, and GLSL.std.450's `FAbs`, `FSign`, `Floor`,
+`Ceil`, `Trunc`, `Fract`, `RoundEven`, `FMin`/`FMax`/`NMin`/`NMax`, `FClamp`, `Step`, `Ldexp` and
+`FMix`; every value a multiple of 1/64 far inside f32's exact range (divisors powers of two), so
+each result is exact on any device and in the model, which checks that it is.
+
 Each program reads 16 words of its own per invocation (32 invocations) from storage buffer 0,
 advancing a cursor, and every taken path folds a tag into an accumulator (`acc = (acc ^ (v + K)) *
 16777619`, wrapping), so one wrong branch changes the result. The accumulator and the cursor are
@@ -95,7 +103,7 @@ import random
 import sys
 from pathlib import Path
 
-from spirv_blocks import (BINARY, COMPOSITES, INTEGER, POINTEES, U32_OPS, Block, Function, Module, members,
+from spirv_blocks import (BINARY, COMPOSITES, FLOAT, INTEGER, POINTEES, U32_OPS, Block, Function, Module, members,
                           signed, vector_type)
 
 INVOCATIONS = 32
@@ -429,7 +437,8 @@ class FunctionBuilder:
     def statement(self, ctx):
         r = self.r
         nested = ctx.depth < MAX_DEPTH
-        choices = [("tag", 4), ("read", 1), ("compute", 1), ("select", 0.5), ("integer", 1.5), ("composite", 1.5)]
+        choices = [("tag", 4), ("read", 1), ("compute", 1), ("select", 0.5), ("integer", 1.5), ("composite", 1.5),
+                   ("float", 1.5)]
         if self.main:
             choices.append(("trace", 1))
         if self.helpers:
@@ -444,7 +453,7 @@ class FunctionBuilder:
     def straight(self, count):
         """Statements without control flow (a single-block loop's body)."""
         for _ in range(count):
-            choices = ["tag", "tag", "read", "compute", "integer", "composite"] + ["trace"] * self.main
+            choices = ["tag", "tag", "read", "compute", "integer", "composite", "float"] + ["trace"] * self.main
             choices += ["call"] * bool(self.helpers)
             getattr(self, "statement_" + self.r.choice(choices))(None)
 
@@ -533,6 +542,78 @@ class FunctionBuilder:
         result = self.p.fresh("v")
         self.cur.insts.append((result, "integer", ("snegate", vector_type(scalar, width), value)))
         return result, scalar
+
+    # --- floats ----------------------------------------------------------------------------------
+
+    def statement_float(self, ctx):
+        """An operation on 32-bit floats (`FLOAT`), on scalars or vectors of two to four, whose
+        result is read into acc lane by lane (a float as its multiple of 1/64, converted)."""
+        r = self.r
+        name = r.choice(sorted(FLOAT))
+        spelling, operands, result, _ = FLOAT[name]
+        width = r.choice([2, 3, 4]) if spelling in ("OpDot", "OpVectorTimesScalar") else r.choice([1, 1, 2, 3, 4])
+        args = [self.float_operand(kind, width) for kind in operands]
+        scalar = {"float": "%float", "dot": "%float", "bool": "%bool", "int": "%int", "uint": "%uint"}[result]
+        ty = scalar if result == "dot" else vector_type(scalar, width)
+        value = self.p.fresh("v")
+        self.cur.insts.append((value, "float", (name, ty, *args)))
+        self.p.note("float." + name)
+        if width > 1:
+            self.p.note(f"float.vec{width}")
+        for index in range(1 if ty == scalar else width):
+            component = value if ty == scalar else self.emit("extract", scalar, value, index)
+            if scalar == "%float":
+                scaled = self.float_op("fmul", "%float", component, self.p.float_const(64.0))
+                component = self.float_op("ftos", "%int", scaled)
+                scalar_read = "%int"
+            else:
+                scalar_read = scalar
+            self.fold_scalar(component, scalar_read)
+
+    def float_op(self, name, ty, *args):
+        result = self.p.fresh("v")
+        self.cur.insts.append((result, "float", (name, ty, *args)))
+        return result
+
+    def float_operand(self, kind, width):
+        """An operand of the kind `FLOAT` names, of `width` components."""
+        r = self.r
+        ty = vector_type("%float", width)
+        if kind == "nonnegative":
+            return self.float_op("fabs", ty, self.float_value(width))
+        if kind == "scalar":
+            return self.float_value(1)
+        if kind == "exponent":
+            parts = [self.p.int_const(r.randint(-2, 3)) for _ in range(width)]
+            return parts[0] if width == 1 else self.inst("compose", vector_type("%int", width), *parts)
+        if kind == "any":
+            return self.float_value(width)
+        constants = {
+            "power": lambda: r.choice([-4.0, -2.0, -0.5, 0.5, 2.0, 4.0]),
+            "low": lambda: r.randint(-256, 0) / 4,
+            "high": lambda: r.randint(0, 256) / 4,
+            "weight": lambda: r.randint(0, 4) / 4,
+        }[kind]
+        parts = [self.p.float_const(constants()) for _ in range(width)]
+        return parts[0] if width == 1 else self.inst("compose", ty, *parts)
+
+    def float_value(self, width):
+        """A float (or vector) whose components are constants or a value at hand made a multiple of
+        1/4 under 256 in magnitude, converted from an integer as unsigned or signed."""
+        r = self.r
+        parts = []
+        for _ in range(width):
+            if r.random() < 0.3:
+                parts.append(self.p.float_const(r.randint(-256, 256) / 4))
+                continue
+            small = self.emit("and", self.any_value(), self.c(2047))
+            if r.random() < 0.5:
+                converted = self.inst("to_float", "%float", "OpConvertUToF", small)
+            else:
+                converted = self.inst("to_float", "%float", "OpConvertSToF", self.emit("bitcast", "%int", small))
+            centered = self.float_op("fsub", "%float", converted, self.p.float_const(1024.0))
+            parts.append(self.float_op("fmul", "%float", centered, self.p.float_const(0.25)))
+        return parts[0] if width == 1 else self.inst("compose", vector_type("%float", width), *parts)
 
     # --- composites and function variables -------------------------------------------------
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Differential test of control flow: random SPIR-V compute modules written at the SPIR-V level
 # (fuzz/random_spirv.py: every structured shape the SPIR-V rules allow, valid by construction,
-# with integer operations of mixed signedness and operations on composites between),
+# with operations on integers of mixed signedness, on composites and on floats between),
 # each checked with spirv-val, also rewritten by spirv-opt passes, and run as SPIR-V on Vulkan and
 # as our WGSL through wgpu on the same device, with the results compared to each other and to
 # the generator's CPU model: the execution tests (tests/execution) on generated modules.

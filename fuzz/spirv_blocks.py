@@ -2,6 +2,9 @@
 it: written out as SPIR-V assembly, and run on the CPU with SPIR-V's semantics (phis by
 predecessor, switches by label), which is how the generator knows what each module computes."""
 
+import math
+import struct
+
 MASK = 0xFFFF_FFFF
 STEP_LIMIT = 1_000_000  # blocks entered per invocation: more is a generator bug
 
@@ -86,6 +89,14 @@ def componentwise(model, args):
     return [model(*[a[i] if isinstance(a, list) else a for a in args]) for i in range(width)]
 
 
+def flat(value):
+    return value if isinstance(value, list) else [value]
+
+
+def exact_in_f32(x):
+    return struct.unpack("<f", struct.pack("<f", x))[0] == x
+
+
 def masked(value):
     return [v & MASK for v in value] if isinstance(value, list) else value & MASK
 
@@ -150,6 +161,60 @@ INTEGER = {
 
 
 
+# Operations on 32-bit floats (scalars and vectors): name -> (spelling, operands, result, model).
+# Every value is a multiple of 1/64 well inside f32's exact range, so each operation is exact on
+# every device and in the model (Python's doubles): operands are `any` value (a multiple of 1/4
+# under 256 in magnitude), a `power` of two (division and remainders by it are exact), a
+# `nonnegative` value (its absolute value: OpConvertFToU of a negative is undefined), clamp bounds
+# `low` and `high` in order, an integer `exponent` for Ldexp, a mix `weight` of 0 to 1 in
+# quarters, one `scalar` (OpVectorTimesScalar). Results are `float`, `bool` (comparisons; no NaN is
+# ever made, so ordered and unordered ones agree), `int` or `uint` (conversions), or `dot` (a
+# scalar of vectors). OpDot and OpVectorTimesScalar take vectors only.
+FLOAT = {
+    "fadd": ("OpFAdd", ("any", "any"), "float", lambda a, b: a + b),
+    "fsub": ("OpFSub", ("any", "any"), "float", lambda a, b: a - b),
+    "fmul": ("OpFMul", ("any", "any"), "float", lambda a, b: a * b),
+    "fdiv": ("OpFDiv", ("any", "power"), "float", lambda a, b: a / b),
+    "frem": ("OpFRem", ("any", "power"), "float", math.fmod),
+    "fmod": ("OpFMod", ("any", "power"), "float", lambda a, b: a - b * math.floor(a / b)),
+    "fnegate": ("OpFNegate", ("any",), "float", lambda a: -a),
+    "quantize": ("OpQuantizeToF16", ("any",), "float", lambda a: a),
+    **{name: (spelling, ("any", "any"), "bool", model) for name, spelling, model in [
+        ("foeq", "OpFOrdEqual", lambda a, b: a == b),
+        ("fone", "OpFOrdNotEqual", lambda a, b: a != b),
+        ("folt", "OpFOrdLessThan", lambda a, b: a < b),
+        ("fole", "OpFOrdLessThanEqual", lambda a, b: a <= b),
+        ("fogt", "OpFOrdGreaterThan", lambda a, b: a > b),
+        ("foge", "OpFOrdGreaterThanEqual", lambda a, b: a >= b),
+        ("fueq", "OpFUnordEqual", lambda a, b: a == b),
+        ("fune", "OpFUnordNotEqual", lambda a, b: a != b),
+        ("fult", "OpFUnordLessThan", lambda a, b: a < b),
+        ("fuge", "OpFUnordGreaterThanEqual", lambda a, b: a >= b),
+    ]},
+    "isnan": ("OpIsNan", ("any",), "bool", lambda a: False),
+    "isinf": ("OpIsInf", ("any",), "bool", lambda a: False),
+    "ftos": ("OpConvertFToS", ("any",), "int", math.trunc),
+    "ftou": ("OpConvertFToU", ("nonnegative",), "uint", math.trunc),
+    "fabs": ("GLSL.std.450 FAbs", ("any",), "float", abs),
+    "fsign": ("GLSL.std.450 FSign", ("any",), "float", lambda a: float((a > 0) - (a < 0))),
+    "floor": ("GLSL.std.450 Floor", ("any",), "float", lambda a: float(math.floor(a))),
+    "ceil": ("GLSL.std.450 Ceil", ("any",), "float", lambda a: float(math.ceil(a))),
+    "trunc": ("GLSL.std.450 Trunc", ("any",), "float", lambda a: float(math.trunc(a))),
+    "fract": ("GLSL.std.450 Fract", ("any",), "float", lambda a: a - math.floor(a)),
+    "roundeven": ("GLSL.std.450 RoundEven", ("any",), "float", lambda a: float(round(a))),
+    "fmin": ("GLSL.std.450 FMin", ("any", "any"), "float", min),
+    "fmax": ("GLSL.std.450 FMax", ("any", "any"), "float", max),
+    "nmin": ("GLSL.std.450 NMin", ("any", "any"), "float", min),
+    "nmax": ("GLSL.std.450 NMax", ("any", "any"), "float", max),
+    "fclamp": ("GLSL.std.450 FClamp", ("any", "low", "high"), "float", lambda x, lo, hi: min(max(x, lo), hi)),
+    "step": ("GLSL.std.450 Step", ("any", "any"), "float", lambda edge, x: 0.0 if x < edge else 1.0),
+    "ldexp": ("GLSL.std.450 Ldexp", ("any", "exponent"), "float", lambda x, e: x * 2.0 ** signed(e)),
+    "fmix": ("GLSL.std.450 FMix", ("any", "any", "weight"), "float", lambda x, y, a: x * (1 - a) + y * a),
+    "dot": ("OpDot", ("any", "any"), "dot", lambda a, b: sum(x * y for x, y in zip(a, b))),
+    "times_scalar": ("OpVectorTimesScalar", ("any", "scalar"), "float", lambda a, b: a * b),
+}
+
+
 # The composite types a module declares, by name: ("vector", component, width), ("array",
 # element, length) or ("struct", members). Values of them are lists (nested), their leaves 32-bit
 # patterns or bools, None where SPIR-V leaves a lane undefined (OpUndef, a shuffle's 0xFFFFFFFF).
@@ -179,10 +244,10 @@ def null_value(ty):
 
 
 def pattern(value):
-    """`value` with its integer leaves as 32-bit patterns (bools stay bools)."""
+    """`value` with its integer leaves as 32-bit patterns (bools and floats stay as they are)."""
     if isinstance(value, list):
         return [pattern(v) for v in value]
-    return value if value is None or isinstance(value, bool) else value & MASK
+    return value if value is None or isinstance(value, (bool, float)) else value & MASK
 
 
 def at_path(value, path):
@@ -202,7 +267,7 @@ def with_path(value, path, leaf):
 
 def compose(ty, parts):
     """OpCompositeConstruct: a vector's constituents may be vectors, their lanes then taken."""
-    if COMPOSITES[ty][0] == "vector":
+    if ty not in COMPOSITES or COMPOSITES[ty][0] == "vector":  # float vectors are not in COMPOSITES
         return pattern([lane for part in parts for lane in (part if isinstance(part, list) else [part])])
     return pattern(parts)
 
@@ -318,6 +383,11 @@ class Module:
         self.consts[name] = ("int", value)
         return name
 
+    def float_const(self, value):
+        name = "%f_" + str(value).replace("-", "minus_").replace(".", "_")
+        self.consts[name] = ("float", value)
+        return name
+
     def composite_const(self, ty, parts):
         """An OpConstantComposite of the constants `parts`, or with None an OpConstantNull."""
         name = f"%cc{len(self.composite_consts)}"
@@ -383,6 +453,18 @@ class Module:
                     env[result] = trace[0]
                 elif op == "store_trace":
                     trace[0] = value(operands[0])
+                elif op == "float":
+                    name, _, *args = operands
+                    model = FLOAT[name][3]
+                    values = [value(a) for a in args]
+                    env[result] = model(*values) if FLOAT[name][2] == "dot" else componentwise(model, values)
+                    if FLOAT[name][2] in ("int", "uint"):
+                        env[result] = masked(env[result])
+                    elif FLOAT[name][2] != "bool" and not all(map(exact_in_f32, flat(env[result]))):
+                        raise GeneratorBug(f"{name} gives {env[result]}, not exact in f32")
+                elif op == "to_float":
+                    # OpConvertUToF or OpConvertSToF of a value under 2**31: the same number.
+                    env[result] = float(value(operands[2]))
                 elif op in COMPOSITE_MODELS:
                     env[result] = COMPOSITE_MODELS[op](value, variables, *operands)
                 elif op == "call":
@@ -447,6 +529,10 @@ class Module:
             "      %v3int = OpTypeVector %int 3",
             "      %v4int = OpTypeVector %int 4",
             "     %v2bool = OpTypeVector %bool 2",
+            "      %float = OpTypeFloat 32",
+            "    %v2float = OpTypeVector %float 2",
+            "    %v3float = OpTypeVector %float 3",
+            "    %v4float = OpTypeVector %float 4",
             "     %v3bool = OpTypeVector %bool 3",
             "     %v4bool = OpTypeVector %bool 4",
             "       %len2 = OpConstant %uint 2",
@@ -529,6 +615,7 @@ INSTRUCTIONS = {
     "load_variable": lambda r, a: [f"{r} = OpLoad {a[0]} {a[1]}"],
     "store_variable": lambda r, a: [f"OpStore {a[0]} {a[1]}"],
     "copy_memory": lambda r, a: [f"OpCopyMemory {a[0]} {a[1]}"],
+    "to_float": lambda r, a: [f"{r} = {a[1]} {a[0]} {a[2]}"],
     "chain": lambda r, a: [f"{r} = OpAccessChain {pointer(a[0], a[1])} {' '.join(a[2:])}"],
     "load_pointer": lambda r, a: [f"{r} = OpLoad {a[0]} {a[1]}"],
     "store_pointer": lambda r, a: [f"OpStore {a[0]} {a[1]}"],
@@ -546,9 +633,9 @@ def instruction(result, op, args):
     if op in BINARY:
         opcode, ty, _ = BINARY[op]
         return [f"{result} = {opcode} %{ty} {args[0]} {args[1]}"]
-    if op == "integer":
+    if op in ("integer", "float"):
         name, ty, *operands = args
-        spelling = INTEGER[name][0]
+        spelling = (INTEGER if op == "integer" else FLOAT)[name][0]
         if spelling.startswith("GLSL.std.450 "):
             return [f"{result} = OpExtInst {ty} %glsl {spelling.split()[1]} {' '.join(operands)}"]
         return [f"{result} = {spelling} {ty} {' '.join(operands)}"]
