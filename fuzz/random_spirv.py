@@ -72,7 +72,9 @@ and private variables of composite types, initialized by constants, stored and l
 an element an `OpAccessChain` reaches (indices into arrays and vectors computed at run time,
 signed or not; the chain maybe kept, and loaded or stored through later wherever it dominates),
 and copied by `OpCopyMemory` (between the two storages too). Private variables are shared by the
-entry point and the helpers it calls. Composite values are used wherever their definitions dominate, meet
+entry point and the helpers it calls; some helpers take a fourth parameter, a pointer to a
+function variable of the caller's or to a private one (which the caller may pass on from its own
+such parameter), and load and store through it as through a variable of their own. Composite values are used wherever their definitions dominate, meet
 in phis at joins, and half the functions thread one (`agg`) through their control flow as they do
 acc, with phis at every loop header; its members are replaced on the way. What each gives is read
 back lane by lane into acc.
@@ -196,6 +198,11 @@ class Program(Module):
         helpers = []
         for index in range(r.choice([0, 1, 1, 2, 3])):
             fn = Function(f"%helper{index}", [f"%{name}{index}" for name in ("acc", "cursor", "base")])
+            if r.random() < 0.4:
+                # A fourth parameter: a pointer to a variable of the caller's or a private one.
+                fn.pointer = (r.choice([t for t in POINTEES if t in COMPOSITES]), r.choice(["Function", "Private"]))
+                fn.params.append(f"%pointer{index}")
+                self.note("call.pointer_parameter." + fn.pointer[1])
             FunctionBuilder(self, fn, helpers=list(helpers), budget=r.randint(4, 14)).helper_body()
             helpers.append(fn)
         main = Function("%main", [])
@@ -320,10 +327,15 @@ class FunctionBuilder:
         self.state, self.avail, self.bools, self.comps = state, avail, bools, comps
         return True
 
-    def make_header(self, block, kind, *targets):
-        """Makes `block` a header; now and then with a hint, which changes nothing."""
+    def make_header(self, block, kind, *targets, constant_count=False):
+        """Makes `block` a header; now and then with a hint, which changes nothing. A loop that
+        runs a constant number of times gets no `Unroll`: spirv-opt's loop-unroll (2023.1) then
+        unrolls it fully, and a value of its header used after the loop reads the first
+        iteration's value (seeds 2, 42 and 10757, `-O`; docs/control-flow.md)."""
         block.merge = (kind, *targets)
         hints = ["Flatten", "DontFlatten"] if kind == "selection" else ["Unroll", "DontUnroll"]
+        if constant_count:
+            hints.remove("Unroll")
         block.control = self.r.choice(["None"] * 8 + hints)
 
     def phi(self, block, sources, ty="%uint"):
@@ -853,22 +865,30 @@ class FunctionBuilder:
                 else:
                     indices.append(self.index(COMPOSITES[inner][2]))
                 inner = members(inner)[index]
-            storage = "Private" if var.startswith("%private") else "Function"
+            storage = next(st for v, _, st in self.variables_at_hand() if v == var)
             pointer = self.inst("chain", element, storage, var, *indices)
             if r.random() < 0.6:
                 self.pointers = self.pointers | {(pointer, element)}
             self.through(pointer, element)
 
-    def some_variable(self, ty=None, other_than=None):
-        """A variable (of type `ty`) this function may use: one it has or a private one, or a new
-        one of either storage."""
+    def variables_at_hand(self):
+        """(variable, type, storage) of the variables this function may use: its own, the private
+        ones, and the variable its pointer parameter points to."""
+        at_hand = [(v, t, "Function") for v, t, _ in self.fn.variables]
+        at_hand += [(v, t, "Private") for v, t, _ in self.p.privates]
+        if self.fn.pointer:
+            at_hand.append((self.fn.params[3], *self.fn.pointer))
+        return at_hand
+
+    def some_variable(self, ty=None, storage=None, other_than=None):
+        """A variable (of type `ty`, in `storage`) this function may use, or a new one."""
         r = self.r
-        ours = [(v, t) for v, t, _ in self.fn.variables + self.p.privates if t == ty or ty is None]
-        ours = [(v, t) for v, t in ours if v != other_than]
+        ours = [(v, t) for v, t, st in self.variables_at_hand()
+                if ty in (t, None) and storage in (st, None) and v != other_than]
         if ours and r.random() < 0.7:
             return r.choice(ours)
         ty = ty or r.choice([t for t in POINTEES if t in COMPOSITES])
-        if r.random() < 0.3:
+        if storage == "Private" or storage is None and r.random() < 0.3:
             var = self.p.fresh("private")
             self.p.privates.append((var, ty, self.constant(ty)))
             self.p.note("variable.private")
@@ -899,7 +919,8 @@ class FunctionBuilder:
 
     def statement_call(self, ctx):
         callee = self.r.choice(self.helpers)
-        self.state["acc"] = self.emit("call", callee.name, self.state["acc"], self.state["cursor"], self.base)
+        pointer = [self.some_variable(*callee.pointer)[0]] if callee.pointer else []
+        self.state["acc"] = self.emit("call", callee.name, self.state["acc"], self.state["cursor"], self.base, *pointer)
         self.state["cursor"] = self.emit("add", self.state["cursor"], self.c(CALL_STRIDE))
         self.p.note("call" + (".in_loop" if ctx is None or ctx.loop or ctx.in_continue else ""))
 
@@ -1132,13 +1153,13 @@ class FunctionBuilder:
             self.straight(r.randint(0, 3))
             counter_next = self.emit("add", header.counter, self.c(1))
             more = self.emit("ult", counter_next, bound)
-            self.make_header(self.cur, "loop", merge, header_label)
+            self.make_header(self.cur, "loop", merge, header_label, constant_count=bound.startswith("%u_"))
             self.latch(header, counter_next, more, merge)
             self.start(merge)
             return
         self.straight(r.randint(0, 1))
         header_block = self.cur
-        self.make_header(header_block, "loop", merge, continue_target)
+        self.make_header(header_block, "loop", merge, continue_target, constant_count=bound.startswith("%u_"))
         body = self.label()
         body_ctx = ctx.derive(loop=(merge, continue_target), switch=None)
         # A `while` whose body is empty goes straight to the continue target.
@@ -1237,9 +1258,9 @@ class FunctionBuilder:
 
     def helper_body(self):
         self.cur = self.new_block(self.label())
-        acc, cursor, self.base = self.fn.params
+        acc, cursor, self.base = self.fn.params[:3]
         self.state = {"acc": acc, "cursor": cursor}
-        self.avail = frozenset(self.fn.params)
+        self.avail = frozenset(self.fn.params[:3])
         self.threaded_composite()
         while self.cur is not None and self.budget > 0:
             self.budget -= 1

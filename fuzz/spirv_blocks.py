@@ -305,23 +305,35 @@ COMPOSITE_MODELS = {
 
 
 class Memory:
-    """The variables a function sees, by name: its own, then the invocation's private ones."""
+    """The variables a function sees, by name: its own, the invocation's private ones, and its
+    pointer parameter, which names a variable the caller sees."""
 
-    def __init__(self, *maps):
-        self.maps = maps
+    def __init__(self, own, private, aliases):
+        self.maps = (own, private)
+        self.aliases = aliases  # parameter -> (the caller's Memory, the variable it names there)
 
     def holding(self, var):
-        return next(m for m in self.maps if var in m)
+        if var in self.aliases:
+            memory, var = self.aliases[var]
+            return memory.holding(var)
+        return next(m for m in self.maps if var in m), var
 
     def __getitem__(self, var):
-        return self.holding(var)[var]
+        holder, var = self.holding(var)
+        return holder[var]
 
     def __setitem__(self, var, value):
-        self.holding(var)[var] = value
+        holder, var = self.holding(var)
+        holder[var] = value
 
 
 # The types function variables and their elements may have.
 POINTEES = ["%uint", "%int"] + [ty for ty in COMPOSITES if "bool" not in ty]
+
+
+def function_type(fn):
+    """A helper's function type: three u32 parameters, maybe a pointer one."""
+    return f"%helper_fn_{fn.pointer[1]}_{fn.pointer[0][1:]}" if fn.pointer else "%helper_fn"
 
 
 def pointer(ty, storage="Function"):
@@ -352,6 +364,7 @@ class Function:
         self.params = params
         self.blocks = []
         self.variables = []  # (name, type, initializer): function variables of composite types
+        self.pointer = None  # (type, storage) of a fourth parameter, a pointer to a variable
 
 
 class Module:
@@ -417,7 +430,8 @@ class Module:
         def value(name):
             return env[name] if name in env else self.constant_value(name)
 
-        variables = Memory({var: value(init) for var, _, init in fn.variables}, memory["private"])
+        aliases = {param: arg for param, arg in env.items() if isinstance(arg, tuple)}
+        variables = Memory({var: value(init) for var, _, init in fn.variables}, memory["private"], aliases)
 
         block, previous = fn.blocks[0], None
         while True:
@@ -469,7 +483,9 @@ class Module:
                     env[result] = COMPOSITE_MODELS[op](value, variables, *operands)
                 elif op == "call":
                     callee = next(f for f in self.functions if f.name == operands[0])
-                    env[result] = self.run(callee, [value(a) for a in operands[1:]], memory)
+                    # A pointer argument (a variable) goes as what it names in this function.
+                    args = [(variables, a) if i == 3 else value(a) for i, a in enumerate(operands[1:])]
+                    env[result] = self.run(callee, args, memory)
                 else:
                     raise GeneratorBug(f"no model for {op}")
             kind = block.term[0]
@@ -543,6 +559,8 @@ class Module:
             "      %arr2S = OpTypeArray %S %len2",
         ]
         lines += [f"{pointer(ty, s)} = OpTypePointer {s} {ty}" for s in ("Function", "Private") for ty in POINTEES]
+        types = {function_type(f): f.pointer for f in self.functions if f.pointer}
+        lines += [f"{name} = OpTypeFunction %uint %uint %uint %uint {pointer(*p)}" for name, p in types.items()]
         lines += [
             "    %rt_uint = OpTypeRuntimeArray %uint",
             "        %Buf = OpTypeStruct %rt_uint",
@@ -574,9 +592,11 @@ class Module:
 
     def function_assembly(self, fn):
         main = fn.name == "%main"
-        result, ty = ("%void", "%void_fn") if main else ("%uint", "%helper_fn")
+        result, ty = ("%void", "%void_fn") if main else ("%uint", function_type(fn))
         lines = [f"{fn.name} = OpFunction {result} None {ty}"]
-        lines += [f"{p} = OpFunctionParameter %uint" for p in fn.params]
+        lines += [f"{p} = OpFunctionParameter %uint" for p in fn.params[:3]]
+        if fn.pointer:
+            lines.append(f"{fn.params[3]} = OpFunctionParameter {pointer(*fn.pointer)}")
         for index, block in enumerate(fn.blocks):
             lines.append(f"{block.label} = OpLabel")
             if main and index == 0:
