@@ -60,8 +60,9 @@ signed and unsigned operations keep to their own signedness: spirv-opt folds the
 otherwise); operands whose values SPIR-V leaves undefined are kept out (divisors 2 to 255 or their
 negation, shifts under 32, fields within the word, clamp bounds in order).
 
-And operations on composite values (`spirv_blocks.COMPOSITES`: vectors of u32, i32 and bool of two
-to four, an array of u32, an array of i32 vectors, a struct of them and an array of that struct):
+And operations on composite values (`spirv_blocks.COMPOSITES`: vectors of u32, i32, bool and f32
+of two to four, f32 matrices of 2x2 to 4x4, an array of u32, an array of i32 vectors, a struct of
+them and an array of that struct, a struct of a matrix, a vector, a float and an array):
 values built by `OpCompositeConstruct` (a vector maybe of a shorter vector and scalars), as
 constants (`OpConstantComposite`, `OpConstantNull`), as an `OpUndef` with every member inserted,
 or copied (`OpCopyObject`); `OpCompositeInsert` and `OpCompositeExtract` at any depth;
@@ -82,7 +83,8 @@ back lane by lane into acc.
 And operations on 32-bit floats (`spirv_blocks.FLOAT`), on scalars and vectors of two to four:
 arithmetic, `OpFRem` and `OpFMod`, negation, ordered and unordered comparisons, `OpIsNan` and
 `OpIsInf`, conversions to and from integers (`OpConvertFToU` of nonnegative values only),
-`OpQuantizeToF16`, `OpDot`, `OpVectorTimesScalar`, and GLSL.std.450's `FAbs`, `FSign`, `Floor`,
+`OpQuantizeToF16`, `OpDot`, `OpVectorTimesScalar`, the matrix products, `OpMatrixTimesScalar`,
+`OpTranspose` and `OpOuterProduct`, and GLSL.std.450's `FAbs`, `FSign`, `Floor`,
 `Ceil`, `Trunc`, `Fract`, `RoundEven`, `FMin`/`FMax`/`NMin`/`NMax`, `FClamp`, `Step`, `Ldexp` and
 `FMix`; every value a multiple of 1/64 far inside f32's exact range (divisors powers of two), so
 each result is exact on any device and in the model, which checks that it is.
@@ -563,6 +565,9 @@ class FunctionBuilder:
         r = self.r
         name = r.choice(sorted(FLOAT))
         spelling, operands, result, _ = FLOAT[name]
+        if result == "matrix":
+            self.matrix_operation(name)
+            return
         width = r.choice([2, 3, 4]) if spelling in ("OpDot", "OpVectorTimesScalar") else r.choice([1, 1, 2, 3, 4])
         args = [self.float_operand(kind, width) for kind in operands]
         scalar = {"float": "%float", "dot": "%float", "bool": "%bool", "int": "%int", "uint": "%uint"}[result]
@@ -573,14 +578,38 @@ class FunctionBuilder:
         if width > 1:
             self.p.note(f"float.vec{width}")
         for index in range(1 if ty == scalar else width):
-            component = value if ty == scalar else self.emit("extract", scalar, value, index)
-            if scalar == "%float":
-                scaled = self.float_op("fmul", "%float", component, self.p.float_const(64.0))
-                component = self.float_op("ftos", "%int", scaled)
-                scalar_read = "%int"
+            self.fold_scalar(value if ty == scalar else self.emit("extract", scalar, value, index), scalar)
+
+    def matrix_operation(self, name):
+        """A product, transpose or outer product of float matrices and vectors, its operands of
+        the shapes the result's type asks for; every lane of the result is read into acc."""
+        r = self.r
+        shapes = [(entry[2], COMPOSITES[entry[1]][2]) for entry in COMPOSITES.values() if entry[0] == "matrix"]
+        matrix = lambda shape: f"%mat{shape[0]}v{shape[1]}float"
+        vector = lambda width: self.composite(vector_type("%float", width))
+        if name == "matrix_times_matrix":
+            # A of k columns of r rows times B of c columns of k rows: c columns of r rows.
+            pairs = [(a, b) for a in shapes for b in shapes if b[1] == a[0] and (b[0], a[1]) in shapes]
+            a, b = r.choice(pairs)
+            ty, args = matrix((b[0], a[1])), [self.composite(matrix(a)), self.composite(matrix(b))]
+        elif name == "transpose":
+            a = r.choice([s for s in shapes if s[::-1] in shapes])
+            ty, args = matrix(a[::-1]), [self.composite(matrix(a))]
+        elif name == "outer_product":
+            c, rows = r.choice(shapes)
+            ty, args = matrix((c, rows)), [vector(rows), vector(c)]
+        else:
+            c, rows = r.choice(shapes)
+            m = self.composite(matrix((c, rows)))
+            if name == "matrix_times_vector":
+                ty, args = vector_type("%float", rows), [m, vector(c)]
+            elif name == "vector_times_matrix":
+                ty, args = vector_type("%float", c), [vector(rows), m]
             else:
-                scalar_read = scalar
-            self.fold_scalar(component, scalar_read)
+                ty, args = matrix((c, rows)), [m, self.float_value(1)]
+        result = self.float_op(name, ty, *args)
+        self.p.note("float." + name)
+        self.fold(result, ty, 3)
 
     def float_op(self, name, ty, *args):
         result = self.p.fresh("v")
@@ -644,6 +673,8 @@ class FunctionBuilder:
             return self.c(r.getrandbits(32))
         if ty == "%int":
             return self.p.int_const(r.randint(-1000, 1000))
+        if ty == "%float":
+            return self.p.float_const(r.randint(-256, 256) / 4)
         if ty == "%bool":
             return self.p.bool_const(r.random() < 0.5)
         if r.random() < 0.15:
@@ -659,6 +690,8 @@ class FunctionBuilder:
             return self.any_value()
         if ty == "%int":
             return self.p.int_const(r.randint(-500, 500)) if r.random() < 0.3 else self.emit("bitcast", "%int", self.any_value())
+        if ty == "%float":
+            return self.float_value(1)
         if self.bools and r.random() < 0.7:
             return r.choice(sorted(self.bools))
         return self.p.bool_const(r.random() < 0.5)
@@ -713,7 +746,11 @@ class FunctionBuilder:
             self.fold_scalar(self.emit("extract", leaf, value, *path), leaf)
 
     def fold_scalar(self, value, ty, into_acc=True):
-        """Makes `value` of the scalar type `ty` one at hand (a u32 one) and folds it into acc."""
+        """Makes `value` of the scalar type `ty` one at hand (a u32 one) and folds it into acc (a
+        float as its multiple of 1/64, converted)."""
+        if ty == "%float":
+            scaled = self.float_op("fmul", "%float", value, self.p.float_const(64.0))
+            value, ty = self.float_op("ftos", "%int", scaled), "%int"
         if ty == "%bool":
             self.bools = self.bools | {value}
             value = self.emit("select", value, self.c(self.r.getrandbits(32)), self.c(self.r.getrandbits(32)))
@@ -749,7 +786,7 @@ class FunctionBuilder:
             self.comps = self.comps | {(result, ty)}
             self.fold(result, ty, 2)
         elif kind == "extract":
-            ty = r.choice(["%S", "%arr2S", "%arr2v2int"])
+            ty = r.choice(["%S", "%arr2S", "%arr2v2int", "%SF", "%mat3v3float"])
             path, part = self.path(ty, full=False)
             result = self.emit("extract", part, self.composite(ty), *path)
             if part in COMPOSITES:
@@ -778,7 +815,7 @@ class FunctionBuilder:
         """OpVectorShuffle of two vectors of one component type and any widths; a lane may be
         0xFFFFFFFF (undefined), the result then read only at its other lanes."""
         r = self.r
-        scalar = r.choice(["%uint", "%int", "%bool"])
+        scalar = r.choice(["%uint", "%int", "%bool", "%float"])
         widths = [r.randint(2, 4), r.randint(2, 4)]
         a = self.composite(vector_type(scalar, widths[0]))
         if r.random() < 0.2:
@@ -803,7 +840,7 @@ class FunctionBuilder:
     def dynamic(self):
         """OpVectorExtractDynamic or OpVectorInsertDynamic at an index computed at run time."""
         r = self.r
-        scalar, width = r.choice(["%uint", "%int", "%bool"]), r.randint(2, 4)
+        scalar, width = r.choice(["%uint", "%int", "%bool", "%float"]), r.randint(2, 4)
         ty = vector_type(scalar, width)
         vector = self.composite(ty)
         index = self.index(width)

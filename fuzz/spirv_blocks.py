@@ -90,7 +90,7 @@ def componentwise(model, args):
 
 
 def flat(value):
-    return value if isinstance(value, list) else [value]
+    return [x for v in value for x in flat(v)] if isinstance(value, list) else [value]
 
 
 def exact_in_f32(x):
@@ -211,6 +211,17 @@ FLOAT = {
     "ldexp": ("GLSL.std.450 Ldexp", ("any", "exponent"), "float", lambda x, e: x * 2.0 ** signed(e)),
     "fmix": ("GLSL.std.450 FMix", ("any", "any", "weight"), "float", lambda x, y, a: x * (1 - a) + y * a),
     "dot": ("OpDot", ("any", "any"), "dot", lambda a, b: sum(x * y for x, y in zip(a, b))),
+    # On matrices (lists of columns); the operands' shapes follow from the result's (`MATRIX`).
+    "matrix_times_vector": ("OpMatrixTimesVector", ("matrix", "vector"), "matrix", lambda m, v: [
+        sum(column[row] * v[c] for c, column in enumerate(m)) for row in range(len(m[0]))]),
+    "vector_times_matrix": ("OpVectorTimesMatrix", ("vector", "matrix"), "matrix", lambda v, m: [
+        sum(x * y for x, y in zip(v, column)) for column in m]),
+    "matrix_times_matrix": ("OpMatrixTimesMatrix", ("matrix", "matrix"), "matrix", lambda a, b: [
+        [sum(a[k][row] * column[k] for k in range(len(a))) for row in range(len(a[0]))] for column in b]),
+    "matrix_times_scalar": ("OpMatrixTimesScalar", ("matrix", "scalar"), "matrix", lambda m, s: [
+        [x * s for x in column] for column in m]),
+    "transpose": ("OpTranspose", ("matrix",), "matrix", lambda m: [list(row) for row in zip(*m)]),
+    "outer_product": ("OpOuterProduct", ("vector", "vector"), "matrix", lambda a, b: [[x * y for x in a] for y in b]),
     "times_scalar": ("OpVectorTimesScalar", ("any", "scalar"), "float", lambda a, b: a * b),
 }
 
@@ -219,11 +230,13 @@ FLOAT = {
 # element, length) or ("struct", members). Values of them are lists (nested), their leaves 32-bit
 # patterns or bools, None where SPIR-V leaves a lane undefined (OpUndef, a shuffle's 0xFFFFFFFF).
 COMPOSITES = {
-    **{vector_type(f"%{s}", n): ("vector", f"%{s}", n) for s in ("uint", "int", "bool") for n in (2, 3, 4)},
+    **{vector_type(f"%{s}", n): ("vector", f"%{s}", n) for s in ("uint", "int", "bool", "float") for n in (2, 3, 4)},
+    **{f"%mat{c}v{r}float": ("matrix", f"%v{r}float", c) for c, r in ((2, 2), (2, 3), (3, 2), (3, 3), (4, 4))},
     "%arr3uint": ("array", "%uint", 3),
     "%arr2v2int": ("array", "%v2int", 2),
     "%S": ("struct", ("%uint", "%v3int", "%arr2v2int", "%int")),
     "%arr2S": ("array", "%S", 2),
+    "%SF": ("struct", ("%mat2v3float", "%v4float", "%float", "%arr3uint")),
 }
 
 
@@ -240,7 +253,7 @@ def undefined(ty):
 def null_value(ty):
     if ty in COMPOSITES:
         return [null_value(m) for m in members(ty)]
-    return False if ty == "%bool" else 0
+    return {"%bool": False, "%float": 0.0}.get(ty, 0)
 
 
 def pattern(value):
@@ -328,7 +341,7 @@ class Memory:
 
 
 # The types function variables and their elements may have.
-POINTEES = ["%uint", "%int"] + [ty for ty in COMPOSITES if "bool" not in ty]
+POINTEES = ["%uint", "%int", "%float"] + [ty for ty in COMPOSITES if "bool" not in ty]
 
 
 def function_type(fn):
@@ -471,7 +484,8 @@ class Module:
                     name, _, *args = operands
                     model = FLOAT[name][3]
                     values = [value(a) for a in args]
-                    env[result] = model(*values) if FLOAT[name][2] == "dot" else componentwise(model, values)
+                    whole = FLOAT[name][2] in ("dot", "matrix")
+                    env[result] = model(*values) if whole else componentwise(model, values)
                     if FLOAT[name][2] in ("int", "uint"):
                         env[result] = masked(env[result])
                     elif FLOAT[name][2] != "bool" and not all(map(exact_in_f32, flat(env[result]))):
@@ -557,6 +571,11 @@ class Module:
             "  %arr2v2int = OpTypeArray %v2int %len2",
             "          %S = OpTypeStruct %uint %v3int %arr2v2int %int",
             "      %arr2S = OpTypeArray %S %len2",
+        ]
+        lines += [f"{ty} = OpTypeMatrix {entry[1]} {entry[2]}" for ty, entry in COMPOSITES.items()
+                  if entry[0] == "matrix"]
+        lines += [
+            "         %SF = OpTypeStruct %mat2v3float %v4float %float %arr3uint",
         ]
         lines += [f"{pointer(ty, s)} = OpTypePointer {s} {ty}" for s in ("Function", "Private") for ty in POINTEES]
         types = {function_type(f): f.pointer for f in self.functions if f.pointer}
