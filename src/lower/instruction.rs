@@ -582,11 +582,18 @@ impl Lower<'_> {
         while let Some((&first, after)) = rest.split_first() {
             let Some((vector, _)) = self.folded_component(first) else {
                 let part = self.take(e, first)?;
-                match *self.module.ty(self.module.type_of(first)?)? {
-                    Type::Vector { count, component } if is_vector && is_zero_vector(&part) => {
+                match (self.module.ty(self.module.type_of(first)?)?, part) {
+                    (&Type::Vector { count, component }, part) if is_vector && is_zero_vector(&part) => {
                         parts.extend(zeros(e, component, count)?);
                     }
-                    _ => parts.push(part),
+                    // `vec3<f32>(x, vec2<f32>(y, z))` is `vec3<f32>(x, y, z)`: naga 30 cannot
+                    // evaluate a constant matrix product whose columns are written nested.
+                    (Type::Vector { .. }, Expr::Call(call))
+                        if is_vector && call.args.len() > 1 && is_vector_constructor(&call.callee) =>
+                    {
+                        parts.extend(call.args);
+                    }
+                    (_, part) => parts.push(part),
                 }
                 rest = after;
                 continue;
