@@ -9,9 +9,15 @@
 //! its original body. A parameter some call passes anything else (a pointer a phi or select
 //! chose), or that no call reaches, is refused.
 //!
+//! A `private` pointer parameter is specialized so too where its function (or one it calls) uses
+//! a private variable by name: the argument may point into that variable, and WGSL rejects a call
+//! whose pointer argument aliases a module-scope variable the callee uses; SPIR-V allows it
+//! (with `Aliased`), and the specialized callee accesses the variable itself, as aliasing asks.
+//!
 //! Before: function parameters may be pointers of any storage class.
 //! After: no parameter of a function an entry point reaches points into storage, uniform,
-//! push-constant or workgroup memory.
+//! push-constant or workgroup memory, nor into private memory where the function uses a private
+//! variable by name.
 
 use std::collections::{HashMap, HashSet};
 
@@ -59,10 +65,16 @@ struct PendingCall {
 }
 
 pub fn run(module: &mut Module, _options: &Options) -> Result<(), Error> {
+    let private_users = private_users(module);
+    let is_candidate = |module: &Module, f: usize, param: &Param| match module.type_def(param.ty) {
+        Some(Type::Pointer { class: StorageClass::Private, .. }) => private_users.contains(&f),
+        Some(Type::Pointer { class, .. }) => passed_by_variable_only(*class),
+        _ => false,
+    };
     // Each function with such parameters as it was before any call was rewritten: copies are made
     // of it, and its calls pass arguments to its parameters.
     let originals: HashMap<usize, Function> = (0..module.functions.len())
-        .filter(|&f| module.functions[f].params.iter().any(|param| is_candidate(module, param)))
+        .filter(|&f| module.functions[f].params.iter().any(|param| is_candidate(module, f, param)))
         .map(|f| (f, module.functions[f].clone()))
         .collect();
     if originals.is_empty() {
@@ -72,7 +84,7 @@ pub fn run(module: &mut Module, _options: &Options) -> Result<(), Error> {
     let mut specialized: HashMap<Key, usize> = HashMap::new();
     // Calls already rewritten, by (function, instruction index).
     let mut rewritten: HashSet<(usize, usize)> = HashSet::new();
-    while let Some(call) = next_call(module, &originals, &rewritten) {
+    while let Some(call) = next_call(module, &originals, &rewritten, &is_candidate) {
         let key: Key = (call.callee, call.roots.iter().map(|(i, root)| (*i, root.shape())).collect());
         let target = match specialized.get(&key) {
             Some(&target) => target,
@@ -99,16 +111,50 @@ pub fn run(module: &mut Module, _options: &Options) -> Result<(), Error> {
         rewrite_call(module, &call, target, &originals);
         rewritten.insert((call.caller, call.inst));
     }
-    refuse_remaining(module, &rewritten)
+    refuse_remaining(module, &rewritten, &is_candidate)
+}
+
+/// The functions that use a private variable by name, or call one that does; empty where no
+/// function has a private pointer parameter. One walk of the module, then up the calls.
+fn private_users(module: &Module) -> HashSet<usize> {
+    let is_private_pointer =
+        |param: &Param| matches!(module.type_def(param.ty), Some(Type::Pointer { class: StorageClass::Private, .. }));
+    if !module.functions.iter().any(|function| function.params.iter().any(is_private_pointer)) {
+        return HashSet::new();
+    }
+    let privates: HashSet<Id> =
+        module.globals.iter().filter(|global| global.class == StorageClass::Private).map(|global| global.id).collect();
+    let mut callers: Vec<Vec<usize>> = vec![Vec::new(); module.functions.len()];
+    let mut users = HashSet::new();
+    let mut work = Vec::new();
+    for (f, function) in module.functions.iter().enumerate() {
+        for block in &function.blocks {
+            for index in block.all_insts() {
+                let inst = &function.insts[index];
+                if inst.op == Op::FunctionCall
+                    && let Some(callee) = inst.id(0).and_then(|id| module.function_index(id))
+                {
+                    callers[callee].push(f);
+                }
+                if inst.id_operands().any(|id| privates.contains(&id)) && users.insert(f) {
+                    work.push(f);
+                }
+            }
+        }
+    }
+    while let Some(f) = work.pop() {
+        for &caller in &callers[f] {
+            if users.insert(caller) {
+                work.push(caller);
+            }
+        }
+    }
+    users
 }
 
 /// The parameters of function `f` as its calls pass arguments: its original ones.
 fn params_of<'m>(module: &'m Module, originals: &'m HashMap<usize, Function>, f: usize) -> &'m [Param] {
     originals.get(&f).map_or(&module.functions[f].params, |original| &original.params)
-}
-
-fn is_candidate(module: &Module, param: &Param) -> bool {
-    matches!(module.type_def(param.ty), Some(Type::Pointer { class, .. }) if passed_by_variable_only(*class))
 }
 
 /// The first call, in a function an entry point reaches, whose replaced arguments all name parts
@@ -117,6 +163,7 @@ fn next_call(
     module: &Module,
     originals: &HashMap<usize, Function>,
     rewritten: &HashSet<(usize, usize)>,
+    is_candidate: &impl Fn(&Module, usize, &Param) -> bool,
 ) -> Option<PendingCall> {
     for caller in module.entry_functions() {
         let function = &module.functions[caller];
@@ -131,7 +178,7 @@ fn next_call(
                 let mut roots = Vec::new();
                 let mut resolved = true;
                 for (i, (param, arg)) in params.iter().zip(inst.id_operands().skip(1)).enumerate() {
-                    if !is_candidate(module, param) {
+                    if !is_candidate(module, callee, param) {
                         continue;
                     }
                     match root(module, arg) {
@@ -322,7 +369,11 @@ fn rewrite_call(module: &mut Module, call: &PendingCall, target: usize, original
 }
 
 /// Refuses a parameter still pointing into such memory in a function an entry point reaches.
-fn refuse_remaining(module: &Module, rewritten: &HashSet<(usize, usize)>) -> Result<(), Error> {
+fn refuse_remaining(
+    module: &Module,
+    rewritten: &HashSet<(usize, usize)>,
+    is_candidate: &impl Fn(&Module, usize, &Param) -> bool,
+) -> Result<(), Error> {
     let reached = module.entry_functions();
     let called = |f: usize| {
         reached.iter().any(|&caller| {
@@ -335,7 +386,7 @@ fn refuse_remaining(module: &Module, rewritten: &HashSet<(usize, usize)>) -> Res
         })
     };
     for &f in &reached {
-        let Some(param) = module.functions[f].params.iter().find(|param| is_candidate(module, param)) else {
+        let Some(param) = module.functions[f].params.iter().find(|param| is_candidate(module, f, param)) else {
             continue;
         };
         let Some(Type::Pointer { class, .. }) = module.type_def(param.ty) else { continue };
@@ -344,11 +395,17 @@ fn refuse_remaining(module: &Module, rewritten: &HashSet<(usize, usize)>) -> Res
         } else {
             "by no call"
         };
+        let why = match class {
+            StorageClass::Private => {
+                "WGSL rejects a pointer argument that may alias a private variable the function uses by name"
+            }
+            _ => {
+                "WGSL takes such pointers as parameters only with the unrestricted_pointer_parameters extension, \
+                 which naga lacks"
+            }
+        };
         return Err(Error::unsupported(
-            format!(
-                "a function parameter pointing into {class:?} memory, passed {what}: WGSL takes such pointers \
-                 as parameters only with the unrestricted_pointer_parameters extension, which naga lacks"
-            ),
+            format!("a function parameter pointing into {class:?} memory, passed {what}: {why}"),
             Location { result_id: Some(param.id), ..Location::default() },
         ));
     }
