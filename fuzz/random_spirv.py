@@ -75,7 +75,8 @@ signed or not; the chain maybe kept, and loaded or stored through later wherever
 and copied by `OpCopyMemory` (between the two storages too). Private variables are shared by the
 entry point and the helpers it calls; some helpers take a fourth parameter, a pointer to a
 function variable of the caller's or to a private one (which the caller may pass on from its own
-such parameter), and load and store through it as through a variable of their own. Composite values are used wherever their definitions dominate, meet
+such parameter), and load and store through it as through a variable of their own, while maybe
+using the same private variable by name (both are declared `Aliased`). Composite values are used wherever their definitions dominate, meet
 in phis at joins, and half the functions thread one (`agg`) through their control flow as they do
 acc, with phis at every loop header; its members are replaced on the way. What each gives is read
 back lane by lane into acc.

@@ -546,6 +546,12 @@ class Module:
             "               OpDecorate %inputs Binding 0",
             "               OpDecorate %outputs DescriptorSet 0",
             "               OpDecorate %outputs Binding 1",
+        ]
+        # A helper's pointer parameter may point to a private variable the helper also uses by name:
+        # both are declared Aliased, which makes SPIR-V define what such accesses do.
+        lines += [f"OpDecorate {var} Aliased" for var, _, _ in self.privates]
+        lines += [f"OpDecorate {f.params[3]} Aliased" for f in self.functions if f.pointer]
+        lines += [
             "       %void = OpTypeVoid",
             "    %void_fn = OpTypeFunction %void",
             "       %bool = OpTypeBool",
