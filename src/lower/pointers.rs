@@ -417,18 +417,39 @@ impl Lower<'_> {
 
 #[cfg(test)]
 mod tests {
-    #[test]
-    fn a_pointer_parameter_compared_with_another_pointer_is_refused() {
-        let text = "OpCapability Shader\nOpCapability VariablePointers\nOpMemoryModel Logical GLSL450\n\
+    /// A module whose `helper` compares its pointer parameter with another pointer, `other`; `class`
+    /// is the storage of both, `locals` the variables `helper` and `main` declare, `calls` main's.
+    fn comparing(class: &str, other: &str, locals: [&str; 2], calls: &str) -> String {
+        let [helper_locals, main_locals] = locals;
+        let globals =
+            if class == "Private" { "%g = OpVariable %ptr Private\n%h = OpVariable %ptr Private\n" } else { "" };
+        format!(
+            "OpCapability Shader\nOpCapability VariablePointers\nOpMemoryModel Logical GLSL450\n\
             OpEntryPoint GLCompute %main \"main\"\nOpExecutionMode %main LocalSize 1 1 1\n\
             %void = OpTypeVoid\n%bool = OpTypeBool\n%float = OpTypeFloat 32\n\
-            %ptr = OpTypePointer Private %float\n%fn = OpTypeFunction %void\n\
-            %helper_fn = OpTypeFunction %bool %ptr\n%g = OpVariable %ptr Private\n%h = OpVariable %ptr Private\n\
+            %ptr = OpTypePointer {class} %float\n%fn = OpTypeFunction %void\n\
+            %helper_fn = OpTypeFunction %bool %ptr\n{globals}\
             %helper = OpFunction %bool None %helper_fn\n%p = OpFunctionParameter %ptr\n%he = OpLabel\n\
-            %same = OpPtrEqual %bool %p %g\nOpReturnValue %same\nOpFunctionEnd\n\
-            %main = OpFunction %void None %fn\n%entry = OpLabel\n%r = OpFunctionCall %bool %helper %h\n\
-            OpReturn\nOpFunctionEnd\n";
+            {helper_locals}%same = OpPtrEqual %bool %p {other}\nOpReturnValue %same\nOpFunctionEnd\n\
+            %main = OpFunction %void None %fn\n%entry = OpLabel\n{main_locals}{calls}OpReturn\nOpFunctionEnd\n"
+        )
+    }
+
+    #[test]
+    fn a_pointer_parameter_compared_with_another_pointer_is_refused() {
+        let locals = ["%local = OpVariable %ptr Function\n", "%v = OpVariable %ptr Function\n"];
+        let text = comparing("Function", "%local", locals, "%r = OpFunctionCall %bool %helper %v\n");
         let error = crate::translate(text.as_bytes(), &crate::Options::default()).unwrap_err().to_string();
         assert!(error.contains("OpPtrEqual compares a pointer parameter with another pointer"), "{error}");
+    }
+
+    #[test]
+    fn a_private_pointer_parameter_compared_with_a_variable_named_compares_the_arguments() {
+        // The helper names %g, so its parameter is specialized per argument (global_params):
+        // `&h == &g` is false and `&g == &g` true.
+        let calls = "%r = OpFunctionCall %bool %helper %h\n%s = OpFunctionCall %bool %helper %g\n";
+        let text = comparing("Private", "%g", ["", ""], calls);
+        let wgsl = crate::translate(text.as_bytes(), &crate::Options::default()).unwrap().wgsl;
+        assert!(wgsl.contains("return false;") && wgsl.contains("return true;"), "{wgsl}");
     }
 }
