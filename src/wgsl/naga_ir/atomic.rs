@@ -37,8 +37,7 @@ impl<'a> FunctionLowering<'_, 'a> {
             ("atomicLoad", []) => return self.append(block, Expression::Load { pointer }).map(Some),
             ("atomicStore", [value]) => {
                 let value = self.atomic_operand(value, scalar, block)?;
-                block.extend(self.emitter.finish(&self.function.expressions));
-                self.emitter.start(&self.function.expressions);
+                self.split_emit_range(block);
                 block.push(Statement::Store { pointer, value }, Span::UNDEFINED);
                 return Ok(None);
             }

@@ -155,9 +155,9 @@ impl<'b, 'a> FunctionLowering<'b, 'a> {
         }
     }
 
-    /// Ends the open `Emit` range and starts another, where the front end appends an expression
-    /// the compaction removes.
-    fn split_emit_range(&mut self, block: &mut Block) {
+    /// Ends the open `Emit` range (into `block`) and starts another: before a statement that uses
+    /// the expressions, or where the front end appends an expression the compaction removes.
+    pub(super) fn split_emit_range(&mut self, block: &mut Block) {
         block.extend(self.emitter.finish(&self.function.expressions));
         self.emitter.start(&self.function.expressions);
     }

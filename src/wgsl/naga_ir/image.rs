@@ -321,8 +321,7 @@ impl<'a> FunctionLowering<'_, 'a> {
         let ImageClass::Storage { format, .. } = class else { return Err(Unsupported("store to a sampled texture")) };
         let value = self.with_leaf_scalar(args.next()?, Scalar::from(format), block)?;
         args.finish()?;
-        block.extend(self.emitter.finish(&self.function.expressions));
-        self.emitter.start(&self.function.expressions);
+        self.split_emit_range(block);
         block.push(Statement::ImageStore { image, coordinate, array_index, value }, Span::UNDEFINED);
         Ok(())
     }
