@@ -248,9 +248,14 @@ class FunctionBuilder:
     def label(self):
         return self.p.fresh("b")
 
-    def emit(self, op, *args):
+    def inst(self, op, *args):
+        """Appends an instruction of `op` to the open block; returns its result."""
         result = self.p.fresh("v")
         self.cur.insts.append((result, op, args))
+        return result
+
+    def emit(self, op, *args):
+        result = self.inst(op, *args)
         if op in U32_OPS or op in BINARY and BINARY[op][1] == "uint":
             self.avail = self.avail | {result}
         elif op == "not" or op in BINARY and BINARY[op][1] == "bool":
@@ -547,16 +552,12 @@ class FunctionBuilder:
             args.append(value)
         self.p.note("integer." + name)
         ty = vector_type(scalar, width)
-        result = self.p.fresh("v")
-        self.cur.insts.append((result, "integer", (name, ty, *args)))
-        return result, ty
+        return self.inst("integer", name, ty, *args), ty
 
     def integer_negated(self, value, width):
         """OpSNegate of a u32 `value` (or vector of them), its result type chosen at random."""
         scalar = self.r.choice(["%int", "%uint"])
-        result = self.p.fresh("v")
-        self.cur.insts.append((result, "integer", ("snegate", vector_type(scalar, width), value)))
-        return result, scalar
+        return self.inst("integer", "snegate", vector_type(scalar, width), value), scalar
 
     # --- floats ----------------------------------------------------------------------------------
 
@@ -573,8 +574,7 @@ class FunctionBuilder:
         args = [self.float_operand(kind, width) for kind in operands]
         scalar = {"float": "%float", "dot": "%float", "bool": "%bool", "int": "%int", "uint": "%uint"}[result]
         ty = scalar if result == "dot" else vector_type(scalar, width)
-        value = self.p.fresh("v")
-        self.cur.insts.append((value, "float", (name, ty, *args)))
+        value = self.float_op(name, ty, *args)
         self.p.note("float." + name)
         if width > 1:
             self.p.note(f"float.vec{width}")
@@ -613,9 +613,7 @@ class FunctionBuilder:
         self.fold(result, ty, 3)
 
     def float_op(self, name, ty, *args):
-        result = self.p.fresh("v")
-        self.cur.insts.append((result, "float", (name, ty, *args)))
-        return result
+        return self.inst("float", name, ty, *args)
 
     def float_operand(self, kind, width):
         """An operand of the kind `FLOAT` names, of `width` components."""
@@ -658,11 +656,6 @@ class FunctionBuilder:
         return parts[0] if width == 1 else self.inst("compose", vector_type("%float", width), *parts)
 
     # --- composites and function variables -------------------------------------------------
-
-    def inst(self, op, *args):
-        result = self.p.fresh("v")
-        self.cur.insts.append((result, op, args))
-        return result
 
     def zero(self, ty):
         return self.c(0) if ty == "%uint" else self.p.composite_const(ty, None)
