@@ -277,6 +277,8 @@ impl<'m> Emitter<'m> {
     }
 
     fn unsupported(&self, id: Id, message: String) -> Error {
+        // A storage type the `layout` pass made is reported as the input's type it lays out.
+        let id = self.module.laid_out_from.get(&id).copied().unwrap_or(id);
         Error::unsupported(message, location_of_id(self.module, id))
     }
 

@@ -74,6 +74,22 @@ pub fn size_and_align(module: &Module, ty: Id) -> Result<(u32, u32), Error> {
     })
 }
 
+/// Whether the struct `ty` places its first member above offset 0.
+fn has_leading_gap(module: &Module, ty: Id) -> bool {
+    module.member_decorations(ty, 0).offset.is_some_and(|offset| offset > 0)
+}
+
+/// Whether a store of a whole `ty` in WGSL writes a padding member (a struct's leading gap).
+fn has_padding_member(module: &Module, ty: Id) -> bool {
+    match module.type_def(ty) {
+        Some(Type::Struct { members }) => {
+            has_leading_gap(module, ty) || members.iter().any(|&member| has_padding_member(module, member))
+        }
+        Some(Type::Array { element, .. } | Type::RuntimeArray { element }) => has_padding_member(module, *element),
+        _ => false,
+    }
+}
+
 /// WGSL's array stride for elements of type `ty`.
 fn natural_stride(module: &Module, ty: Id) -> Result<u32, Error> {
     let (size, align) = size_and_align(module, ty)?;
@@ -160,10 +176,10 @@ pub fn run(module: &mut Module, _options: &Options) -> Result<(), Error> {
             adapted.insert(id, value);
         }
     }
+    forget_offsets_outside_buffers(layouts.module);
     if adapted.is_empty() {
         return Ok(());
     }
-    layouts.forget_value_offsets();
     for f in layouts.module.entry_functions() {
         layouts.rewrite_function(f, &adapted)?;
     }
@@ -248,31 +264,41 @@ struct Place {
     column: Option<(Id, Id)>,
 }
 
-impl Layouts<'_> {
-    /// A struct with a storage type of its own is never in a buffer again, only a value: its
-    /// member offsets, which WGSL may be unable to spell (a `vec3` at offset 4), mean nothing now.
-    fn forget_value_offsets(&mut self) {
-        let values: Vec<(Id, usize)> = self
-            .memo
-            .iter()
-            .filter(|&(&(ty, _, scalar), &storage)| !scalar && storage != ty)
-            .filter_map(|(&(ty, ..), _)| match self.module.type_def(ty) {
-                Some(Type::Struct { members }) => Some((ty, members.len())),
-                _ => None,
-            })
-            .collect();
-        for (ty, members) in values {
-            for i in 0..members as u32 {
-                if let Some(d) = self.module.member_decorations.get_mut(&(ty, i)) {
-                    d.offset = None;
-                }
-            }
+/// Member offsets mean something only in buffers. A struct no buffer holds (one with a storage
+/// type of its own, or never in a buffer) is only a value, whose offsets WGSL may be unable to
+/// spell (a `vec3` at offset 4) or could spell only with a padding member, which a constructor of
+/// the value would lack (a first member above offset 0): they are dropped.
+fn forget_offsets_outside_buffers(module: &mut Module) {
+    let mut in_buffers = HashSet::new();
+    let mut types: Vec<Id> = module
+        .globals
+        .iter()
+        .filter(|g| matches!(g.class, StorageClass::Uniform | StorageClass::StorageBuffer))
+        .map(|g| g.pointee)
+        .collect();
+    while let Some(ty) = types.pop() {
+        if !in_buffers.insert(ty) {
+            continue;
+        }
+        match module.type_def(ty) {
+            Some(Type::Struct { members }) => types.extend(members),
+            Some(Type::Array { element, .. } | Type::RuntimeArray { element }) => types.push(*element),
+            _ => {}
         }
     }
+    for (&(ty, _), d) in module.member_decorations.iter_mut() {
+        if !in_buffers.contains(&ty) {
+            d.offset = None;
+        }
+    }
+}
 
+impl Layouts<'_> {
     fn new_type(&mut self, ty: Type, like: Id, kind: Kind) -> Id {
         let id = self.module.add_def(Def::of_type(ty));
         self.module.declarations.push(id);
+        let origin = self.module.laid_out_from.get(&like).copied().unwrap_or(like);
+        self.module.laid_out_from.insert(id, origin);
         if let Some(name) = self.module.names.get(&like).cloned() {
             self.module.names.insert(id, name);
         }
@@ -376,7 +402,9 @@ impl Layouts<'_> {
             }
             storage.push(member_storage);
         }
-        if storage == members {
+        // WGSL places a first member above offset 0 only after a padding member (`lower/emit.rs`),
+        // which values of the struct must not have: it is a storage type of its own.
+        if storage == members && !has_leading_gap(self.module, ty) {
             return Ok(ty);
         }
         let id = self.new_type(Type::Struct { members: storage.clone() }, ty, Kind::Struct);
@@ -815,8 +843,10 @@ impl Layouts<'_> {
         if place.column.is_none()
             && !self.atomic_variables.contains(&place.variable)
             && self.module.is_fixed_zero(value)
+            && !has_padding_member(self.module, place.storage)
         {
-            // Every part of zero is zero: one zero value of the storage type (`array<Stride16, 4>()`).
+            // Every part of zero is zero: one zero value of the storage type (`array<Stride16, 4>()`),
+            // unless that would write a padding member where SPIR-V writes nothing.
             let pointer = self.access_chain(f, out, &place.variable, place.class, &place.path, place.storage);
             let zero = self.zero(place.storage);
             self.push(f, out, Op::Store, None, vec![pointer, zero], None);
@@ -828,9 +858,13 @@ impl Layouts<'_> {
             self.push(f, out, Op::Store, None, vec![pointer, transposed], None);
             return Ok(());
         }
+        let zero = self.module.is_fixed_zero(value);
         for i in 0..self.part_count(place.value)? {
             let part = self.with_index(place, i)?;
-            let extracted = self.extract(f, out, part.value, value, i);
+            let extracted = match zero {
+                true => self.zero(part.value),
+                false => self.extract(f, out, part.value, value, i),
+            };
             self.store(f, out, &part, extracted)?;
         }
         Ok(())

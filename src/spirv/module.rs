@@ -540,6 +540,8 @@ pub struct Module {
     pub new_bindings: Vec<NewBinding>,
     /// Sizes of structs padded beyond their members (array-stride wrappers, `layout` pass).
     pub padded_sizes: IdMap<Id, u32>,
+    /// The type of the input each storage type the `layout` pass made lays out, for messages.
+    pub laid_out_from: IdMap<Id, Id>,
     /// The private variable the entry-point wrappers set to the invocation's id in its subgroup,
     /// for the subgroup operations WGSL lacks and the translation computes from it
     /// (`io_wrapper` pass).
