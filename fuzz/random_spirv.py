@@ -90,15 +90,28 @@ arithmetic, `OpFRem` and `OpFMod`, negation, ordered and unordered comparisons, 
 `FMix`; every value a multiple of 1/64 far inside f32's exact range (divisors powers of two), so
 each result is exact on any device and in the model, which checks that it is.
 
+And a storage buffer with an explicit layout (binding 2, `spirv_blocks.LAID_OUT` and `Layout`): a
+runtime array of a struct, one element per invocation, holding scalars, vectors, matrices, arrays of
+floats, vectors and matrices, and an array of a struct; each seed lays them out anew: member offsets,
+array strides and matrix strides at or past what the rules ask, matrices column- or row-major, and
+in a third of the seeds vectors at any offset the relaxed block layout allows (a `vec3` at offset
+4). Access chains (indices at run time into arrays, vectors and matrices) reach the element's parts
+at any depth, down to a row-major matrix's column or a lane of it, to load from, store to (the
+chain maybe kept for later blocks) or copy between (`OpCopyMemory`); values of the laid-out types
+are composites like any other. The buffer starts with random values in its members and random
+words in its padding, and after the run all of it is compared, padding included (SPIR-V stores
+write members only).
+
 Each program reads 16 words of its own per invocation (32 invocations) from storage buffer 0,
 advancing a cursor, and every taken path folds a tag into an accumulator (`acc = (acc ^ (v + K)) *
 16777619`, wrapping), so one wrong branch changes the result. The accumulator and the cursor are
 SSA values threaded through phis; a function variable (`trace`) is a second, memory-based
-accumulator. The entry point writes acc and trace ^ cursor to storage buffer 1. Loops count
+accumulator. The entry point writes acc and trace ^ cursor to storage buffer 1; buffer 2 holds
+what the program stored there. Loops count
 iterations with a header phi and stop after at most 4 (lavapipe stops every loop after 65,535).
 
 The generator also runs each program on the CPU, block by block with SPIR-V's semantics (phis by
-predecessor, switch by label), and states the results in `; exec: cpu 1: ...`: the execution
+predecessor, switch by label), and states the results in `; exec: cpu 1: ...` and `cpu 2`: the execution
 test then checks the Vulkan run against them, and the WGSL run, so a wrong model, a driver bug and
 a translation bug each show as what they are. The same seed always writes the same program.
 `--stats` prints how often each shape was generated.
@@ -108,8 +121,8 @@ import random
 import sys
 from pathlib import Path
 
-from spirv_blocks import (BINARY, COMPOSITES, FLOAT, INTEGER, POINTEES, U32_OPS, Block, Function, Module, members,
-                          signed, vector_type)
+from spirv_blocks import (BINARY, COMPOSITES, FLOAT, INTEGER, POINTEES, U32_OPS, Block, Function, Layout, Module,
+                          members, random_value, signed, vector_type)
 
 INVOCATIONS = 32
 WORDS = 16  # input words per invocation; the cursor wraps around them
@@ -212,6 +225,10 @@ class Program(Module):
         FunctionBuilder(self, main, helpers=helpers, budget=r.randint(12, 40)).main_body()
         self.functions = [main] + helpers
         self.inputs = [r.getrandbits(32) for _ in range(INVOCATIONS * WORDS)]
+        self.layout = Layout(r)
+        self.elements = [random_value(r, "%LE") for _ in range(INVOCATIONS)]
+        self.data_words = [r.getrandbits(32) for _ in range(INVOCATIONS * self.layout.element_stride // 4)]
+        self.data_words = self.data(self.elements)
 
     def comments(self):
         return [
@@ -241,6 +258,7 @@ class FunctionBuilder:
         self.state_types = {"acc": "%uint", "cursor": "%uint"}  # and "agg", when the function has it
         self.pending = {}
         self.entries = {}  # the edges into the open block, when start() opened it
+        self.case_exits = set()  # loop merges and continue targets a switch's case branches to
         self.main = fn.name == "%main"
 
     # --- blocks, edges and values ------------------------------------------------------------
@@ -353,12 +371,12 @@ class FunctionBuilder:
             block.phi_types[result] = ty
         return result
 
-    def loop_header(self):
-        """Opens a loop header: a new block, or the open block itself while nothing is in it
-        yet (so a merge, a case, an arm or a continue target is also a loop header), with a phi
-        for each threaded value and the iteration counter."""
+    def loop_header(self, reuse):
+        """Opens a loop header: a new block, or (with `reuse`) the open block itself while
+        nothing is in it yet (so a merge, a case, an arm or a continue target is also a loop
+        header), with a phi for each threaded value and the iteration counter."""
         block = self.cur
-        if block.insts or not self.entries or self.r.random() < 0.5:
+        if block.insts or not self.entries or not reuse or self.r.random() < 0.5:
             label = self.label()
             self.jump(label)
             self.start(label)
@@ -458,7 +476,7 @@ class FunctionBuilder:
         r = self.r
         nested = ctx.depth < MAX_DEPTH
         choices = [("tag", 4), ("read", 1), ("compute", 1), ("select", 0.5), ("integer", 1.5), ("composite", 1.5),
-                   ("float", 1.5)]
+                   ("float", 1.5), ("buffer", 1)]
         if self.main:
             choices.append(("trace", 1))
         if self.helpers:
@@ -473,7 +491,7 @@ class FunctionBuilder:
     def straight(self, count):
         """Statements without control flow (a single-block loop's body)."""
         for _ in range(count):
-            choices = ["tag", "tag", "read", "compute", "integer", "composite", "float"] + ["trace"] * self.main
+            choices = ["tag", "tag", "read", "compute", "integer", "composite", "float", "buffer"] + ["trace"] * self.main
             choices += ["call"] * bool(self.helpers)
             getattr(self, "statement_" + self.r.choice(choices))(None)
 
@@ -939,6 +957,41 @@ class FunctionBuilder:
         else:
             self.fold_scalar(self.inst("load_pointer", element, pointer), element)
 
+    def statement_buffer(self, ctx):
+        """A load or a store through an access chain into the invocation's element of the laid-out
+        storage buffer (binding 2), down to a member, an element, a column or a lane, or a copy
+        (`OpCopyMemory`) between two places of one type there; the chain maybe kept."""
+        r = self.r
+        paths = buffer_paths("%LE")
+        path, element = r.choice(paths)
+        if r.random() < 0.15:
+            others = [p for p, t in paths if t == element and p != path and len(p) == len(path)]
+            if others:
+                # Constant indices only: two places computed at run time might be one.
+                pair = [self.buffer_chain(path, constant=True), self.buffer_chain(r.choice(others), constant=True)]
+                self.cur.insts.append((None, "copy_pointer", tuple(pair)))
+                self.p.note("buffer.copy")
+                return
+        pointer = self.buffer_chain(path)
+        self.p.note("buffer." + ("element" if path else "whole"))
+        if r.random() < 0.4:
+            self.pointers = self.pointers | {(pointer, element)}
+        self.through(pointer, element)
+
+    def buffer_chain(self, path, constant=False):
+        """An access chain to `path` in the invocation's element of %data."""
+        r = self.r
+        indices = []
+        inner = "%LE"
+        for index in path:
+            if constant or COMPOSITES[inner][0] == "struct" or r.random() < 0.4:
+                indices.append(self.c(index) if r.random() < 0.5 else self.p.int_const(index))
+            else:
+                indices.append(self.index(COMPOSITES[inner][2]))
+            inner = members(inner)[index]
+        gid = self.gid if self.main else self.inst("gid")
+        return self.inst("chain", inner, "StorageBuffer", "%data", self.c(0), gid, *indices)
+
     def statement_select(self, ctx):
         self.emit("select", self.condition(), self.any_value(), self.any_value())
 
@@ -961,6 +1014,7 @@ class FunctionBuilder:
         targets = ctx.breaks() + ctx.own()
         target = self.r.choice(targets)
         self.p.note("conditional_exit." + self.exit_name(ctx, target))
+        self.note_case_exit(ctx, target)
         condition = self.condition()
         after = self.label()
         if self.r.random() < 0.5:
@@ -993,7 +1047,14 @@ class FunctionBuilder:
             self.ret()
         else:
             self.p.note("exit." + self.exit_name(ctx, target))
+            self.note_case_exit(ctx, target)
             self.jump(target)
+
+    def note_case_exit(self, ctx, target):
+        """Notes a branch from a switch's case to the enclosing loop's merge or continue target:
+        spirv-val (2023.1) rejects it where that block is a single-block loop's header."""
+        if ctx.switch and ctx.loop and target in ctx.loop:
+            self.case_exits.add(target)
 
     def ret(self):
         if self.main:
@@ -1171,7 +1232,7 @@ class FunctionBuilder:
         kinds = ["while", "break_if", "body_break", "single"] + ([] if ctx.in_continue else ["body_return"])
         kind = r.choice(kinds)
         self.p.note(f"loop.{kind}" + (".in_continue" if ctx.in_continue else ""))
-        header = self.loop_header()
+        header = self.loop_header(reuse=kind != "single" or self.cur.label not in self.case_exits)
         header_label = header.block.label
         merge, continue_target = self.label(), self.label()
         # A bound read in the header may change from one iteration to the next; at most 4 either way.
@@ -1269,6 +1330,7 @@ class FunctionBuilder:
         # rejects a binding the WGSL does not use).
         self.state = {"acc": self.emit("xor", self.gid, self.c(self.p.seed)), "cursor": self.c(0)}
         self.state["acc"] = self.emit("xor", self.state["acc"], self.read())
+        self.statement_buffer(None)  # so that every module uses buffer 2 too
         self.threaded_composite()
         self.sequence(Ctx(), least=3)
         while self.cur is not None and self.budget > 0:
@@ -1298,6 +1360,14 @@ class FunctionBuilder:
             self.statement(Ctx())
         if self.cur is not None:
             self.ret()
+
+
+def buffer_paths(ty):
+    """(path, type) of every part of `ty`, itself included."""
+    found = [([], ty)]
+    for index, member in enumerate(members(ty) if ty in COMPOSITES else []):
+        found += [([index] + path, inner) for path, inner in buffer_paths(member)]
+    return found
 
 
 def main():

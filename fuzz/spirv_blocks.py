@@ -239,6 +239,22 @@ COMPOSITES = {
     "%SF": ("struct", ("%mat2v3float", "%v4float", "%float", "%arr3uint")),
 }
 
+# The types of the storage buffer's elements (binding 2): declared apart from the others because
+# explicit layout decorations (Offset, ArrayStride, MatrixStride, RowMajor) go on them, which each
+# seed chooses at random (`Layout`). Values of them are composites like any other; no variable
+# has them (Vulkan keeps laid-out types to memory that is laid out). Each array of matrices is
+# reached through one struct member only: its stride fits that member's matrix layout.
+LAID_OUT = {
+    "%LA": ("array", "%float", 3),
+    "%LB": ("array", "%v3int", 2),
+    "%LM": ("array", "%mat2v3float", 2),
+    "%LS": ("struct", ("%uint", "%v2float", "%mat3v2float")),
+    "%LC": ("array", "%LS", 2),
+    "%LE": ("struct", ("%uint", "%v3float", "%LA", "%mat3v3float", "%LC", "%int", "%LB", "%v4uint", "%LM",
+                       "%float")),
+}
+COMPOSITES.update(LAID_OUT)
+
 
 def members(ty):
     """The types of a composite's members, in order."""
@@ -312,17 +328,25 @@ COMPOSITE_MODELS = {
     "copy_memory": lambda value, memory, destination, source: memory.__setitem__(destination, memory[source]),
     "chain": lambda value, memory, ty, storage, var, *indices: (var, [value(i) & MASK for i in indices]),
     "load_pointer": lambda value, memory, ty, pointer: at_path(memory[value(pointer)[0]], value(pointer)[1]),
-    "store_pointer": lambda value, memory, pointer, v: memory.__setitem__(
-        value(pointer)[0], with_path(memory[value(pointer)[0]], value(pointer)[1], value(v))),
+    "store_pointer": lambda value, memory, pointer, v: store(memory, value(pointer), value(v)),
+    "copy_pointer": lambda value, memory, destination, source: store(
+        memory, value(destination), at_path(memory[value(source)[0]], value(source)[1])),
 }
 
 
-class Memory:
-    """The variables a function sees, by name: its own, the invocation's private ones, and its
-    pointer parameter, which names a variable the caller sees."""
+def store(memory, pointer, value):
+    """Stores `value` where `pointer` (a variable and a path in it) points."""
+    var, path = pointer
+    memory[var] = with_path(memory[var], path, value)
 
-    def __init__(self, own, private, aliases):
-        self.maps = (own, private)
+
+class Memory:
+    """The variables a function sees, by name: its own, the invocation's private ones, the
+    storage buffer all invocations share (`%data`), and its pointer parameter, which names a
+    variable the caller sees."""
+
+    def __init__(self, own, private, shared, aliases):
+        self.maps = (own, private, shared)
         self.aliases = aliases  # parameter -> (the caller's Memory, the variable it names there)
 
     def holding(self, var):
@@ -341,7 +365,153 @@ class Memory:
 
 
 # The types function variables and their elements may have.
-POINTEES = ["%uint", "%int", "%float"] + [ty for ty in COMPOSITES if "bool" not in ty]
+POINTEES = ["%uint", "%int", "%float"] + [ty for ty in COMPOSITES if "bool" not in ty and ty not in LAID_OUT]
+
+
+def round_up(value, align):
+    return -(-value // align) * align
+
+
+def reachable(ty):
+    """`ty` and the types of its members, theirs, and so on."""
+    found = [ty]
+    for member in members(ty) if ty in COMPOSITES else []:
+        found += [t for t in reachable(member) if t not in found]
+    return found
+
+
+# The types an access chain into an element of %data may point to.
+BUFFER_POINTEES = reachable("%LE")
+
+
+def float_bits(value):
+    return struct.unpack("<I", struct.pack("<f", value))[0]
+
+
+class Layout:
+    """A random explicit layout of the `LAID_OUT` types that Vulkan's standard storage-buffer
+    layout allows: every offset and stride a multiple of its alignment (a scalar's 4 bytes, a
+    vector of two 8, of three or four 16, an array's and a matrix's those of its element and
+    column, or row if row-major; a struct's its largest member's), nothing placed inside what
+    comes before it, and then, at random, padded by more alignments. Matrices are column- or
+    row-major, their MatrixStride at least their column's (or row's) size. Under the relaxed
+    block layout (core from Vulkan 1.1: `relaxed`, a third of the seeds), a vector member of a
+    struct is placed at any multiple of 4 from which it does not cross a 16-byte boundary (spirv-val:
+    "improperly straddling")."""
+
+    def __init__(self, r):
+        self.relaxed = r.random() < 0.33
+        self.strides = {}  # array type -> ArrayStride
+        self.members = {}  # struct type -> [(Offset, (MatrixStride, row-major) or None)]
+        self.sizes = {}  # laid-out type -> (size, alignment)
+        # Inner types first; an array of matrices with the member that holds it.
+        for ty in ("%LA", "%LB", "%LS", "%LC", "%LE"):
+            if LAID_OUT[ty][0] == "struct":
+                self.lay_out_struct(r, ty)
+            else:
+                self.lay_out_array(r, ty, None)
+        size, align = self.sizes["%LE"]
+        self.element_stride = round_up(size, align) + r.choice([0, 0, 1]) * align
+
+    @staticmethod
+    def has_matrix(ty):
+        """Whether `ty` is a matrix or an array (of arrays) of matrices."""
+        while ty in COMPOSITES and COMPOSITES[ty][0] == "array":
+            ty = COMPOSITES[ty][1]
+        return ty in COMPOSITES and COMPOSITES[ty][0] == "matrix"
+
+    def size_and_align(self, ty, matrix):
+        """Size and alignment of `ty`, a matrix laid out by `matrix` (stride, row-major)."""
+        if ty in LAID_OUT:
+            return self.sizes[ty]
+        if ty not in COMPOSITES:
+            return 4, 4
+        kind, inner, count = COMPOSITES[ty][:3]
+        if kind == "vector":
+            return 4 * count, 8 if count == 2 else 16
+        stride, row_major = matrix
+        vectors = COMPOSITES[inner][2] if row_major else count
+        return vectors * stride, self.vector_align(ty, row_major)
+
+    @staticmethod
+    def vector_align(matrix, row_major):
+        """The alignment of a matrix's column, or row if row-major."""
+        _, column, columns = COMPOSITES[matrix]
+        lanes = columns if row_major else COMPOSITES[column][2]
+        return 8 if lanes == 2 else 16
+
+    def random_matrix(self, r, ty):
+        """A random (MatrixStride, row-major) for the matrix `ty` (or arrays of it)."""
+        while COMPOSITES[ty][0] == "array":
+            ty = COMPOSITES[ty][1]
+        row_major = r.random() < 0.5
+        _, column, columns = COMPOSITES[ty]
+        lanes = columns if row_major else COMPOSITES[column][2]
+        align = self.vector_align(ty, row_major)
+        return round_up(4 * lanes, align) + r.choice([0, 0, 1]) * align, row_major
+
+    def lay_out_array(self, r, ty, matrix):
+        _, element, count = LAID_OUT[ty]
+        size, align = self.size_and_align(element, matrix)
+        self.strides[ty] = round_up(size, align) + r.choice([0, 0, 0, 1, 2]) * align
+        self.sizes[ty] = (count * self.strides[ty], align)
+
+    def lay_out_struct(self, r, ty):
+        # Relaxed, a struct goes at a multiple of 16, so that its vectors' offsets within it tell
+        # where they cross a 16-byte boundary.
+        members, end, largest = [], 0, 16 if self.relaxed else 4
+        for member in LAID_OUT[ty][1]:
+            matrix = None
+            if self.has_matrix(member):
+                matrix = self.random_matrix(r, member)
+                if member in LAID_OUT:
+                    self.lay_out_array(r, member, matrix)
+            size, align = self.size_and_align(member, matrix)
+            vector = member in COMPOSITES and COMPOSITES[member][0] == "vector"
+            if vector and self.relaxed:
+                places = range(round_up(end, 4), round_up(end, 16) + 16, 4)
+                offset = r.choice([at for at in places if at % 16 + size <= 16][:3])
+            else:
+                offset = round_up(end, align) + r.choice([0, 0, 0, 1, 2]) * align
+            members.append((offset, matrix))
+            # What follows an array, struct or matrix starts past its alignment's next multiple.
+            end = offset + size if member not in COMPOSITES or vector else round_up(offset + size, align)
+            largest = max(largest, align)
+        self.members[ty] = members
+        self.sizes[ty] = (round_up(end, largest), largest)
+
+    def decorations(self):
+        lines = [f"OpDecorate {ty} ArrayStride {stride}" for ty, stride in self.strides.items()]
+        lines.append(f"OpDecorate %rt_LE ArrayStride {self.element_stride}")
+        for ty, members in self.members.items():
+            for index, (offset, matrix) in enumerate(members):
+                lines.append(f"OpMemberDecorate {ty} {index} Offset {offset}")
+                if matrix:
+                    lines.append(f"OpMemberDecorate {ty} {index} MatrixStride {matrix[0]}")
+                    lines.append(f"OpMemberDecorate {ty} {index} {'RowMajor' if matrix[1] else 'ColMajor'}")
+        return lines
+
+    def write(self, words, ty, value, offset, matrix=None):
+        """Writes `value` of `ty` into `words` (a list of 32-bit words) at byte `offset`."""
+        if ty == "%float":
+            words[offset // 4] = float_bits(value)
+        elif ty not in COMPOSITES:
+            words[offset // 4] = value & MASK
+        elif COMPOSITES[ty][0] == "vector":
+            for lane, part in enumerate(value):
+                self.write(words, COMPOSITES[ty][1], part, offset + 4 * lane)
+        elif COMPOSITES[ty][0] == "matrix":
+            stride, row_major = matrix
+            for column, lanes in enumerate(value):
+                for row, part in enumerate(lanes):
+                    at = row * stride + 4 * column if row_major else column * stride + 4 * row
+                    self.write(words, "%float", part, offset + at)
+        elif COMPOSITES[ty][0] == "array":
+            for index, part in enumerate(value):
+                self.write(words, COMPOSITES[ty][1], part, offset + index * self.strides[ty], matrix)
+        else:
+            for member, part, (at, inner) in zip(COMPOSITES[ty][1], value, self.members[ty]):
+                self.write(words, member, part, offset + at, inner)
 
 
 def function_type(fn):
@@ -380,9 +550,18 @@ class Function:
         self.pointer = None  # (type, storage) of a fourth parameter, a pointer to a variable
 
 
+def random_value(r, ty):
+    """A value of the bool-free type `ty` to start a buffer with: floats multiples of 1/4 under 64."""
+    if ty in COMPOSITES:
+        return [random_value(r, m) for m in members(ty)]
+    return r.randint(-256, 256) / 4 if ty == "%float" else r.getrandbits(32)
+
+
 class Module:
     """Constants by name, functions (the entry point `%main` first), the input words, the SPIR-V
-    version; the entry point has `invocations` invocations, each writing two words."""
+    version; the entry point has `invocations` invocations, each writing two words to storage
+    buffer 1 and reading and writing an element of storage buffer 2 (`%data`, of `%LE` laid out
+    by `layout`)."""
 
     def __init__(self, version, invocations):
         self.version = version
@@ -392,6 +571,9 @@ class Module:
         self.privates = []  # (name, type, initializer): Private variables of composite types
         self.functions = []
         self.inputs = []
+        self.layout = None
+        self.elements = []  # the invocations' elements of %data at the start
+        self.data_words = []  # the words of %data at the start: the elements, and padding
 
     def const(self, value):
         value &= MASK
@@ -427,13 +609,21 @@ class Module:
         return null_value(ty) if parts is None else pattern([self.constant_value(p) for p in parts])
 
     def expected(self):
-        """What the entry point writes to storage buffer 1, invocation by invocation."""
+        """What storage buffers 1 and 2 hold after the run."""
         outputs = [0] * (2 * self.invocations)
+        shared = {"%data": [self.elements]}
         for invocation in range(self.invocations):
             private = {var: self.constant_value(init) for var, _, init in self.privates}
-            memory = {"gid": invocation, "out": outputs, "steps": 0, "private": private}
+            memory = {"gid": invocation, "out": outputs, "steps": 0, "private": private, "shared": shared}
             self.run(self.functions[0], [], memory)
-        return outputs
+        return outputs, self.data(shared["%data"][0])
+
+    def data(self, elements):
+        """The words of %data holding `elements`, its padding as it was at the start."""
+        words = list(self.data_words)
+        for index, element in enumerate(elements):
+            self.layout.write(words, "%LE", element, index * self.layout.element_stride)
+        return words
 
     def run(self, fn, args, memory):
         env = dict(zip(fn.params, args))
@@ -444,7 +634,8 @@ class Module:
             return env[name] if name in env else self.constant_value(name)
 
         aliases = {param: arg for param, arg in env.items() if isinstance(arg, tuple)}
-        variables = Memory({var: value(init) for var, _, init in fn.variables}, memory["private"], aliases)
+        variables = Memory({var: value(init) for var, _, init in fn.variables}, memory["private"], memory["shared"],
+                           aliases)
 
         block, previous = fn.blocks[0], None
         while True:
@@ -522,13 +713,15 @@ class Module:
 
     def assembly(self, comments, expected):
         """The module as spirv-as reads it, after the `comments` lines, with the execution test's
-        `exec:` lines stating `expected`."""
-        interface = "%gid" if self.version == "1.3" else " ".join(["%gid %inputs %outputs"] + [v for v, _, _ in self.privates])
+        `exec:` lines stating `expected` (buffer 1's words, buffer 2's)."""
+        interface = "%gid" if self.version == "1.3" else " ".join(["%gid %inputs %outputs %data"] + [v for v, _, _ in self.privates])
         lines = ["; SPIR-V", f"; Version: {self.version}"] + comments + [
             "; exec: dispatch 1 1 1",
             "; exec: storage 0: " + " ".join(map(str, self.inputs)),
             f"; exec: storage 1: 0*{2 * self.invocations}",
-            "; exec: cpu 1: " + " ".join(map(str, expected)),
+            "; exec: storage 2: " + " ".join(map(str, self.data_words)),
+            "; exec: cpu 1: " + " ".join(map(str, expected[0])),
+            "; exec: cpu 2: " + " ".join(map(str, expected[1])),
             "               OpCapability Shader",
             '      %glsl = OpExtInstImport "GLSL.std.450"',
             "               OpMemoryModel Logical GLSL450",
@@ -546,7 +739,11 @@ class Module:
             "               OpDecorate %inputs Binding 0",
             "               OpDecorate %outputs DescriptorSet 0",
             "               OpDecorate %outputs Binding 1",
-        ]
+            "OpDecorate %LBlk Block",
+            "OpMemberDecorate %LBlk 0 Offset 0",
+            "OpDecorate %data DescriptorSet 0",
+            "OpDecorate %data Binding 2",
+        ] + self.layout.decorations()
         # A helper's pointer parameter may point to a private variable the helper also uses by name:
         # both are declared Aliased, which makes SPIR-V define what such accesses do.
         lines += [f"OpDecorate {var} Aliased" for var, _, _ in self.privates]
@@ -583,6 +780,18 @@ class Module:
         lines += [
             "         %SF = OpTypeStruct %mat2v3float %v4float %float %arr3uint",
         ]
+        for ty, entry in LAID_OUT.items():
+            if entry[0] == "array":
+                lines.append(f"{ty} = OpTypeArray {entry[1]} %len{entry[2]}")
+            else:
+                lines.append(f"{ty} = OpTypeStruct {' '.join(entry[1])}")
+        lines += [
+            "%rt_LE = OpTypeRuntimeArray %LE",
+            "%LBlk = OpTypeStruct %rt_LE",
+            "%ps_LBlk = OpTypePointer StorageBuffer %LBlk",
+            "%data = OpVariable %ps_LBlk StorageBuffer",
+        ]
+        lines += [f"{pointer(ty, 'StorageBuffer')} = OpTypePointer StorageBuffer {ty}" for ty in BUFFER_POINTEES]
         lines += [f"{pointer(ty, s)} = OpTypePointer {s} {ty}" for s in ("Function", "Private") for ty in POINTEES]
         types = {function_type(f): f.pointer for f in self.functions if f.pointer}
         lines += [f"{name} = OpTypeFunction %uint %uint %uint %uint {pointer(*p)}" for name, p in types.items()]
@@ -664,6 +873,7 @@ INSTRUCTIONS = {
     "chain": lambda r, a: [f"{r} = OpAccessChain {pointer(a[0], a[1])} {' '.join(a[2:])}"],
     "load_pointer": lambda r, a: [f"{r} = OpLoad {a[0]} {a[1]}"],
     "store_pointer": lambda r, a: [f"OpStore {a[0]} {a[1]}"],
+    "copy_pointer": lambda r, a: [f"OpCopyMemory {a[0]} {a[1]}"],
     "select": lambda r, a: [f"{r} = OpSelect %uint {a[0]} {a[1]} {a[2]}"],
     "gid": lambda r, a: [f"{r}_p = OpAccessChain %ptr_in_uint %gid %u_0", f"{r} = OpLoad %uint {r}_p"],
     "load_input": lambda r, a: [f"{r}_p = OpAccessChain %ptr_uint %inputs %u_0 {a[0]}", f"{r} = OpLoad %uint {r}_p"],
