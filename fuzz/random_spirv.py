@@ -65,7 +65,8 @@ of two to four, f32 matrices of 2x2 to 4x4, an array of u32, an array of i32 vec
 them and an array of that struct, a struct of a matrix, a vector, a float and an array):
 values built by `OpCompositeConstruct` (a vector maybe of a shorter vector and scalars), as
 constants (`OpConstantComposite`, `OpConstantNull`), as an `OpUndef` with every member inserted,
-or copied (`OpCopyObject`); `OpCompositeInsert` and `OpCompositeExtract` at any depth;
+or copied (`OpCopyObject`, and from SPIR-V 1.4 `OpCopyLogical` between a laid-out type below and
+its undecorated twin); `OpCompositeInsert` and `OpCompositeExtract` at any depth;
 `OpVectorShuffle` of vectors of any widths, a lane maybe 0xFFFFFFFF (undefined, never read);
 `OpVectorExtractDynamic` and `OpVectorInsertDynamic` at indices computed at run time;
 `OpSelect` of vectors by a bool vector, and from SPIR-V 1.4 of any composite by one bool; function
@@ -100,7 +101,10 @@ at any depth, down to a row-major matrix's column or a lane of it, to load from,
 chain maybe kept for later blocks) or copy between (`OpCopyMemory`); values of the laid-out types
 are composites like any other. The buffer starts with random values in its members and random
 words in its padding, and after the run all of it is compared, padding included (SPIR-V stores
-write members only).
+write members only). A uniform buffer (binding 3) holds two elements of the same types laid out
+anew under the uniform rules (arrays, structs and matrices aligned to 16), loaded from at any part
+of either; where the relaxed layout puts a vector where WGSL's uniform rules cannot, the
+translation makes it a read-only storage buffer, as the binding map says.
 
 Each program reads 16 words of its own per invocation (32 invocations) from storage buffer 0,
 advancing a cursor, and every taken path folds a tag into an accumulator (`acc = (acc ^ (v + K)) *
@@ -121,8 +125,8 @@ import random
 import sys
 from pathlib import Path
 
-from spirv_blocks import (BINARY, COMPOSITES, FLOAT, INTEGER, POINTEES, U32_OPS, Block, Function, Layout, Module,
-                          members, random_value, signed, vector_type)
+from spirv_blocks import (BINARY, COMPOSITES, FLOAT, INTEGER, LAID_OUT, POINTEES, TWINS, U32_OPS, UNIFORM_LAID_OUT,
+                          Block, Function, LaidOutBuffer, Module, members, signed, vector_type)
 
 INVOCATIONS = 32
 WORDS = 16  # input words per invocation; the cursor wraps around them
@@ -225,10 +229,8 @@ class Program(Module):
         FunctionBuilder(self, main, helpers=helpers, budget=r.randint(12, 40)).main_body()
         self.functions = [main] + helpers
         self.inputs = [r.getrandbits(32) for _ in range(INVOCATIONS * WORDS)]
-        self.layout = Layout(r)
-        self.elements = [random_value(r, "%LE") for _ in range(INVOCATIONS)]
-        self.data_words = [r.getrandbits(32) for _ in range(INVOCATIONS * self.layout.element_stride // 4)]
-        self.data_words = self.data(self.elements)
+        self.data = LaidOutBuffer(r, LAID_OUT, INVOCATIONS)
+        self.udata = LaidOutBuffer(r, UNIFORM_LAID_OUT, 2, uniform=True)
 
     def comments(self):
         return [
@@ -711,14 +713,20 @@ class FunctionBuilder:
     def composite(self, ty, fresh=False):
         """A value of the composite type `ty`: one at hand (unless `fresh`), or a new one: a
         constant, composed of values (a vector maybe of a shorter vector and scalars), an
-        OpUndef with each member inserted, or a copy."""
+        OpUndef with each member inserted, a copy, or (from SPIR-V 1.4) an OpCopyLogical of a
+        value of its twin (the same type with or without an explicit layout)."""
         r = self.r
         at_hand = sorted(c for c, t in self.comps if t == ty)
         if at_hand and not fresh and r.random() < 0.5:
             return r.choice(at_hand)
-        way = r.choice(["constant", "compose", "compose", "undef", "copy"])
+        ways = ["constant", "compose", "compose", "undef", "copy"]
+        if ty in TWINS and self.p.version != "1.3":
+            ways.append("logical")
+        way = r.choice(ways)
         self.p.note("composite." + way)
-        if way == "constant":
+        if way == "logical":
+            result = self.inst("copy_logical", ty, self.composite(TWINS[ty]))
+        elif way == "constant":
             result = self.constant(ty)
         elif way == "undef":
             result = self.inst("undef", ty)
@@ -787,7 +795,7 @@ class FunctionBuilder:
         of them) or on a function variable of such a type; what it gives is read into acc."""
         r = self.r
         kind = r.choice(["build", "insert", "extract", "shuffle", "dynamic", "select", "variable", "variable", "variable", "variable"]
-                        + ["agg"] * ("agg" in self.state))
+                        + ["agg"] * ("agg" in self.state) + ["logical"] * (self.p.version != "1.3"))
         self.p.note("composite_statement." + kind)
         ty = r.choice(sorted(COMPOSITES))
         if kind == "build":
@@ -814,6 +822,11 @@ class FunctionBuilder:
             self.select_composite()
         elif kind == "variable":
             self.variable()
+        elif kind == "logical":
+            ty = r.choice(sorted(TWINS))
+            result = self.inst("copy_logical", ty, self.composite(TWINS[ty]))
+            self.comps = self.comps | {(result, ty)}
+            self.fold(result, ty, 2)
         else:
             path, part = self.path(self.state_types["agg"], full=False)
             if r.random() < 0.6:
@@ -950,7 +963,12 @@ class FunctionBuilder:
         """A load or store through `pointer`, to a value of type `element`."""
         if self.r.random() < 0.5:
             self.cur.insts.append((None, "store_pointer", (pointer, self.value(element))))
-        elif element in COMPOSITES:
+        else:
+            self.load_through(pointer, element)
+
+    def load_through(self, pointer, element):
+        """A load through `pointer` of a value of type `element`, read into acc."""
+        if element in COMPOSITES:
             result = self.inst("load_pointer", element, pointer)
             self.comps = self.comps | {(result, element)}
             self.fold(result, element)
@@ -960,37 +978,48 @@ class FunctionBuilder:
     def statement_buffer(self, ctx):
         """A load or a store through an access chain into the invocation's element of the laid-out
         storage buffer (binding 2), down to a member, an element, a column or a lane, or a copy
-        (`OpCopyMemory`) between two places of one type there; the chain maybe kept."""
+        (`OpCopyMemory`) between two places of one type there, the chain maybe kept; or a load
+        from either element of the uniform buffer (binding 3)."""
         r = self.r
+        if r.random() < 0.3:
+            path, element = r.choice(buffer_paths("%UE"))
+            self.p.note("buffer.uniform")
+            self.load_through(self.buffer_chain("%udata", path), element)
+            return
         paths = buffer_paths("%LE")
         path, element = r.choice(paths)
         if r.random() < 0.15:
             others = [p for p, t in paths if t == element and p != path and len(p) == len(path)]
             if others:
                 # Constant indices only: two places computed at run time might be one.
-                pair = [self.buffer_chain(path, constant=True), self.buffer_chain(r.choice(others), constant=True)]
+                pair = [self.buffer_chain("%data", path, constant=True),
+                        self.buffer_chain("%data", r.choice(others), constant=True)]
                 self.cur.insts.append((None, "copy_pointer", tuple(pair)))
                 self.p.note("buffer.copy")
                 return
-        pointer = self.buffer_chain(path)
+        pointer = self.buffer_chain("%data", path)
         self.p.note("buffer." + ("element" if path else "whole"))
         if r.random() < 0.4:
             self.pointers = self.pointers | {(pointer, element)}
         self.through(pointer, element)
 
-    def buffer_chain(self, path, constant=False):
-        """An access chain to `path` in the invocation's element of %data."""
+    def buffer_chain(self, buffer, path, constant=False):
+        """An access chain to `path` in the invocation's element of %data, or in an element of
+        %udata."""
         r = self.r
         indices = []
-        inner = "%LE"
+        inner = "%LE" if buffer == "%data" else "%UE"
         for index in path:
             if constant or COMPOSITES[inner][0] == "struct" or r.random() < 0.4:
                 indices.append(self.c(index) if r.random() < 0.5 else self.p.int_const(index))
             else:
                 indices.append(self.index(COMPOSITES[inner][2]))
             inner = members(inner)[index]
-        gid = self.gid if self.main else self.inst("gid")
-        return self.inst("chain", inner, "StorageBuffer", "%data", self.c(0), gid, *indices)
+        if buffer == "%udata":
+            element, storage = self.c(r.randrange(2)) if r.random() < 0.5 else self.index(2), "Uniform"
+        else:
+            element, storage = self.gid if self.main else self.inst("gid"), "StorageBuffer"
+        return self.inst("chain", inner, storage, buffer, self.c(0), element, *indices)
 
     def statement_select(self, ctx):
         self.emit("select", self.condition(), self.any_value(), self.any_value())
@@ -1330,7 +1359,9 @@ class FunctionBuilder:
         # rejects a binding the WGSL does not use).
         self.state = {"acc": self.emit("xor", self.gid, self.c(self.p.seed)), "cursor": self.c(0)}
         self.state["acc"] = self.emit("xor", self.state["acc"], self.read())
-        self.statement_buffer(None)  # so that every module uses buffer 2 too
+        # So that every module uses buffers 2 and 3 too (wgpu rejects a binding the WGSL lacks).
+        self.statement_buffer(None)
+        self.load_through(self.buffer_chain("%udata", []), "%UE")
         self.threaded_composite()
         self.sequence(Ctx(), least=3)
         while self.cur is not None and self.budget > 0:

@@ -239,21 +239,37 @@ COMPOSITES = {
     "%SF": ("struct", ("%mat2v3float", "%v4float", "%float", "%arr3uint")),
 }
 
-# The types of the storage buffer's elements (binding 2): declared apart from the others because
-# explicit layout decorations (Offset, ArrayStride, MatrixStride, RowMajor) go on them, which each
-# seed chooses at random (`Layout`). Values of them are composites like any other; no variable
-# has them (Vulkan keeps laid-out types to memory that is laid out). Each array of matrices is
-# reached through one struct member only: its stride fits that member's matrix layout.
-LAID_OUT = {
-    "%LA": ("array", "%float", 3),
-    "%LB": ("array", "%v3int", 2),
-    "%LM": ("array", "%mat2v3float", 2),
-    "%LS": ("struct", ("%uint", "%v2float", "%mat3v2float")),
-    "%LC": ("array", "%LS", 2),
-    "%LE": ("struct", ("%uint", "%v3float", "%LA", "%mat3v3float", "%LC", "%int", "%LB", "%v4uint", "%LM",
-                       "%float")),
-}
+def laid_out_types(prefix):
+    """The types of a buffer's elements, named `%{prefix}A`... to `%{prefix}E` (the element), inner
+    types first."""
+    return {
+        f"%{prefix}A": ("array", "%float", 3),
+        f"%{prefix}B": ("array", "%v3int", 2),
+        f"%{prefix}M": ("array", "%mat2v3float", 2),
+        f"%{prefix}S": ("struct", ("%uint", "%v2float", "%mat3v2float")),
+        f"%{prefix}C": ("array", f"%{prefix}S", 2),
+        f"%{prefix}E": ("struct", ("%uint", "%v3float", f"%{prefix}A", "%mat3v3float", f"%{prefix}C", "%int",
+                                   f"%{prefix}B", "%v4uint", f"%{prefix}M", "%float")),
+    }
+
+
+# The types of the storage buffer's elements (binding 2, `L`) and of the uniform buffer's (binding
+# 3, `U`): declared apart from the others because explicit layout decorations (Offset,
+# ArrayStride, MatrixStride, RowMajor) go on them, which each seed chooses at random (`Layout`).
+# Values of them are composites like any other; no variable has them (Vulkan keeps laid-out types
+# to memory that is laid out). Each array of matrices is reached through one struct member only:
+# its stride fits that member's matrix layout.
+LAID_OUT = laid_out_types("L")
+UNIFORM_LAID_OUT = laid_out_types("U")
 COMPOSITES.update(LAID_OUT)
+COMPOSITES.update(UNIFORM_LAID_OUT)
+
+# Undecorated twins of laid-out types, for OpCopyLogical (SPIR-V 1.4), which copies a value
+# between two types that differ only in their decorations; either way.
+TWINS = {"%LA": "%TA", "%LB": "%TB", "%LS": "%TS", "%LC": "%TC"}
+COMPOSITES.update({"%TA": ("array", "%float", 3), "%TB": ("array", "%v3int", 2),
+                   "%TS": ("struct", ("%uint", "%v2float", "%mat3v2float")), "%TC": ("array", "%TS", 2)})
+TWINS.update({twin: ty for ty, twin in TWINS.items()})
 
 
 def members(ty):
@@ -322,6 +338,7 @@ COMPOSITE_MODELS = {
         value(vector), [value(index) & MASK], value(part)),
     "select_composite": lambda value, memory, ty, c, a, b: select_composite(value(c), value(a), value(b)),
     "copy": lambda value, memory, ty, a: value(a),
+    "copy_logical": lambda value, memory, ty, a: value(a),
     "undef": lambda value, memory, ty: undefined(ty),
     "load_variable": lambda value, memory, ty, var: memory[var],
     "store_variable": lambda value, memory, var, v: memory.__setitem__(var, pattern(value(v))),
@@ -365,7 +382,8 @@ class Memory:
 
 
 # The types function variables and their elements may have.
-POINTEES = ["%uint", "%int", "%float"] + [ty for ty in COMPOSITES if "bool" not in ty and ty not in LAID_OUT]
+POINTEES = ["%uint", "%int", "%float"] + [ty for ty in COMPOSITES
+                                          if "bool" not in ty and ty not in LAID_OUT and ty not in UNIFORM_LAID_OUT]
 
 
 def round_up(value, align):
@@ -380,37 +398,37 @@ def reachable(ty):
     return found
 
 
-# The types an access chain into an element of %data may point to.
-BUFFER_POINTEES = reachable("%LE")
-
 
 def float_bits(value):
     return struct.unpack("<I", struct.pack("<f", value))[0]
 
 
 class Layout:
-    """A random explicit layout of the `LAID_OUT` types that Vulkan's standard storage-buffer
-    layout allows: every offset and stride a multiple of its alignment (a scalar's 4 bytes, a
-    vector of two 8, of three or four 16, an array's and a matrix's those of its element and
-    column, or row if row-major; a struct's its largest member's), nothing placed inside what
-    comes before it, and then, at random, padded by more alignments. Matrices are column- or
-    row-major, their MatrixStride at least their column's (or row's) size. Under the relaxed
-    block layout (core from Vulkan 1.1: `relaxed`, a third of the seeds), a vector member of a
-    struct is placed at any multiple of 4 from which it does not cross a 16-byte boundary (spirv-val:
-    "improperly straddling")."""
+    """A random explicit layout of the `types` (`laid_out_types`) that Vulkan's standard layout
+    allows: every offset and stride a multiple of its alignment (a scalar's 4 bytes, a vector of
+    two 8, of three or four 16, an array's and a matrix's those of its element and column, or row
+    if row-major; a struct's its largest member's; in a `uniform` buffer, an array's, a struct's
+    and a matrix's rounded up to 16), nothing placed inside what comes before it, and then, at
+    random, padded by more alignments. Matrices are column- or row-major, their MatrixStride at
+    least their column's (or row's) size. Under the relaxed block layout (core from Vulkan 1.1:
+    `relaxed`, a third of the seeds), a vector member of a struct is placed at any multiple of 4
+    from which it does not cross a 16-byte boundary (spirv-val: "improperly straddling")."""
 
-    def __init__(self, r):
+    def __init__(self, r, types, uniform=False):
         self.relaxed = r.random() < 0.33
+        self.uniform = uniform
+        self.types = types
         self.strides = {}  # array type -> ArrayStride
         self.members = {}  # struct type -> [(Offset, (MatrixStride, row-major) or None)]
         self.sizes = {}  # laid-out type -> (size, alignment)
         # Inner types first; an array of matrices with the member that holds it.
-        for ty in ("%LA", "%LB", "%LS", "%LC", "%LE"):
-            if LAID_OUT[ty][0] == "struct":
+        for ty, entry in types.items():
+            if entry[0] == "struct":
                 self.lay_out_struct(r, ty)
-            else:
+            elif not self.has_matrix(ty):
                 self.lay_out_array(r, ty, None)
-        size, align = self.sizes["%LE"]
+        self.element = list(types)[-1]
+        size, align = self.sizes[self.element]
         self.element_stride = round_up(size, align) + r.choice([0, 0, 1]) * align
 
     @staticmethod
@@ -422,7 +440,7 @@ class Layout:
 
     def size_and_align(self, ty, matrix):
         """Size and alignment of `ty`, a matrix laid out by `matrix` (stride, row-major)."""
-        if ty in LAID_OUT:
+        if ty in self.types:
             return self.sizes[ty]
         if ty not in COMPOSITES:
             return 4, 4
@@ -433,12 +451,11 @@ class Layout:
         vectors = COMPOSITES[inner][2] if row_major else count
         return vectors * stride, self.vector_align(ty, row_major)
 
-    @staticmethod
-    def vector_align(matrix, row_major):
-        """The alignment of a matrix's column, or row if row-major."""
+    def vector_align(self, matrix, row_major):
+        """The alignment of a matrix's column, or row if row-major (the matrix's too)."""
         _, column, columns = COMPOSITES[matrix]
         lanes = columns if row_major else COMPOSITES[column][2]
-        return 8 if lanes == 2 else 16
+        return 8 if lanes == 2 and not self.uniform else 16
 
     def random_matrix(self, r, ty):
         """A random (MatrixStride, row-major) for the matrix `ty` (or arrays of it)."""
@@ -451,20 +468,21 @@ class Layout:
         return round_up(4 * lanes, align) + r.choice([0, 0, 1]) * align, row_major
 
     def lay_out_array(self, r, ty, matrix):
-        _, element, count = LAID_OUT[ty]
+        _, element, count = self.types[ty]
         size, align = self.size_and_align(element, matrix)
+        align = max(align, 16) if self.uniform else align
         self.strides[ty] = round_up(size, align) + r.choice([0, 0, 0, 1, 2]) * align
         self.sizes[ty] = (count * self.strides[ty], align)
 
     def lay_out_struct(self, r, ty):
         # Relaxed, a struct goes at a multiple of 16, so that its vectors' offsets within it tell
         # where they cross a 16-byte boundary.
-        members, end, largest = [], 0, 16 if self.relaxed else 4
-        for member in LAID_OUT[ty][1]:
+        members, end, largest = [], 0, 16 if self.relaxed or self.uniform else 4
+        for member in self.types[ty][1]:
             matrix = None
             if self.has_matrix(member):
                 matrix = self.random_matrix(r, member)
-                if member in LAID_OUT:
+                if member in self.types:
                     self.lay_out_array(r, member, matrix)
             size, align = self.size_and_align(member, matrix)
             vector = member in COMPOSITES and COMPOSITES[member][0] == "vector"
@@ -480,9 +498,10 @@ class Layout:
         self.members[ty] = members
         self.sizes[ty] = (round_up(end, largest), largest)
 
-    def decorations(self):
+    def decorations(self, elements):
+        """The decorations of the types, and of `elements`, the array of the element type."""
         lines = [f"OpDecorate {ty} ArrayStride {stride}" for ty, stride in self.strides.items()]
-        lines.append(f"OpDecorate %rt_LE ArrayStride {self.element_stride}")
+        lines.append(f"OpDecorate {elements} ArrayStride {self.element_stride}")
         for ty, members in self.members.items():
             for index, (offset, matrix) in enumerate(members):
                 lines.append(f"OpMemberDecorate {ty} {index} Offset {offset}")
@@ -557,11 +576,29 @@ def random_value(r, ty):
     return r.randint(-256, 256) / 4 if ty == "%float" else r.getrandbits(32)
 
 
+class LaidOutBuffer:
+    """A buffer holding an array of `count` elements of the laid-out types' element, laid out at
+    random: its layout, its elements at the start, and its words (the elements, random padding)."""
+
+    def __init__(self, r, types, count, uniform=False):
+        self.layout = Layout(r, types, uniform)
+        self.elements = [random_value(r, self.layout.element) for _ in range(count)]
+        self.words = [r.getrandbits(32) for _ in range(count * self.layout.element_stride // 4)]
+        self.words = self.holding(self.elements)
+
+    def holding(self, elements):
+        """The buffer's words holding `elements`, its padding as it was at the start."""
+        words = list(self.words)
+        for index, element in enumerate(elements):
+            self.layout.write(words, self.layout.element, element, index * self.layout.element_stride)
+        return words
+
+
 class Module:
     """Constants by name, functions (the entry point `%main` first), the input words, the SPIR-V
     version; the entry point has `invocations` invocations, each writing two words to storage
-    buffer 1 and reading and writing an element of storage buffer 2 (`%data`, of `%LE` laid out
-    by `layout`)."""
+    buffer 1, reading and writing an element of storage buffer 2 (`%data`, an array of `%LE`) and
+    reading the uniform buffer 3 (`%udata`, two `%UE`)."""
 
     def __init__(self, version, invocations):
         self.version = version
@@ -571,9 +608,8 @@ class Module:
         self.privates = []  # (name, type, initializer): Private variables of composite types
         self.functions = []
         self.inputs = []
-        self.layout = None
-        self.elements = []  # the invocations' elements of %data at the start
-        self.data_words = []  # the words of %data at the start: the elements, and padding
+        self.data = None  # LaidOutBuffer: %data, an element per invocation
+        self.udata = None  # LaidOutBuffer: %udata
 
     def const(self, value):
         value &= MASK
@@ -611,19 +647,12 @@ class Module:
     def expected(self):
         """What storage buffers 1 and 2 hold after the run."""
         outputs = [0] * (2 * self.invocations)
-        shared = {"%data": [self.elements]}
+        shared = {"%data": [self.data.elements], "%udata": [self.udata.elements]}
         for invocation in range(self.invocations):
             private = {var: self.constant_value(init) for var, _, init in self.privates}
             memory = {"gid": invocation, "out": outputs, "steps": 0, "private": private, "shared": shared}
             self.run(self.functions[0], [], memory)
-        return outputs, self.data(shared["%data"][0])
-
-    def data(self, elements):
-        """The words of %data holding `elements`, its padding as it was at the start."""
-        words = list(self.data_words)
-        for index, element in enumerate(elements):
-            self.layout.write(words, "%LE", element, index * self.layout.element_stride)
-        return words
+        return outputs, self.data.holding(shared["%data"][0])
 
     def run(self, fn, args, memory):
         env = dict(zip(fn.params, args))
@@ -714,12 +743,13 @@ class Module:
     def assembly(self, comments, expected):
         """The module as spirv-as reads it, after the `comments` lines, with the execution test's
         `exec:` lines stating `expected` (buffer 1's words, buffer 2's)."""
-        interface = "%gid" if self.version == "1.3" else " ".join(["%gid %inputs %outputs %data"] + [v for v, _, _ in self.privates])
+        interface = "%gid" if self.version == "1.3" else " ".join(["%gid %inputs %outputs %data %udata"] + [v for v, _, _ in self.privates])
         lines = ["; SPIR-V", f"; Version: {self.version}"] + comments + [
             "; exec: dispatch 1 1 1",
             "; exec: storage 0: " + " ".join(map(str, self.inputs)),
             f"; exec: storage 1: 0*{2 * self.invocations}",
-            "; exec: storage 2: " + " ".join(map(str, self.data_words)),
+            "; exec: storage 2: " + " ".join(map(str, self.data.words)),
+            "; exec: uniform 3: " + " ".join(map(str, self.udata.words)),
             "; exec: cpu 1: " + " ".join(map(str, expected[0])),
             "; exec: cpu 2: " + " ".join(map(str, expected[1])),
             "               OpCapability Shader",
@@ -743,7 +773,11 @@ class Module:
             "OpMemberDecorate %LBlk 0 Offset 0",
             "OpDecorate %data DescriptorSet 0",
             "OpDecorate %data Binding 2",
-        ] + self.layout.decorations()
+            "OpDecorate %UBlk Block",
+            "OpMemberDecorate %UBlk 0 Offset 0",
+            "OpDecorate %udata DescriptorSet 0",
+            "OpDecorate %udata Binding 3",
+        ] + self.data.layout.decorations("%rt_LE") + self.udata.layout.decorations("%UArr")
         # A helper's pointer parameter may point to a private variable the helper also uses by name:
         # both are declared Aliased, which makes SPIR-V define what such accesses do.
         lines += [f"OpDecorate {var} Aliased" for var, _, _ in self.privates]
@@ -780,7 +814,8 @@ class Module:
         lines += [
             "         %SF = OpTypeStruct %mat2v3float %v4float %float %arr3uint",
         ]
-        for ty, entry in LAID_OUT.items():
+        for ty in [*LAID_OUT, *UNIFORM_LAID_OUT, "%TA", "%TB", "%TS", "%TC"]:
+            entry = COMPOSITES[ty]
             if entry[0] == "array":
                 lines.append(f"{ty} = OpTypeArray {entry[1]} %len{entry[2]}")
             else:
@@ -790,8 +825,13 @@ class Module:
             "%LBlk = OpTypeStruct %rt_LE",
             "%ps_LBlk = OpTypePointer StorageBuffer %LBlk",
             "%data = OpVariable %ps_LBlk StorageBuffer",
+            "%UArr = OpTypeArray %UE %len2",
+            "%UBlk = OpTypeStruct %UArr",
+            "%pu_UBlk = OpTypePointer Uniform %UBlk",
+            "%udata = OpVariable %pu_UBlk Uniform",
         ]
-        lines += [f"{pointer(ty, 'StorageBuffer')} = OpTypePointer StorageBuffer {ty}" for ty in BUFFER_POINTEES]
+        lines += [f"{pointer(ty, storage)} = OpTypePointer {storage} {ty}"
+                  for storage, element in (("StorageBuffer", "%LE"), ("Uniform", "%UE")) for ty in reachable(element)]
         lines += [f"{pointer(ty, s)} = OpTypePointer {s} {ty}" for s in ("Function", "Private") for ty in POINTEES]
         types = {function_type(f): f.pointer for f in self.functions if f.pointer}
         lines += [f"{name} = OpTypeFunction %uint %uint %uint %uint {pointer(*p)}" for name, p in types.items()]
@@ -865,6 +905,7 @@ INSTRUCTIONS = {
     "insert_dynamic": lambda r, a: [f"{r} = OpVectorInsertDynamic {' '.join(a)}"],
     "select_composite": lambda r, a: [f"{r} = OpSelect {' '.join(a)}"],
     "copy": lambda r, a: [f"{r} = OpCopyObject {a[0]} {a[1]}"],
+    "copy_logical": lambda r, a: [f"{r} = OpCopyLogical {a[0]} {a[1]}"],
     "undef": lambda r, a: [f"{r} = OpUndef {a[0]}"],
     "load_variable": lambda r, a: [f"{r} = OpLoad {a[0]} {a[1]}"],
     "store_variable": lambda r, a: [f"OpStore {a[0]} {a[1]}"],
