@@ -9,7 +9,9 @@
 //! - a vector placed below WGSL's alignment for it (relaxed and scalar block layouts: a `vec3` at
 //!   offset 4, an array of `vec3` with a stride of 12) is an array of its components, and so is
 //!   every vector inside a struct, array or matrix placed so; access chains index the array as
-//!   they index the vector;
+//!   they index the vector. In a uniform buffer, whose arrays WGSL wants 16 bytes apart, such a
+//!   vector member is one scalar member per component instead (`SplitVector`), read by building
+//!   the vector of them;
 //! - member offsets are left to the emitter, which pads the member before with `@size`.
 //!
 //! Values never have storage types. A load through a pointer to memory with adapted parts loads
@@ -74,6 +76,9 @@ pub fn size_and_align(module: &Module, ty: Id) -> Result<(u32, u32), Error> {
     })
 }
 
+/// The names of a split vector's components, after its member's name.
+const LANES: [&str; 4] = ["x", "y", "z", "w"];
+
 /// Whether the struct `ty` places its first member above offset 0.
 fn has_leading_gap(module: &Module, ty: Id) -> bool {
     module.member_decorations(ty, 0).offset.is_some_and(|offset| offset > 0)
@@ -123,6 +128,9 @@ pub fn run(module: &mut Module, _options: &Options) -> Result<(), Error> {
     let mut layouts = Layouts {
         module,
         memo: HashMap::new(),
+        split_vectors: false,
+        misplaced: HashMap::new(),
+        slots: HashMap::new(),
         kinds: HashMap::new(),
         constants: HashMap::new(),
         zeros: HashMap::new(),
@@ -143,10 +151,13 @@ pub fn run(module: &mut Module, _options: &Options) -> Result<(), Error> {
             opcode: Some(Op::Variable),
             ..Location::default()
         };
-        let storage = layouts.storage_type(value, None, false, &at)?;
         // Uniform BufferBlock variables are storage buffers (SPIR-V 1.0 style).
         let uniform_buffer = class == StorageClass::Uniform && !layouts.module.decorations(value).buffer_block;
+        layouts.split_vectors = uniform_buffer;
+        let mut storage = layouts.storage_type(value, None, false, &at)?;
+        layouts.split_vectors = false;
         if uniform_buffer && let Err(reason) = uniform_rules(layouts.module, storage) {
+            storage = layouts.storage_type(value, None, false, &at)?;
             let push_constant =
                 layouts.module.new_bindings.iter().any(|n| n.variable == id && n.origin == BindingOrigin::PushConstant);
             // A read-only storage buffer has none of the uniform buffer's 16-byte rules, and holds
@@ -221,7 +232,13 @@ fn uniform_rules(module: &Module, ty: Id) -> Result<(), String> {
 
 struct Layouts<'m> {
     module: &'m mut Module,
-    memo: HashMap<(Id, Option<MatrixLayout>, bool), Id>,
+    memo: HashMap<(Id, Option<MatrixLayout>, bool, bool), Id>,
+    /// While laying out a uniform buffer: split misplaced vector members (`SplitVector`).
+    split_vectors: bool,
+    /// Whether a type holds a vector member placed below WGSL's alignment for it.
+    misplaced: HashMap<Id, bool>,
+    /// The members of storage structs with split vectors, by the value type's member index.
+    slots: HashMap<Id, Vec<Slot>>,
     /// Storage types made here, and how each differs from its value type.
     kinds: HashMap<Id, Kind>,
     constants: HashMap<u32, Id>,
@@ -262,6 +279,30 @@ struct Place {
     /// A column of a row-major matrix, which is not contiguous in memory: the matrix's storage
     /// type, the path to it, and the column index.
     column: Option<(Id, Id)>,
+    /// A vector split into scalar members of the struct `path` leads to.
+    split: Option<SplitVector>,
+}
+
+/// A vector member of a uniform buffer's struct that WGSL cannot place where it is (relaxed
+/// layouts: a `vec3` at offset 4), held as one scalar member per component: WGSL's uniform
+/// buffers take neither the vector there nor an array of its components (a stride of 4).
+#[derive(Debug, Clone, Copy)]
+struct SplitVector {
+    /// The vector's type.
+    vector: Id,
+    /// The struct member holding the first component.
+    first: u32,
+    count: u32,
+    /// A component chosen at run time (OpVectorExtractDynamic of the whole vector).
+    lane: Option<Id>,
+}
+
+/// Where a member of a struct's value type is in its storage type.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Slot {
+    first: u32,
+    /// The component count of a split vector.
+    split: Option<u32>,
 }
 
 /// Member offsets mean something only in buffers. A struct no buffer holds (one with a storage
@@ -363,7 +404,9 @@ impl Layouts<'_> {
     /// when WGSL's layout of it is the same. With `scalar`, every vector in it is an array of its
     /// components, aligned as one component is.
     fn storage_type(&mut self, ty: Id, matrix: Option<MatrixLayout>, scalar: bool, at: &Location) -> Result<Id, Error> {
-        if let Some(&done) = self.memo.get(&(ty, matrix, scalar)) {
+        // Split vectors make a type of their own only where a misplaced vector is in it.
+        let split = self.split_vectors && self.has_misplaced_vector(ty)?;
+        if let Some(&done) = self.memo.get(&(ty, matrix, scalar, split)) {
             return Ok(done);
         }
         let storage = match self.module.ty(ty)?.clone() {
@@ -385,22 +428,54 @@ impl Layouts<'_> {
             }
             _ => ty,
         };
-        self.memo.insert((ty, matrix, scalar), storage);
+        self.memo.insert((ty, matrix, scalar, split), storage);
         Ok(storage)
+    }
+
+    fn has_misplaced_vector(&mut self, ty: Id) -> Result<bool, Error> {
+        if let Some(&known) = self.misplaced.get(&ty) {
+            return Ok(known);
+        }
+        let misplaced = match self.module.ty(ty)?.clone() {
+            Type::Struct { members } => {
+                let mut any = false;
+                for (i, &member) in members.iter().enumerate() {
+                    if matches!(self.module.ty(member)?, Type::Vector { .. }) {
+                        let align = size_and_align(self.module, member)?.1;
+                        let offset = self.module.member_decorations(ty, i as u32).offset;
+                        any |= offset.is_some_and(|offset| !offset.is_multiple_of(align));
+                    }
+                    any |= self.has_misplaced_vector(member)?;
+                }
+                any
+            }
+            Type::Array { element, .. } | Type::RuntimeArray { element } => self.has_misplaced_vector(element)?,
+            _ => false,
+        };
+        self.misplaced.insert(ty, misplaced);
+        Ok(misplaced)
     }
 
     fn struct_storage(&mut self, ty: Id, members: &[Id], scalar: bool, at: &Location) -> Result<Id, Error> {
         let mut storage = Vec::with_capacity(members.len());
+        let mut slots = Vec::with_capacity(members.len());
         for (i, &member) in members.iter().enumerate() {
             let d = self.module.member_decorations(ty, i as u32);
             let (offset, matrix) = (d.offset, MatrixLayout { stride: d.matrix_stride, row_major: d.row_major });
             let mut member_storage = self.storage_type(member, Some(matrix), scalar, at)?;
             // A member placed below WGSL's alignment for it keeps only its components' alignment.
             let align = size_and_align(self.module, member_storage)?.1;
+            let first = storage.len() as u32;
             if offset.is_some_and(|offset| !offset.is_multiple_of(align)) {
+                if let (true, Type::Vector { component, count }) = (self.split_vectors, self.module.ty(member)?) {
+                    storage.extend(std::iter::repeat_n(*component, *count as usize));
+                    slots.push(Slot { first, split: Some(*count) });
+                    continue;
+                }
                 member_storage = self.storage_type(member, Some(matrix), true, at)?;
             }
             storage.push(member_storage);
+            slots.push(Slot { first, split: None });
         }
         // WGSL places a first member above offset 0 only after a padding member (`lower/emit.rs`),
         // which values of the struct must not have: it is a storage type of its own.
@@ -411,16 +486,38 @@ impl Layouts<'_> {
         if let Some(d) = self.module.decorations.get(&ty).cloned() {
             self.module.decorations.insert(id, d);
         }
-        for i in 0..members.len() as u32 {
-            if let Some(mut d) = self.module.member_decorations.get(&(ty, i)).cloned() {
-                // The member's storage type carries its matrix layout now.
+        let split = slots.iter().any(|slot| slot.split.is_some());
+        for (i, slot) in slots.iter().enumerate() {
+            let i = i as u32;
+            let mut d = self.module.member_decorations.get(&(ty, i)).cloned();
+            // The member's storage type carries its matrix layout now.
+            if let Some(d) = d.as_mut() {
                 d.row_major = false;
                 d.matrix_stride = None;
-                self.module.member_decorations.insert((id, i), d);
             }
-            if let Some(name) = self.module.member_names.get(&(ty, i)).cloned() {
-                self.module.member_names.insert((id, i), name);
+            // Where members moved, the unnamed ones keep their index in the value type as name.
+            let name = self.module.member_names.get(&(ty, i)).cloned();
+            let name = name.or_else(|| split.then(|| format!("member_{i}")));
+            let Some(count) = slot.split else {
+                if let Some(d) = d {
+                    self.module.member_decorations.insert((id, slot.first), d);
+                }
+                if let Some(name) = name {
+                    self.module.member_names.insert((id, slot.first), name);
+                }
+                continue;
+            };
+            let size = size_and_align(self.module, storage[slot.first as usize])?.0;
+            let base = name.unwrap_or_else(|| format!("member_{i}"));
+            for lane in 0..count {
+                let mut d = d.clone().unwrap_or_default();
+                d.offset = d.offset.map(|offset| offset + lane * size);
+                self.module.member_decorations.insert((id, slot.first + lane), d);
+                self.module.member_names.insert((id, slot.first + lane), format!("{base}_{}", LANES[lane as usize]));
             }
+        }
+        if split {
+            self.slots.insert(id, slots);
         }
         Ok(id)
     }
@@ -558,6 +655,7 @@ impl Layouts<'_> {
             value,
             storage: global.pointee,
             column: None,
+            split: None,
         })
     }
 
@@ -608,7 +706,8 @@ impl Layouts<'_> {
                         let Some(place) = self.place_of(*id, adapted, places) else {
                             continue;
                         };
-                        if place.column.is_some() || (place.storage != place.value && !keeps_pointer) {
+                        let moved = place.column.is_some() || place.split.is_some();
+                        if moved || (place.storage != place.value && !keeps_pointer) {
                             return Err(self.unsupported_use(f, &inst));
                         }
                         *id = self.access_chain(f, out, &place.variable, place.class, &place.path, place.storage);
@@ -674,6 +773,21 @@ impl Layouts<'_> {
     /// The place one access-chain index further.
     fn step(&mut self, place: Place, index: Id, at: &Location) -> Result<Place, Error> {
         let mut next = place.clone();
+        if let Some(split) = place.split {
+            // A component of a split vector: its own member, or one chosen at run time.
+            next.value = self
+                .part(place.value, index)
+                .ok_or_else(|| Error::invalid("access chain into a scalar", at.clone()))?;
+            next.storage = next.value;
+            match self.module.const_u32(index) {
+                Some(lane) if lane < split.count => {
+                    next.path.push(self.constant(split.first + lane));
+                    next.split = None;
+                }
+                _ => next.split = Some(SplitVector { lane: Some(index), ..split }),
+            }
+            return Ok(next);
+        }
         if let Some((matrix, column)) = place.column {
             // A row of a column of a row-major matrix: the element, at [row][column] in storage.
             let kind = self.kinds.get(&matrix).copied();
@@ -698,8 +812,22 @@ impl Layouts<'_> {
                 next.storage = value;
             }
             Some(Kind::Struct) => {
-                next.path.push(index);
-                next.storage = self.part(place.storage, index).unwrap_or(value);
+                let slot = self.module.const_u32(index).and_then(|i| self.slots.get(&place.storage)?.get(i as usize));
+                match slot.copied() {
+                    None => {
+                        next.path.push(index);
+                        next.storage = self.part(place.storage, index).unwrap_or(value);
+                    }
+                    Some(Slot { first, split: Some(count) }) => {
+                        next.split = Some(SplitVector { vector: value, first, count, lane: None });
+                        next.storage = value;
+                    }
+                    Some(Slot { first, split: None }) => {
+                        let first = self.constant(first);
+                        next.path.push(first);
+                        next.storage = self.part(place.storage, first).unwrap_or(value);
+                    }
+                }
             }
             // An element or a column, inside its wrapper struct where it has one.
             Some(Kind::Array { wrapped } | Kind::Lines { row_major: false, wrapped }) => {
@@ -816,7 +944,13 @@ impl Layouts<'_> {
 
     /// Loads the value at `place`, defining `result` (or a fresh id) as it.
     fn load(&mut self, f: usize, out: &mut Vec<usize>, place: &Place, result: Option<Id>) -> Result<Id, Error> {
-        if place.column.is_none() && place.storage == place.value {
+        if let Some(split @ SplitVector { lane: Some(lane), .. }) = place.split {
+            let whole =
+                Place { value: split.vector, split: Some(SplitVector { lane: None, ..split }), ..place.clone() };
+            let vector = self.load(f, out, &whole, None)?;
+            return Ok(self.push(f, out, Op::VectorExtractDynamic, Some(place.value), vec![vector, lane], result));
+        }
+        if place.split.is_none() && place.column.is_none() && place.storage == place.value {
             let pointer = self.access_chain(f, out, &place.variable, place.class, &place.path, place.storage);
             return Ok(self.push(f, out, Op::Load, Some(place.value), vec![pointer], result));
         }
@@ -835,12 +969,17 @@ impl Layouts<'_> {
 
     /// Stores `value` (of the place's value type) to `place`.
     fn store(&mut self, f: usize, out: &mut Vec<usize>, place: &Place, value: Id) -> Result<(), Error> {
-        if place.column.is_none() && place.storage == place.value {
+        if place.split.is_some_and(|split| split.lane.is_some()) {
+            // Only uniform buffers have split vectors, and nothing stores to them.
+            return Err(Error::unsupported("a store to a uniform buffer", Location::default()));
+        }
+        if place.split.is_none() && place.column.is_none() && place.storage == place.value {
             let pointer = self.access_chain(f, out, &place.variable, place.class, &place.path, place.storage);
             self.push(f, out, Op::Store, None, vec![pointer, value], None);
             return Ok(());
         }
-        if place.column.is_none()
+        if place.split.is_none()
+            && place.column.is_none()
             && !self.atomic_variables.contains(&place.variable)
             && self.module.is_fixed_zero(value)
             && !has_padding_member(self.module, place.storage)
