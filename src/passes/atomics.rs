@@ -7,15 +7,17 @@
 //! type is rebuilt with atomics at those places (structs and arrays on the way become new types,
 //! so other uses of the old ones stay plain), and the access chains into it have the new pointer
 //! types. The atomic is signed if only signed min/max touch it, unsigned if only unsigned ones
-//! do, else as declared. The emitter turns plain loads and stores of it into atomic ones.
+//! do, else as declared. The emitter turns plain loads and stores of it into atomic ones; a load,
+//! store or copy of a whole struct or array holding atomics, which WGSL cannot write, goes part
+//! by part (`move_parts`).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 use spirv::Op;
 
 use crate::Options;
 use crate::error::{Error, Location};
-use crate::spirv::{Def, Id, Inst, Module, Type};
+use crate::spirv::{Def, Id, Inst, Module, Operand, Type};
 
 /// One step from a composite into a part, as far as the atomic's place is concerned.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -100,6 +102,8 @@ pub fn run(module: &mut Module, _options: &Options) -> Result<(), Error> {
     }
     // Only `rebuild` makes atomic types: without one, no copy or call can move atomics.
     let mut atomics_made = false;
+    // Each type rebuilt with atomics, and the type it was: what a copy of it carries as a value.
+    let mut plain = HashMap::new();
     for (variable, leaves) in places {
         let Some(g) = module.global_index(variable) else {
             continue;
@@ -107,13 +111,16 @@ pub fn run(module: &mut Module, _options: &Options) -> Result<(), Error> {
         atomics_made = true;
         let leaves: Vec<(Vec<Step>, Need)> = leaves.into_iter().collect();
         let pointee = module.globals[g].pointee;
-        let retyped = rebuild(module, pointee, &leaves, variable)?;
+        let retyped = rebuild(module, pointee, &leaves, variable, &mut plain)?;
         let class = module.globals[g].class;
         module.globals[g].pointee = retyped;
         module.globals[g].ty = module.intern_type(Type::Pointer { class, pointee: retyped });
     }
     for &f in &functions {
         retype_access_chains(module, f, atomics_made)?;
+        if atomics_made {
+            move_parts(module, f, &plain)?;
+        }
     }
     Ok(())
 }
@@ -168,7 +175,13 @@ fn place(module: &Module, pointer: Id) -> Option<(Id, Vec<Step>)> {
 }
 
 /// `ty` with an atomic at every leaf path; composites on the way become new types.
-fn rebuild(module: &mut Module, ty: Id, leaves: &[(Vec<Step>, Need)], variable: Id) -> Result<Id, Error> {
+fn rebuild(
+    module: &mut Module,
+    ty: Id,
+    leaves: &[(Vec<Step>, Need)],
+    variable: Id,
+    plain: &mut HashMap<Id, Id>,
+) -> Result<Id, Error> {
     let at = || Location { result_id: Some(variable), opcode: Some(Op::Variable), ..Location::default() };
     if let Some((_, need)) = leaves.iter().find(|(path, _)| path.is_empty()) {
         let signed = match (module.ty(ty)?, need) {
@@ -199,16 +212,16 @@ fn rebuild(module: &mut Module, ty: Id, leaves: &[(Vec<Step>, Need)], variable: 
             for (i, member) in members.iter().enumerate() {
                 let sub = below(Step::Member(i as u32));
                 if !sub.is_empty() {
-                    new_members[i] = rebuild(module, *member, &sub, variable)?;
+                    new_members[i] = rebuild(module, *member, &sub, variable, plain)?;
                 }
             }
             Type::Struct { members: new_members }
         }
         Type::Array { element, length } => {
-            Type::Array { element: rebuild(module, element, &below(Step::Element), variable)?, length }
+            Type::Array { element: rebuild(module, element, &below(Step::Element), variable, plain)?, length }
         }
         Type::RuntimeArray { element } => {
-            Type::RuntimeArray { element: rebuild(module, element, &below(Step::Element), variable)? }
+            Type::RuntimeArray { element: rebuild(module, element, &below(Step::Element), variable, plain)? }
         }
         _ => {
             return Err(Error::internal("an atomic's path steps into a non-composite"));
@@ -218,6 +231,7 @@ fn rebuild(module: &mut Module, ty: Id, leaves: &[(Vec<Step>, Need)], variable: 
     let new = module.add_def(Def::of_type(new_ty.clone()));
     module.declarations.push(new);
     copy_decorations(module, ty, new, &new_ty);
+    plain.insert(new, ty);
     Ok(new)
 }
 
@@ -227,6 +241,10 @@ fn copy_decorations(module: &mut Module, from: Id, to: Id, ty: &Type) {
     }
     if let Some(name) = module.names.get(&from).cloned() {
         module.names.insert(to, name);
+    }
+    // An array-stride wrapper keeps its padded size (`layout` pass).
+    if let Some(&size) = module.padded_sizes.get(&from) {
+        module.padded_sizes.insert(to, size);
     }
     if let Type::Struct { members } = ty {
         for i in 0..members.len() as u32 {
@@ -299,22 +317,8 @@ fn retype_access_chains(module: &mut Module, f: usize, atomics_made: bool) -> Re
     Ok(())
 }
 
-/// Copies and calls cannot move atomics in WGSL: `inst` (of function `f`) must not copy a struct
-/// or array holding them, nor pass a pointer to them.
+/// Calls cannot move atomics in WGSL: `inst` (of function `f`) must not pass a pointer to them.
 fn refuse_moving_atomics(module: &Module, f: usize, inst: &Inst) -> Result<(), Error> {
-    let whole_copy = match inst.op {
-        Op::Load | Op::Store | Op::CopyMemory => pointee(module, inst.id(0).unwrap_or(0)).map(|(_, p)| p),
-        _ => None,
-    };
-    if let Some(ty) = whole_copy
-        && !matches!(module.type_def(ty), Some(Type::Atomic { .. }))
-        && contains_atomic(module, ty)
-    {
-        return Err(Error::unsupported(
-            "copying a struct or array that holds atomics: WGSL cannot copy atomics",
-            module.location_of(f, inst),
-        ));
-    }
     if inst.op == Op::FunctionCall
         && inst.id_operands().skip(1).any(|arg| pointee(module, arg).is_some_and(|(_, p)| contains_atomic(module, p)))
     {
@@ -322,6 +326,114 @@ fn refuse_moving_atomics(module: &Module, f: usize, inst: &Inst) -> Result<(), E
             "passing a pointer to atomics to a function (not supported yet)",
             module.location_of(f, inst),
         ));
+    }
+    Ok(())
+}
+
+/// Whether a load or store through a pointer to `ty` moves atomics inside a struct or array.
+fn moves_atomics(module: &Module, ty: Id) -> bool {
+    !matches!(module.type_def(ty), Some(Type::Atomic { .. })) && contains_atomic(module, ty)
+}
+
+/// Loads, stores and copies (`OpCopyMemory`) of a whole struct or array holding atomics, which
+/// WGSL cannot write, go part by part in function `f`, down to each atomic, which the emitter loads
+/// and stores atomically (`atomicLoad`, `atomicStore`); parts without atomics go whole.
+fn move_parts(module: &mut Module, f: usize, plain: &HashMap<Id, Id>) -> Result<(), Error> {
+    for b in 0..module.functions[f].blocks.len() {
+        let old = std::mem::take(&mut module.functions[f].blocks[b].insts);
+        let mut out = Vec::with_capacity(old.len());
+        for index in old {
+            let inst = &module.functions[f].insts[index];
+            let (op, first, second, result, ty) = (inst.op, inst.id(0), inst.id(1), inst.result(), inst.ty());
+            let pointees = [first, second].map(|p| p.and_then(|p| pointee(module, p)).map(|(_, ty)| ty));
+            let moved = match op {
+                Op::Load | Op::Store => pointees[0].is_some_and(|ty| moves_atomics(module, ty)),
+                Op::CopyMemory => pointees.iter().flatten().any(|&ty| moves_atomics(module, ty)),
+                _ => false,
+            };
+            let (Some(pointer), true) = (first, moved) else {
+                out.push(index);
+                continue;
+            };
+            match (op, second, ty) {
+                (Op::Load, _, Some(ty)) => {
+                    load_parts(module, f, &mut out, pointer, ty, result)?;
+                }
+                (Op::Store, Some(value), _) => store_parts(module, f, &mut out, pointer, value)?,
+                (Op::CopyMemory, Some(source), _) => {
+                    let source_pointee = pointees[1].unwrap_or_default();
+                    let ty = plain.get(&source_pointee).copied().unwrap_or(source_pointee);
+                    let value = load_parts(module, f, &mut out, source, ty, None)?;
+                    store_parts(module, f, &mut out, pointer, value)?;
+                }
+                _ => out.push(index),
+            }
+        }
+        module.functions[f].blocks[b].insts = out;
+    }
+    Ok(())
+}
+
+/// The parts of a struct or fixed-size array of type `ty`: (index, part type) in order.
+fn parts(module: &Module, ty: Id) -> Result<Vec<(u32, Id)>, Error> {
+    Ok(match module.ty(ty)? {
+        Type::Struct { members } => members.iter().enumerate().map(|(i, &m)| (i as u32, m)).collect(),
+        Type::Array { element, length } => {
+            let count = module.const_u32(*length).ok_or_else(|| {
+                Error::unsupported("copying a specialization-sized array of atomics", Location::default())
+            })?;
+            (0..count).map(|i| (i, *element)).collect()
+        }
+        _ => return Err(Error::internal("a part of a non-composite holding atomics")),
+    })
+}
+
+/// A pointer to part `index` (of type `part`) of what `pointer` points to.
+fn part_pointer(module: &mut Module, f: usize, out: &mut Vec<usize>, pointer: Id, index: u32, part: Id) -> Id {
+    let class = pointee(module, pointer).map_or(spirv::StorageClass::StorageBuffer, |(class, _)| class);
+    let ty = module.intern_type(Type::Pointer { class, pointee: part });
+    let index = module.index_constant(index);
+    module.push_inst(f, out, Op::AccessChain, Some(ty), vec![pointer, index], None)
+}
+
+/// Loads the value of type `ty` at `pointer` part by part where it holds atomics, defining
+/// `result` (or a fresh id) as it.
+fn load_parts(
+    module: &mut Module,
+    f: usize,
+    out: &mut Vec<usize>,
+    pointer: Id,
+    ty: Id,
+    result: Option<Id>,
+) -> Result<Id, Error> {
+    let stored = pointee(module, pointer).map(|(_, ty)| ty).unwrap_or_default();
+    if !moves_atomics(module, stored) {
+        return Ok(module.push_inst(f, out, Op::Load, Some(ty), vec![pointer], result));
+    }
+    let value_parts = parts(module, ty)?;
+    let mut loaded = Vec::with_capacity(value_parts.len());
+    for ((index, part), (_, stored_part)) in value_parts.into_iter().zip(parts(module, stored)?) {
+        let pointer = part_pointer(module, f, out, pointer, index, stored_part);
+        loaded.push(load_parts(module, f, out, pointer, part, None)?);
+    }
+    Ok(module.push_inst(f, out, Op::CompositeConstruct, Some(ty), loaded, result))
+}
+
+/// Stores `value` at `pointer` part by part where what it points to holds atomics.
+fn store_parts(module: &mut Module, f: usize, out: &mut Vec<usize>, pointer: Id, value: Id) -> Result<(), Error> {
+    let stored = pointee(module, pointer).map(|(_, ty)| ty).unwrap_or_default();
+    if !moves_atomics(module, stored) {
+        module.push_inst(f, out, Op::Store, None, vec![pointer, value], None);
+        return Ok(());
+    }
+    let ty = module.value_type(value).ok_or_else(|| Error::internal("a stored value without a type"))?;
+    for ((index, part), (_, stored_part)) in parts(module, ty)?.into_iter().zip(parts(module, stored)?) {
+        let pointer = part_pointer(module, f, out, pointer, index, stored_part);
+        let extracted = module.push_inst(f, out, Op::CompositeExtract, Some(part), vec![value], None);
+        // The index is a literal, not an id.
+        let at = *out.last().unwrap_or(&0);
+        module.functions[f].insts[at].operands = [Operand::IdRef(value), Operand::LiteralBit32(index)].into();
+        store_parts(module, f, out, pointer, extracted)?;
     }
     Ok(())
 }

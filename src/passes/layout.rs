@@ -132,7 +132,6 @@ pub fn run(module: &mut Module, _options: &Options) -> Result<(), Error> {
         misplaced: HashMap::new(),
         slots: HashMap::new(),
         kinds: HashMap::new(),
-        constants: HashMap::new(),
         zeros: HashMap::new(),
         atomic_variables,
         wrappers: HashMap::new(),
@@ -241,7 +240,6 @@ struct Layouts<'m> {
     slots: HashMap<Id, Vec<Slot>>,
     /// Storage types made here, and how each differs from its value type.
     kinds: HashMap<Id, Kind>,
-    constants: HashMap<u32, Id>,
     /// The zero value of each storage type that one is stored of.
     zeros: HashMap<Id, Id>,
     /// Variables atomic instructions touch: their integers become atomics, which cannot be
@@ -349,18 +347,7 @@ impl Layouts<'_> {
 
     /// A `u32` constant, for access-chain indices.
     fn constant(&mut self, value: u32) -> Id {
-        if let Some(&id) = self.constants.get(&value) {
-            return id;
-        }
-        let ty = self.module.intern_type(Type::Int { width: 32, signed: false });
-        let id = self.module.add_def(Def::Constant(Box::new(Constant {
-            ty,
-            value: ConstValue::Scalar(u64::from(value)),
-            spec_id: None,
-        })));
-        self.module.declarations.push(id);
-        self.constants.insert(value, id);
-        id
+        self.module.index_constant(value)
     }
 
     /// The zero value (`OpConstantNull`) of type `ty`.
@@ -874,19 +861,7 @@ impl Layouts<'_> {
         operands: Vec<Id>,
         result: Option<Id>,
     ) -> Id {
-        let index = self.module.functions[f].insts.len();
-        let id = match (ty, result) {
-            (None, _) => 0,
-            (Some(ty), Some(id)) => {
-                self.module.defs[id as usize] = Def::value(f, index, ty);
-                id
-            }
-            (Some(ty), None) => self.module.add_def(Def::value(f, index, ty)),
-        };
-        let operands = operands.into_iter().map(Operand::IdRef).collect();
-        self.module.functions[f].insts.push(Inst::new(op, ty, ty.map(|_| id), operands, 0));
-        out.push(index);
-        id
+        self.module.push_inst(f, out, op, ty, operands, result)
     }
 
     fn access_chain(

@@ -542,6 +542,8 @@ pub struct Module {
     pub padded_sizes: IdMap<Id, u32>,
     /// The type of the input each storage type the `layout` pass made lays out, for messages.
     pub laid_out_from: IdMap<Id, Id>,
+    /// The `u32` constants passes made for access-chain indices, by value (`index_constant`).
+    pub index_constants: IdMap<u32, Id>,
     /// The private variable the entry-point wrappers set to the invocation's id in its subgroup,
     /// for the subgroup operations WGSL lacks and the translation computes from it
     /// (`io_wrapper` pass).
@@ -705,6 +707,49 @@ impl Module {
         let id = self.bound;
         self.bound += 1;
         self.defs.push(def);
+        id
+    }
+
+    /// A `u32` constant of `value`, for the access-chain indices passes write.
+    pub fn index_constant(&mut self, value: u32) -> Id {
+        if let Some(&id) = self.index_constants.get(&value) {
+            return id;
+        }
+        let ty = self.intern_type(Type::Int { width: 32, signed: false });
+        let id = self.add_def(Def::Constant(Box::new(Constant {
+            ty,
+            value: ConstValue::Scalar(u64::from(value)),
+            spec_id: None,
+        })));
+        self.declarations.push(id);
+        self.index_constants.insert(value, id);
+        id
+    }
+
+    /// Appends an instruction of `op` on the ids `operands` to function `f`, and its index to
+    /// `out` (the block's new list); its result is `result` or, with a type, a fresh id. Returns
+    /// the result (0 without a type).
+    pub fn push_inst(
+        &mut self,
+        f: usize,
+        out: &mut Vec<usize>,
+        op: spirv::Op,
+        ty: Option<Id>,
+        operands: Vec<Id>,
+        result: Option<Id>,
+    ) -> Id {
+        let index = self.functions[f].insts.len();
+        let id = match (ty, result) {
+            (None, _) => 0,
+            (Some(ty), Some(id)) => {
+                self.defs[id as usize] = Def::value(f, index, ty);
+                id
+            }
+            (Some(ty), None) => self.add_def(Def::value(f, index, ty)),
+        };
+        let operands = operands.into_iter().map(Operand::IdRef).collect();
+        self.functions[f].insts.push(Inst::new(op, ty, ty.map(|_| id), operands, 0));
+        out.push(index);
         id
     }
 
