@@ -103,8 +103,11 @@ are composites like any other. The buffer starts with random values in its membe
 words in its padding, and after the run all of it is compared, padding included (SPIR-V stores
 write members only). A uniform buffer (binding 3) holds two elements of the same types laid out
 anew under the uniform rules (arrays, structs and matrices aligned to 16), loaded from at any part
-of either; where the relaxed layout puts a vector where WGSL's uniform rules cannot, the
-translation makes it a read-only storage buffer, as the binding map says.
+of either (a vector the relaxed layout puts below WGSL's alignment is, in the translation, one
+member per component: the buffer stays uniform). Atomic instructions
+(`spirv_blocks.ATOMICS`, increments, loads, stores, compare-exchanges, at Device or Workgroup
+scope) work on the storage buffer's integers, which the program also loads, stores and copies
+whole or in the structs that hold them.
 
 Each program reads 16 words of its own per invocation (32 invocations) from storage buffer 0,
 advancing a cursor, and every taken path folds a tag into an accumulator (`acc = (acc ^ (v + K)) *
@@ -125,7 +128,7 @@ import random
 import sys
 from pathlib import Path
 
-from spirv_blocks import (BINARY, COMPOSITES, FLOAT, INTEGER, LAID_OUT, POINTEES, TWINS, U32_OPS, UNIFORM_LAID_OUT,
+from spirv_blocks import (ATOMICS, BINARY, COMPOSITES, FLOAT, INTEGER, LAID_OUT, POINTEES, TWINS, U32_OPS, UNIFORM_LAID_OUT,
                           Block, Function, LaidOutBuffer, Module, members, signed, vector_type)
 
 INVOCATIONS = 32
@@ -987,6 +990,11 @@ class FunctionBuilder:
             self.load_through(self.buffer_chain("%udata", path), element)
             return
         paths = buffer_paths("%LE")
+        if r.random() < 0.25:
+            # Integers that are no vector's components: atomics take no lanes.
+            vectors = {tuple(p) for p, t in paths if t in COMPOSITES and COMPOSITES[t][0] == "vector"}
+            self.atomic(r.choice([(p, t) for p, t in paths if t in ("%uint", "%int") and tuple(p[:-1]) not in vectors]))
+            return
         path, element = r.choice(paths)
         if r.random() < 0.15:
             others = [p for p, t in paths if t == element and p != path and len(p) == len(path)]
@@ -1002,6 +1010,30 @@ class FunctionBuilder:
         if r.random() < 0.4:
             self.pointers = self.pointers | {(pointer, element)}
         self.through(pointer, element)
+
+    def atomic(self, place):
+        """An atomic instruction on an integer member of the invocation's element of %data (its
+        own: the result is the same in any order), at Device or Workgroup scope."""
+        r = self.r
+        path, ty = place
+        pointer = self.buffer_chain("%data", path)
+        scope = self.c(r.choice([1, 2]))
+        kind = r.choice(sorted(ATOMICS) + ["increment", "decrement", "load", "store", "compare"])
+        self.p.note("buffer.atomic." + kind)
+        if kind == "store":
+            self.cur.insts.append((None, "atomic_store", (pointer, self.value(ty), scope)))
+            return
+        if kind in ("increment", "decrement"):
+            result = self.inst("atomic_step", "OpAtomicI" + kind.capitalize(), ty, pointer, scope)
+        elif kind == "load":
+            result = self.inst("atomic_load", ty, pointer, scope)
+        elif kind == "compare":
+            # Against the value there (loaded first) or another: the exchange happens or not.
+            current = self.inst("atomic_load", ty, pointer, scope) if r.random() < 0.5 else self.value(ty)
+            result = self.inst("atomic_compare", ty, pointer, self.value(ty), current, scope)
+        else:
+            result = self.inst("atomic", kind, ty, pointer, self.value(ty), scope)
+        self.fold_scalar(result, ty)
 
     def buffer_chain(self, buffer, path, constant=False):
         """An access chain to `path` in the invocation's element of %data, or in an element of

@@ -272,6 +272,31 @@ COMPOSITES.update({"%TA": ("array", "%float", 3), "%TB": ("array", "%v3int", 2),
 TWINS.update({twin: ty for ty, twin in TWINS.items()})
 
 
+# Atomic read-modify-writes on an integer of the storage buffer: name -> (opcode, the new value
+# from the old one and the operand, as 32-bit patterns). Each invocation has an element of its
+# own, so the results are the same in any order.
+ATOMICS = {
+    "iadd": ("OpAtomicIAdd", lambda old, v: old + v),
+    "isub": ("OpAtomicISub", lambda old, v: old - v),
+    "and": ("OpAtomicAnd", lambda old, v: old & v),
+    "or": ("OpAtomicOr", lambda old, v: old | v),
+    "xor": ("OpAtomicXor", lambda old, v: old ^ v),
+    "exchange": ("OpAtomicExchange", lambda old, v: v),
+    "smin": ("OpAtomicSMin", lambda old, v: min(signed(old), signed(v))),
+    "smax": ("OpAtomicSMax", lambda old, v: max(signed(old), signed(v))),
+    "umin": ("OpAtomicUMin", lambda old, v: min(old, v)),
+    "umax": ("OpAtomicUMax", lambda old, v: max(old, v)),
+}
+
+
+def atomic(memory, pointer, update):
+    """Replaces the integer at `pointer` by `update(old)`; returns old."""
+    var, path = pointer
+    old = at_path(memory[var], path)
+    memory[var] = with_path(memory[var], path, update(old) & MASK)
+    return old
+
+
 def members(ty):
     """The types of a composite's members, in order."""
     kind, inner, n = (COMPOSITES[ty] + (None,))[:3]
@@ -346,6 +371,14 @@ COMPOSITE_MODELS = {
     "chain": lambda value, memory, ty, storage, var, *indices: (var, [value(i) & MASK for i in indices]),
     "load_pointer": lambda value, memory, ty, pointer: at_path(memory[value(pointer)[0]], value(pointer)[1]),
     "store_pointer": lambda value, memory, pointer, v: store(memory, value(pointer), value(v)),
+    "atomic": lambda value, memory, name, ty, pointer, v, scope: atomic(
+        memory, value(pointer), lambda old: ATOMICS[name][1](old, value(v) & MASK)),
+    "atomic_step": lambda value, memory, opcode, ty, pointer, scope: atomic(
+        memory, value(pointer), lambda old: old + (1 if opcode == "OpAtomicIIncrement" else -1)),
+    "atomic_load": lambda value, memory, ty, pointer, scope: at_path(memory[value(pointer)[0]], value(pointer)[1]),
+    "atomic_store": lambda value, memory, pointer, v, scope: store(memory, value(pointer), value(v) & MASK),
+    "atomic_compare": lambda value, memory, ty, pointer, v, comparator, scope: atomic(
+        memory, value(pointer), lambda old: value(v) if old == value(comparator) & MASK else old),
     "copy_pointer": lambda value, memory, destination, source: store(
         memory, value(destination), at_path(memory[value(source)[0]], value(source)[1])),
 }
@@ -915,6 +948,12 @@ INSTRUCTIONS = {
     "load_pointer": lambda r, a: [f"{r} = OpLoad {a[0]} {a[1]}"],
     "store_pointer": lambda r, a: [f"OpStore {a[0]} {a[1]}"],
     "copy_pointer": lambda r, a: [f"OpCopyMemory {a[0]} {a[1]}"],
+    # Scope Device (1) or Workgroup (2), semantics None (0).
+    "atomic": lambda r, a: [f"{r} = {ATOMICS[a[0]][0]} {a[1]} {a[2]} {a[4]} %u_0 {a[3]}"],
+    "atomic_step": lambda r, a: [f"{r} = {a[0]} {a[1]} {a[2]} {a[3]} %u_0"],
+    "atomic_load": lambda r, a: [f"{r} = OpAtomicLoad {a[0]} {a[1]} {a[2]} %u_0"],
+    "atomic_store": lambda r, a: [f"OpAtomicStore {a[0]} {a[2]} %u_0 {a[1]}"],
+    "atomic_compare": lambda r, a: [f"{r} = OpAtomicCompareExchange {a[0]} {a[1]} {a[4]} %u_0 %u_0 {a[2]} {a[3]}"],
     "select": lambda r, a: [f"{r} = OpSelect %uint {a[0]} {a[1]} {a[2]}"],
     "gid": lambda r, a: [f"{r}_p = OpAccessChain %ptr_in_uint %gid %u_0", f"{r} = OpLoad %uint {r}_p"],
     "load_input": lambda r, a: [f"{r}_p = OpAccessChain %ptr_uint %inputs %u_0 {a[0]}", f"{r} = OpLoad %uint {r}_p"],
