@@ -107,7 +107,8 @@ of either (a vector the relaxed layout puts below WGSL's alignment is, in the tr
 member per component: the buffer stays uniform). Atomic instructions
 (`spirv_blocks.ATOMICS`, increments, loads, stores, compare-exchanges, at Device or Workgroup
 scope) work on the storage buffer's integers, which the program also loads, stores and copies
-whole or in the structs that hold them.
+whole or in the structs that hold them; `OpArrayLength` reads its element count. Loads and stores
+through pointers carry memory operands now and then (`Aligned`, `Nontemporal`, `Volatile`).
 
 Each program reads 16 words of its own per invocation (32 invocations) from storage buffer 0,
 advancing a cursor, and every taken path folds a tag into an accumulator (`acc = (acc ^ (v + K)) *
@@ -965,18 +966,25 @@ class FunctionBuilder:
     def through(self, pointer, element):
         """A load or store through `pointer`, to a value of type `element`."""
         if self.r.random() < 0.5:
-            self.cur.insts.append((None, "store_pointer", (pointer, self.value(element))))
+            self.cur.insts.append((None, "store_pointer", (pointer, self.value(element), self.memory_access())))
         else:
             self.load_through(pointer, element)
 
     def load_through(self, pointer, element):
         """A load through `pointer` of a value of type `element`, read into acc."""
+        result = self.inst("load_pointer", element, pointer, self.memory_access())
         if element in COMPOSITES:
-            result = self.inst("load_pointer", element, pointer)
             self.comps = self.comps | {(result, element)}
             self.fold(result, element)
         else:
-            self.fold_scalar(self.inst("load_pointer", element, pointer), element)
+            self.fold_scalar(result, element)
+
+    def memory_access(self):
+        """Now and then, memory operands on a load or store, which change nothing here."""
+        access = self.r.choice([""] * 12 + ["Aligned 4", "Nontemporal", "Volatile", "Volatile|Aligned 4", "None"])
+        if access:
+            self.p.note("memory_access")
+        return access
 
     def statement_buffer(self, ctx):
         """A load or a store through an access chain into the invocation's element of the laid-out
@@ -990,6 +998,11 @@ class FunctionBuilder:
             self.load_through(self.buffer_chain("%udata", path), element)
             return
         paths = buffer_paths("%LE")
+        if r.random() < 0.05:
+            # OpArrayLength of the runtime array: one element per invocation.
+            self.fold_scalar(self.inst("array_length", "%data"), "%uint")
+            self.p.note("buffer.array_length")
+            return
         if r.random() < 0.25:
             # Integers that are no vector's components: atomics take no lanes.
             vectors = {tuple(p) for p, t in paths if t in COMPOSITES and COMPOSITES[t][0] == "vector"}

@@ -369,8 +369,9 @@ COMPOSITE_MODELS = {
     "store_variable": lambda value, memory, var, v: memory.__setitem__(var, pattern(value(v))),
     "copy_memory": lambda value, memory, destination, source: memory.__setitem__(destination, memory[source]),
     "chain": lambda value, memory, ty, storage, var, *indices: (var, [value(i) & MASK for i in indices]),
-    "load_pointer": lambda value, memory, ty, pointer: at_path(memory[value(pointer)[0]], value(pointer)[1]),
-    "store_pointer": lambda value, memory, pointer, v: store(memory, value(pointer), value(v)),
+    "load_pointer": lambda value, memory, ty, pointer, access: at_path(memory[value(pointer)[0]], value(pointer)[1]),
+    "store_pointer": lambda value, memory, pointer, v, access: store(memory, value(pointer), value(v)),
+    "array_length": lambda value, memory, buffer: len(memory[buffer][0]),
     "atomic": lambda value, memory, name, ty, pointer, v, scope: atomic(
         memory, value(pointer), lambda old: ATOMICS[name][1](old, value(v) & MASK)),
     "atomic_step": lambda value, memory, opcode, ty, pointer, scope: atomic(
@@ -945,8 +946,9 @@ INSTRUCTIONS = {
     "copy_memory": lambda r, a: [f"OpCopyMemory {a[0]} {a[1]}"],
     "to_float": lambda r, a: [f"{r} = {a[1]} {a[0]} {a[2]}"],
     "chain": lambda r, a: [f"{r} = OpAccessChain {pointer(a[0], a[1])} {' '.join(a[2:])}"],
-    "load_pointer": lambda r, a: [f"{r} = OpLoad {a[0]} {a[1]}"],
-    "store_pointer": lambda r, a: [f"OpStore {a[0]} {a[1]}"],
+    "load_pointer": lambda r, a: [f"{r} = OpLoad {a[0]} {a[1]} {a[2]}".rstrip()],
+    "store_pointer": lambda r, a: [f"OpStore {a[0]} {a[1]} {a[2]}".rstrip()],
+    "array_length": lambda r, a: [f"{r} = OpArrayLength %uint {a[0]} 0"],
     "copy_pointer": lambda r, a: [f"OpCopyMemory {a[0]} {a[1]}"],
     # Scope Device (1) or Workgroup (2), semantics None (0).
     "atomic": lambda r, a: [f"{r} = {ATOMICS[a[0]][0]} {a[1]} {a[2]} {a[4]} %u_0 {a[3]}"],
