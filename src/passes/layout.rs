@@ -419,6 +419,7 @@ impl Layouts<'_> {
         Ok(storage)
     }
 
+    /// Whether `ty` holds, at any depth, a struct's vector member placed below WGSL's alignment.
     fn has_misplaced_vector(&mut self, ty: Id) -> Result<bool, Error> {
         if let Some(&known) = self.misplaced.get(&ty) {
             return Ok(known);
