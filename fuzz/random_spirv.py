@@ -107,7 +107,9 @@ of either (a vector the relaxed layout puts below WGSL's alignment is, in the tr
 member per component: the buffer stays uniform). Atomic instructions
 (`spirv_blocks.ATOMICS`, increments, loads, stores, compare-exchanges, at Device or Workgroup
 scope) work on the storage buffer's integers, which the program also loads, stores and copies
-whole or in the structs that hold them; `OpArrayLength` reads its element count. Loads and stores
+whole or in the structs that hold them; `OpArrayLength` reads its element count; `OpCopyMemory`
+copies a vector or matrix between a buffer and a function or private variable (an access chain
+without indices on the variable's side). Loads and stores
 through pointers carry memory operands now and then (`Aligned`, `Nontemporal`, `Volatile`).
 
 Each program reads 16 words of its own per invocation (32 invocations) from storage buffer 0,
@@ -992,6 +994,9 @@ class FunctionBuilder:
         (`OpCopyMemory`) between two places of one type there, the chain maybe kept; or a load
         from either element of the uniform buffer (binding 3)."""
         r = self.r
+        if r.random() < 0.1:
+            self.copy_with_variable()
+            return
         if r.random() < 0.3:
             path, element = r.choice(buffer_paths("%UE"))
             self.p.note("buffer.uniform")
@@ -1023,6 +1028,22 @@ class FunctionBuilder:
         if r.random() < 0.4:
             self.pointers = self.pointers | {(pointer, element)}
         self.through(pointer, element)
+
+    def copy_with_variable(self):
+        """OpCopyMemory between a part of either buffer whose type variables have too (a vector, a
+        matrix) and a function or private variable of it, through an access chain without
+        indices: from the uniform buffer, or either way with the storage buffer."""
+        r = self.r
+        buffer = r.choice(["%data", "%data", "%udata"])
+        paths = buffer_paths("%LE" if buffer == "%data" else "%UE")
+        path, ty = r.choice([(p, t) for p, t in paths if t in POINTEES and t in COMPOSITES])
+        var, _ = self.some_variable(ty)
+        storage = next(st for v, _, st in self.variables_at_hand() if v == var)
+        pair = [self.inst("chain", ty, storage, var), self.buffer_chain(buffer, path)]
+        if buffer == "%data" and r.random() < 0.5:
+            pair.reverse()
+        self.cur.insts.append((None, "copy_pointer", tuple(pair)))
+        self.p.note("buffer.copy_with_variable")
 
     def atomic(self, place):
         """An atomic instruction on an integer member of the invocation's element of %data (its
