@@ -112,6 +112,12 @@ copies a vector or matrix between a buffer and a function or private variable (a
 without indices on the variable's side). Loads and stores
 through pointers carry memory operands now and then (`Aligned`, `Nontemporal`, `Volatile`).
 
+First thing, the entry point's invocations swap values through workgroup memory: each stores a
+struct to its slot of an array, an `OpControlBarrier`, each reads another's slot whole or in part,
+another barrier; then its own slot is its own, loaded and stored through a kept access chain, its
+first member maybe by atomics (the model runs every invocation up to the first barrier, then each
+whole, reading the others' slots as they were there).
+
 Each program reads 16 words of its own per invocation (32 invocations) from storage buffer 0,
 advancing a cursor, and every taken path folds a tag into an accumulator (`acc = (acc ^ (v + K)) *
 16777619`, wrapping), so one wrong branch changes the result. The accumulator and the cursor are
@@ -1011,7 +1017,8 @@ class FunctionBuilder:
         if r.random() < 0.25:
             # Integers that are no vector's components: atomics take no lanes.
             vectors = {tuple(p) for p, t in paths if t in COMPOSITES and COMPOSITES[t][0] == "vector"}
-            self.atomic(r.choice([(p, t) for p, t in paths if t in ("%uint", "%int") and tuple(p[:-1]) not in vectors]))
+            path, ty = r.choice([(p, t) for p, t in paths if t in ("%uint", "%int") and tuple(p[:-1]) not in vectors])
+            self.atomic(self.buffer_chain("%data", path), ty)
             return
         path, element = r.choice(paths)
         if r.random() < 0.15:
@@ -1045,15 +1052,13 @@ class FunctionBuilder:
         self.cur.insts.append((None, "copy_pointer", tuple(pair)))
         self.p.note("buffer.copy_with_variable")
 
-    def atomic(self, place):
-        """An atomic instruction on an integer member of the invocation's element of %data (its
-        own: the result is the same in any order), at Device or Workgroup scope."""
+    def atomic(self, pointer, ty, scopes=(1, 2)):
+        """An atomic instruction on the integer of type `ty` at `pointer`, the invocation's own (so
+        the result is the same in any order), at one of `scopes` (Device 1, Workgroup 2)."""
         r = self.r
-        path, ty = place
-        pointer = self.buffer_chain("%data", path)
-        scope = self.c(r.choice([1, 2]))
+        scope = self.c(r.choice(scopes))
         kind = r.choice(sorted(ATOMICS) + ["increment", "decrement", "load", "store", "compare"])
-        self.p.note("buffer.atomic." + kind)
+        self.p.note("atomic." + kind)
         if kind == "store":
             self.cur.insts.append((None, "atomic_store", (pointer, self.value(ty), scope)))
             return
@@ -1073,19 +1078,48 @@ class FunctionBuilder:
         """An access chain to `path` in the invocation's element of %data, or in an element of
         %udata."""
         r = self.r
-        indices = []
-        inner = "%LE" if buffer == "%data" else "%UE"
+        if buffer == "%udata":
+            element = self.c(r.randrange(2)) if r.random() < 0.5 else self.index(2)
+            return self.chain("%UE", "Uniform", buffer, [self.c(0), element], path, constant)
+        element = self.gid if self.main else self.inst("gid")
+        return self.chain("%LE", "StorageBuffer", buffer, [self.c(0), element], path, constant)
+
+    def chain(self, ty, storage, var, prefix, path, constant=False):
+        """An access chain from `var` through the indices `prefix` to a `ty`, then down `path` in
+        it: struct members by constants, array, vector and matrix indices maybe computed at run
+        time (unless `constant`)."""
+        r = self.r
+        indices = list(prefix)
         for index in path:
-            if constant or COMPOSITES[inner][0] == "struct" or r.random() < 0.4:
+            if constant or COMPOSITES[ty][0] == "struct" or r.random() < 0.4:
                 indices.append(self.c(index) if r.random() < 0.5 else self.p.int_const(index))
             else:
-                indices.append(self.index(COMPOSITES[inner][2]))
-            inner = members(inner)[index]
-        if buffer == "%udata":
-            element, storage = self.c(r.randrange(2)) if r.random() < 0.5 else self.index(2), "Uniform"
+                indices.append(self.index(COMPOSITES[ty][2]))
+            ty = members(ty)[index]
+        return self.inst("chain", ty, storage, var, *indices)
+
+    def workgroup_exchange(self):
+        """The invocations swap values through workgroup memory first thing: each stores a value
+        of %S to its slot of %wg; a barrier; each reads another's slot (some distance on, around)
+        whole or in part; a barrier. After that its own slot is its own: loaded and stored through
+        a kept access chain, its first member maybe by atomics (at Workgroup scope)."""
+        r = self.r
+        own = self.chain("%S", "Workgroup", "%wg", [self.gid], [])
+        self.cur.insts.append((None, "store_pointer", (own, self.composite("%S"), "")))
+        self.cur.insts.append((None, "barrier", (self.c(2), self.c(0x108))))
+        other = self.emit("umod", self.emit("add", self.gid, self.c(r.randint(1, INVOCATIONS - 1))), self.c(INVOCATIONS))
+        path, ty = r.choice(buffer_paths("%S"))
+        result = self.inst("load_neighbor", ty, self.chain("%S", "Workgroup", "%wg", [other], path))
+        if ty in COMPOSITES:
+            self.comps = self.comps | {(result, ty)}
+            self.fold(result, ty, 2)
         else:
-            element, storage = self.gid if self.main else self.inst("gid"), "StorageBuffer"
-        return self.inst("chain", inner, storage, buffer, self.c(0), element, *indices)
+            self.fold_scalar(result, ty)
+        self.cur.insts.append((None, "barrier", (self.c(2), self.c(0x108))))
+        self.pointers = self.pointers | {(own, "%S")}
+        if r.random() < 0.5:
+            self.atomic(self.chain("%S", "Workgroup", "%wg", [self.gid], [0]), "%uint", scopes=(2,))
+        self.p.note("workgroup_exchange")
 
     def statement_select(self, ctx):
         self.emit("select", self.condition(), self.any_value(), self.any_value())
@@ -1425,6 +1459,7 @@ class FunctionBuilder:
         # rejects a binding the WGSL does not use).
         self.state = {"acc": self.emit("xor", self.gid, self.c(self.p.seed)), "cursor": self.c(0)}
         self.state["acc"] = self.emit("xor", self.state["acc"], self.read())
+        self.workgroup_exchange()
         # So that every module uses buffers 2 and 3 too (wgpu rejects a binding the WGSL lacks).
         self.statement_buffer(None)
         self.load_through(self.buffer_chain("%udata", []), "%UE")

@@ -380,6 +380,9 @@ COMPOSITE_MODELS = {
     "atomic_store": lambda value, memory, pointer, v, scope: store(memory, value(pointer), value(v) & MASK),
     "atomic_compare": lambda value, memory, ty, pointer, v, comparator, scope: atomic(
         memory, value(pointer), lambda old: value(v) if old == value(comparator) & MASK else old),
+    # A read of another invocation's workgroup slot between the two barriers: what the first pass
+    # left there.
+    "load_neighbor": lambda value, memory, ty, pointer: at_path(memory["%wg_at_barrier"], value(pointer)[1]),
     "copy_pointer": lambda value, memory, destination, source: store(
         memory, value(destination), at_path(memory[value(source)[0]], value(source)[1])),
 }
@@ -581,6 +584,10 @@ class GeneratorBug(Exception):
     pass
 
 
+class Barrier(Exception):
+    """The model's first pass over the invocations stops each at its first barrier."""
+
+
 class Block:
     def __init__(self, label):
         self.label = label
@@ -679,13 +686,24 @@ class Module:
         return null_value(ty) if parts is None else pattern([self.constant_value(p) for p in parts])
 
     def expected(self):
-        """What storage buffers 1 and 2 hold after the run."""
+        """What storage buffers 1 and 2 hold after the run. The entry point's invocations meet at
+        two barriers first thing (`%wg`, the workgroup's slots): a first pass runs each up to the
+        first barrier, where each has written its slot; the second runs each whole, reading the
+        others' slots as the first pass left them (between the barriers nothing writes), and its
+        own slot after them as any variable (only its invocation touches it)."""
         outputs = [0] * (2 * self.invocations)
-        shared = {"%data": [self.data.elements], "%udata": [self.udata.elements]}
-        for invocation in range(self.invocations):
-            private = {var: self.constant_value(init) for var, _, init in self.privates}
-            memory = {"gid": invocation, "out": outputs, "steps": 0, "private": private, "shared": shared}
-            self.run(self.functions[0], [], memory)
+        shared = {"%data": [self.data.elements], "%udata": [self.udata.elements],
+                  "%wg": [undefined("%S")] * self.invocations}
+        for first_pass in (True, False):
+            for invocation in range(self.invocations):
+                private = {var: self.constant_value(init) for var, _, init in self.privates}
+                memory = {"gid": invocation, "out": outputs, "steps": 0, "private": private, "shared": shared,
+                          "first_pass": first_pass}
+                try:
+                    self.run(self.functions[0], [], memory)
+                except Barrier:
+                    continue
+            shared["%wg_at_barrier"] = shared["%wg"]
         return outputs, self.data.holding(shared["%data"][0])
 
     def run(self, fn, args, memory):
@@ -726,6 +744,9 @@ class Module:
                     env[result] = value(operands[1]) if value(operands[0]) else value(operands[2])
                 elif op == "gid":
                     env[result] = memory["gid"]
+                elif op == "barrier":
+                    if memory["first_pass"]:
+                        raise Barrier()
                 elif op == "load_input":
                     env[result] = self.inputs[value(operands[0])]
                 elif op == "store_output":
@@ -777,7 +798,7 @@ class Module:
     def assembly(self, comments, expected):
         """The module as spirv-as reads it, after the `comments` lines, with the execution test's
         `exec:` lines stating `expected` (buffer 1's words, buffer 2's)."""
-        interface = "%gid" if self.version == "1.3" else " ".join(["%gid %inputs %outputs %data %udata"] + [v for v, _, _ in self.privates])
+        interface = "%gid" if self.version == "1.3" else " ".join(["%gid %inputs %outputs %data %udata %wg"] + [v for v, _, _ in self.privates])
         lines = ["; SPIR-V", f"; Version: {self.version}"] + comments + [
             "; exec: dispatch 1 1 1",
             "; exec: storage 0: " + " ".join(map(str, self.inputs)),
@@ -859,13 +880,18 @@ class Module:
             "%LBlk = OpTypeStruct %rt_LE",
             "%ps_LBlk = OpTypePointer StorageBuffer %LBlk",
             "%data = OpVariable %ps_LBlk StorageBuffer",
+            f"%len_slots = OpConstant %uint {self.invocations}",
+            "%Slots = OpTypeArray %S %len_slots",
+            "%pw_Slots = OpTypePointer Workgroup %Slots",
+            "%wg = OpVariable %pw_Slots Workgroup",
             "%UArr = OpTypeArray %UE %len2",
             "%UBlk = OpTypeStruct %UArr",
             "%pu_UBlk = OpTypePointer Uniform %UBlk",
             "%udata = OpVariable %pu_UBlk Uniform",
         ]
         lines += [f"{pointer(ty, storage)} = OpTypePointer {storage} {ty}"
-                  for storage, element in (("StorageBuffer", "%LE"), ("Uniform", "%UE")) for ty in reachable(element)]
+                  for storage, element in (("StorageBuffer", "%LE"), ("Uniform", "%UE"), ("Workgroup", "%S"))
+                  for ty in reachable(element)]
         lines += [f"{pointer(ty, s)} = OpTypePointer {s} {ty}" for s in ("Function", "Private") for ty in POINTEES]
         types = {function_type(f): f.pointer for f in self.functions if f.pointer}
         lines += [f"{name} = OpTypeFunction %uint %uint %uint %uint {pointer(*p)}" for name, p in types.items()]
@@ -950,6 +976,9 @@ INSTRUCTIONS = {
     "store_pointer": lambda r, a: [f"OpStore {a[0]} {a[1]} {a[2]}".rstrip()],
     "array_length": lambda r, a: [f"{r} = OpArrayLength %uint {a[0]} 0"],
     "copy_pointer": lambda r, a: [f"OpCopyMemory {a[0]} {a[1]}"],
+    "load_neighbor": lambda r, a: [f"{r} = OpLoad {a[0]} {a[1]}"],
+    # Workgroup execution and memory scope, AcquireRelease | WorkgroupMemory semantics.
+    "barrier": lambda r, a: [f"OpControlBarrier {a[0]} {a[0]} {a[1]}"],
     # Scope Device (1) or Workgroup (2), semantics None (0).
     "atomic": lambda r, a: [f"{r} = {ATOMICS[a[0]][0]} {a[1]} {a[2]} {a[4]} %u_0 {a[3]}"],
     "atomic_step": lambda r, a: [f"{r} = {a[0]} {a[1]} {a[2]} {a[3]} %u_0"],
