@@ -96,7 +96,9 @@ runtime array of a struct, one element per invocation, holding scalars, vectors,
 floats, vectors and matrices, and an array of a struct; each seed lays them out anew: member offsets,
 array strides and matrix strides at or past what the rules ask, matrices column- or row-major, and
 in a third of the seeds vectors at any offset the relaxed block layout allows (a `vec3` at offset
-4). Access chains (indices at run time into arrays, vectors and matrices) reach the element's parts
+4), in a fifth everything as the scalar block layout allows (strides and offsets multiples of 4: a
+`vec3` array's stride 12; such modules say `; Scalar block layout`, which the runner passes on to
+spirv-val and spirv-opt). Access chains (indices at run time into arrays, vectors and matrices) reach the element's parts
 at any depth, down to a row-major matrix's column or a lane of it, to load from, store to (the
 chain maybe kept for later blocks) or copy between (`OpCopyMemory`); values of the laid-out types
 are composites like any other. The buffer starts with random values in its members and random
@@ -245,10 +247,12 @@ class Program(Module):
         self.udata = LaidOutBuffer(r, UNIFORM_LAID_OUT, 2, uniform=True)
 
     def comments(self):
+        # random_spirv.sh validates a module with a scalar block layout as such.
+        scalar = ["; Scalar block layout"] if self.data.layout.scalar or self.udata.layout.scalar else []
         return [
             f"; Generator: fuzz/random_spirv.py {self.seed}",
             "; Shapes: " + ", ".join(f"{k} {v}" for k, v in sorted(self.stats.items())),
-        ]
+        ] + scalar
 
 
 class FunctionBuilder:

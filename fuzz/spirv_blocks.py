@@ -449,11 +449,15 @@ class Layout:
     random, padded by more alignments. Matrices are column- or row-major, their MatrixStride at
     least their column's (or row's) size. Under the relaxed block layout (core from Vulkan 1.1:
     `relaxed`, a third of the seeds), a vector member of a struct is placed at any multiple of 4
-    from which it does not cross a 16-byte boundary (spirv-val: "improperly straddling")."""
+    from which it does not cross a 16-byte boundary (spirv-val: "improperly straddling"). Under
+    the scalar block layout (`scalar`, a fifth of the seeds; a device feature, which lavapipe
+    has), everything is aligned as its components are, to 4: a `vec3` array's stride may be 12, a
+    matrix's columns 12 bytes apart."""
 
     def __init__(self, r, types, uniform=False):
         self.relaxed = r.random() < 0.33
-        self.uniform = uniform
+        self.scalar = not self.relaxed and r.random() < 0.3
+        self.uniform = uniform and not self.scalar
         self.types = types
         self.strides = {}  # array type -> ArrayStride
         self.members = {}  # struct type -> [(Offset, (MatrixStride, row-major) or None)]
@@ -483,7 +487,7 @@ class Layout:
             return 4, 4
         kind, inner, count = COMPOSITES[ty][:3]
         if kind == "vector":
-            return 4 * count, 8 if count == 2 else 16
+            return 4 * count, 4 if self.scalar else 8 if count == 2 else 16
         stride, row_major = matrix
         vectors = COMPOSITES[inner][2] if row_major else count
         return vectors * stride, self.vector_align(ty, row_major)
@@ -492,7 +496,7 @@ class Layout:
         """The alignment of a matrix's column, or row if row-major (the matrix's too)."""
         _, column, columns = COMPOSITES[matrix]
         lanes = columns if row_major else COMPOSITES[column][2]
-        return 8 if lanes == 2 and not self.uniform else 16
+        return 4 if self.scalar else 8 if lanes == 2 and not self.uniform else 16
 
     def random_matrix(self, r, ty):
         """A random (MatrixStride, row-major) for the matrix `ty` (or arrays of it)."""
@@ -514,7 +518,7 @@ class Layout:
     def lay_out_struct(self, r, ty):
         # Relaxed, a struct goes at a multiple of 16, so that its vectors' offsets within it tell
         # where they cross a 16-byte boundary.
-        members, end, largest = [], 0, 16 if self.relaxed or self.uniform else 4
+        members, end, largest = [], 0, 16 if (self.relaxed or self.uniform) and not self.scalar else 4
         for member in self.types[ty][1]:
             matrix = None
             if self.has_matrix(member):
