@@ -124,6 +124,7 @@ struct MatrixLayout {
 }
 
 pub fn run(module: &mut Module, _options: &Options) -> Result<(), Error> {
+    refuse_aliased_workgroup_blocks(module)?;
     let atomic_variables = atomic_variables(module);
     let mut layouts = Layouts {
         module,
@@ -301,6 +302,29 @@ struct Slot {
     first: u32,
     /// The component count of a split vector.
     split: Option<u32>,
+}
+
+/// Under WorkgroupMemoryExplicitLayoutKHR, workgroup variables of Block types share their memory
+/// (SPV_KHR_workgroup_memory_explicit_layout): with two or more, what one stores another reads.
+/// WGSL variables never alias; one such variable alone is an ordinary workgroup variable.
+fn refuse_aliased_workgroup_blocks(module: &Module) -> Result<(), Error> {
+    let mut blocks = module
+        .globals
+        .iter()
+        .filter(|g| g.class == StorageClass::Workgroup && module.decorations(g.pointee).block);
+    match (blocks.next(), blocks.next()) {
+        (Some(_), Some(second)) => Err(Error::unsupported(
+            "workgroup variables of Block types alias each other (WorkgroupMemoryExplicitLayoutKHR): WGSL \
+             variables never share memory",
+            Location {
+                word_offset: Some(second.offset),
+                result_id: Some(second.id),
+                opcode: Some(Op::Variable),
+                ..Location::default()
+            },
+        )),
+        _ => Ok(()),
+    }
 }
 
 /// Member offsets mean something only in buffers. A struct no buffer holds (one with a storage
