@@ -308,10 +308,8 @@ struct Slot {
 /// (SPV_KHR_workgroup_memory_explicit_layout): with two or more, what one stores another reads.
 /// WGSL variables never alias; one such variable alone is an ordinary workgroup variable.
 fn refuse_aliased_workgroup_blocks(module: &Module) -> Result<(), Error> {
-    let mut blocks = module
-        .globals
-        .iter()
-        .filter(|g| g.class == StorageClass::Workgroup && module.decorations(g.pointee).block);
+    let mut blocks =
+        module.globals.iter().filter(|g| g.class == StorageClass::Workgroup && module.decorations(g.pointee).block);
     match (blocks.next(), blocks.next()) {
         (Some(_), Some(second)) => Err(Error::unsupported(
             "workgroup variables of Block types alias each other (WorkgroupMemoryExplicitLayoutKHR): WGSL \
