@@ -9,7 +9,7 @@ use super::function::{Lower, Value};
 use crate::error::Error;
 use crate::passes::signedness::int_signedness;
 use crate::spirv::{Id, Inst, Type};
-use crate::wgsl::ast::{BinaryOp, Expr, Literal, Stmt, UnaryOp};
+use crate::wgsl::ast::{BinaryOp, Expr, Literal, Name, Stmt, UnaryOp};
 
 /// An atomic instruction: the WGSL builtin and where its value operand is (`None`: the constant
 /// one, for increment and decrement; compare-exchange is separate).
@@ -99,9 +99,36 @@ impl Lower<'_> {
         let comparator = self.read_once(e, comparator, &format!("{name}_comparator"));
         let exchange = self.namer.fresh_name(&format!("{name}_exchange"), Some(&e.namer));
         let old = Expr::member(Expr::ident(exchange.clone()), "old_value");
+        let done = self.loop_result(e, inst, name, old.clone(), inner)?;
+        let call = Expr::call("atomicCompareExchangeWeak", vec![target, comparator.clone(), value]);
+        let condition = Expr::binary(
+            BinaryOp::LogicalOr,
+            Expr::member(Expr::ident(exchange.clone()), "exchanged"),
+            Expr::binary(BinaryOp::NotEqual, old, comparator),
+        );
+        let body = vec![
+            Stmt::Let { name: exchange, ty: None, value: call },
+            Stmt::If { condition, accept: done, reject: Vec::new() },
+        ];
+        self.stmts.push(Stmt::Loop { body, continuing: Vec::new(), break_if: None });
+        Ok(())
+    }
+
+    /// What a compare-exchange loop does once it stores: the instruction's result, where used, is
+    /// `old` (read as the atomic's integer type `inner`) in a variable named `name` declared before
+    /// the loop; then the loop ends.
+    fn loop_result(
+        &mut self,
+        e: &mut Emitter,
+        inst: &Inst,
+        name: Name,
+        old: Expr,
+        inner: Id,
+    ) -> Result<Vec<Stmt>, Error> {
         let mut done = Vec::new();
         if self.is_used(inst) {
-            let result = self.as_result_type(e, inst, old.clone(), inner)?;
+            let id = self.result(inst)?;
+            let result = self.as_result_type(e, inst, old, inner)?;
             let var = match self.hoisted_names.get(&id) {
                 Some(hoisted) => hoisted.clone(),
                 None => {
@@ -117,15 +144,47 @@ impl Lower<'_> {
             self.values.insert(id, Value::Ident(var));
         }
         done.push(Stmt::Break);
-        let call = Expr::call("atomicCompareExchangeWeak", vec![target, comparator.clone(), value]);
-        let condition = Expr::binary(
-            BinaryOp::LogicalOr,
-            Expr::member(Expr::ident(exchange.clone()), "exchanged"),
-            Expr::binary(BinaryOp::NotEqual, old, comparator),
-        );
+        Ok(done)
+    }
+
+    /// A min or max of the signedness the atomic's type lacks (the atomics pass gives an integer
+    /// both kinds touch its declared type), which WGSL's `atomicMin`/`atomicMax` cannot do: a
+    /// compare-exchange loop that stores the min or max of the value there and the operand, read
+    /// with the operation's signedness, until no other invocation came between:
+    /// `loop { let old = atomicLoad(p); let r = atomicCompareExchangeWeak(p, old,
+    /// bitcast<u32>(min(bitcast<i32>(old), v))); if r.exchanged { x = old; break; } }`.
+    fn min_max_of_other_signedness(
+        &mut self,
+        e: &mut Emitter,
+        inst: &Inst,
+        target: Expr,
+        inner: Id,
+    ) -> Result<(), Error> {
+        let signed = matches!(inst.op, Op::AtomicSMin | Op::AtomicSMax);
+        let operation = if matches!(inst.op, Op::AtomicSMin | Op::AtomicUMin) { "min" } else { "max" };
+        let (as_operation, as_inner) =
+            if signed { ("bitcast<i32>", "bitcast<u32>") } else { ("bitcast<u32>", "bitcast<i32>") };
+        let operand = self.operand(inst, 3)?;
+        let value = self.take(e, operand)?;
+        let value = match int_signedness(self.module, self.module.type_of(operand)?) == Some(signed) {
+            true => value,
+            false => Expr::call(as_operation, vec![value]),
+        };
+        self.flush(e, true);
+        let name = self.local_name(e, self.result(inst)?);
+        let target = self.read_once(e, target, &format!("{name}_pointer"));
+        let value = self.read_once(e, value, &format!("{name}_value"));
+        let old_name = self.namer.fresh_name(&format!("{name}_old"), Some(&e.namer));
+        let exchange = self.namer.fresh_name(&format!("{name}_exchange"), Some(&e.namer));
+        let old = Expr::ident(old_name.clone());
+        let done = self.loop_result(e, inst, name, old.clone(), inner)?;
+        let chosen = Expr::call(operation, vec![Expr::call(as_operation, vec![old.clone()]), value]);
+        let store =
+            Expr::call("atomicCompareExchangeWeak", vec![target.clone(), old, Expr::call(as_inner, vec![chosen])]);
         let body = vec![
-            Stmt::Let { name: exchange, ty: None, value: call },
-            Stmt::If { condition, accept: done, reject: Vec::new() },
+            Stmt::Let { name: old_name, ty: None, value: Expr::call("atomicLoad", vec![target]) },
+            Stmt::Let { name: exchange.clone(), ty: None, value: store },
+            Stmt::If { condition: Expr::member(Expr::ident(exchange), "exchanged"), accept: done, reject: Vec::new() },
         ];
         self.stmts.push(Stmt::Loop { body, continuing: Vec::new(), break_if: None });
         Ok(())
@@ -165,6 +224,15 @@ impl Lower<'_> {
             let value = self.as_inner(e, self.operand(inst, 4)?, inner)?;
             let comparator = self.as_inner(e, self.operand(inst, 5)?, inner)?;
             return self.compare_exchange(e, inst, [target, value, comparator], inner);
+        }
+        let inner_signed = int_signedness(self.module, inner) == Some(true);
+        let other_signedness = match inst.op {
+            Op::AtomicSMin | Op::AtomicSMax => !inner_signed,
+            Op::AtomicUMin | Op::AtomicUMax => inner_signed,
+            _ => false,
+        };
+        if other_signedness {
+            return self.min_max_of_other_signedness(e, inst, target, inner);
         }
         let (name, value) = builtin(inst.op)
             .ok_or_else(|| Error::unsupported(format!("Op{:?} is not supported", inst.op), self.location(inst)))?;

@@ -7,7 +7,8 @@
 //! type is rebuilt with atomics at those places (structs and arrays on the way become new types,
 //! so other uses of the old ones stay plain), and the access chains into it have the new pointer
 //! types. The atomic is signed if only signed min/max touch it, unsigned if only unsigned ones
-//! do, else as declared. The emitter turns plain loads and stores of it into atomic ones; a load,
+//! do, else as declared (a min or max of the other signedness is then a compare-exchange loop,
+//! `lower/atomic.rs`). The emitter turns plain loads and stores of it into atomic ones; a load,
 //! store or copy of a whole struct or array holding atomics, which WGSL cannot write, goes part
 //! by part (`move_parts`).
 
@@ -33,6 +34,8 @@ enum Need {
     Any,
     Signed,
     Unsigned,
+    /// Signed and unsigned min/max both: the declared type, which fits one of them.
+    Declared,
 }
 
 /// The core atomics, numbered from AtomicLoad to AtomicXor without a gap.
@@ -91,12 +94,8 @@ pub fn run(module: &mut Module, _options: &Options) -> Result<(), Error> {
                 (a, Need::Any) => a,
                 (Need::Any, b) => b,
                 (a, b) if a == b => a,
-                _ => {
-                    return Err(Error::unsupported(
-                        "an integer used by both signed and unsigned atomic min/max",
-                        location,
-                    ));
-                }
+                // Both kinds: as declared, the other kind a compare-exchange loop (`lower/atomic.rs`).
+                _ => Need::Declared,
             };
         }
     }
@@ -187,7 +186,7 @@ fn rebuild(
         let signed = match (module.ty(ty)?, need) {
             (Type::Int { width: 32, .. }, Need::Signed) => true,
             (Type::Int { width: 32, .. }, Need::Unsigned) => false,
-            (Type::Int { width: 32, signed }, Need::Any) => *signed,
+            (Type::Int { width: 32, signed }, Need::Any | Need::Declared) => *signed,
             (Type::Atomic { .. }, _) => return Ok(ty),
             _ => {
                 return Err(Error::unsupported(
