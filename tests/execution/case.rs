@@ -8,6 +8,7 @@
 //! | `dispatch X Y Z` | workgroups to dispatch (compute; default `1 1 1`) |
 //! | `storage B: VALUES` | a storage buffer at binding B with these contents; compared after the run |
 //! | `uniform B: VALUES` | a uniform buffer at binding B |
+//! | `push: VALUES` | push constants (Vulkan); on WebGPU the buffer at the binding the translation's binding map gives the push-constant block |
 //! | `texture B WxH FORMAT: VALUES` | a sampled 2D texture (`rgba8unorm`: one word a texel, `r32uint`, `rgba32float`) |
 //! | `sampler B nearest\|linear` | a sampler (clamp to edge) |
 //! | `combined B WxH FORMAT nearest\|linear: VALUES` | a combined image sampler: on WebGPU the texture at B and the sampler where the translation's binding map puts it |
@@ -240,6 +241,8 @@ pub struct Case {
     pub webgpu_fails: Option<String>,
     /// Translated with `Options::emulate_draw_parameters`.
     pub emulate_draw_parameters: bool,
+    /// The push constants' words (none if empty).
+    pub push_constants: Vec<u32>,
     /// The WGSL source of a reverse-path case (its module is our SPIR-V for it).
     pub wgsl: Option<String>,
 }
@@ -335,6 +338,7 @@ fn build_with(name: String, modules: Vec<Module>, sources: &[Source], wgsl: Opti
         vulkan_fails: None,
         webgpu_fails: None,
         emulate_draw_parameters: false,
+        push_constants: Vec::new(),
         wgsl,
     };
     for source in sources {
@@ -390,6 +394,7 @@ fn apply(case: &mut Case, text: &str) -> Result<(), String> {
     match keyword {
         "emulate-draw-parameters" => case.emulate_draw_parameters = true,
         "dispatch" => case.dispatch = [number(0)?, number(1)?, number(2)?],
+        "push" => case.push_constants = values::parse_words(values.as_ref().ok_or("expected `: VALUES`")?, 0)?,
         "storage" | "uniform" => {
             let binding = number(0)?;
             let words = contents(u64::from(binding))?;

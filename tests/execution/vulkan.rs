@@ -154,6 +154,7 @@ impl Vulkan {
                 &[bindings.set],
                 &[],
             );
+            push_constants(&self.device, commands, case, &bindings);
             let [x, y, z] = case.dispatch;
             self.device.cmd_dispatch(commands, x, y, z);
         }
@@ -303,6 +304,7 @@ impl Vulkan {
                 &[bindings.set],
                 &[],
             );
+            push_constants(&self.device, commands, case, &bindings);
             // The WGSL computes exactly the SPIR-V's clip coordinates (no y flip in the
             // translation); Vulkan's y axis points down where WebGPU's points up, so the Vulkan
             // viewport is flipped to put both images the same way up.
@@ -408,10 +410,21 @@ struct Image {
     view: vk::ImageView,
 }
 
+/// Records the case's push constants, if it has any, for the pipeline's stages.
+fn push_constants(device: &ash::Device, commands: vk::CommandBuffer, case: &Case, bindings: &Bindings) {
+    if case.push_constants.is_empty() {
+        return;
+    }
+    let bytes: Vec<u8> = case.push_constants.iter().flat_map(|word| word.to_le_bytes()).collect();
+    unsafe { device.cmd_push_constants(commands, bindings.pipeline_layout, bindings.stages, 0, &bytes) };
+}
+
 /// The descriptor set of a case and what it binds.
 struct Bindings {
     set: vk::DescriptorSet,
     pipeline_layout: vk::PipelineLayout,
+    /// The stages the resources and push constants are for.
+    stages: vk::ShaderStageFlags,
     /// Storage buffers by binding.
     storage: Vec<(u32, Buffer)>,
     /// Textures waiting to be uploaded: image, staging buffer, size.
@@ -566,7 +579,10 @@ impl<'a> Run<'a> {
             .map_err(vk_error("creating the descriptor set layout"))?;
         self.owned.push(Owned::SetLayout(set_layout));
         let set_layouts = [set_layout];
-        let info = vk::PipelineLayoutCreateInfo::default().set_layouts(&set_layouts);
+        let size = 4 * case.push_constants.len() as u32;
+        let push_ranges: Vec<_> =
+            (size > 0).then_some(vk::PushConstantRange { stage_flags: stages, offset: 0, size }).into_iter().collect();
+        let info = vk::PipelineLayoutCreateInfo::default().set_layouts(&set_layouts).push_constant_ranges(&push_ranges);
         let pipeline_layout =
             unsafe { device.create_pipeline_layout(&info, None) }.map_err(vk_error("creating the pipeline layout"))?;
         self.owned.push(Owned::PipelineLayout(pipeline_layout));
@@ -582,7 +598,7 @@ impl<'a> Run<'a> {
         let set =
             unsafe { device.allocate_descriptor_sets(&info) }.map_err(vk_error("allocating a descriptor set"))?[0];
 
-        let mut bindings = Bindings { set, pipeline_layout, storage: Vec::new(), uploads: Vec::new() };
+        let mut bindings = Bindings { set, pipeline_layout, stages, storage: Vec::new(), uploads: Vec::new() };
         for resource in &case.resources {
             let write = vk::WriteDescriptorSet::default().dst_set(set).dst_binding(resource.binding);
             match &resource.kind {

@@ -301,6 +301,17 @@ impl WebGpu {
                 Resource::Uniform(self.buffer_with(&words, wgpu::BufferUsages::UNIFORM)),
             ));
         }
+        // Push constants, which WGSL lacks: the buffer where the translation puts the block (a
+        // uniform buffer, or read-only storage where its layout breaks WGSL's uniform rules),
+        // padded with zeros to 16 bytes as a WGSL struct with a vector is (a `vec3` and two
+        // scalars take 20 bytes of push constants, 32 of uniform buffer).
+        let push_constants = bindings.iter().find(|b| b.origin == Some(spv2wgsl::BindingOrigin::PushConstant));
+        if let (Some(binding), false) = (push_constants, case.push_constants.is_empty()) {
+            let mut words = case.push_constants.clone();
+            words.resize(words.len().next_multiple_of(4), 0);
+            let usage = wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::STORAGE;
+            resources.push((binding.binding.binding, Resource::Uniform(self.buffer_with(&words, usage))));
+        }
         // A resource the translation moved off a binding it shared with another (Vulkan
         // aliasing) is bound again where the binding map puts it.
         for binding in bindings.iter().filter(|b| b.origin == Some(spv2wgsl::BindingOrigin::Aliased)) {
