@@ -106,7 +106,9 @@ words in its padding, and after the run all of it is compared, padding included 
 write members only). A uniform buffer (binding 3) holds two elements of the same types laid out
 anew under the uniform rules (arrays, structs and matrices aligned to 16), loaded from at any part
 of either (a vector the relaxed layout puts below WGSL's alignment is, in the translation, one
-member per component: the buffer stays uniform). Atomic instructions
+member per component: the buffer stays uniform). Push constants, a small struct of the same kinds
+of members laid out under the same rules (at most 128 bytes), are read too (the translation makes
+them a uniform buffer at a binding of its own, where the execution test binds them). Atomic instructions
 (`spirv_blocks.ATOMICS`, increments, loads, stores, compare-exchanges, at Device or Workgroup
 scope) work on the storage buffer's integers, which the program also loads, stores and copies
 whole or in the structs that hold them; `OpArrayLength` reads its element count; `OpCopyMemory`
@@ -139,7 +141,8 @@ import random
 import sys
 from pathlib import Path
 
-from spirv_blocks import (ATOMICS, BINARY, COMPOSITES, FLOAT, INTEGER, LAID_OUT, POINTEES, TWINS, U32_OPS, UNIFORM_LAID_OUT,
+from spirv_blocks import (ATOMICS, BINARY, COMPOSITES, FLOAT, INTEGER, LAID_OUT, POINTEES, PUSH_LAID_OUT, TWINS, U32_OPS,
+                          UNIFORM_LAID_OUT,
                           Block, Function, LaidOutBuffer, Module, members, signed, vector_type)
 
 INVOCATIONS = 32
@@ -245,10 +248,13 @@ class Program(Module):
         self.inputs = [r.getrandbits(32) for _ in range(INVOCATIONS * WORDS)]
         self.data = LaidOutBuffer(r, LAID_OUT, INVOCATIONS)
         self.udata = LaidOutBuffer(r, UNIFORM_LAID_OUT, 2, uniform=True)
+        self.push = LaidOutBuffer(r, PUSH_LAID_OUT, 1)
+        while self.push.layout.element_stride > 128:  # what every device has
+            self.push = LaidOutBuffer(r, PUSH_LAID_OUT, 1)
 
     def comments(self):
         # random_spirv.sh validates a module with a scalar block layout as such.
-        scalar = ["; Scalar block layout"] if self.data.layout.scalar or self.udata.layout.scalar else []
+        scalar = ["; Scalar block layout"] if any(b.layout.scalar for b in (self.data, self.udata, self.push)) else []
         return [
             f"; Generator: fuzz/random_spirv.py {self.seed}",
             "; Shapes: " + ", ".join(f"{k} {v}" for k, v in sorted(self.stats.items())),
@@ -1012,6 +1018,11 @@ class FunctionBuilder:
             self.p.note("buffer.uniform")
             self.load_through(self.buffer_chain("%udata", path), element)
             return
+        if r.random() < 0.15:
+            path, element = r.choice(buffer_paths("%PE"))
+            self.p.note("buffer.push_constants")
+            self.load_through(self.chain("%PE", "PushConstant", "%pdata", [], path), element)
+            return
         paths = buffer_paths("%LE")
         if r.random() < 0.05:
             # OpArrayLength of the runtime array: one element per invocation.
@@ -1467,6 +1478,7 @@ class FunctionBuilder:
         # So that every module uses buffers 2 and 3 too (wgpu rejects a binding the WGSL lacks).
         self.statement_buffer(None)
         self.load_through(self.buffer_chain("%udata", []), "%UE")
+        self.load_through(self.chain("%PE", "PushConstant", "%pdata", [], []), "%PE")
         self.threaded_composite()
         self.sequence(Ctx(), least=3)
         while self.cur is not None and self.budget > 0:

@@ -261,8 +261,11 @@ def laid_out_types(prefix):
 # its stride fits that member's matrix layout.
 LAID_OUT = laid_out_types("L")
 UNIFORM_LAID_OUT = laid_out_types("U")
+# The push constants: one struct, small enough for the 128 bytes every device has.
+PUSH_LAID_OUT = {"%PE": ("struct", ("%uint", "%v3float", "%float", "%v2int", "%mat2v2float"))}
 COMPOSITES.update(LAID_OUT)
 COMPOSITES.update(UNIFORM_LAID_OUT)
+COMPOSITES.update(PUSH_LAID_OUT)
 
 # Undecorated twins of laid-out types, for OpCopyLogical (SPIR-V 1.4), which copies a value
 # between two types that differ only in their decorations; either way.
@@ -419,8 +422,8 @@ class Memory:
 
 
 # The types function variables and their elements may have.
-POINTEES = ["%uint", "%int", "%float"] + [ty for ty in COMPOSITES
-                                          if "bool" not in ty and ty not in LAID_OUT and ty not in UNIFORM_LAID_OUT]
+POINTEES = ["%uint", "%int", "%float"] + [ty for ty in COMPOSITES if "bool" not in ty and ty not in LAID_OUT
+                                          and ty not in UNIFORM_LAID_OUT and ty not in PUSH_LAID_OUT]
 
 
 def round_up(value, align):
@@ -539,10 +542,11 @@ class Layout:
         self.members[ty] = members
         self.sizes[ty] = (round_up(end, largest), largest)
 
-    def decorations(self, elements):
-        """The decorations of the types, and of `elements`, the array of the element type."""
+    def decorations(self, elements=None):
+        """The decorations of the types, and of `elements`, the array of the element type, if any."""
         lines = [f"OpDecorate {ty} ArrayStride {stride}" for ty, stride in self.strides.items()]
-        lines.append(f"OpDecorate {elements} ArrayStride {self.element_stride}")
+        if elements:
+            lines.append(f"OpDecorate {elements} ArrayStride {self.element_stride}")
         for ty, members in self.members.items():
             for index, (offset, matrix) in enumerate(members):
                 lines.append(f"OpMemberDecorate {ty} {index} Offset {offset}")
@@ -579,9 +583,14 @@ def function_type(fn):
     return f"%helper_fn_{fn.pointer[1]}_{fn.pointer[0][1:]}" if fn.pointer else "%helper_fn"
 
 
+# The letter of each storage class in the names of its pointer types.
+STORAGE_LETTERS = {"Function": "f", "Private": "p", "StorageBuffer": "s", "Uniform": "u", "Workgroup": "w",
+                   "PushConstant": "k"}
+
+
 def pointer(ty, storage="Function"):
-    """The pointer type to `ty` in Function or Private storage (the module declares each)."""
-    return f"%p{storage[0].lower()}_{ty[1:]}"
+    """The pointer type to `ty` in `storage` (the module declares each it uses)."""
+    return f"%p{STORAGE_LETTERS[storage]}_{ty[1:]}"
 
 
 class GeneratorBug(Exception):
@@ -655,6 +664,7 @@ class Module:
         self.inputs = []
         self.data = None  # LaidOutBuffer: %data, an element per invocation
         self.udata = None  # LaidOutBuffer: %udata
+        self.push = None  # LaidOutBuffer: %pdata, the push constants (one %PE)
 
     def const(self, value):
         value &= MASK
@@ -696,7 +706,7 @@ class Module:
         others' slots as the first pass left them (between the barriers nothing writes), and its
         own slot after them as any variable (only its invocation touches it)."""
         outputs = [0] * (2 * self.invocations)
-        shared = {"%data": [self.data.elements], "%udata": [self.udata.elements],
+        shared = {"%data": [self.data.elements], "%udata": [self.udata.elements], "%pdata": self.push.elements[0],
                   "%wg": [undefined("%S")] * self.invocations}
         for first_pass in (True, False):
             for invocation in range(self.invocations):
@@ -802,13 +812,15 @@ class Module:
     def assembly(self, comments, expected):
         """The module as spirv-as reads it, after the `comments` lines, with the execution test's
         `exec:` lines stating `expected` (buffer 1's words, buffer 2's)."""
-        interface = "%gid" if self.version == "1.3" else " ".join(["%gid %inputs %outputs %data %udata %wg"] + [v for v, _, _ in self.privates])
+        interface = "%gid" if self.version == "1.3" else " ".join(
+            ["%gid %inputs %outputs %data %udata %wg %pdata"] + [v for v, _, _ in self.privates])
         lines = ["; SPIR-V", f"; Version: {self.version}"] + comments + [
             "; exec: dispatch 1 1 1",
             "; exec: storage 0: " + " ".join(map(str, self.inputs)),
             f"; exec: storage 1: 0*{2 * self.invocations}",
             "; exec: storage 2: " + " ".join(map(str, self.data.words)),
             "; exec: uniform 3: " + " ".join(map(str, self.udata.words)),
+            "; exec: push: " + " ".join(map(str, self.push.words)),
             "; exec: cpu 1: " + " ".join(map(str, expected[0])),
             "; exec: cpu 2: " + " ".join(map(str, expected[1])),
             "               OpCapability Shader",
@@ -836,7 +848,8 @@ class Module:
             "OpMemberDecorate %UBlk 0 Offset 0",
             "OpDecorate %udata DescriptorSet 0",
             "OpDecorate %udata Binding 3",
-        ] + self.data.layout.decorations("%rt_LE") + self.udata.layout.decorations("%UArr")
+            "OpDecorate %PE Block",
+        ] + self.data.layout.decorations("%rt_LE") + self.udata.layout.decorations("%UArr") + self.push.layout.decorations()
         # A helper's pointer parameter may point to a private variable the helper also uses by name:
         # both are declared Aliased, which makes SPIR-V define what such accesses do.
         lines += [f"OpDecorate {var} Aliased" for var, _, _ in self.privates]
@@ -873,7 +886,7 @@ class Module:
         lines += [
             "         %SF = OpTypeStruct %mat2v3float %v4float %float %arr3uint",
         ]
-        for ty in [*LAID_OUT, *UNIFORM_LAID_OUT, "%TA", "%TB", "%TS", "%TC"]:
+        for ty in [*LAID_OUT, *UNIFORM_LAID_OUT, *PUSH_LAID_OUT, "%TA", "%TB", "%TS", "%TC"]:
             entry = COMPOSITES[ty]
             if entry[0] == "array":
                 lines.append(f"{ty} = OpTypeArray {entry[1]} %len{entry[2]}")
@@ -894,8 +907,10 @@ class Module:
             "%udata = OpVariable %pu_UBlk Uniform",
         ]
         lines += [f"{pointer(ty, storage)} = OpTypePointer {storage} {ty}"
-                  for storage, element in (("StorageBuffer", "%LE"), ("Uniform", "%UE"), ("Workgroup", "%S"))
+                  for storage, element in (("StorageBuffer", "%LE"), ("Uniform", "%UE"), ("Workgroup", "%S"),
+                                           ("PushConstant", "%PE"))
                   for ty in reachable(element)]
+        lines.append("%pdata = OpVariable %pk_PE PushConstant")
         lines += [f"{pointer(ty, s)} = OpTypePointer {s} {ty}" for s in ("Function", "Private") for ty in POINTEES]
         types = {function_type(f): f.pointer for f in self.functions if f.pointer}
         lines += [f"{name} = OpTypeFunction %uint %uint %uint %uint {pointer(*p)}" for name, p in types.items()]
