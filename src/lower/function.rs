@@ -866,7 +866,9 @@ impl<'m> Lower<'m> {
         if count == 0 {
             return Ok(());
         }
-        let trivial = matches!(expr, Expr::Ident(_) | Expr::Literal(_));
+        // A zero vector is written at each use too: bound to a `let`, naga 30 still evaluates a
+        // vector built of it as a constant, and writes that invalid (`instruction::is_zero_vector`).
+        let trivial = matches!(expr, Expr::Ident(_) | Expr::Literal(_)) || super::instruction::is_zero_vector(&expr);
         if self.hoisted_names.contains_key(&id) || self.module.variable_values.contains(&id) {
             self.bind(e, id, expr);
         } else if trivial && !reads_memory {

@@ -1088,7 +1088,7 @@ fn is_known_nonzero(divisor: &Expr) -> bool {
 /// naga 30 writes a constant vector with one among its parts (`vec4<u32>(1u, vec3<u32>())`, or a
 /// swizzle of one) as an OpConstantComposite with a vector constituent, invalid SPIR-V on which
 /// lavapipe loses the device.
-fn is_zero_vector(expr: &Expr) -> bool {
+pub(super) fn is_zero_vector(expr: &Expr) -> bool {
     matches!(expr, Expr::Call(call) if call.args.is_empty() && is_vector_constructor(&call.callee))
 }
 
