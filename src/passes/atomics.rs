@@ -18,7 +18,7 @@ use spirv::Op;
 
 use crate::Options;
 use crate::error::{Error, Location};
-use crate::spirv::{Def, Id, Inst, Module, Operand, Type};
+use crate::spirv::{Def, Id, Inst, Module, Type};
 
 /// One step from a composite into a part, as far as the atomic's place is concerned.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -428,10 +428,7 @@ fn store_parts(module: &mut Module, f: usize, out: &mut Vec<usize>, pointer: Id,
     let ty = module.value_type(value).ok_or_else(|| Error::internal("a stored value without a type"))?;
     for ((index, part), (_, stored_part)) in parts(module, ty)?.into_iter().zip(parts(module, stored)?) {
         let pointer = part_pointer(module, f, out, pointer, index, stored_part);
-        let extracted = module.push_inst(f, out, Op::CompositeExtract, Some(part), vec![value], None);
-        // The index is a literal, not an id.
-        let at = *out.last().unwrap_or(&0);
-        module.functions[f].insts[at].operands = [Operand::IdRef(value), Operand::LiteralBit32(index)].into();
+        let extracted = module.push_extract(f, out, part, value, index);
         store_parts(module, f, out, pointer, extracted)?;
     }
     Ok(())

@@ -1000,17 +1000,10 @@ impl Layouts<'_> {
             let part = self.with_index(place, i)?;
             let extracted = match zero {
                 true => self.zero(part.value),
-                false => self.extract(f, out, part.value, value, i),
+                false => self.module.push_extract(f, out, part.value, value, i),
             };
             self.store(f, out, &part, extracted)?;
         }
         Ok(())
-    }
-
-    fn extract(&mut self, f: usize, out: &mut Vec<usize>, ty: Id, composite: Id, index: u32) -> Id {
-        let id = self.push(f, out, Op::CompositeExtract, Some(ty), vec![composite], None);
-        let at = *out.last().unwrap_or(&0);
-        self.module.functions[f].insts[at].operands = [Operand::IdRef(composite), Operand::LiteralBit32(index)].into();
-        id
     }
 }

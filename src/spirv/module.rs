@@ -753,6 +753,16 @@ impl Module {
         id
     }
 
+    /// Appends `OpCompositeExtract` of part `index` (of type `ty`) of `composite`, as
+    /// [`Module::push_inst`] does; returns its result.
+    pub fn push_extract(&mut self, f: usize, out: &mut Vec<usize>, ty: Id, composite: Id, index: u32) -> Id {
+        let id = self.push_inst(f, out, spirv::Op::CompositeExtract, Some(ty), vec![composite], None);
+        // The index is a literal, not an id.
+        let at = *out.last().unwrap_or(&0);
+        self.functions[f].insts[at].operands = [Operand::IdRef(composite), Operand::LiteralBit32(index)].into();
+        id
+    }
+
     /// A new global variable of `pointee` in `class`, declared last; `offset` is the word an
     /// error about it points at.
     pub fn add_global(&mut self, class: spirv::StorageClass, pointee: Id, offset: u32) -> Id {
