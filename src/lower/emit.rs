@@ -34,6 +34,9 @@ pub struct Emitter<'m> {
     pub names: IdMap<Id, ast::Name>,
     types: IdMap<Id, ast::Type>,
     member_names: IdMap<Id, Vec<String>>,
+    /// The structs of `out.structs` declared for each OpName (or `Struct_<id>`), by index: a
+    /// struct spelled as one of them already is is that one (`declare_struct`).
+    structs_by_base: HashMap<String, Vec<usize>>,
     pub(super) enables: BTreeSet<&'static str>,
     /// `--annotate`: statements name their SPIR-V origin.
     pub annotate: bool,
@@ -104,6 +107,7 @@ impl<'m> Emitter<'m> {
             names: IdMap::default(),
             types: IdMap::default(),
             member_names: IdMap::default(),
+            structs_by_base: HashMap::new(),
             enables: BTreeSet::new(),
             annotate,
             ir,
@@ -143,6 +147,7 @@ impl<'m> Emitter<'m> {
             names: self.names,
             types: self.types,
             member_names: self.member_names,
+            structs_by_base: self.structs_by_base,
             enables: self.enables,
             annotate: self.annotate,
             ir: self.ir,
@@ -467,9 +472,7 @@ impl<'m> Emitter<'m> {
     fn declare_struct(&mut self, id: Id, members: &[Id]) -> Result<String, Error> {
         let module = self.module;
         let base = self.struct_base_name(id);
-        let name = self.module_name(id, &base);
-        // Claimed before the members are spelled so a recursive reference finds it.
-        self.types.insert(id, name.as_str().into());
+        // Types are declared before use (`spirv/load.rs`), so no member refers back to `id`.
         let mut member_namer = Namer::for_members();
         let mut names = Vec::with_capacity(members.len());
         let mut out = Vec::with_capacity(members.len());
@@ -524,7 +527,20 @@ impl<'m> Emitter<'m> {
             return Err(Error::unsupported(format!("struct %{id} would have {why}"), at));
         }
         self.member_names.insert(id, names);
-        self.out.structs.push(ast::Struct { name: name.clone(), members: out });
+        // glslang declares a struct once for a buffer and once for values (a local, a
+        // parameter) when the two are laid out alike; WGSL needs one, which reads as the source
+        // did and lets a value be copied whole between them.
+        let same = self.structs_by_base.get(&base).into_iter().flatten().find(|&&s| self.out.structs[s].members == out);
+        let name = match same {
+            Some(&s) => self.out.structs[s].name.clone(),
+            None => {
+                let name = self.module_name(id, &base);
+                self.structs_by_base.entry(base).or_default().push(self.out.structs.len());
+                self.out.structs.push(ast::Struct { name: name.clone(), members: out });
+                name
+            }
+        };
+        self.types.insert(id, name.as_str().into());
         Ok(name)
     }
 

@@ -534,7 +534,8 @@ impl Lower<'_> {
     /// A value of one struct or array type rebuilt as another with the same shape: member by
     /// member, element by element (the types differ only in their layout decorations).
     fn copy_logical(&mut self, e: &mut Emitter, value: Expr, from: Id, to: Id) -> Result<Expr, Error> {
-        if from == to {
+        // Types laid out alike are often one WGSL type (`Emitter::declare_struct`).
+        if from == to || e.ty(from)? == e.ty(to)? {
             return Ok(value);
         }
         let parts = match (self.module.ty(from)?.clone(), self.module.ty(to)?.clone()) {
