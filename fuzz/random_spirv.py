@@ -66,7 +66,7 @@ them and an array of that struct, a struct of a matrix, a vector, a float and an
 values built by `OpCompositeConstruct` (a vector maybe of a shorter vector and scalars), as
 constants (`OpConstantComposite`, `OpConstantNull`), as an `OpUndef` with every member inserted,
 or copied (`OpCopyObject`, and from SPIR-V 1.4 `OpCopyLogical` between a laid-out type below and
-its undecorated twin); `OpCompositeInsert` and `OpCompositeExtract` at any depth;
+its undecorated twin, the structs of both named alike, as glslang names them); `OpCompositeInsert` and `OpCompositeExtract` at any depth;
 `OpVectorShuffle` of vectors of any widths, a lane maybe 0xFFFFFFFF (undefined, never read);
 `OpVectorExtractDynamic` and `OpVectorInsertDynamic` at indices computed at run time;
 `OpSelect` of vectors by a bool vector, and from SPIR-V 1.4 of any composite by one bool; function
@@ -89,7 +89,10 @@ arithmetic, `OpFRem` and `OpFMod`, negation, ordered and unordered comparisons, 
 `OpTranspose` and `OpOuterProduct`, and GLSL.std.450's `FAbs`, `FSign`, `Floor`,
 `Ceil`, `Trunc`, `Fract`, `RoundEven`, `FMin`/`FMax`/`NMin`/`NMax`, `FClamp`, `Step`, `Ldexp` and
 `FMix`; every value a multiple of 1/64 far inside f32's exact range (divisors powers of two), so
-each result is exact on any device and in the model, which checks that it is.
+each result is exact on any device and in the model, which checks that it is. In half the modules
+(`OpCapability Float16`) the same operations but the matrix ones and `OpQuantizeToF16` on 16-bit
+floats too, scalars and vectors, their operands multiples of 1/2 under 8 (each result exact in
+f16's 11 bits), read through `OpFConvert` to 32 bits.
 
 And a storage buffer with an explicit layout (binding 2, `spirv_blocks.LAID_OUT` and `Layout`): a
 runtime array of a struct, one element per invocation, holding scalars, vectors, matrices, arrays of
@@ -141,7 +144,7 @@ import random
 import sys
 from pathlib import Path
 
-from spirv_blocks import (ATOMICS, BINARY, COMPOSITES, FLOAT, INTEGER, LAID_OUT, POINTEES, PUSH_LAID_OUT, TWINS, U32_OPS,
+from spirv_blocks import (ATOMICS, BINARY, COMPOSITES, FLOAT, FLOAT_VALUES, HALF, INTEGER, LAID_OUT, POINTEES, PUSH_LAID_OUT, TWINS, U32_OPS,
                           UNIFORM_LAID_OUT,
                           Block, Function, LaidOutBuffer, Module, members, signed, vector_type)
 
@@ -222,6 +225,9 @@ class Program(Module):
         # merge (see fixtures/spvasm/cf_if_arms_reconverge_before_merge.spvasm): only a fifth of
         # the modules have them, checked against the CPU model alone.
         self.reconverge = self.r.random() < 0.2
+        # Half the modules compute on 16-bit floats too; drawn apart, so that the other half are
+        # the programs their seeds gave before.
+        self.halves = random.Random(f"halves {seed}").random() < 0.5
 
     def fresh(self, prefix):
         self.next_id += 1
@@ -503,6 +509,8 @@ class FunctionBuilder:
                    ("float", 1.5), ("buffer", 1)]
         if self.main:
             choices.append(("trace", 1))
+        if self.p.halves:
+            choices.append(("half", 1.5))
         if self.helpers:
             choices.append(("call", 1))
         if nested:
@@ -516,7 +524,7 @@ class FunctionBuilder:
         """Statements without control flow (a single-block loop's body)."""
         for _ in range(count):
             choices = ["tag", "tag", "read", "compute", "integer", "composite", "float", "buffer"] + ["trace"] * self.main
-            choices += ["call"] * bool(self.helpers)
+            choices += ["call"] * bool(self.helpers) + ["half"] * self.p.halves
             getattr(self, "statement_" + self.r.choice(choices))(None)
 
     def statement_tag(self, ctx):
@@ -603,21 +611,25 @@ class FunctionBuilder:
 
     # --- floats ----------------------------------------------------------------------------------
 
-    def statement_float(self, ctx):
-        """An operation on 32-bit floats (`FLOAT`), on scalars or vectors of two to four, whose
-        result is read into acc lane by lane (a float as its multiple of 1/64, converted)."""
+    def statement_half(self, ctx):
+        self.statement_float(ctx, "%half")
+
+    def statement_float(self, ctx, real="%float"):
+        """An operation on 32-bit floats, or 16-bit ones (`real`; no matrices and no
+        OpQuantizeToF16 then), of `FLOAT`, on scalars or vectors of two to four, whose result is
+        read into acc lane by lane (a float as its multiple of 1/64, converted)."""
         r = self.r
-        name = r.choice(sorted(FLOAT))
+        name = r.choice(sorted(FLOAT) if real == "%float" else HALF)
         spelling, operands, result, _ = FLOAT[name]
         if result == "matrix":
             self.matrix_operation(name)
             return
         width = r.choice([2, 3, 4]) if spelling in ("OpDot", "OpVectorTimesScalar") else r.choice([1, 1, 2, 3, 4])
-        args = [self.float_operand(kind, width) for kind in operands]
-        scalar = {"float": "%float", "dot": "%float", "bool": "%bool", "int": "%int", "uint": "%uint"}[result]
+        args = [self.float_operand(kind, width, real) for kind in operands]
+        scalar = {"float": real, "dot": real, "bool": "%bool", "int": "%int", "uint": "%uint"}[result]
         ty = scalar if result == "dot" else vector_type(scalar, width)
         value = self.float_op(name, ty, *args)
-        self.p.note("float." + name)
+        self.p.note(("float." if real == "%float" else "half.") + name)
         if width > 1:
             self.p.note(f"float.vec{width}")
         for index in range(1 if ty == scalar else width):
@@ -657,45 +669,47 @@ class FunctionBuilder:
     def float_op(self, name, ty, *args):
         return self.inst("float", name, ty, *args)
 
-    def float_operand(self, kind, width):
-        """An operand of the kind `FLOAT` names, of `width` components."""
+    def float_operand(self, kind, width, real="%float"):
+        """An operand of the kind `FLOAT` names, of `width` components of type `real`."""
         r = self.r
-        ty = vector_type("%float", width)
+        ty = vector_type(real, width)
         if kind == "nonnegative":
-            return self.float_op("fabs", ty, self.float_value(width))
+            return self.float_op("fabs", ty, self.float_value(width, real))
         if kind == "scalar":
-            return self.float_value(1)
+            return self.float_value(1, real)
         if kind == "exponent":
             parts = [self.p.int_const(r.randint(-2, 3)) for _ in range(width)]
             return parts[0] if width == 1 else self.inst("compose", vector_type("%int", width), *parts)
         if kind == "any":
-            return self.float_value(width)
+            return self.float_value(width, real)
+        count, step, _, _ = FLOAT_VALUES[real]
         constants = {
             "power": lambda: r.choice([-4.0, -2.0, -0.5, 0.5, 2.0, 4.0]),
-            "low": lambda: r.randint(-256, 0) / 4,
-            "high": lambda: r.randint(0, 256) / 4,
+            "low": lambda: r.randint(-count, 0) / step,
+            "high": lambda: r.randint(0, count) / step,
             "weight": lambda: r.randint(0, 4) / 4,
         }[kind]
-        parts = [self.p.float_const(constants()) for _ in range(width)]
+        parts = [self.p.float_const(constants(), real) for _ in range(width)]
         return parts[0] if width == 1 else self.inst("compose", ty, *parts)
 
-    def float_value(self, width):
-        """A float (or vector) whose components are constants or a value at hand made a multiple of
-        1/4 under 256 in magnitude, converted from an integer as unsigned or signed."""
+    def float_value(self, width, real="%float"):
+        """A float of type `real` (or vector) whose components are constants or a value at hand
+        made one of those `FLOAT_VALUES` allows, converted from an integer as unsigned or signed."""
         r = self.r
+        count, step, mask, center = FLOAT_VALUES[real]
         parts = []
         for _ in range(width):
             if r.random() < 0.3:
-                parts.append(self.p.float_const(r.randint(-256, 256) / 4))
+                parts.append(self.p.float_const(r.randint(-count, count) / step, real))
                 continue
-            small = self.emit("and", self.any_value(), self.c(2047))
+            small = self.emit("and", self.any_value(), self.c(mask))
             if r.random() < 0.5:
-                converted = self.inst("to_float", "%float", "OpConvertUToF", small)
+                converted = self.inst("to_float", real, "OpConvertUToF", small)
             else:
-                converted = self.inst("to_float", "%float", "OpConvertSToF", self.emit("bitcast", "%int", small))
-            centered = self.float_op("fsub", "%float", converted, self.p.float_const(1024.0))
-            parts.append(self.float_op("fmul", "%float", centered, self.p.float_const(0.25)))
-        return parts[0] if width == 1 else self.inst("compose", vector_type("%float", width), *parts)
+                converted = self.inst("to_float", real, "OpConvertSToF", self.emit("bitcast", "%int", small))
+            centered = self.float_op("fsub", real, converted, self.p.float_const(float(center), real))
+            parts.append(self.float_op("fmul", real, centered, self.p.float_const(1 / step, real)))
+        return parts[0] if width == 1 else self.inst("compose", vector_type(real, width), *parts)
 
     # --- composites and function variables -------------------------------------------------
 
@@ -789,7 +803,9 @@ class FunctionBuilder:
 
     def fold_scalar(self, value, ty, into_acc=True):
         """Makes `value` of the scalar type `ty` one at hand (a u32 one) and folds it into acc (a
-        float as its multiple of 1/64, converted)."""
+        float as its multiple of 1/64, converted; a 16-bit one converted to 32 bits first)."""
+        if ty == "%half":
+            value, ty = self.inst("fconvert", "%float", value), "%float"
         if ty == "%float":
             scaled = self.float_op("fmul", "%float", value, self.p.float_const(64.0))
             value, ty = self.float_op("ftos", "%int", scaled), "%int"

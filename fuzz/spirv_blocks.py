@@ -97,6 +97,13 @@ def exact_in_f32(x):
     return struct.unpack("<f", struct.pack("<f", x))[0] == x
 
 
+def exact_in_f16(x):
+    try:
+        return struct.unpack("<e", struct.pack("<e", x))[0] == x
+    except OverflowError:
+        return False
+
+
 def masked(value):
     return [v & MASK for v in value] if isinstance(value, list) else value & MASK
 
@@ -224,6 +231,16 @@ FLOAT = {
     "outer_product": ("OpOuterProduct", ("vector", "vector"), "matrix", lambda a, b: [[x * y for x in a] for y in b]),
     "times_scalar": ("OpVectorTimesScalar", ("any", "scalar"), "float", lambda a, b: a * b),
 }
+
+
+# The operations of `FLOAT` on 16-bit floats: all but those on matrices and OpQuantizeToF16.
+HALF = [name for name, entry in sorted(FLOAT.items()) if entry[2] != "matrix" and name != "quantize"]
+
+# The values float operations take, by type: (count, step, mask, center): constants k/step for
+# |k| <= count, and values at hand masked to `mask`, less `center`, over `step`. One operation on
+# such values is exact in the type (`FLOAT`): multiples of 1/4 under 256 in f32, of 1/2 under 8
+# in f16 (whose 11 bits hold a product's multiple of 1/4 under 64 and a dot product's under 256).
+FLOAT_VALUES = {"%float": (256, 4, 2047, 1024), "%half": (16, 2, 31, 16)}
 
 
 # The composite types a module declares, by name: ("vector", component, width), ("array",
@@ -665,6 +682,7 @@ class Module:
         self.data = None  # LaidOutBuffer: %data, an element per invocation
         self.udata = None  # LaidOutBuffer: %udata
         self.push = None  # LaidOutBuffer: %pdata, the push constants (one %PE)
+        self.halves = False  # whether 16-bit floats are declared (OpCapability Float16)
 
     def const(self, value):
         value &= MASK
@@ -682,9 +700,9 @@ class Module:
         self.consts[name] = ("int", value)
         return name
 
-    def float_const(self, value):
-        name = "%f_" + str(value).replace("-", "minus_").replace(".", "_")
-        self.consts[name] = ("float", value)
+    def float_const(self, value, ty="%float"):
+        name = ("%f_" if ty == "%float" else "%h_") + str(value).replace("-", "minus_").replace(".", "_")
+        self.consts[name] = (ty[1:], value)
         return name
 
     def composite_const(self, ty, parts):
@@ -777,11 +795,16 @@ class Module:
                     env[result] = model(*values) if whole else componentwise(model, values)
                     if FLOAT[name][2] in ("int", "uint"):
                         env[result] = masked(env[result])
-                    elif FLOAT[name][2] != "bool" and not all(map(exact_in_f32, flat(env[result]))):
-                        raise GeneratorBug(f"{name} gives {env[result]}, not exact in f32")
+                    elif FLOAT[name][2] != "bool":
+                        exact, width = (exact_in_f16, 16) if "half" in operands[1] else (exact_in_f32, 32)
+                        if not all(map(exact, flat(env[result]))):
+                            raise GeneratorBug(f"{name} gives {env[result]}, not exact in f{width}")
                 elif op == "to_float":
                     # OpConvertUToF or OpConvertSToF of a value under 2**31: the same number.
                     env[result] = float(value(operands[2]))
+                elif op == "fconvert":
+                    # Between f16 and f32, of a value exact in both.
+                    env[result] = value(operands[1])
                 elif op in COMPOSITE_MODELS:
                     env[result] = COMPOSITE_MODELS[op](value, variables, *operands)
                 elif op == "call":
@@ -824,6 +847,7 @@ class Module:
             "; exec: cpu 1: " + " ".join(map(str, expected[0])),
             "; exec: cpu 2: " + " ".join(map(str, expected[1])),
             "               OpCapability Shader",
+            *(["               OpCapability Float16"] if self.halves else []),
             '      %glsl = OpExtInstImport "GLSL.std.450"',
             "               OpMemoryModel Logical GLSL450",
             f'               OpEntryPoint GLCompute %main "main" {interface}',
@@ -831,6 +855,10 @@ class Module:
             '               OpName %main "main"',
         ]
         lines += [f'               OpName {f.name} "{f.name[1:]}"' for f in self.functions[1:]]
+        # Twins under one name, as glslang names a struct a buffer holds and its values: where
+        # WGSL spells them alike they are one WGSL struct.
+        lines += [f'               OpName {ty} "Inner"' for ty in ("%LS", "%US", "%TS")]
+        lines += [f'               OpName {ty} "Element"' for ty in ("%LE", "%UE")]
         lines += [
             "               OpDecorate %gid BuiltIn GlobalInvocationId",
             "               OpDecorate %rt_uint ArrayStride 4",
@@ -874,6 +902,8 @@ class Module:
             "    %v4float = OpTypeVector %float 4",
             "     %v3bool = OpTypeVector %bool 3",
             "     %v4bool = OpTypeVector %bool 4",
+            *([f"{ty} = OpTypeVector %half {n}" if n > 1 else f"{ty} = OpTypeFloat 16"
+               for n, ty in ((1, "%half"), (2, "%v2half"), (3, "%v3half"), (4, "%v4half"))] if self.halves else []),
             "       %len2 = OpConstant %uint 2",
             "       %len3 = OpConstant %uint 3",
             "   %arr3uint = OpTypeArray %uint %len3",
@@ -990,6 +1020,7 @@ INSTRUCTIONS = {
     "store_variable": lambda r, a: [f"OpStore {a[0]} {a[1]}"],
     "copy_memory": lambda r, a: [f"OpCopyMemory {a[0]} {a[1]}"],
     "to_float": lambda r, a: [f"{r} = {a[1]} {a[0]} {a[2]}"],
+    "fconvert": lambda r, a: [f"{r} = OpFConvert {a[0]} {a[1]}"],
     "chain": lambda r, a: [f"{r} = OpAccessChain {pointer(a[0], a[1])} {' '.join(a[2:])}"],
     "load_pointer": lambda r, a: [f"{r} = OpLoad {a[0]} {a[1]} {a[2]}".rstrip()],
     "store_pointer": lambda r, a: [f"OpStore {a[0]} {a[1]} {a[2]}".rstrip()],
