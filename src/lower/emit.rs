@@ -46,6 +46,10 @@ pub struct Emitter<'m> {
     bindings: Vec<Binding>,
     /// Names of the `override`s declared for specialization constants.
     pub(super) overrides: IdMap<Id, String>,
+    /// Their names (`runtime_constants.rs` asks of expressions' identifiers).
+    pub(super) override_names: NameSet<String>,
+    /// Whether the module has specialization constants, so that its WGSL may have overrides.
+    pub(super) has_spec_constants: bool,
     /// The OpSpecConstantOp results declared as `override`s of their own (`spec::named_ops`).
     pub(super) named_spec_ops: IdSet<Id>,
     /// The `@id` override's constant of each SpecId several constants share (`shared_spec_ids.rs`).
@@ -113,6 +117,11 @@ impl<'m> Emitter<'m> {
             ir,
             bindings: Vec::new(),
             overrides: IdMap::default(),
+            override_names: NameSet::default(),
+            has_spec_constants: module
+                .declarations
+                .iter()
+                .any(|&id| module.constant(id).is_some_and(|c| c.spec_id.is_some())),
             named_spec_ops,
             shared_spec_ids: crate::passes::spec_constants::shared_spec_id_primaries(module),
             helpers: HashMap::new(),
@@ -153,6 +162,8 @@ impl<'m> Emitter<'m> {
             ir: self.ir,
             bindings: self.bindings,
             overrides: self.overrides,
+            override_names: self.override_names,
+            has_spec_constants: self.has_spec_constants,
             named_spec_ops: self.named_spec_ops,
             shared_spec_ids: self.shared_spec_ids,
             helpers: self.helpers,

@@ -7,14 +7,21 @@
 //! can, so what is left with only constant operands is mostly such a case. Its first operand is
 //! bound to a `let` first, which makes the expression a run-time one (naga and Tint evaluate
 //! `let`s at run time). Operations that cannot fail on finite operands are left as they are.
+//!
+//! The same holds of overrides: an operation on overrides and constants alone is an override
+//! expression, which pipeline creation evaluates and rejects alike (`a << 4u` where the `a` the
+//! pipeline sets loses bits), so its first operand is bound too; in a module with overrides the
+//! binding is a `var` (see `Lower::bind_constant_operand`). OpSpecConstantOp results, which must
+//! stay override expressions, are spelled so that they cannot fail (`lower/spec.rs`).
 
 use spirv::{GlslStd450Op as G, Op};
 
 use super::emit::Emitter;
 use super::function::{Lower, Value};
+use super::spec::is_override_expression;
 use crate::error::Error;
 use crate::ops;
-use crate::spirv::{ConstValue, Def, Id, Inst, Module, Type};
+use crate::spirv::{Def, Id, Inst, Module, Type};
 use crate::wgsl::ast::{Expr, Stmt};
 
 /// Core operations whose WGSL spelling cannot fail on finite constants.
@@ -112,11 +119,7 @@ const GLSL_CANNOT_FAIL: &[G] = &[
 /// by dividing the most negative i32 by -1 or by shifting bits out to the left, float results by
 /// overflowing to infinity or giving NaN.
 fn may_fail(module: &Module, inst: &Inst) -> bool {
-    let float_result = inst
-        .ty()
-        .and_then(|ty| module.scalar_of(ty))
-        .is_some_and(|(scalar, _)| matches!(module.type_def(scalar), Some(Type::Float { .. })));
-    if !float_result {
+    if !has_float_result(module, inst) {
         return match inst.op {
             // A constant divisor with a -1 lane (one computed from constants is read from a `var`:
             // `Lower::hide_zero_lanes`).
@@ -134,8 +137,18 @@ fn may_fail(module: &Module, inst: &Inst) -> bool {
     }
 }
 
-/// The 32-bit values of a scalar or vector constant's lanes; `None` for anything else.
+fn has_float_result(module: &Module, inst: &Inst) -> bool {
+    inst.ty()
+        .and_then(|ty| module.scalar_of(ty))
+        .is_some_and(|(scalar, _)| matches!(module.type_def(scalar), Some(Type::Float { .. })))
+}
+
+/// The 32-bit values of a scalar or vector constant's lanes; `None` for anything else, and for
+/// an override expression, whose values the pipeline sets.
 fn lanes(module: &Module, id: Id) -> Option<Vec<u32>> {
+    if is_override_expression(module, id) {
+        return None;
+    }
     let parts = module.constant(id)?.value.parts();
     let parts = if parts.is_empty() { vec![id] } else { parts };
     parts.into_iter().map(|lane| module.const_u32(lane)).collect()
@@ -165,36 +178,49 @@ fn shift_may_lose_bits(module: &Module, inst: &Inst) -> bool {
 
 impl Lower<'_> {
     /// Binds the first operand of `inst` to a `let` if every operand is constant-valued
-    /// ([`Lower::is_constant_valued`]) and the operation may fail as a constant expression; `take`
-    /// then reads the `let`.
+    /// ([`Lower::is_constant_valued`]) and the operation may fail as a constant expression (or as
+    /// an override expression, which pipeline creation evaluates); `take` then reads the `let`.
     pub(super) fn bind_constant_operand(&mut self, e: &mut Emitter, inst: &Inst) -> Result<(), Error> {
         if !self.is_used(inst) || !may_fail(self.module, inst) {
             return Ok(());
         }
+        // A float operation on overrides fails only where its result is infinite or NaN, which
+        // Vulkan does not promise either (without float controls): it stays an override
+        // expression, as readable as the source.
+        let with_overrides = !has_float_result(self.module, inst);
         let mut values = value_operands(self.module, inst).peekable();
         let Some(&first) = values.peek() else { return Ok(()) };
-        if !values.all(|id| self.is_constant_valued(id)) {
+        if !values.all(|id| self.is_constant_valued(e, id, with_overrides)) {
             return Ok(());
         }
-        let value = match is_ordinary_constant(self.module, first) {
+        let value = match self.module.constant(first).is_some() {
             true => e.constant(first)?,
             // Computed from constants and written out at its use: taken here instead.
             false => self.take(e, first)?,
         };
         let name = self.local_name(e, first);
-        self.stmts.push(Stmt::Let { name: name.clone(), ty: None, value });
+        // Where the WGSL has overrides, wgpu (30) evaluates again at pipeline creation every
+        // expression of a function that constants and overrides alone give, through `let`s too:
+        // a `var` is read at run time.
+        self.stmts.push(match e.has_spec_constants {
+            true => Stmt::Var { name: name.clone(), ty: None, value: Some(value) },
+            false => Stmt::Let { name: name.clone(), ty: None, value },
+        });
         self.constant_lets.insert(first, name);
         Ok(())
     }
 
-    /// Whether the WGSL of `id` here is a constant expression: an ordinary constant, or a value
-    /// written out at its use whose expression is one ([`is_constant_expression`]).
-    fn is_constant_valued(&self, id: Id) -> bool {
-        if is_ordinary_constant(self.module, id) {
-            return true;
+    /// Whether the WGSL of `id` here is a constant expression, or `with_overrides` an override
+    /// expression: a constant, or a value written out at its use whose expression names nothing
+    /// (but overrides).
+    fn is_constant_valued(&self, e: &Emitter, id: Id, with_overrides: bool) -> bool {
+        if self.module.constant(id).is_some() {
+            return with_overrides || !is_override_expression(self.module, id);
         }
         match self.values.get(&id) {
-            Some(Value::Pending { expr, .. } | Value::Named(expr)) => is_constant_expression(expr),
+            Some(Value::Pending { expr, .. } | Value::Named(expr)) => {
+                is_evaluated_before_run_time(expr, &|name| with_overrides && e.is_override(name))
+            }
             _ => false,
         }
     }
@@ -204,10 +230,16 @@ impl Lower<'_> {
 /// constants as literals; a name is a `let`, a variable, a parameter or an override) and calls no
 /// builtin that only runs in a shader (`subgroupAdd(1u)` is not one).
 pub(super) fn is_constant_expression(expr: &Expr) -> bool {
+    is_evaluated_before_run_time(expr, &|_| false)
+}
+
+/// Whether `expr` is a constant expression or, where `is_override` names overrides, an override
+/// expression: either is evaluated before the shader runs, and fails where it would overflow.
+fn is_evaluated_before_run_time(expr: &Expr, is_override: &dyn Fn(&str) -> bool) -> bool {
     const RUN_TIME: &[&str] =
         &["subgroup", "quad", "dpdx", "dpdy", "fwidth", "texture", "atomic", "arrayLength", "workgroupUniformLoad"];
     !expr.any(&|part| match part {
-        Expr::Ident(_) => true,
+        Expr::Ident(name) => !is_override(name),
         Expr::Call(call) => RUN_TIME.iter().any(|prefix| call.callee.starts_with(prefix)),
         _ => false,
     })
@@ -216,10 +248,4 @@ pub(super) fn is_constant_expression(expr: &Expr) -> bool {
 /// The operands of `inst` that are values: not an extended instruction's set.
 fn value_operands<'m>(module: &'m Module, inst: &'m Inst) -> impl Iterator<Item = Id> + 'm {
     inst.id_operands().filter(move |&id| !matches!(module.def(id), Def::ExtInstSet(_)))
-}
-
-/// A constant other than a specialization constant or an operation on them: those are override
-/// expressions, evaluated when the pipeline is created.
-fn is_ordinary_constant(module: &Module, id: Id) -> bool {
-    module.constant(id).is_some_and(|c| c.spec_id.is_none() && !matches!(c.value, ConstValue::Op { .. }))
 }

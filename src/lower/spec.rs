@@ -200,6 +200,7 @@ impl Emitter<'_> {
     ) -> Expr {
         let name = self.module_name(id, base);
         self.overrides.insert(id, name.clone());
+        self.override_names.insert(name.clone());
         let kind = ast::GlobalKind::Override;
         self.out.globals.push(ast::Global { attributes, kind, name: name.clone(), ty: Some(ty), init: Some(init) });
         Expr::ident(name)
@@ -402,6 +403,27 @@ impl Emitter<'_> {
         }
         let vector = matches!(module.ty(ty)?, Type::Vector { .. });
         let mut expr = match row.spelling {
+            // `a << s` loses bits for some values the overrides may take, which WGSL rejects at
+            // pipeline creation where SPIR-V drops them; `a * (1u << s)` wraps as SPIR-V does.
+            Spelling::Binary(BinaryOp::ShiftLeft) if args.len() == 2 => {
+                let shift = args.pop().unwrap_or(Expr::Literal(Literal::Abstract(0)));
+                let base = args.pop().unwrap_or(Expr::Literal(Literal::Abstract(0)));
+                let spelled = self.ty(ty)?;
+                let signed = result_signed == Some(true);
+                let power = match shift {
+                    // A constant amount: the power itself.
+                    Expr::Literal(Literal::U32(n)) if !vector && n < 31 => {
+                        Expr::Literal(if signed { Literal::I32(1 << n) } else { Literal::U32(1 << n) })
+                    }
+                    shift => {
+                        let one = Expr::Literal(Literal::U32(1));
+                        let one = if vector { Expr::call(flip_signedness(&spelled, false), vec![one]) } else { one };
+                        let power = Expr::binary(BinaryOp::ShiftLeft, one, shift);
+                        if signed { Expr::call(spelled, vec![power]) } else { power }
+                    }
+                };
+                Expr::binary(BinaryOp::Multiply, base, power)
+            }
             Spelling::Binary(op) if args.len() == 2 => {
                 // `&&` and `||` are for scalars; vectors of bool use `&` and `|`.
                 let op = match op {
@@ -431,18 +453,29 @@ impl Emitter<'_> {
         Ok(expr)
     }
 
+    /// Whether `name` is a declared `override`'s.
+    pub(super) fn is_override(&self, name: &str) -> bool {
+        self.override_names.contains(name)
+    }
+
     /// Whether a constant depends on a WGSL `override` (so it cannot be a `const` expression).
     pub(super) fn is_override_expression(&self, id: Id) -> bool {
-        match self.module.def(id) {
-            Def::Constant(c) => {
-                c.spec_id.is_some()
-                    || match &c.value {
-                        ConstValue::Op { .. } => true,
-                        ConstValue::Composite(parts) => parts.iter().any(|&p| self.is_override_expression(p)),
-                        _ => false,
-                    }
-            }
-            _ => false,
+        is_override_expression(self.module, id)
+    }
+}
+
+/// Whether constant `id` depends on a specialization constant: its WGSL is an override
+/// expression, evaluated when the pipeline is created.
+pub(super) fn is_override_expression(module: &Module, id: Id) -> bool {
+    match module.def(id) {
+        Def::Constant(c) => {
+            c.spec_id.is_some()
+                || match &c.value {
+                    ConstValue::Op { .. } => true,
+                    ConstValue::Composite(parts) => parts.iter().any(|&p| is_override_expression(module, p)),
+                    _ => false,
+                }
         }
+        _ => false,
     }
 }
