@@ -257,21 +257,25 @@ impl Emitter<'_> {
     /// An OpSpecConstantOp that depends on an `override`, as an override expression.
     pub(super) fn spec_op(&mut self, id: Id, ty: Id, op: Op, operands: &[Operand]) -> Result<Expr, Error> {
         let module = self.module;
-        match op {
+        // The operations below give a value of their operand's type, whose signedness the
+        // `signedness` pass may have changed in the declared type (an OpSpecConstantOp read
+        // through an OpBitcast takes the bitcast's type): converted to it then.
+        let (expr, signed) = match op {
             Op::CompositeExtract => {
                 let composite = id_at(operands, 0, id)?;
-                let (mut expr, mut ty) = (self.constant(composite)?, module.type_of(composite)?);
+                let (mut expr, mut part_ty) = (self.constant(composite)?, module.type_of(composite)?);
                 for index in literals(operands, 1) {
-                    (expr, ty) = self.part(expr, ty, index, id)?;
+                    (expr, part_ty) = self.part(expr, part_ty, index, id)?;
                 }
-                Ok(expr)
+                (expr, int_signedness(module, part_ty))
             }
             Op::CompositeInsert => {
                 let object = self.constant(id_at(operands, 0, id)?)?;
                 let composite = id_at(operands, 1, id)?;
                 let base = self.constant(composite)?;
                 let path: Vec<u32> = literals(operands, 2).collect();
-                self.inserted(base, module.type_of(composite)?, &path, object, id)
+                let composite_ty = module.type_of(composite)?;
+                (self.inserted(base, composite_ty, &path, object, id)?, int_signedness(module, composite_ty))
             }
             Op::VectorShuffle => {
                 let (a, b) = (id_at(operands, 0, id)?, id_at(operands, 1, id)?);
@@ -280,6 +284,7 @@ impl Emitter<'_> {
                 if literals(operands, 2).any(|c| c != u32::MAX && c >= first_len + second_len) {
                     return Err(Error::invalid("a shuffle component beyond both vectors", at(id)));
                 }
+                let signed = int_signedness(module, module.type_of(a)?);
                 let (a, b) = (self.constant(a)?, self.constant(b)?);
                 // Each run of components from one operand is one swizzle of it.
                 let mut runs: Vec<(bool, String)> = Vec::new();
@@ -297,26 +302,42 @@ impl Emitter<'_> {
                     .into_iter()
                     .map(|(second, swizzle)| Expr::member(if second { b.clone() } else { a.clone() }, swizzle))
                     .collect();
-                match parts.len() {
-                    1 => Ok(parts.remove(0)),
-                    _ => Ok(Expr::call(self.ty(ty)?, parts)),
-                }
+                let expr = match parts.len() {
+                    1 => parts.remove(0),
+                    _ => {
+                        let spelled = self.ty(ty)?;
+                        let natural = signed.map_or(spelled.to_string(), |signed| flip_signedness(&spelled, signed));
+                        Expr::call(natural, parts)
+                    }
+                };
+                (expr, signed)
             }
             Op::Select => {
                 let condition = self.constant(id_at(operands, 0, id)?)?;
-                let accept = self.constant(id_at(operands, 1, id)?)?;
+                let accept_id = id_at(operands, 1, id)?;
+                let accept = self.constant(accept_id)?;
                 let reject = self.constant(id_at(operands, 2, id)?)?;
-                Ok(Expr::call("select", vec![reject, accept, condition]))
+                let signed = int_signedness(module, module.type_of(accept_id)?);
+                (Expr::call("select", vec![reject, accept, condition]), signed)
             }
-            Op::SMod => self.spec_smod(id, ty, operands),
             // Made by `spec_constants` for a part of a composite that is an `override`.
-            Op::CopyObject => self.constant(id_at(operands, 0, id)?),
-            Op::QuantizeToF16 => Ok(Expr::call("quantizeToF16", vec![self.constant(id_at(operands, 0, id)?)?])),
+            Op::CopyObject => {
+                let operand = id_at(operands, 0, id)?;
+                (self.constant(operand)?, int_signedness(module, module.type_of(operand)?))
+            }
+            Op::SMod => return self.spec_smod(id, ty, operands),
+            Op::QuantizeToF16 => {
+                return Ok(Expr::call("quantizeToF16", vec![self.constant(id_at(operands, 0, id)?)?]));
+            }
             Op::UConvert | Op::SConvert | Op::FConvert => {
                 let value = self.constant(id_at(operands, 0, id)?)?;
-                Ok(Expr::call(self.ty(ty)?, vec![value]))
+                return Ok(Expr::call(self.ty(ty)?, vec![value]));
             }
-            _ => self.spec_operation(id, ty, op, operands),
+            _ => return self.spec_operation(id, ty, op, operands),
+        };
+        match signed {
+            Some(signed) if int_signedness(module, ty) != Some(signed) => Ok(Expr::call(self.ty(ty)?, vec![expr])),
+            _ => Ok(expr),
         }
     }
 
