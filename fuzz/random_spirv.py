@@ -94,6 +94,13 @@ each result is exact on any device and in the model, which checks that it is. In
 floats too, scalars and vectors, their operands multiples of 1/2 under 8 (each result exact in
 f16's 11 bits), read through `OpFConvert` to 32 bits.
 
+And in half the modules, specialization constants (u32, i32 and bool, each keeping its default or
+given another value by the pipeline: `; exec: spec`, which the execution test passes to Vulkan
+and as WebGPU's pipeline-overridable constants) and OpSpecConstantOp on them and on ordinary
+constants, nested: the integer operations of `INTEGER` a shader's OpSpecConstantOp may do (their
+operands' values, defaults and specialized ones alike, kept where SPIR-V defines the result),
+`OpSelect` and the logical operations; each read into acc.
+
 And a storage buffer with an explicit layout (binding 2, `spirv_blocks.LAID_OUT` and `Layout`): a
 runtime array of a struct, one element per invocation, holding scalars, vectors, matrices, arrays of
 floats, vectors and matrices, and an array of a struct; each seed lays them out anew: member offsets,
@@ -144,8 +151,8 @@ import random
 import sys
 from pathlib import Path
 
-from spirv_blocks import (ATOMICS, BINARY, COMPOSITES, FLOAT, FLOAT_VALUES, HALF, INTEGER, LAID_OUT, POINTEES, PUSH_LAID_OUT, TWINS, U32_OPS,
-                          UNIFORM_LAID_OUT,
+from spirv_blocks import (ATOMICS, BINARY, COMPOSITES, FLOAT, FLOAT_VALUES, HALF, INTEGER, LAID_OUT, MASK, POINTEES,
+                          PUSH_LAID_OUT, SPEC_INTEGER, SPEC_LOGICAL, TWINS, U32_OPS, UNIFORM_LAID_OUT,
                           Block, Function, LaidOutBuffer, Module, members, signed, vector_type)
 
 INVOCATIONS = 32
@@ -228,6 +235,8 @@ class Program(Module):
         # Half the modules compute on 16-bit floats too; drawn apart, so that the other half are
         # the programs their seeds gave before.
         self.halves = random.Random(f"halves {seed}").random() < 0.5
+        # Half read specialization constants, also drawn apart.
+        self.specs_used = random.Random(f"specs {seed}").random() < 0.5
 
     def fresh(self, prefix):
         self.next_id += 1
@@ -511,6 +520,8 @@ class FunctionBuilder:
             choices.append(("trace", 1))
         if self.p.halves:
             choices.append(("half", 1.5))
+        if self.p.specs_used:
+            choices.append(("spec", 1))
         if self.helpers:
             choices.append(("call", 1))
         if nested:
@@ -524,7 +535,7 @@ class FunctionBuilder:
         """Statements without control flow (a single-block loop's body)."""
         for _ in range(count):
             choices = ["tag", "tag", "read", "compute", "integer", "composite", "float", "buffer"] + ["trace"] * self.main
-            choices += ["call"] * bool(self.helpers) + ["half"] * self.p.halves
+            choices += ["call"] * bool(self.helpers) + ["half"] * self.p.halves + ["spec"] * self.p.specs_used
             getattr(self, "statement_" + self.r.choice(choices))(None)
 
     def statement_tag(self, ctx):
@@ -610,6 +621,69 @@ class FunctionBuilder:
         return self.inst("integer", "snegate", vector_type(scalar, width), value), scalar
 
     # --- floats ----------------------------------------------------------------------------------
+
+    # --- specialization constants ----------------------------------------------------------------
+
+    def statement_spec(self, ctx):
+        """A specialization constant, or an OpSpecConstantOp on such constants and ordinary ones
+        (`SPEC_INTEGER`, `SPEC_LOGICAL`, OpSelect), read into acc; each constant keeps its
+        default or gets another value from the pipeline (`; exec: spec`)."""
+        ty = self.r.choice(["%uint", "%int", "%bool"])
+        self.fold_scalar(self.spec_value(ty, 0), ty)
+
+    def spec_value(self, ty, depth):
+        """A constant of the scalar `ty` that depends on specialization constants."""
+        r, p = self.r, self.p
+        if depth >= 3 or r.random() < 0.3:
+            existing = sorted(name for name, t in p.spec_types.items() if t == ty)
+            if existing and r.random() < 0.4:
+                return r.choice(existing)
+            if ty == "%bool":
+                return p.spec_constant(ty, r.random() < 0.5, r.random() < 0.5)
+            default = r.getrandbits(32)
+            return p.spec_constant(ty, default, default if r.random() < 0.4 else r.getrandbits(32))
+        if ty == "%bool" and r.random() < 0.4:
+            name = r.choice(sorted(SPEC_LOGICAL))
+            opcode, count, model = SPEC_LOGICAL[name]
+            args = [self.spec_value("%bool", depth + 1) for _ in range(count)]
+            self.p.note("spec." + name)
+            return p.spec_op(ty, opcode, args, model(*[p.constant_value(a) for a in args]))
+        if ty != "%bool" and r.random() < 0.15:
+            args = [self.spec_value("%bool", depth + 1), self.spec_value(ty, depth + 1), self.spec_value(ty, depth + 1)]
+            self.p.note("spec.select")
+            condition, accept, reject = map(p.constant_value, args)
+            return p.spec_op(ty, "OpSelect", args, accept if condition else reject)
+        wanted = {"%bool": ("bool",), "%uint": ("either", "uint"), "%int": ("either", "int")}[ty]
+        name = r.choice([n for n in SPEC_INTEGER if INTEGER[n][2] in wanted])
+        opcode, operands, result, model = INTEGER[name]
+        fixed = {"uint": "%uint", "int": "%int"}.get(result)
+        args = []
+        for kind in operands:
+            operand_ty = fixed or r.choice(["%uint", "%int"])
+            args.append(self.spec_operand(kind, operand_ty, depth))
+        self.p.note("spec." + name)
+        value = model(*[p.constant_value(a) & MASK for a in args])
+        return p.spec_op(ty, opcode, args, value if result == "bool" else value & MASK)
+
+    def spec_operand(self, kind, ty, depth):
+        """An operand of `INTEGER`'s kind `kind` and type `ty` for an OpSpecConstantOp: an ordinary
+        constant, or a specialization constant whose default and value both are of the kind."""
+        r, p = self.r, self.p
+        if kind == "any":
+            if r.random() < 0.25:
+                value = r.getrandbits(32)
+                return self.c(value) if ty == "%uint" else p.int_const(signed(value))
+            return self.spec_value(ty, depth + 1)
+        draw = {
+            "divisor": lambda: r.randint(2, 255) * r.choice([1, -1]) & MASK,
+            "udivisor": lambda: r.getrandbits(32) | 1,
+            "shift": lambda: r.randrange(32),
+        }[kind]
+        if r.random() < 0.3:
+            value = draw()
+            return self.c(value) if ty == "%uint" else p.int_const(signed(value))
+        default = draw()
+        return p.spec_constant(ty, default, default if r.random() < 0.4 else draw())
 
     def statement_half(self, ctx):
         self.statement_float(ctx, "%half")

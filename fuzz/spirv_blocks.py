@@ -233,6 +233,19 @@ FLOAT = {
 }
 
 
+# The operations of `INTEGER` an OpSpecConstantOp may do in a shader (SPIR-V 2.4's list for the
+# Shader capability), and its logical ones: name -> (opcode, operand count, model).
+SPEC_INTEGER = [name for name, entry in sorted(INTEGER.items()) if not entry[0].startswith(("GLSL", "OpBitField",
+                                                                                               "OpBitCount", "OpBitReverse"))]
+SPEC_LOGICAL = {
+    "land": ("OpLogicalAnd", 2, lambda a, b: a and b),
+    "lor": ("OpLogicalOr", 2, lambda a, b: a or b),
+    "lnot": ("OpLogicalNot", 1, lambda a: not a),
+    "leq": ("OpLogicalEqual", 2, lambda a, b: a == b),
+    "lne": ("OpLogicalNotEqual", 2, lambda a, b: a != b),
+}
+
+
 # The operations of `FLOAT` on 16-bit floats: all but those on matrices and OpQuantizeToF16.
 HALF = [name for name, entry in sorted(FLOAT.items()) if entry[2] != "matrix" and name != "quantize"]
 
@@ -683,6 +696,14 @@ class Module:
         self.udata = None  # LaidOutBuffer: %udata
         self.push = None  # LaidOutBuffer: %pdata, the push constants (one %PE)
         self.halves = False  # whether 16-bit floats are declared (OpCapability Float16)
+        # Specialization constants and OpSpecConstantOp results, in the order to declare: lines
+        # of assembly; their values (as the pipeline sets them) and types by name; the SpecIds
+        # given other values than their defaults, with those values.
+        self.specs = []
+        self.spec_values = {}
+        self.spec_types = {}
+        self.specializations = []
+        self.spec_ids = 0
 
     def const(self, value):
         value &= MASK
@@ -711,7 +732,33 @@ class Module:
         self.composite_consts[name] = (ty, parts)
         return name
 
+    def spec_constant(self, ty, default, value):
+        """A new specialization constant of the scalar `ty` (`%uint`, `%int`, `%bool`): its
+        default, and the value the pipeline gives it (the same or another)."""
+        name, spec_id = f"%sc{self.spec_ids}", self.spec_ids
+        self.spec_ids += 1
+        if ty == "%bool":
+            self.specs.append(f"{name} = OpSpecConstant{'True' if default else 'False'} %bool")
+        else:
+            self.specs.append(f"{name} = OpSpecConstant {ty} {signed(default) if ty == '%int' else default}")
+        self.specs.append(f"OpDecorate {name} SpecId {spec_id}")
+        if value != default:
+            number = int(value) if ty == "%bool" else signed(value) if ty == "%int" else value
+            self.specializations.append(f"; exec: spec {spec_id} {number}")
+        self.spec_values[name], self.spec_types[name] = value, ty
+        return name
+
+    def spec_op(self, ty, opcode, operands, value):
+        """An OpSpecConstantOp of `opcode` (`OpIAdd`) on the constants `operands`, whose value
+        `value` the model computes."""
+        name = f"%so{len(self.spec_values)}"
+        self.specs.append(f"{name} = OpSpecConstantOp {ty} {opcode[2:]} {' '.join(operands)}")
+        self.spec_values[name], self.spec_types[name] = value, ty
+        return name
+
     def constant_value(self, name):
+        if name in self.spec_values:
+            return self.spec_values[name]
         if name in self.consts:
             return self.consts[name][1]
         ty, parts = self.composite_consts[name]
@@ -844,6 +891,7 @@ class Module:
             "; exec: storage 2: " + " ".join(map(str, self.data.words)),
             "; exec: uniform 3: " + " ".join(map(str, self.udata.words)),
             "; exec: push: " + " ".join(map(str, self.push.words)),
+            *self.specializations,
             "; exec: cpu 1: " + " ".join(map(str, expected[0])),
             "; exec: cpu 2: " + " ".join(map(str, expected[1])),
             "               OpCapability Shader",
@@ -877,6 +925,7 @@ class Module:
             "OpDecorate %udata DescriptorSet 0",
             "OpDecorate %udata Binding 3",
             "OpDecorate %PE Block",
+            *[line for line in self.specs if line.startswith("OpDecorate")],
         ] + self.data.layout.decorations("%rt_LE") + self.udata.layout.decorations("%UArr") + self.push.layout.decorations()
         # A helper's pointer parameter may point to a private variable the helper also uses by name:
         # both are declared Aliased, which makes SPIR-V define what such accesses do.
@@ -968,6 +1017,7 @@ class Module:
                 lines.append(f"{name} = OpConstantNull {ty}")
             else:
                 lines.append(f"{name} = OpConstantComposite {ty} {' '.join(parts)}")
+        lines += [line for line in self.specs if not line.startswith("OpDecorate")]
         lines += [f"{var} = OpVariable {pointer(ty, 'Private')} Private {init}" for var, ty, init in self.privates]
         for fn in self.functions:
             lines += self.function_assembly(fn)
