@@ -94,7 +94,7 @@ each result is exact on any device and in the model, which checks that it is. In
 floats too, scalars and vectors, their operands multiples of 1/2 under 8 (each result exact in
 f16's 11 bits), read through `OpFConvert` to 32 bits.
 
-And in half the modules, specialization constants (u32, i32 and bool, each keeping its default or
+And in half the modules, specialization constants (u32, i32, bool and f32, each keeping its default or
 given another value by the pipeline: `; exec: spec`, which the execution test passes to Vulkan
 and as WebGPU's pipeline-overridable constants) and OpSpecConstantOp on them and on ordinary
 constants, nested: the integer operations of `INTEGER` a shader's OpSpecConstantOp may do (their
@@ -628,7 +628,7 @@ class FunctionBuilder:
         """A specialization constant, or an OpSpecConstantOp on such constants and ordinary ones
         (`SPEC_INTEGER`, `SPEC_LOGICAL`, OpSelect), read into acc; each constant keeps its
         default or gets another value from the pipeline (`; exec: spec`)."""
-        ty = self.r.choice(["%uint", "%int", "%bool"])
+        ty = self.r.choice(["%uint", "%int", "%bool", "%float"])
         self.fold_scalar(self.spec_value(ty, 0), ty)
 
     def spec_value(self, ty, depth):
@@ -640,8 +640,13 @@ class FunctionBuilder:
                 return r.choice(existing)
             if ty == "%bool":
                 return p.spec_constant(ty, r.random() < 0.5, r.random() < 0.5)
+            if ty == "%float":
+                default = r.randint(-256, 256) / 4
+                return p.spec_constant(ty, default, default if r.random() < 0.4 else r.randint(-256, 256) / 4)
             default = r.getrandbits(32)
             return p.spec_constant(ty, default, default if r.random() < 0.4 else r.getrandbits(32))
+        if ty == "%float":
+            return self.spec_value(ty, 3)
         if ty == "%bool" and r.random() < 0.4:
             name = r.choice(sorted(SPEC_LOGICAL))
             opcode, count, model = SPEC_LOGICAL[name]

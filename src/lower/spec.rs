@@ -375,9 +375,11 @@ impl Emitter<'_> {
     /// with `r` the truncating remainder, all in signed integers.
     fn spec_smod(&mut self, id: Id, ty: Id, operands: &[Operand]) -> Result<Expr, Error> {
         let module = self.module;
+        // Conversions, not `bitcast`s, as in `spec_operation`: naga's override evaluation cannot
+        // compute a `bitcast`.
         let signed_ty = flip_signedness(&self.ty(ty)?, true);
         let as_signed = |expr: Expr, of: Id| match int_signedness(module, of) {
-            Some(false) => Expr::call(format!("bitcast<{signed_ty}>"), vec![expr]),
+            Some(false) => Expr::call(signed_ty.as_str(), vec![expr]),
             _ => expr,
         };
         let divisor = id_at(operands, 1, id)?;
@@ -393,7 +395,7 @@ impl Emitter<'_> {
         let fix = Expr::binary(and, Expr::binary(BinaryOp::NotEqual, r.clone(), zero), signs_differ);
         let expr = Expr::call("select", vec![r.clone(), Expr::binary(BinaryOp::Add, r, y), fix]);
         match int_signedness(module, ty) {
-            Some(false) => self.bitcast(ty, expr),
+            Some(false) => Ok(Expr::call(self.ty(ty)?, vec![expr])),
             _ => Ok(expr),
         }
     }
