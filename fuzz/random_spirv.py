@@ -99,7 +99,8 @@ given another value by the pipeline: `; exec: spec`, which the execution test pa
 and as WebGPU's pipeline-overridable constants) and OpSpecConstantOp on them and on ordinary
 constants, nested: the integer operations of `INTEGER` a shader's OpSpecConstantOp may do (their
 operands' values, defaults and specialized ones alike, kept where SPIR-V defines the result),
-`OpSelect` and the logical operations; each read into acc.
+`OpSelect`, the logical operations, and lanes of vectors of them (OpSpecConstantComposite, maybe
+shuffled or with a lane inserted); each read into acc.
 
 And a storage buffer with an explicit layout (binding 2, `spirv_blocks.LAID_OUT` and `Layout`): a
 runtime array of a struct, one element per invocation, holding scalars, vectors, matrices, arrays of
@@ -654,6 +655,8 @@ class FunctionBuilder:
             self.p.note("spec." + name)
             return p.spec_op(ty, opcode, args, model(*[p.constant_value(a) for a in args]))
         if ty != "%bool" and r.random() < 0.15:
+            return self.spec_lane(ty, depth)
+        if ty != "%bool" and r.random() < 0.15:
             args = [self.spec_value("%bool", depth + 1), self.spec_value(ty, depth + 1), self.spec_value(ty, depth + 1)]
             self.p.note("spec.select")
             condition, accept, reject = map(p.constant_value, args)
@@ -669,6 +672,30 @@ class FunctionBuilder:
         self.p.note("spec." + name)
         value = model(*[p.constant_value(a) & MASK for a in args])
         return p.spec_op(ty, opcode, args, value if result == "bool" else value & MASK)
+
+    def spec_lane(self, ty, depth):
+        """A lane of a vector of specialization-dependent constants (OpSpecConstantComposite),
+        maybe shuffled with another or with a lane inserted first, taken by OpSpecConstantOp
+        CompositeExtract."""
+        r, p = self.r, self.p
+        width = r.choice([2, 3, 4])
+        vector = p.spec_composite(vector_type(ty, width), [self.spec_value(ty, depth + 1) for _ in range(width)])
+        value = p.constant_value(vector)
+        choice = r.random()
+        if choice < 0.35:
+            other = p.spec_composite(vector_type(ty, width), [self.spec_value(ty, depth + 1) for _ in range(width)])
+            lanes = [r.randrange(2 * width) for _ in range(r.choice([2, 3, 4]))]
+            value = [(value + p.constant_value(other))[lane] for lane in lanes]
+            vector = p.spec_op(vector_type(ty, len(lanes)), "OpVectorShuffle", [vector, other, *map(str, lanes)], value)
+            self.p.note("spec.shuffle")
+        elif choice < 0.7:
+            part, at = self.spec_value(ty, depth + 1), r.randrange(width)
+            value = value[:at] + [p.constant_value(part)] + value[at + 1:]
+            vector = p.spec_op(vector_type(ty, width), "OpCompositeInsert", [part, vector, str(at)], value)
+            self.p.note("spec.insert")
+        lane = r.randrange(len(value))
+        self.p.note("spec.extract")
+        return p.spec_op(ty, "OpCompositeExtract", [vector, str(lane)], value[lane])
 
     def spec_operand(self, kind, ty, depth):
         """An operand of `INTEGER`'s kind `kind` and type `ty` for an OpSpecConstantOp: an ordinary

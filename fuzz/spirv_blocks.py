@@ -756,6 +756,14 @@ class Module:
         self.spec_values[name], self.spec_types[name] = value, ty
         return name
 
+    def spec_composite(self, ty, parts):
+        """An OpSpecConstantComposite of the vector type `ty` of `parts`, constants some of which
+        depend on specialization constants."""
+        name = f"%sv{len(self.spec_values)}"
+        self.specs.append(f"{name} = OpSpecConstantComposite {ty} {' '.join(parts)}")
+        self.spec_values[name], self.spec_types[name] = [self.constant_value(part) for part in parts], ty
+        return name
+
     def constant_value(self, name):
         if name in self.spec_values:
             return self.spec_values[name]
