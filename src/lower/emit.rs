@@ -34,9 +34,9 @@ pub struct Emitter<'m> {
     pub names: IdMap<Id, ast::Name>,
     types: IdMap<Id, ast::Type>,
     member_names: IdMap<Id, Vec<String>>,
-    /// The structs of `out.structs` declared for each OpName (or `Struct_<id>`), by index: a
-    /// struct spelled as one of them already is is that one (`declare_struct`).
-    structs_by_base: HashMap<String, Vec<usize>>,
+    /// The name of each struct declared, by its OpName (or `Struct_<id>`) and its members as
+    /// spelled: a struct spelled as one declared already is that one (`declare_struct`).
+    structs_by_spelling: HashMap<(String, String), String>,
     pub(super) enables: BTreeSet<&'static str>,
     /// `--annotate`: statements name their SPIR-V origin.
     pub annotate: bool,
@@ -111,7 +111,7 @@ impl<'m> Emitter<'m> {
             names: IdMap::default(),
             types: IdMap::default(),
             member_names: IdMap::default(),
-            structs_by_base: HashMap::new(),
+            structs_by_spelling: HashMap::new(),
             enables: BTreeSet::new(),
             annotate,
             ir,
@@ -156,7 +156,7 @@ impl<'m> Emitter<'m> {
             names: self.names,
             types: self.types,
             member_names: self.member_names,
-            structs_by_base: self.structs_by_base,
+            structs_by_spelling: self.structs_by_spelling,
             enables: self.enables,
             annotate: self.annotate,
             ir: self.ir,
@@ -541,12 +541,13 @@ impl<'m> Emitter<'m> {
         // glslang declares a struct once for a buffer and once for values (a local, a
         // parameter) when the two are laid out alike; WGSL needs one, which reads as the source
         // did and lets a value be copied whole between them.
-        let same = self.structs_by_base.get(&base).into_iter().flatten().find(|&&s| self.out.structs[s].members == out);
-        let name = match same {
-            Some(&s) => self.out.structs[s].name.clone(),
+        // Keyed by text, found in one lookup however many structs share a name.
+        let spelling = (base, format!("{out:?}"));
+        let name = match self.structs_by_spelling.get(&spelling) {
+            Some(name) => name.clone(),
             None => {
-                let name = self.module_name(id, &base);
-                self.structs_by_base.entry(base).or_default().push(self.out.structs.len());
+                let name = self.module_name(id, &spelling.0);
+                self.structs_by_spelling.insert(spelling, name.clone());
                 self.out.structs.push(ast::Struct { name: name.clone(), members: out });
                 name
             }

@@ -53,7 +53,7 @@ pub struct Struct {
     pub members: Vec<Member>,
 }
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone)]
 pub struct Member {
     pub attributes: Vec<Attribute>,
     pub name: String,
