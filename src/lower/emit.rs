@@ -540,8 +540,8 @@ impl<'m> Emitter<'m> {
         self.member_names.insert(id, names);
         // glslang declares a struct once for a buffer and once for values (a local, a
         // parameter) when the two are laid out alike; WGSL needs one, which reads as the source
-        // did and lets a value be copied whole between them.
-        // Keyed by text, found in one lookup however many structs share a name.
+        // did and lets a value be copied whole between them. Keyed by text, the twin is found in
+        // one lookup however many structs share a name.
         let spelling = (base, format!("{out:?}"));
         let name = match self.structs_by_spelling.get(&spelling) {
             Some(name) => name.clone(),

@@ -137,6 +137,7 @@ fn may_fail(module: &Module, inst: &Inst) -> bool {
     }
 }
 
+/// Whether `inst` gives a float or a vector of floats.
 fn has_float_result(module: &Module, inst: &Inst) -> bool {
     inst.ty()
         .and_then(|ty| module.scalar_of(ty))
