@@ -835,18 +835,12 @@ impl<'m> Lower<'m> {
             return;
         }
         let name = self.local_name(e, id);
-        // Where the WGSL may have overrides, wgpu (30) evaluates a function's constant-valued
-        // expressions again at pipeline creation, and a `let` of a constant composite read by
-        // member then crashes its SPIR-V writer ("Expression is not cached"): a `var` is read at
-        // run time.
+        // A constant composite read by member is what wgpu trips on (`Emitter::binding`).
         let constant = e.has_spec_constants
             && !matches!(expr, Expr::Literal(_))
             && super::runtime_constants::is_constant_expression(&expr)
             && !expr.any(&|part| matches!(part, Expr::Call(call) if e.is_function(&call.callee)));
-        let stmt = match constant {
-            true => Stmt::Var { name: name.clone(), ty: None, value: Some(expr) },
-            false => Stmt::Let { name: name.clone(), ty: None, value: expr },
-        };
+        let stmt = e.binding(name.clone(), expr, constant);
         // A value bound late (a flushed inline candidate) still names its own origin.
         let stmt =
             if self.annotate { Stmt::Noted { stmt: Box::new(stmt), note: self.note(&format!("%{id}")) } } else { stmt };

@@ -22,7 +22,7 @@ use super::spec::is_override_expression;
 use crate::error::Error;
 use crate::ops;
 use crate::spirv::{Def, Id, Inst, Module, Type};
-use crate::wgsl::ast::{Expr, Stmt};
+use crate::wgsl::ast::Expr;
 
 /// Core operations whose WGSL spelling cannot fail on finite constants.
 const CANNOT_FAIL: &[Op] = &[
@@ -200,13 +200,7 @@ impl Lower<'_> {
             false => self.take(e, first)?,
         };
         let name = self.local_name(e, first);
-        // Where the WGSL has overrides, wgpu (30) evaluates again at pipeline creation every
-        // expression of a function that constants and overrides alone give, through `let`s too:
-        // a `var` is read at run time.
-        self.stmts.push(match e.has_spec_constants {
-            true => Stmt::Var { name: name.clone(), ty: None, value: Some(value) },
-            false => Stmt::Let { name: name.clone(), ty: None, value },
-        });
+        self.stmts.push(e.binding(name.clone(), value, true));
         self.constant_lets.insert(first, name);
         Ok(())
     }
