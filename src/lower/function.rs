@@ -26,9 +26,9 @@ use crate::spirv::{Def, EntryPoint, Function, Id, Inst, Module, Operand, Type};
 use crate::wgsl::ast::{self, BinaryOp, Expr, Literal, Name, Stmt, UnaryOp};
 use crate::wgsl::declarations::{self, MentionWalk};
 use crate::wgsl::inline_lets;
-use crate::wgsl::loop_phis;
 use crate::wgsl::names::{Namer, unnamed_base};
 use crate::wgsl::switch_clauses;
+use crate::wgsl::{loop_phis, override_lets};
 
 /// Lowers function `f`; `entry` is the entry point it is itself, if it is unwrapped. Returns it
 /// with every name it calls (`inline_lets::Found::calls`).
@@ -124,6 +124,9 @@ pub fn emit(e: &mut Emitter, f: usize, entry: Option<&EntryPoint>) -> Result<(as
     let mut function = ast::Function { attributes: vec![], name, params, result, body, exits };
     let found = inline_lets::inline(&mut function, unnamed, &|expr| has_effect(e, expr));
     loop_phis::elide(&mut function, &found.vars, found.uses);
+    if e.has_spec_constants {
+        override_lets::make_vars(&mut function, &|name| e.is_override(name), &|name| e.is_function(name));
+    }
     Ok((function, found.calls))
 }
 
@@ -323,7 +326,7 @@ pub(super) struct Lower<'m> {
     exits: Vec<(Expr, Expr)>,
     /// The names given to values without a name of their own (`x_12`), each with the zero count
     /// of its mentions that `inline_lets` fills in.
-    unnamed: inline_lets::Counts,
+    pub(super) unnamed: inline_lets::Counts,
     /// Constant operands of the instruction being lowered read through a `let`
     /// (`runtime_constants.rs`).
     pub(super) constant_lets: IdMap<Id, Name>,
@@ -835,12 +838,7 @@ impl<'m> Lower<'m> {
             return;
         }
         let name = self.local_name(e, id);
-        // A constant composite read by member is what wgpu trips on (`Emitter::binding`).
-        let constant = e.has_spec_constants
-            && !matches!(expr, Expr::Literal(_))
-            && super::runtime_constants::is_constant_expression(&expr)
-            && !expr.any(&|part| matches!(part, Expr::Call(call) if e.is_function(&call.callee)));
-        let stmt = e.binding(name.clone(), expr, constant);
+        let stmt = Stmt::Let { name: name.clone(), ty: None, value: expr };
         // A value bound late (a flushed inline candidate) still names its own origin.
         let stmt =
             if self.annotate { Stmt::Noted { stmt: Box::new(stmt), note: self.note(&format!("%{id}")) } } else { stmt };

@@ -22,7 +22,8 @@ use super::spec::is_override_expression;
 use crate::error::Error;
 use crate::ops;
 use crate::spirv::{Def, Id, Inst, Module, Type};
-use crate::wgsl::ast::Expr;
+use crate::wgsl::ast::{Expr, Stmt};
+use crate::wgsl::override_lets;
 
 /// Core operations whose WGSL spelling cannot fail on finite constants.
 const CANNOT_FAIL: &[Op] = &[
@@ -200,7 +201,16 @@ impl Lower<'_> {
             false => self.take(e, first)?,
         };
         let name = self.local_name(e, first);
-        self.stmts.push(e.binding(name.clone(), value, true));
+        // The binding is what makes the operation a run-time one: never inlined.
+        self.unnamed.remove(&name);
+        // In a module with overrides, wgpu evaluates the operation again when it creates the
+        // pipeline, following `let`s (`wgsl/override_lets.rs`), even one of a literal: a `var` is
+        // read at run time. Not where naga cannot evaluate the value: it leaves that to run time
+        // itself, and a `var` of it panics its SPIR-V writer.
+        self.stmts.push(match e.has_spec_constants && override_lets::naga_folds(&value) {
+            true => Stmt::Var { name: name.clone(), ty: None, value: Some(value) },
+            false => Stmt::Let { name: name.clone(), ty: None, value },
+        });
         self.constant_lets.insert(first, name);
         Ok(())
     }
@@ -231,11 +241,9 @@ pub(super) fn is_constant_expression(expr: &Expr) -> bool {
 /// Whether `expr` is a constant expression or, where `is_override` names overrides, an override
 /// expression: either is evaluated before the shader runs, and fails where it would overflow.
 fn is_evaluated_before_run_time(expr: &Expr, is_override: &dyn Fn(&str) -> bool) -> bool {
-    const RUN_TIME: &[&str] =
-        &["subgroup", "quad", "dpdx", "dpdy", "fwidth", "texture", "atomic", "arrayLength", "workgroupUniformLoad"];
     !expr.any(&|part| match part {
         Expr::Ident(name) => !is_override(name),
-        Expr::Call(call) => RUN_TIME.iter().any(|prefix| call.callee.starts_with(prefix)),
+        Expr::Call(call) => call.is_shader_only_builtin(),
         _ => false,
     })
 }

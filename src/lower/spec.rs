@@ -476,19 +476,6 @@ impl Emitter<'_> {
         Ok(expr)
     }
 
-    /// A function's binding of `value` to `name`: a `let`, but a `var` where `constant_valued`
-    /// (constants and overrides alone give it) in a module that may have overrides. There wgpu 30
-    /// evaluates such expressions again at pipeline creation, through `let`s too (its front end's
-    /// rule that a `let` is a run-time value is lost there): one that may fail then fails, and a
-    /// `let` of a constant composite read by member crashes its SPIR-V writer ("Expression is not
-    /// cached"). A `var` is read at run time.
-    pub(super) fn binding(&self, name: ast::Name, value: Expr, constant_valued: bool) -> ast::Stmt {
-        match constant_valued && self.has_spec_constants {
-            true => ast::Stmt::Var { name, ty: None, value: Some(value) },
-            false => ast::Stmt::Let { name, ty: None, value },
-        }
-    }
-
     /// Whether `name` is a declared `override`'s.
     pub(super) fn is_override(&self, name: &str) -> bool {
         self.override_names.contains(name)

@@ -188,6 +188,16 @@ pub struct Call {
     pub args: Vec<Expr>,
 }
 
+impl Call {
+    /// Whether this calls a builtin that only runs in a shader, never in a constant or override
+    /// expression (`subgroupAdd(1u)` is not one, however constant its argument).
+    pub fn is_shader_only_builtin(&self) -> bool {
+        const PREFIXES: &[&str] =
+            &["subgroup", "quad", "dpdx", "dpdy", "fwidth", "texture", "atomic", "arrayLength", "workgroupUniformLoad"];
+        PREFIXES.iter().any(|prefix| self.callee.starts_with(prefix))
+    }
+}
+
 #[derive(Debug, Clone, PartialEq)]
 pub struct MemberAccess {
     pub base: Expr,

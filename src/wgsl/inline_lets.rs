@@ -213,7 +213,8 @@ impl Counts {
         }
     }
 
-    fn remove(&mut self, name: &str) {
+    /// Stops counting `name`: its `let` is never inlined.
+    pub(crate) fn remove(&mut self, name: &str) {
         match unnamed_id(name) {
             Some(id) => _ = self.by_id.remove(&id),
             None => _ = self.by_name.remove(name),

@@ -11,6 +11,7 @@ pub(crate) mod loop_phis;
 pub mod naga_ir;
 pub mod names;
 pub(crate) mod nesting;
+pub(crate) mod override_lets;
 pub mod print;
 pub(crate) mod switch_clauses;
 pub(crate) mod tint_sizes;
