@@ -94,6 +94,17 @@ each result is exact on any device and in the model, which checks that it is. In
 floats too, scalars and vectors, their operands multiples of 1/2 under 8 (each result exact in
 f16's 11 bits), read through `OpFConvert` to 32 bits.
 
+And in half the modules, operations on bits (`spirv_blocks.EXTENDED` and `PACKING`):
+`OpIAddCarry`, `OpISubBorrow` and `OpUMulExtended` on u32, `OpSMulExtended` on u32 or i32,
+scalars and vectors of two to four, both members of the result struct read; GLSL.std.450's
+`PackHalf2x16`, `UnpackHalf2x16` (of a word packed from floats exact in f16, maybe with signs
+flipped), `PackSnorm4x8`, `PackUnorm4x8`, `PackSnorm2x16` and `PackUnorm2x16` (of odd multiples
+of 1/8, none halfway between two steps, so the rounding is the same everywhere) and their
+unpacking; `OpBitcast` from f32 lanes to u32 or i32 ones and from pairs of f16 lanes to a word,
+and back, maybe with the signs flipped on the way; `OpAny` and `OpAll` of integer comparisons of
+vectors. An operand is now and then a constant, so some of these have constant operands alone,
+which the translation must keep from constant and override evaluation where that differs.
+
 And in half the modules, specialization constants (u32, i32, bool and f32, each keeping its default or
 given another value by the pipeline: `; exec: spec`, which the execution test passes to Vulkan
 and as WebGPU's pipeline-overridable constants) and OpSpecConstantOp on them and on ordinary
@@ -152,9 +163,10 @@ import random
 import sys
 from pathlib import Path
 
-from spirv_blocks import (ATOMICS, BINARY, COMPOSITES, FLOAT, FLOAT_VALUES, HALF, INTEGER, LAID_OUT, MASK, POINTEES,
-                          PUSH_LAID_OUT, SPEC_INTEGER, SPEC_LOGICAL, TWINS, U32_OPS, UNIFORM_LAID_OUT,
-                          Block, Function, LaidOutBuffer, Module, members, signed, vector_type)
+from spirv_blocks import (ATOMICS, BINARY, COMPOSITES, EXTENDED, FLOAT, FLOAT_VALUES, HALF, INTEGER, LAID_OUT, MASK,
+                          PACKING, POINTEES, PUSH_LAID_OUT, SPEC_INTEGER, SPEC_LOGICAL, TWINS, U32_OPS,
+                          UNIFORM_LAID_OUT, Block, Function, LaidOutBuffer, Module, members, scalar_and_width, signed,
+                          vector_type)
 
 INVOCATIONS = 32
 WORDS = 16  # input words per invocation; the cursor wraps around them
@@ -238,6 +250,8 @@ class Program(Module):
         self.halves = random.Random(f"halves {seed}").random() < 0.5
         # Half read specialization constants, also drawn apart.
         self.specs_used = random.Random(f"specs {seed}").random() < 0.5
+        # Half do operations on bits (statement_bits), also drawn apart.
+        self.bits = random.Random(f"bits {seed}").random() < 0.5
 
     def fresh(self, prefix):
         self.next_id += 1
@@ -523,6 +537,8 @@ class FunctionBuilder:
             choices.append(("half", 1.5))
         if self.p.specs_used:
             choices.append(("spec", 1))
+        if self.p.bits:
+            choices.append(("bits", 1))
         if self.helpers:
             choices.append(("call", 1))
         if nested:
@@ -537,6 +553,7 @@ class FunctionBuilder:
         for _ in range(count):
             choices = ["tag", "tag", "read", "compute", "integer", "composite", "float", "buffer"] + ["trace"] * self.main
             choices += ["call"] * bool(self.helpers) + ["half"] * self.p.halves + ["spec"] * self.p.specs_used
+            choices += ["bits"] * self.p.bits
             getattr(self, "statement_" + self.r.choice(choices))(None)
 
     def statement_tag(self, ctx):
@@ -560,10 +577,7 @@ class FunctionBuilder:
         result, ty = self.integer(r.choice(sorted(INTEGER)), width)
         if width > 1:
             self.p.note(f"integer.vec{width}")
-        scalar = ty if width == 1 else "%" + ty[3:]
-        for index in range(width):
-            component = result if width == 1 else self.emit("extract", scalar, result, index)
-            self.fold_scalar(component, scalar, r.random() < 0.7)
+        self.fold_lanes(result, *scalar_and_width(ty), into_acc=lambda: r.random() < 0.7)
 
     def integer(self, name, width, depth=0):
         """Emits the integer operation `name` on `width` components, its result type chosen where
@@ -738,8 +752,7 @@ class FunctionBuilder:
         self.p.note(("float." if real == "%float" else "half.") + name)
         if width > 1:
             self.p.note(f"float.vec{width}")
-        for index in range(1 if ty == scalar else width):
-            self.fold_scalar(value if ty == scalar else self.emit("extract", scalar, value, index), scalar)
+        self.fold_lanes(value, *scalar_and_width(ty))
 
     def matrix_operation(self, name):
         """A product, transpose or outer product of float matrices and vectors, its operands of
@@ -816,6 +829,92 @@ class FunctionBuilder:
             centered = self.float_op("fsub", real, converted, self.p.float_const(float(center), real))
             parts.append(self.float_op("fmul", real, centered, self.p.float_const(1 / step, real)))
         return parts[0] if width == 1 else self.inst("compose", vector_type(real, width), *parts)
+
+    # --- operations on bits ------------------------------------------------------------------
+
+    def statement_bits(self, ctx):
+        """An operation on bits: integer arithmetic with two results (`EXTENDED`), floats packed
+        into a word and back (`PACKING`), OpBitcast between floats and integers, or OpAny and
+        OpAll of a comparison's lanes; every lane of what it gives is read into acc."""
+        getattr(self, "bits_" + self.r.choice(["extended", "packing", "reinterpret", "any_all"]))()
+
+    def bits_extended(self):
+        """OpIAddCarry, OpISubBorrow, OpUMulExtended or OpSMulExtended: both members of the result
+        read."""
+        r = self.r
+        name = r.choice(sorted(EXTENDED))
+        scalar = EXTENDED[name][1] or r.choice(["%uint", "%int"])
+        width = r.choice([1, 1, 2, 3, 4])
+        ty = vector_type(scalar, width)
+        args = [self.integer_value(scalar, [self.any_value() for _ in range(width)]) for _ in range(2)]
+        result = self.inst("extended", name, f"%X{ty[1:]}", *args)
+        self.p.note("bits." + name)
+        for member in (0, 1):
+            self.fold_lanes(self.inst("extract", ty, result, member), scalar, width)
+
+    def integer_value(self, scalar, parts):
+        """A `scalar` (`%uint` or `%int`) or a vector of that of the u32 values `parts`."""
+        value = parts[0] if len(parts) == 1 else self.inst("compose", vector_type("%uint", len(parts)), *parts)
+        return self.emit("bitcast", vector_type(scalar, len(parts)), value) if scalar == "%int" else value
+
+    def bits_packing(self):
+        """A GLSL.std.450 packing of floats into a word (`PACKING`) or a word of two halves into
+        floats; the word unpacked is one packed from floats exact in f16, maybe with signs
+        flipped."""
+        r = self.r
+        name = r.choice(sorted(PACKING))
+        _, operand_ty, result_ty, _ = PACKING[name]
+        if name == "unpackhalf":
+            operand = self.inst("packing", "packhalf", "%uint", self.float_value(2))
+            if r.random() < 0.5:
+                operand = self.emit("xor", operand, self.c(r.choice([0x8000, 0x8000_0000, 0x8000_8000])))
+        elif name == "packhalf":
+            operand = self.float_value(2)
+        else:
+            operand = self.odd_eighths(scalar_and_width(operand_ty)[1])
+        self.p.note("bits." + name)
+        self.fold_lanes(self.inst("packing", name, result_ty, operand), *scalar_and_width(result_ty))
+
+    def odd_eighths(self, width):
+        """A vector of floats, odd multiples of 1/8 from -15/8 to 15/8, made at run time: scaled
+        by an odd number, none is halfway between two integers (`PACKING`)."""
+        parts = []
+        for _ in range(width):
+            small = self.inst("to_float", "%float", "OpConvertUToF", self.emit("and", self.any_value(), self.c(15)))
+            centered = self.float_op("fsub", "%float", small, self.p.float_const(7.5))
+            parts.append(self.float_op("fmul", "%float", centered, self.p.float_const(0.25)))
+        return self.inst("compose", vector_type("%float", width), *parts)
+
+    def bits_reinterpret(self):
+        """OpBitcast of floats to integers of their width (f32 lanes to u32 or i32 ones, two f16
+        lanes to one) and back to floats, the integers maybe with the floats' signs flipped
+        first; both read."""
+        r = self.r
+        real = "%half" if self.p.halves and r.random() < 0.5 else "%float"
+        if real == "%half":
+            width = r.choice([2, 4])
+            int_width, sign = width // 2, 0x8000_8000
+        else:
+            width = int_width = r.choice([1, 1, 2, 3, 4])
+            sign = 0x8000_0000
+        floats, integer = vector_type(real, width), vector_type(r.choice(["%uint", "%int"]), int_width)
+        bits = self.inst("reinterpret", integer, self.float_value(width, real), floats)
+        self.fold_lanes(bits, *scalar_and_width(integer))
+        if r.random() < 0.5:
+            signs = self.integer_value(scalar_and_width(integer)[0], [self.c(sign)] * int_width)
+            bits = self.inst("integer", "bxor", integer, bits, signs)
+            self.p.note("bits.reinterpret.negated")
+        self.p.note("bits.reinterpret" + real[1:])
+        self.fold_lanes(self.inst("reinterpret", floats, bits, integer), real, width)
+
+    def bits_any_all(self):
+        """OpAny or OpAll of the lanes of an integer comparison."""
+        r = self.r
+        vector, _ = self.integer(r.choice(sorted(n for n, entry in INTEGER.items() if entry[2] == "bool")),
+                                 r.choice([2, 3, 4]))
+        opcode = r.choice(["OpAny", "OpAll"])
+        self.p.note("bits." + opcode)
+        self.fold_scalar(self.inst("any_all", opcode, vector), "%bool")
 
     # --- composites and function variables -------------------------------------------------
 
@@ -924,6 +1023,12 @@ class FunctionBuilder:
             self.avail = self.avail | {value}
         if into_acc:
             self.state["acc"] = self.emit("mul", self.emit("xor", self.state["acc"], value), self.c(FNV_PRIME))
+
+    def fold_lanes(self, value, scalar, width, into_acc=lambda: True):
+        """`fold_scalar` on each lane of `value`, a vector of `width` (1: a scalar) of `scalar`."""
+        for index in range(width):
+            lane = value if width == 1 else self.emit("extract", scalar, value, index)
+            self.fold_scalar(lane, scalar, into_acc())
 
     def index(self, length):
         """A value under `length` computed at run time, u32 or i32."""

@@ -249,6 +249,60 @@ SPEC_LOGICAL = {
 # The operations of `FLOAT` on 16-bit floats: all but those on matrices and OpQuantizeToF16.
 HALF = [name for name, entry in sorted(FLOAT.items()) if entry[2] != "matrix" and name != "quantize"]
 
+# Integer operations with two results (OpIAddCarry and the like): name -> (opcode, the members'
+# type or None for either, model of one lane giving the low and the high word). The result is a
+# struct of two members of the operands' type (`%X` and the type's name: `%Xv2uint`).
+EXTENDED = {
+    "iaddcarry": ("OpIAddCarry", "%uint", lambda a, b: (a + b, (a + b) >> 32)),
+    "isubborrow": ("OpISubBorrow", "%uint", lambda a, b: (a - b, int(a < b))),
+    "umulextended": ("OpUMulExtended", "%uint", lambda a, b: (a * b, (a * b) >> 32)),
+    "smulextended": ("OpSMulExtended", None, lambda a, b: (signed(a) * signed(b), signed(a) * signed(b) >> 32)),
+}
+EXTENDED_TYPES = [vector_type(scalar, n) for scalar in ("%uint", "%int") for n in (1, 2, 3, 4)]
+
+
+def pack_norm(values, scale, low, bits):
+    """GLSL.std.450's Pack[SU]norm: each value clamped to [low, 1], scaled, rounded, as a field of
+    `bits` bits, the first value lowest."""
+    word = 0
+    for index, value in enumerate(values):
+        word |= (round(min(max(value, low), 1.0) * scale) & ((1 << bits) - 1)) << (index * bits)
+    return word
+
+
+# GLSL.std.450's packing of floats into a word and back: name -> (instruction, operand type,
+# result type, model). The norm packs take values whose scaled products are never halfway between
+# two integers (SPIR-V lets a device round those either way): odd multiples of 1/8 times an odd
+# scale. Half floats take values exact in f16, and unpack words of normal halves.
+PACKING = {
+    "packhalf": ("PackHalf2x16", "%v2float", "%uint", lambda v: struct.unpack("<I", struct.pack("<ee", *v))[0]),
+    "unpackhalf": ("UnpackHalf2x16", "%uint", "%v2float", lambda w: list(struct.unpack("<ee", struct.pack("<I", w)))),
+    "packsnorm4x8": ("PackSnorm4x8", "%v4float", "%uint", lambda v: pack_norm(v, 127, -1.0, 8)),
+    "packunorm4x8": ("PackUnorm4x8", "%v4float", "%uint", lambda v: pack_norm(v, 255, 0.0, 8)),
+    "packsnorm2x16": ("PackSnorm2x16", "%v2float", "%uint", lambda v: pack_norm(v, 32767, -1.0, 16)),
+    "packunorm2x16": ("PackUnorm2x16", "%v2float", "%uint", lambda v: pack_norm(v, 65535, 0.0, 16)),
+}
+
+# How OpBitcast reads a scalar type's bits (struct's formats): u32 and i32 values are 32-bit
+# patterns in the model.
+BIT_FORMATS = {"%uint": "I", "%int": "I", "%float": "f", "%half": "e"}
+
+
+def scalar_and_width(ty):
+    """`%v3int` -> (`%int`, 3); `%int` -> (`%int`, 1)."""
+    return ("%" + ty[3:], int(ty[2])) if ty.startswith("%v") else (ty, 1)
+
+
+def reinterpret(value, source, target):
+    """OpBitcast of `value` (of type `source`) to `target`: the same bits, little-endian lanes."""
+    (scalar, width), (to_scalar, to_width) = scalar_and_width(source), scalar_and_width(target)
+    lanes = value if isinstance(value, list) else [value]
+    lanes = [lane & MASK if scalar in ("%uint", "%int") else lane for lane in lanes]
+    read = list(struct.unpack("<" + BIT_FORMATS[to_scalar] * to_width, struct.pack(
+        "<" + BIT_FORMATS[scalar] * width, *lanes)))
+    return read if to_width > 1 else read[0]
+
+
 # The values float operations take, by type: (count, step, mask, center): constants k/step for
 # |k| <= count, and values at hand masked to `mask`, less `center`, over `step`. One operation on
 # such values is exact in the type (`FLOAT`): multiples of 1/4 under 256 in f32, of 1/2 under 8
@@ -696,6 +750,7 @@ class Module:
         self.udata = None  # LaidOutBuffer: %udata
         self.push = None  # LaidOutBuffer: %pdata, the push constants (one %PE)
         self.halves = False  # whether 16-bit floats are declared (OpCapability Float16)
+        self.bits = False  # whether the structs of OpIAddCarry and the like are declared
         # Specialization constants and OpSpecConstantOp results, in the order to declare: lines
         # of assembly; their values (as the pipeline sets them) and types by name; the SpecIds
         # given other values than their defaults, with those values.
@@ -860,6 +915,19 @@ class Module:
                 elif op == "fconvert":
                     # Between f16 and f32, of a value exact in both.
                     env[result] = value(operands[1])
+                elif op == "extended":
+                    name, _, *args = operands
+                    pairs = componentwise(EXTENDED[name][2], [masked(value(a)) for a in args])
+                    env[result] = [masked([pair[k] for pair in pairs] if isinstance(pairs, list) else pairs[k])
+                                   for k in (0, 1)]
+                elif op == "packing":
+                    name, _, operand = operands
+                    env[result] = PACKING[name][3](value(operand))
+                elif op == "reinterpret":
+                    ty, operand, source = operands
+                    env[result] = reinterpret(value(operand), source, ty)
+                elif op == "any_all":
+                    env[result] = (any if operands[0] == "OpAny" else all)(value(operands[1]))
                 elif op in COMPOSITE_MODELS:
                     env[result] = COMPOSITE_MODELS[op](value, variables, *operands)
                 elif op == "call":
@@ -973,6 +1041,7 @@ class Module:
         lines += [
             "         %SF = OpTypeStruct %mat2v3float %v4float %float %arr3uint",
         ]
+        lines += [f"%X{ty[1:]} = OpTypeStruct {ty} {ty}" for ty in EXTENDED_TYPES if self.bits]
         for ty in [*LAID_OUT, *UNIFORM_LAID_OUT, *PUSH_LAID_OUT, "%TA", "%TB", "%TS", "%TC"]:
             entry = COMPOSITES[ty]
             if entry[0] == "array":
@@ -1079,6 +1148,10 @@ INSTRUCTIONS = {
     "copy_memory": lambda r, a: [f"OpCopyMemory {a[0]} {a[1]}"],
     "to_float": lambda r, a: [f"{r} = {a[1]} {a[0]} {a[2]}"],
     "fconvert": lambda r, a: [f"{r} = OpFConvert {a[0]} {a[1]}"],
+    "extended": lambda r, a: [f"{r} = {EXTENDED[a[0]][0]} {a[1]} {a[2]} {a[3]}"],
+    "packing": lambda r, a: [f"{r} = OpExtInst {a[1]} %glsl {PACKING[a[0]][0]} {a[2]}"],
+    "reinterpret": lambda r, a: [f"{r} = OpBitcast {a[0]} {a[1]}"],
+    "any_all": lambda r, a: [f"{r} = {a[0]} %bool {a[1]}"],
     "chain": lambda r, a: [f"{r} = OpAccessChain {pointer(a[0], a[1])} {' '.join(a[2:])}"],
     "load_pointer": lambda r, a: [f"{r} = OpLoad {a[0]} {a[1]} {a[2]}".rstrip()],
     "store_pointer": lambda r, a: [f"OpStore {a[0]} {a[1]} {a[2]}".rstrip()],
