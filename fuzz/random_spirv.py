@@ -103,7 +103,10 @@ of 1/8, none halfway between two steps, so the rounding is the same everywhere) 
 unpacking; `OpBitcast` from f32 lanes to u32 or i32 ones and from pairs of f16 lanes to a word,
 and back, maybe with the signs flipped on the way; `OpAny` and `OpAll` of integer comparisons of
 vectors. An operand is now and then a constant, so some of these have constant operands alone,
-which the translation must keep from constant and override evaluation where that differs.
+which the translation must keep from constant and override evaluation where that differs. Not
+the words unpacked as halves (by `UnpackHalf2x16` or, in the translation, an f16 bitcast): lavapipe
+(Mesa 22.3) folds `UnpackHalf2x16` of a constant word wrongly where the result goes through
+`FClamp` (naga's f32 to i32 conversion), its second lane 0, so those are made of an input word.
 
 And in half the modules, specialization constants (u32, i32, bool and f32, each keeping its default or
 given another value by the pipeline: `; exec: spec`, which the execution test passes to Vulkan
@@ -811,17 +814,19 @@ class FunctionBuilder:
         parts = [self.p.float_const(constants(), real) for _ in range(width)]
         return parts[0] if width == 1 else self.inst("compose", ty, *parts)
 
-    def float_value(self, width, real="%float"):
+    def float_value(self, width, real="%float", at_run_time=False, values_of=None):
         """A float of type `real` (or vector) whose components are constants or a value at hand
-        made one of those `FLOAT_VALUES` allows, converted from an integer as unsigned or signed."""
+        made one of those `FLOAT_VALUES` allows (for type `values_of`, if given, else `real`),
+        converted from an integer as unsigned or signed; `at_run_time`, the first made of an
+        input word, so that no driver sees a constant."""
         r = self.r
-        count, step, mask, center = FLOAT_VALUES[real]
+        count, step, mask, center = FLOAT_VALUES[values_of or real]
         parts = []
-        for _ in range(width):
-            if r.random() < 0.3:
+        for lane in range(width):
+            if not (at_run_time and lane == 0) and r.random() < 0.3:
                 parts.append(self.p.float_const(r.randint(-count, count) / step, real))
                 continue
-            small = self.emit("and", self.any_value(), self.c(mask))
+            small = self.emit("and", self.read() if at_run_time and lane == 0 else self.any_value(), self.c(mask))
             if r.random() < 0.5:
                 converted = self.inst("to_float", real, "OpConvertUToF", small)
             else:
@@ -864,12 +869,14 @@ class FunctionBuilder:
         r = self.r
         name = r.choice(sorted(PACKING))
         _, operand_ty, result_ty, _ = PACKING[name]
+        # Floats exact in f16: how PackHalf2x16 rounds the others is the device's choice.
         if name == "unpackhalf":
-            operand = self.inst("packing", "packhalf", "%uint", self.float_value(2))
+            floats = self.float_value(2, at_run_time=True, values_of="%half")
+            operand = self.inst("packing", "packhalf", "%uint", floats)
             if r.random() < 0.5:
                 operand = self.emit("xor", operand, self.c(r.choice([0x8000, 0x8000_0000, 0x8000_8000])))
         elif name == "packhalf":
-            operand = self.float_value(2)
+            operand = self.float_value(2, values_of="%half")
         else:
             operand = self.odd_eighths(scalar_and_width(operand_ty)[1])
         self.p.note("bits." + name)
@@ -898,7 +905,8 @@ class FunctionBuilder:
             width = int_width = r.choice([1, 1, 2, 3, 4])
             sign = 0x8000_0000
         floats, integer = vector_type(real, width), vector_type(r.choice(["%uint", "%int"]), int_width)
-        bits = self.inst("reinterpret", integer, self.float_value(width, real), floats)
+        # WGSL has the f16 pairs go through a word by pack2x16float and unpack2x16float.
+        bits = self.inst("reinterpret", integer, self.float_value(width, real, at_run_time=real == "%half"), floats)
         self.fold_lanes(bits, *scalar_and_width(integer))
         if r.random() < 0.5:
             signs = self.integer_value(scalar_and_width(integer)[0], [self.c(sign)] * int_width)
