@@ -883,8 +883,9 @@ class FunctionBuilder:
         self.fold_lanes(self.inst("packing", name, result_ty, operand), *scalar_and_width(result_ty))
 
     def odd_eighths(self, width):
-        """A vector of floats, odd multiples of 1/8 from -15/8 to 15/8, made at run time: scaled
-        by an odd number, none is halfway between two integers (`PACKING`)."""
+        """A vector of floats, odd multiples of 1/8 from -15/8 to 15/8, computed from values at
+        hand (constants too): scaled by an odd number, none is halfway between two integers
+        (`PACKING`)."""
         parts = []
         for _ in range(width):
             small = self.inst("to_float", "%float", "OpConvertUToF", self.emit("and", self.any_value(), self.c(15)))

@@ -11,7 +11,7 @@
 //! The same holds of overrides: an operation on overrides and constants alone is an override
 //! expression, which pipeline creation evaluates and rejects alike (`a << 4u` where the `a` the
 //! pipeline sets loses bits), so its first operand is bound too; in a module with overrides the
-//! binding is a `var` (see `Lower::bind_constant_operand`). OpSpecConstantOp results, which must
+//! binding is a `var`, unless naga cannot evaluate its value (see `Lower::bind_constant_operand`). OpSpecConstantOp results, which must
 //! stay override expressions, are spelled so that they cannot fail (`lower/spec.rs`).
 
 use spirv::{GlslStd450Op as G, Op};
