@@ -9,9 +9,9 @@
 //! | `storage B: VALUES` | a storage buffer at binding B with these contents; compared after the run |
 //! | `uniform B: VALUES` | a uniform buffer at binding B |
 //! | `push: VALUES` | push constants (Vulkan); on WebGPU the buffer at the binding the translation's binding map gives the push-constant block |
-//! | `texture B WxH FORMAT: VALUES` | a sampled 2D texture (`rgba8unorm`: one word a texel, `r32uint`, `rgba32float`) |
-//! | `sampler B nearest\|linear` | a sampler (clamp to edge) |
-//! | `combined B WxH FORMAT nearest\|linear: VALUES` | a combined image sampler: on WebGPU the texture at B and the sampler where the translation's binding map puts it |
+//! | `texture B WxH FORMAT [levels N]: VALUES` | a sampled 2D texture (`rgba8unorm`: one word a texel, `r32uint`, `rgba32float`), maybe of N mip levels (VALUES: each level's texels in turn, level 0 first; each level half the size of the one before, rounded down, at least 1) |
+//! | `sampler B nearest\|linear` | a sampler (clamp to edge; nearest between mip levels, none beyond the texture's) |
+//! | `combined B WxH FORMAT nearest\|linear [levels N]: VALUES` | a combined image sampler: on WebGPU the texture at B and the sampler where the translation's binding map puts it |
 //! | `spec ID VALUE` | specialize constant ID (`1.5` as f32, else a 32-bit integer) on both sides |
 //! | `ulp B N` | compare binding B as f32s, allowing N units in the last place |
 //! | `expect B: VALUES` | the WGSL result at binding B must be VALUES; the Vulkan result is not the reference (say why in a comment) |
@@ -58,8 +58,16 @@ pub enum ResourceKind {
 pub struct Texture {
     pub width: u32,
     pub height: u32,
+    pub levels: u32,
     pub format: TexelFormat,
     pub words: Vec<u32>,
+}
+
+impl Texture {
+    /// Each mip level's width and height, level 0 first.
+    pub fn level_sizes(&self) -> impl Iterator<Item = (u32, u32)> + '_ {
+        (0..self.levels).map(|level| ((self.width >> level).max(1), (self.height >> level).max(1)))
+    }
 }
 
 /// Formats of textures and colour attachments, with what the two APIs call them.
@@ -409,8 +417,16 @@ fn apply(case: &mut Case, text: &str) -> Result<(), String> {
                 .and_then(|(w, h)| Some((w.parse().ok()?, h.parse().ok()?)))
                 .ok_or_else(|| format!("`{size}` is not WxH"))?;
             let format = TexelFormat::parse(args.get(2).ok_or("expected a format")?)?;
+            let levels = match args.iter().position(|a| *a == "levels") {
+                Some(at) => args
+                    .get(at + 1)
+                    .and_then(|n| n.parse().ok())
+                    .filter(|n| (1..=16).contains(n))
+                    .ok_or("expected a number of levels (1 to 16) after `levels`")?,
+                None => 1,
+            };
             let words = contents(u64::from(binding))?;
-            let texture = Texture { width, height, format, words };
+            let texture = Texture { width, height, levels, format, words };
             let kind = match keyword {
                 "texture" => ResourceKind::Texture(texture),
                 _ => ResourceKind::Combined { texture, linear: filter(args.get(3).copied())? },
@@ -532,13 +548,9 @@ fn check(case: &Case) -> Result<(), String> {
     for resource in &case.resources {
         if let ResourceKind::Texture(t) | ResourceKind::Combined { texture: t, .. } = &resource.kind {
             let words_per_texel = t.format.info().bytes_per_texel / 4;
-            if t.words.len() as u32 != t.width * t.height * words_per_texel {
-                return Err(format!(
-                    "{}: texture {} needs {} words",
-                    case.name,
-                    resource.binding,
-                    t.width * t.height * words_per_texel
-                ));
+            let words: u32 = t.level_sizes().map(|(w, h)| w * h * words_per_texel).sum();
+            if t.words.len() as u32 != words {
+                return Err(format!("{}: texture {} needs {} words", case.name, resource.binding, words));
             }
         }
     }

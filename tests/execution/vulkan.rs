@@ -100,6 +100,7 @@ impl Vulkan {
         let mut supported =
             vk::PhysicalDeviceFeatures2::default().push_next(&mut supported11).push_next(&mut supported12);
         unsafe { instance.get_physical_device_features2(physical, &mut supported) };
+        let gather_extended = supported.features.shader_image_gather_extended == vk::TRUE;
         let mut vulkan11 = vk::PhysicalDeviceVulkan11Features::default()
             .storage_buffer16_bit_access(supported11.storage_buffer16_bit_access == vk::TRUE)
             .uniform_and_storage_buffer16_bit_access(supported11.uniform_and_storage_buffer16_bit_access == vk::TRUE)
@@ -109,9 +110,11 @@ impl Vulkan {
             .shader_float16(supported12.shader_float16 == vk::TRUE)
             .scalar_block_layout(supported12.scalar_block_layout == vk::TRUE)
             .uniform_buffer_standard_layout(supported12.uniform_buffer_standard_layout == vk::TRUE);
+        // Gathers with offsets (ImageGatherExtended), where the device has them.
         let features = vk::PhysicalDeviceFeatures::default()
             .fragment_stores_and_atomics(true)
-            .vertex_pipeline_stores_and_atomics(true);
+            .vertex_pipeline_stores_and_atomics(true)
+            .shader_image_gather_extended(gather_extended);
         let info = vk::DeviceCreateInfo::default()
             .queue_create_infos(&queues)
             .enabled_features(&features)
@@ -249,10 +252,10 @@ impl Vulkan {
         let mut targets = Vec::new();
         for format in &render.targets {
             let usage = vk::ImageUsageFlags::COLOR_ATTACHMENT | vk::ImageUsageFlags::TRANSFER_SRC;
-            let image = run.image(extent, format.info().vulkan, usage, samples)?;
+            let image = run.image(extent, 1, format.info().vulkan, usage, samples)?;
             let resolve = match render.samples {
                 1 => None,
-                _ => Some(run.image(extent, format.info().vulkan, usage, vk::SampleCountFlags::TYPE_1)?),
+                _ => Some(run.image(extent, 1, format.info().vulkan, usage, vk::SampleCountFlags::TYPE_1)?),
             };
             let bytes = (render.width * render.height * format.info().bytes_per_texel) as usize;
             let readback = run.buffer(&vec![0; bytes / 4], vk::BufferUsageFlags::TRANSFER_DST)?;
@@ -357,8 +360,12 @@ fn entry_point(module: &Module) -> Result<String, String> {
         .ok_or_else(|| format!("{}: no entry point", module.path))
 }
 
+/// Every mip level of an image.
 fn color_range() -> vk::ImageSubresourceRange {
-    vk::ImageSubresourceRange::default().aspect_mask(vk::ImageAspectFlags::COLOR).level_count(1).layer_count(1)
+    vk::ImageSubresourceRange::default()
+        .aspect_mask(vk::ImageAspectFlags::COLOR)
+        .level_count(vk::REMAINING_MIP_LEVELS)
+        .layer_count(1)
 }
 
 fn color_layers() -> vk::ImageSubresourceLayers {
@@ -427,8 +434,8 @@ struct Bindings {
     stages: vk::ShaderStageFlags,
     /// Storage buffers by binding.
     storage: Vec<(u32, Buffer)>,
-    /// Textures waiting to be uploaded: image, staging buffer, size.
-    uploads: Vec<(vk::Image, vk::Buffer, vk::Extent2D)>,
+    /// Textures waiting to be uploaded: image, staging buffer, a copy per mip level.
+    uploads: Vec<(vk::Image, vk::Buffer, Vec<vk::BufferImageCopy>)>,
 }
 
 /// The objects of one run, destroyed in reverse order of creation.
@@ -513,6 +520,7 @@ impl<'a> Run<'a> {
     fn image(
         &mut self,
         extent: vk::Extent2D,
+        levels: u32,
         format: vk::Format,
         usage: vk::ImageUsageFlags,
         samples: vk::SampleCountFlags,
@@ -521,7 +529,7 @@ impl<'a> Run<'a> {
             .image_type(vk::ImageType::TYPE_2D)
             .format(format)
             .extent(extent.into())
-            .mip_levels(1)
+            .mip_levels(levels)
             .array_layers(1)
             .samples(samples)
             .tiling(vk::ImageTiling::OPTIMAL)
@@ -646,12 +654,15 @@ impl<'a> Run<'a> {
         Ok(bindings)
     }
 
-    /// A sampler clamping to the edge, nearest or linear.
+    /// A sampler clamping to the edge, nearest or linear; nearest between mip levels, with no
+    /// limit on the level but the texture's (as WebGPU's default sampler).
     fn sampler(&mut self, linear: bool) -> Result<vk::Sampler, String> {
         let filter = if linear { vk::Filter::LINEAR } else { vk::Filter::NEAREST };
         let info = vk::SamplerCreateInfo::default()
             .mag_filter(filter)
             .min_filter(filter)
+            .mipmap_mode(vk::SamplerMipmapMode::NEAREST)
+            .max_lod(vk::LOD_CLAMP_NONE)
             .address_mode_u(vk::SamplerAddressMode::CLAMP_TO_EDGE)
             .address_mode_v(vk::SamplerAddressMode::CLAMP_TO_EDGE)
             .address_mode_w(vk::SamplerAddressMode::CLAMP_TO_EDGE);
@@ -664,24 +675,35 @@ impl<'a> Run<'a> {
     fn texture(&mut self, texture: &Texture, bindings: &mut Bindings) -> Result<vk::ImageView, String> {
         let extent = vk::Extent2D { width: texture.width, height: texture.height };
         let usage = vk::ImageUsageFlags::SAMPLED | vk::ImageUsageFlags::TRANSFER_DST;
-        let format = texture.format.info().vulkan;
-        let image = self.image(extent, format, usage, vk::SampleCountFlags::TYPE_1)?;
+        let info = texture.format.info();
+        let image = self.image(extent, texture.levels, info.vulkan, usage, vk::SampleCountFlags::TYPE_1)?;
         let staging = self.buffer(&texture.words, vk::BufferUsageFlags::TRANSFER_SRC)?;
-        bindings.uploads.push((image.image, staging.buffer, extent));
+        let mut offset = 0;
+        let mut regions = Vec::new();
+        for (level, (width, height)) in texture.level_sizes().enumerate() {
+            regions.push(
+                vk::BufferImageCopy::default()
+                    .buffer_offset(offset)
+                    .image_subresource(color_layers().mip_level(level as u32))
+                    .image_extent(vk::Extent3D { width, height, depth: 1 }),
+            );
+            offset += u64::from(width * height * info.bytes_per_texel);
+        }
+        bindings.uploads.push((image.image, staging.buffer, regions));
         Ok(image.view)
     }
 
     fn upload_textures(&self, commands: vk::CommandBuffer, bindings: &Bindings) {
-        for &(image, staging, extent) in &bindings.uploads {
+        for (image, staging, regions) in &bindings.uploads {
+            let (image, staging) = (*image, *staging);
             self.transition(commands, image, vk::ImageLayout::UNDEFINED, vk::ImageLayout::TRANSFER_DST_OPTIMAL);
-            let region = vk::BufferImageCopy::default().image_subresource(color_layers()).image_extent(extent.into());
             unsafe {
                 self.device().cmd_copy_buffer_to_image(
                     commands,
                     staging,
                     image,
                     vk::ImageLayout::TRANSFER_DST_OPTIMAL,
-                    &[region],
+                    regions,
                 )
             };
             self.transition(

@@ -339,7 +339,7 @@ impl WebGpu {
         let handle = self.device.create_texture(&wgpu::TextureDescriptor {
             label: None,
             size,
-            mip_level_count: 1,
+            mip_level_count: texture.levels,
             sample_count: 1,
             dimension: wgpu::TextureDimension::D2,
             format: info.webgpu,
@@ -347,12 +347,19 @@ impl WebGpu {
             view_formats: &[],
         });
         let bytes: Vec<u8> = texture.words.iter().flat_map(|w| w.to_le_bytes()).collect();
-        let layout = wgpu::TexelCopyBufferLayout {
-            offset: 0,
-            bytes_per_row: Some(texture.width * info.bytes_per_texel),
-            rows_per_image: None,
-        };
-        self.queue.write_texture(handle.as_image_copy(), &bytes, layout, size);
+        let mut offset = 0;
+        for (level, (width, height)) in texture.level_sizes().enumerate() {
+            let length = (width * height * info.bytes_per_texel) as usize;
+            let layout = wgpu::TexelCopyBufferLayout {
+                offset: 0,
+                bytes_per_row: Some(width * info.bytes_per_texel),
+                rows_per_image: None,
+            };
+            let target = wgpu::TexelCopyTextureInfo { mip_level: level as u32, ..handle.as_image_copy() };
+            let size = wgpu::Extent3d { width, height, depth_or_array_layers: 1 };
+            self.queue.write_texture(target, &bytes[offset..offset + length], layout, size);
+            offset += length;
+        }
         handle.create_view(&Default::default())
     }
 
