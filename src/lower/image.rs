@@ -372,8 +372,9 @@ impl Lower<'_> {
     /// Sampling an integer texture, which WGSL forbids: Vulkan cannot filter integer formats, so
     /// the sampler is nearest; with clamp-to-edge addressing (assumed, and warned about) the
     /// sample is the texel `floor(coordinate * size)` clamped to the texture, which `textureLoad`
-    /// reads. The level is the explicit Lod rounded as nearest mipmapping does, or level 0 for
-    /// an implicit one (also assumed).
+    /// reads. The level is the explicit Lod, or the one explicit gradients give, rounded as nearest
+    /// mipmapping does (Vulkan allows no other for integer formats), or level 0 for an implicit
+    /// one (assumed).
     fn sample_integer(
         &mut self,
         e: &mut Emitter,
@@ -387,38 +388,42 @@ impl Lower<'_> {
         if !self.is_used(inst) {
             return Ok(());
         }
-        if image.dim == Dim::DimCube || extra.bias.is_some() || extra.grad.is_some() {
+        if image.dim == Dim::DimCube || extra.bias.is_some() {
             return Err(self.not_in_wgsl(
                 inst,
-                "sampling an integer texture that is a cube map, or with a bias or gradients (WGSL samples only \
-                 float textures; an integer one is read with textureLoad, which picks no face and no level \
-                 from derivatives)",
+                "sampling an integer texture that is a cube map, or with a bias (WGSL samples only float \
+                 textures; an integer one is read with textureLoad, which picks no cube face and has no \
+                 implicit level of detail to bias)",
             ));
         }
         let id = self.result(inst)?;
-        let level = match extra.lod {
-            Some(lod) if self.module.const_u32(lod) == Some(0) => Expr::Literal(Literal::I32(0)),
-            Some(lod) => {
-                // Nearest mipmapping takes level ceil(lod + 0.5) - 1, within the texture's levels.
-                let lod = self.take(e, lod)?;
-                let rounded = Expr::binary(
-                    BinaryOp::Subtract,
-                    Expr::call(
-                        "i32",
-                        vec![Expr::call("ceil", vec![Expr::binary(BinaryOp::Add, lod, f32_literal(0.5))])],
-                    ),
-                    Expr::Literal(Literal::I32(1)),
-                );
-                let levels = Expr::call("i32", vec![Expr::call("textureNumLevels", vec![texture.texture.clone()])]);
-                let last = Expr::binary(BinaryOp::Subtract, levels, Expr::Literal(Literal::I32(1)));
-                let level = Expr::call("clamp", vec![rounded, Expr::Literal(Literal::I32(0)), last]);
-                self.temporary(e, id, "level", level)
-            }
-            None => Expr::Literal(Literal::I32(0)),
-        };
         let count = image.coordinate_count();
         let float_ty = if count == 1 { "f32".to_string() } else { format!("vec{count}<f32>") };
         let int_ty = if count == 1 { "i32".to_string() } else { format!("vec{count}<i32>") };
+        let level = match (extra.lod, extra.grad) {
+            (Some(lod), _) if self.module.const_u32(lod) == Some(0) => Expr::Literal(Literal::I32(0)),
+            (Some(lod), _) => {
+                let lod = self.take(e, lod).and_then(|value| self.as_f32(lod, value))?;
+                self.nearest_level(e, id, &texture.texture, lod)
+            }
+            (None, Some((dx, dy))) if self.module.is_fixed_zero(dx) && self.module.is_fixed_zero(dy) => {
+                Expr::Literal(Literal::I32(0))
+            }
+            (None, Some((dx, dy))) => {
+                // Vulkan's level of detail: log2 of the longer gradient in texels of level 0.
+                let base =
+                    Expr::call(float_ty.as_str(), vec![Expr::call("textureDimensions", vec![texture.texture.clone()])]);
+                let base = self.temporary(e, id, "base_size", base);
+                let mut lengths = Vec::with_capacity(2);
+                for d in [dx, dy] {
+                    let gradient = self.take(e, d).and_then(|value| self.as_f32(d, value))?;
+                    lengths.push(Expr::call("length", vec![Expr::binary(BinaryOp::Multiply, gradient, base.clone())]));
+                }
+                let lod = Expr::call("log2", vec![Expr::call("max", lengths)]);
+                self.nearest_level(e, id, &texture.texture, lod)
+            }
+            (None, None) => Expr::Literal(Literal::I32(0)),
+        };
         let dimensions = Expr::call("textureDimensions", vec![texture.texture.clone(), level.clone()]);
         let size = self.temporary(e, id, "size", Expr::call(float_ty.as_str(), vec![dimensions]));
         let mut scaled = Expr::call("floor", vec![Expr::binary(BinaryOp::Multiply, coords, size.clone())]);
@@ -448,6 +453,20 @@ impl Lower<'_> {
         let (scalar, count) = self.texel(e, image)?;
         let expr = self.reshape(e, inst, Expr::call("textureLoad", args), &scalar, count)?;
         self.define(e, inst, expr, false)
+    }
+
+    /// The level nearest mipmapping reads at level of detail `lod`: ceil(lod + 0.5) - 1, within
+    /// the texture's levels (a level of detail of -inf, from zero gradients, gives level 0).
+    fn nearest_level(&mut self, e: &Emitter, id: Id, texture: &Expr, lod: Expr) -> Expr {
+        let rounded = Expr::binary(
+            BinaryOp::Subtract,
+            Expr::call("i32", vec![Expr::call("ceil", vec![Expr::binary(BinaryOp::Add, lod, f32_literal(0.5))])]),
+            Expr::Literal(Literal::I32(1)),
+        );
+        let levels = Expr::call("i32", vec![Expr::call("textureNumLevels", vec![texture.clone()])]);
+        let last = Expr::binary(BinaryOp::Subtract, levels, Expr::Literal(Literal::I32(1)));
+        let level = Expr::call("clamp", vec![rounded, Expr::Literal(Literal::I32(0)), last]);
+        self.temporary(e, id, "level", level)
     }
 
     fn gather(&mut self, e: &mut Emitter, inst: &Inst) -> Result<(), Error> {
