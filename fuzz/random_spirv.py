@@ -141,6 +141,18 @@ copies a vector or matrix between a buffer and a function or private variable (a
 without indices on the variable's side). Loads and stores
 through pointers carry memory operands now and then (`Aligned`, `Nontemporal`, `Volatile`).
 
+And in a third of the modules, sampled textures (`spirv_textures`: an r32uint, an rgba8unorm and
+an rgba32float texture, a nearest sampler, and a combined image sampler of rgba8unorm, each texture
+of its own size): `OpImageFetch` at integer coordinates (u32 or i32) with a level (a constant, u32
+or i32, or computed) and maybe a `ConstOffset`; `OpImageSampleExplicitLod` with a `Lod` or `Grad`
+(the one level is read whatever it says) and maybe a `ConstOffset`, at coordinates inside and
+outside the texture (clamped to its edge), the unsigned texture too (which WGSL cannot sample);
+`OpImageGather` of a component with no offset, a `ConstOffset` or four `ConstOffsets`;
+`OpImageQuerySizeLod` and `OpImageQueryLevels`. Images, the sampler and the combined image
+sampler are loaded, maybe copied, and used in any block the load dominates; sampled images are
+the combined one or an `OpSampledImage` of an image (maybe `OpImage` of the combined one) and the
+sampler in the block that uses them.
+
 First thing, the entry point's invocations swap values through workgroup memory: each stores a
 struct to its slot of an array, an `OpControlBarrier`, each reads another's slot whole or in part,
 another barrier; then its own slot is its own, loaded and stored through a kept access chain, its
@@ -170,6 +182,7 @@ from spirv_blocks import (ATOMICS, BINARY, COMPOSITES, EXTENDED, FLOAT, FLOAT_VA
                           PACKING, POINTEES, PUSH_LAID_OUT, SPEC_INTEGER, SPEC_LOGICAL, TWINS, U32_OPS,
                           UNIFORM_LAID_OUT, Block, Function, LaidOutBuffer, Module, members, scalar_and_width, signed,
                           vector_type)
+from spirv_textures import SAMPLER, TEXEL_KIND, TEXTURES, Textures
 
 INVOCATIONS = 32
 WORDS = 16  # input words per invocation; the cursor wraps around them
@@ -218,12 +231,13 @@ class Edge:
     """What holds on an edge into a block not yet started: the threaded values, the u32 and bool
     values available, and one of each for a choosing phi."""
 
-    def __init__(self, state, avail, bools, comps, pointers, pick, bool_pick):
+    def __init__(self, state, avail, bools, comps, pointers, handles, pick, bool_pick):
         self.state = state
         self.avail = avail
         self.bools = bools
         self.comps = comps
         self.pointers = pointers
+        self.handles = handles
         self.pick = pick
         self.bool_pick = bool_pick
 
@@ -255,6 +269,9 @@ class Program(Module):
         self.specs_used = random.Random(f"specs {seed}").random() < 0.5
         # Half do operations on bits (statement_bits), also drawn apart.
         self.bits = random.Random(f"bits {seed}").random() < 0.5
+        # A third read textures (statement_texture), drawn apart with their contents.
+        textures = random.Random(f"textures {seed}")
+        self.textures = Textures(textures) if textures.random() < 0.35 else None
 
     def fresh(self, prefix):
         self.next_id += 1
@@ -312,6 +329,7 @@ class FunctionBuilder:
         self.bools = frozenset()
         self.comps = frozenset()  # (value, type) of the composite values available
         self.pointers = frozenset()  # (access chain, type it points to) available
+        self.handles = frozenset()  # (loaded handle, its variable) available
         self.state_types = {"acc": "%uint", "cursor": "%uint"}  # and "agg", when the function has it
         self.pending = {}
         self.entries = {}  # the edges into the open block, when start() opened it
@@ -346,7 +364,8 @@ class FunctionBuilder:
             pick = self.r.choice(sorted(self.avail)) if self.avail else self.c(7)
             bools = sorted(self.bools) or [self.p.bool_const(self.r.random() < 0.5)]
             bool_pick = self.r.choice(bools)
-            edges[self.cur.label] = Edge(dict(self.state), self.avail, self.bools, self.comps, self.pointers, pick, bool_pick)
+            edges[self.cur.label] = Edge(dict(self.state), self.avail, self.bools, self.comps, self.pointers,
+                                         self.handles, pick, bool_pick)
 
     def jump(self, target):
         self.edge(target)
@@ -378,6 +397,7 @@ class FunctionBuilder:
         bools = frozenset.intersection(*[edge.bools for edge in edges.values()])
         comps = frozenset.intersection(*[edge.comps for edge in edges.values()])
         self.pointers = frozenset.intersection(*[edge.pointers for edge in edges.values()])
+        self.handles = frozenset.intersection(*[edge.handles for edge in edges.values()])
         state = {}
         for var in next(iter(edges.values())).state:
             sources = {pred: edge.state[var] for pred, edge in edges.items()}
@@ -542,6 +562,8 @@ class FunctionBuilder:
             choices.append(("spec", 1))
         if self.p.bits:
             choices.append(("bits", 1))
+        if self.p.textures:
+            choices.append(("texture", 1.5))
         if self.helpers:
             choices.append(("call", 1))
         if nested:
@@ -556,7 +578,7 @@ class FunctionBuilder:
         for _ in range(count):
             choices = ["tag", "tag", "read", "compute", "integer", "composite", "float", "buffer"] + ["trace"] * self.main
             choices += ["call"] * bool(self.helpers) + ["half"] * self.p.halves + ["spec"] * self.p.specs_used
-            choices += ["bits"] * self.p.bits
+            choices += ["bits"] * self.p.bits + ["texture"] * bool(self.p.textures)
             getattr(self, "statement_" + self.r.choice(choices))(None)
 
     def statement_tag(self, ctx):
@@ -924,6 +946,185 @@ class FunctionBuilder:
         opcode = r.choice(["OpAny", "OpAll"])
         self.p.note("bits." + opcode)
         self.fold_scalar(self.inst("any_all", opcode, vector), "%bool")
+
+    # --- textures ------------------------------------------------------------------------------
+
+    def statement_texture(self, ctx):
+        """An image instruction on a texture (`spirv_textures`): a fetch, a sample, a gather or a
+        query; every lane of what it gives is read into acc."""
+        getattr(self, "texture_" + self.r.choice(["fetch", "sample", "sample", "gather", "query"]))()
+
+    def handle(self, var):
+        """A value of the handle `var` (a texture, the sampler, the combined image sampler): one
+        at hand (loaded in a block that dominates this one), or loaded now, maybe copied."""
+        r = self.r
+        at_hand = sorted(h for h, v in self.handles if v == var)
+        if at_hand and r.random() < 0.6:
+            self.p.note("texture.handle_at_hand")
+            return r.choice(at_hand)
+        ty = TEXTURES[var][0] if var in TEXTURES else "%smp_t"
+        value = self.inst("load_handle", ty, var)
+        if r.random() < 0.2:
+            value = self.inst("copy", ty, value)
+            self.p.note("texture.handle_copied")
+        self.handles = self.handles | {(value, var)}
+        return value
+
+    def image(self, var):
+        """An image of the texture `var`; of the combined image sampler, through OpImage."""
+        if var != "%comb":
+            return self.handle(var)
+        self.p.note("texture.image_of_combined")
+        return self.inst("image_of", "%img_f", self.handle(var))
+
+    def sampled(self, var, separate=False):
+        """A sampled image of `var`: the combined image sampler as loaded, or (`separate`) an
+        OpSampledImage of an image and the sampler, in this block (as SPIR-V requires)."""
+        if var == "%comb" and not separate and self.r.random() < 0.7:
+            return self.handle(var)
+        self.p.note("texture.sampled_image")
+        ty = "%si_u" if var == "%tex_u" else "%si_f"
+        return self.inst("sampled_image", ty, self.image(var), self.handle(SAMPLER))
+
+    def level(self, level):
+        """The mip level `level` as an integer: a constant, signed or not, or computed."""
+        r = self.r
+        computed = lambda: self.emit("add", self.emit("and", self.any_value(), self.c(0)), self.c(level))
+        return r.choice([lambda: self.c(level), lambda: self.p.int_const(level), computed])()
+
+    def offset(self, offset):
+        """The constant `offset`, a vector of two i32."""
+        return self.p.composite_const("%v2int", [self.p.int_const(o) for o in offset])
+
+    def fold_texel(self, texel, fmt):
+        """Reads the four lanes of a texel of the format `fmt` into acc (bytes of an rgba8unorm one
+        as the bytes)."""
+        kind = TEXEL_KIND[fmt]
+        if kind != "unorm":
+            self.fold_lanes(texel, f"%{kind}", 4)
+            return
+        self.p.float_const(255.0)
+        for lane in range(4):
+            self.fold_scalar(self.inst("unorm", self.inst("extract", "%float", texel, lane)), "%uint")
+
+    def texture_fetch(self, var=None):
+        """OpImageFetch at integer coordinates (u32 or i32) in range, maybe with a constant
+        offset (which the coordinates leave in range too)."""
+        r = self.r
+        var = var or r.choice(sorted(TEXTURES))
+        t = self.p.textures.by_var[var]
+        level = r.randrange(t.levels)
+        sizes = t.size(level)
+        offset = [0, 0]
+        if r.random() < 0.3:
+            offset = [r.randint(-min(2, size - 1), min(2, size - 1)) for size in sizes]
+        parts = [self.emit("add", self.emit("umod", self.any_value(), self.c(size - abs(o))), self.c(max(0, -o)))
+                 for size, o in zip(sizes, offset)]
+        coordinate = self.inst("compose", "%v2uint", *parts)
+        if r.random() < 0.5:
+            coordinate = self.inst("bitcast", "%v2int", coordinate)
+            self.p.note("texture.signed_coordinates")
+        operand = f"ConstOffset {self.offset(offset)}" if offset != [0, 0] or r.random() < 0.1 else ""
+        ty = "%v4uint" if t.format == "r32uint" else "%v4float"
+        self.p.note(f"texture.fetch.{t.format}" + (".offset" if operand else ""))
+        if level:
+            self.p.note("texture.fetch.level")
+        texel = self.inst("fetch", ty, self.image(var), coordinate, f"Lod {self.level(level)}", offset, operand, level)
+        self.fold_texel(texel, t.format)
+
+    def coordinates(self, sizes, shift, beyond):
+        """Normalized coordinates ((x - 2) + shift) / size on each axis of `sizes` (a level's), x
+        under size + `beyond` computed at run time (so from two texels before the texture to past
+        its end)."""
+        parts = []
+        for size in sizes:
+            x = self.emit("umod", self.any_value(), self.c(size + beyond))
+            parts.append(self.inst("texcoord", x, shift, size, self.p.float_const(shift),
+                                   self.p.float_const(1.0 / size)))
+        self.p.int_const(2)
+        return self.inst("compose", "%v2float", *parts)
+
+    def texture_sample(self, var=None, separate=False):
+        """OpImageSampleExplicitLod with the nearest sampler at a quarter, half or three quarters
+        into a texel, inside the texture or clamped to its edge, maybe with a constant offset;
+        the level of detail any (the texture has one level) or from gradients. An unsigned
+        texture too, which WGSL cannot sample."""
+        r = self.r
+        var = var or r.choice(["%tex_u", "%tex_c", "%comb"])
+        t = self.p.textures.by_var[var]
+        level = r.randrange(t.levels)
+        coordinate = self.coordinates(t.size(level), r.choice([0.25, 0.5, 0.75]), 4)
+        last = level == t.levels - 1
+        if r.random() < 0.7:
+            # Nearest mipmapping reads level l from a level of detail over l - 0.5 up to l + 0.5;
+            # below 0, level 0; past the last level, the last.
+            lods = [-1.0, 0.0, 0.25] if level == 0 else [level - 0.25, float(level), level + 0.25]
+            lod = f"Lod {self.p.float_const(r.choice(lods + [level + 3.0] * last))}"
+        else:
+            # Gradients of none or under one texel (level of detail below 0: level 0), or of 2**l
+            # texels of level 0 along one axis (level of detail l), or more past the last level.
+            sizes = (t.width, t.height)
+            span = 2 ** (level + 3 * (last and r.random() < 0.3))
+            axis = r.randrange(2)
+            long = [self.p.float_const(span / sizes[k] if k == axis else 0.0) for k in range(2)]
+            short = [self.p.float_const(0.125), self.p.float_const(0.0)]
+            if level == 0 and r.random() < 0.5:
+                pair = [r.choice([None, short]), r.choice([None, short])]
+            else:
+                pair = r.choice([[long, None], [None, long], [long, long]])
+            gradients = [self.p.composite_const("%v2float", choice) for choice in pair]
+            lod = "Grad " + " ".join(gradients)
+            self.p.note("texture.sample.grad")
+        offset = [r.randint(-2, 2), r.randint(-2, 2)] if r.random() < 0.3 else [0, 0]
+        operand = f"ConstOffset {self.offset(offset)}" if offset != [0, 0] else ""
+        ty = "%v4uint" if t.format == "r32uint" else "%v4float"
+        self.p.note(f"texture.sample.{t.format}" + (".offset" if operand else ""))
+        if level:
+            self.p.note("texture.sample.level")
+        texel = self.inst("sample", ty, self.sampled(var, separate), coordinate, lod, offset, operand, level)
+        self.fold_texel(texel, t.format)
+
+    def texture_gather(self):
+        """OpImageGather of one component of the 2x2 footprint at a corner between four texel
+        centres, inside or at the edge (clamped), maybe with a constant offset or four."""
+        r = self.r
+        var = r.choice(["%tex_c", "%comb"])
+        t = self.p.textures.by_var[var]
+        coordinate = self.coordinates(t.size(0), 1.0, 3)
+        component = r.randrange(4)
+        kind = r.choice(["none", "none", "offset", "offsets"])
+        offsets, operand = [[0, 0]], ""
+        if kind == "offset":
+            offsets = [[r.randint(-2, 2), r.randint(-2, 2)]]
+            operand = f"ConstOffset {self.offset(offsets[0])}"
+        elif kind == "offsets":
+            offsets = [[r.randint(-2, 2), r.randint(-2, 2)] for _ in range(4)]
+            operand = "ConstOffsets " + self.p.composite_const("%arr4v2int", [self.offset(o) for o in offsets])
+        self.p.note(f"texture.gather.{kind}")
+        name = r.choice([self.c(component), self.p.int_const(component)])
+        texel = self.inst("gather", "%v4float", self.sampled(var), coordinate, name, component, offsets, operand)
+        self.fold_texel(texel, t.format)
+
+    def texture_query(self, var=None):
+        """OpImageQuerySizeLod (u32 or i32) or OpImageQueryLevels."""
+        r = self.r
+        var = var or r.choice(sorted(TEXTURES))
+        image = self.image(var)
+        if r.random() < 0.7:
+            ty = r.choice(["%v2uint", "%v2int"])
+            level = r.randrange(self.p.textures.by_var[var].levels)
+            self.p.note("texture.query_size")
+            self.fold_lanes(self.inst("query_size", ty, image, self.level(level), level), *scalar_and_width(ty))
+        else:
+            ty = r.choice(["%uint", "%int"])
+            self.p.note("texture.query_levels")
+            self.fold_scalar(self.inst("query_levels", ty, image), ty)
+
+    def use_every_texture(self):
+        """Reads each texture and the sampler once (wgpu rejects a binding the WGSL lacks)."""
+        for var in sorted(TEXTURES):
+            self.texture_fetch(var)
+        self.texture_sample("%tex_c", separate=True)
 
     # --- composites and function variables -------------------------------------------------
 
@@ -1715,6 +1916,8 @@ class FunctionBuilder:
         self.statement_buffer(None)
         self.load_through(self.buffer_chain("%udata", []), "%UE")
         self.load_through(self.chain("%PE", "PushConstant", "%pdata", [], []), "%PE")
+        if self.p.textures:
+            self.use_every_texture()
         self.threaded_composite()
         self.sequence(Ctx(), least=3)
         while self.cur is not None and self.budget > 0:

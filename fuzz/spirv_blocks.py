@@ -5,6 +5,8 @@ predecessor, switches by label), which is how the generator knows what each modu
 import math
 import struct
 
+from spirv_textures import TEXTURE_INSTRUCTIONS, TEXTURE_MODELS, Textures
+
 MASK = 0xFFFF_FFFF
 STEP_LIMIT = 1_000_000  # blocks entered per invocation: more is a generator bug
 
@@ -751,6 +753,7 @@ class Module:
         self.push = None  # LaidOutBuffer: %pdata, the push constants (one %PE)
         self.halves = False  # whether 16-bit floats are declared (OpCapability Float16)
         self.bits = False  # whether the structs of OpIAddCarry and the like are declared
+        self.textures = None  # Textures, where the module samples and fetches texels
         # Specialization constants and OpSpecConstantOp results, in the order to declare: lines
         # of assembly; their values (as the pipeline sets them) and types by name; the SpecIds
         # given other values than their defaults, with those values.
@@ -930,6 +933,8 @@ class Module:
                     env[result] = (any if operands[0] == "OpAny" else all)(value(operands[1]))
                 elif op in COMPOSITE_MODELS:
                     env[result] = COMPOSITE_MODELS[op](value, variables, *operands)
+                elif op in TEXTURE_MODELS:
+                    env[result] = TEXTURE_MODELS[op](value, self.textures, *operands)
                 elif op == "call":
                     callee = next(f for f in self.functions if f.name == operands[0])
                     # A pointer argument (a variable) goes as what it names in this function.
@@ -958,8 +963,10 @@ class Module:
     def assembly(self, comments, expected):
         """The module as spirv-as reads it, after the `comments` lines, with the execution test's
         `exec:` lines stating `expected` (buffer 1's words, buffer 2's)."""
+        textures = self.textures is not None
         interface = "%gid" if self.version == "1.3" else " ".join(
-            ["%gid %inputs %outputs %data %udata %wg %pdata"] + [v for v, _, _ in self.privates])
+            ["%gid %inputs %outputs %data %udata %wg %pdata"] + [v for v, _, _ in self.privates]
+            + (Textures.variables() if textures else []))
         lines = ["; SPIR-V", f"; Version: {self.version}"] + comments + [
             "; exec: dispatch 1 1 1",
             "; exec: storage 0: " + " ".join(map(str, self.inputs)),
@@ -968,10 +975,12 @@ class Module:
             "; exec: uniform 3: " + " ".join(map(str, self.udata.words)),
             "; exec: push: " + " ".join(map(str, self.push.words)),
             *self.specializations,
+            *(self.textures.exec_lines() if textures else []),
             "; exec: cpu 1: " + " ".join(map(str, expected[0])),
             "; exec: cpu 2: " + " ".join(map(str, expected[1])),
             "               OpCapability Shader",
             *(["               OpCapability Float16"] if self.halves else []),
+            *(["OpCapability ImageQuery", "OpCapability ImageGatherExtended"] if textures else []),
             '      %glsl = OpExtInstImport "GLSL.std.450"',
             "               OpMemoryModel Logical GLSL450",
             f'               OpEntryPoint GLCompute %main "main" {interface}',
@@ -1002,6 +1011,7 @@ class Module:
             "OpDecorate %udata Binding 3",
             "OpDecorate %PE Block",
             *[line for line in self.specs if line.startswith("OpDecorate")],
+            *(Textures.decorations() if textures else []),
         ] + self.data.layout.decorations("%rt_LE") + self.udata.layout.decorations("%UArr") + self.push.layout.decorations()
         # A helper's pointer parameter may point to a private variable the helper also uses by name:
         # both are declared Aliased, which makes SPIR-V define what such accesses do.
@@ -1070,6 +1080,7 @@ class Module:
         lines += [f"{pointer(ty, s)} = OpTypePointer {s} {ty}" for s in ("Function", "Private") for ty in POINTEES]
         types = {function_type(f): f.pointer for f in self.functions if f.pointer}
         lines += [f"{name} = OpTypeFunction %uint %uint %uint %uint {pointer(*p)}" for name, p in types.items()]
+        lines += Textures.declarations() if textures else []
         lines += [
             "    %rt_uint = OpTypeRuntimeArray %uint",
             "        %Buf = OpTypeStruct %rt_uint",
@@ -1188,6 +1199,8 @@ def instruction(result, op, args):
         return [f"{result} = {spelling} {ty} {' '.join(operands)}"]
     if op in INSTRUCTIONS:
         return INSTRUCTIONS[op](result, args)
+    if op in TEXTURE_INSTRUCTIONS:
+        return TEXTURE_INSTRUCTIONS[op](result, args)
     raise GeneratorBug(op)
 
 

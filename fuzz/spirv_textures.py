@@ -1,0 +1,207 @@
+"""The sampled textures of a random SPIR-V module (fuzz/random_spirv.py): their contents, what the
+module declares for them, and the models and spellings of the image instructions on them.
+
+Four bindings, each with its own size (2 to 5 texels a side), number of mip levels (1 to 3, each
+half the one before, rounded down) and contents:
+
+- `%tex_u` (binding 4): r32uint, random words; a texel reads as (w, 0, 0, 1);
+- `%tex_c` (binding 5): rgba8unorm, random words; a texel reads as four bytes over 255, which the
+  program turns back into the bytes (`unorm` below: times 255, rounded), so the result is exact
+  however the device converts;
+- `%tex_f` (binding 6): rgba32float, multiples of 1/4 under 64 (exact, and what the generator's
+  float reads take); fetched only (WebGPU cannot filter it, and wgpu's automatic layout makes a
+  sampled float texture filterable);
+- `%comb` (binding 8): a combined image sampler, rgba8unorm, nearest; on WebGPU a texture and a
+  sampler where the translation's binding map puts it;
+
+and `%smp` (binding 7), a nearest sampler, clamp to edge, nearest between levels (`; exec:
+sampler`). Coordinates keep a quarter of a texel away from the edges where rounding decides
+(sampling) or are integers in range (fetching), levels of detail a quarter of a level away from
+where nearest mipmapping changes level, so every device gives what the model says."""
+
+import math
+
+# The handles by variable: (image type, SPIR-V pointer type, binding, format).
+TEXTURES = {
+    "%tex_u": ("%img_u", "%pc_img_u", 4, "r32uint"),
+    "%tex_c": ("%img_f", "%pc_img_f", 5, "rgba8unorm"),
+    "%tex_f": ("%img_f", "%pc_img_f", 6, "rgba32float"),
+    "%comb": ("%si_f", "%pc_si_f", 8, "rgba8unorm"),
+}
+SAMPLER = "%smp"
+SAMPLER_BINDING = 7
+# What a texel of each format reads as: a vector of unsigned integers, floats, or bytes (unorm).
+TEXEL_KIND = {"r32uint": "uint", "rgba8unorm": "unorm", "rgba32float": "float"}
+
+
+class Texture:
+    def __init__(self, r, fmt):
+        self.format = fmt
+        self.width, self.height = r.randint(2, 5), r.randint(2, 5)
+        self.levels = r.randint(1, min(3, max(self.width, self.height).bit_length()))
+        self.texels = []  # per level, row by row
+        for level in range(self.levels):
+            width, height = self.size(level)
+            if fmt == "rgba32float":
+                self.texels.append([[r.randint(-256, 256) / 4 for _ in range(4)] for _ in range(width * height)])
+            else:
+                self.texels.append([r.getrandbits(32) for _ in range(width * height)])
+
+    def size(self, level):
+        return max(self.width >> level, 1), max(self.height >> level, 1)
+
+    def words(self):
+        texels = [texel for level in self.texels for texel in level]
+        if self.format == "rgba32float":
+            return [f"{lane}" for texel in texels for lane in texel]
+        return [str(word) for word in texels]
+
+    def texel(self, x, y, level=0):
+        """What the texel at (x, y) of `level`, clamped to the edge, reads as."""
+        width, height = self.size(level)
+        x, y = min(max(x, 0), width - 1), min(max(y, 0), height - 1)
+        texel = self.texels[level][y * width + x]
+        if self.format == "r32uint":
+            return [texel, 0, 0, 1]
+        if self.format == "rgba8unorm":
+            return [(texel >> (8 * lane)) & 0xFF for lane in range(4)]
+        return list(texel)
+
+
+class Textures:
+    """A module's textures, by variable."""
+
+    def __init__(self, r):
+        self.by_var = {var: Texture(r, entry[3]) for var, entry in TEXTURES.items()}
+
+    def exec_lines(self):
+        lines = []
+        for var, (_, _, binding, fmt) in TEXTURES.items():
+            t = self.by_var[var]
+            kind = "combined" if var == "%comb" else "texture"
+            filtering = " nearest" if var == "%comb" else ""
+            levels = f" levels {t.levels}" if t.levels > 1 else ""
+            lines.append(f"; exec: {kind} {binding} {t.width}x{t.height} {fmt}{filtering}{levels}: "
+                         + " ".join(t.words()))
+        lines.append(f"; exec: sampler {SAMPLER_BINDING} nearest")
+        return lines
+
+    @staticmethod
+    def decorations():
+        lines = []
+        for var, (_, _, binding, _) in [*TEXTURES.items(), (SAMPLER, (None, None, SAMPLER_BINDING, None))]:
+            lines += [f"OpDecorate {var} DescriptorSet 0", f"OpDecorate {var} Binding {binding}"]
+        return lines
+
+    @staticmethod
+    def declarations():
+        """Types, constants and variables, after the scalar and vector types."""
+        return [
+            "%img_u = OpTypeImage %uint 2D 0 0 0 1 Unknown",
+            "%img_f = OpTypeImage %float 2D 0 0 0 1 Unknown",
+            "%smp_t = OpTypeSampler",
+            "%si_u = OpTypeSampledImage %img_u",
+            "%si_f = OpTypeSampledImage %img_f",
+            "%pc_img_u = OpTypePointer UniformConstant %img_u",
+            "%pc_img_f = OpTypePointer UniformConstant %img_f",
+            "%pc_si_f = OpTypePointer UniformConstant %si_f",
+            "%pc_smp = OpTypePointer UniformConstant %smp_t",
+            "%len4 = OpConstant %uint 4",
+            "%arr4v2int = OpTypeArray %v2int %len4",
+            *[f"{var} = OpVariable {entry[1]} UniformConstant" for var, entry in TEXTURES.items()],
+            f"{SAMPLER} = OpVariable %pc_smp UniformConstant",
+        ]
+
+    @staticmethod
+    def variables():
+        return [*TEXTURES, SAMPLER]
+
+
+def texel_coordinate(x, shift, size):
+    """The normalized coordinate the program computes (`texcoord`): ((x - 2) + shift) / size."""
+    return ((x - 2) + shift) * (1.0 / size)
+
+
+def fetch(texture, coordinate, offset, level):
+    x, y = coordinate[0] + offset[0], coordinate[1] + offset[1]
+    width, height = texture.size(level)
+    if not (0 <= x < width and 0 <= y < height):
+        raise ValueError(f"fetch out of range: {(x, y)} at level {level}")
+    return texture.texel(x, y, level)
+
+
+def sample(texture, coordinate, offset, level):
+    """Nearest filtering, clamp to edge: the texel of `level` the coordinate falls in, moved by
+    `offset`."""
+    width, height = texture.size(level)
+    x = math.floor(coordinate[0] * width) + offset[0]
+    y = math.floor(coordinate[1] * height) + offset[1]
+    return texture.texel(x, y, level)
+
+
+def gather(texture, coordinate, component, offsets):
+    """`component` of the four texels of the 2x2 footprint bilinear filtering would take, in the
+    order SPIR-V gives them ((0, 1), (1, 1), (1, 0), (0, 0) from the footprint's corner, each
+    clamped to the edge); with four offsets (ConstOffsets), lane k is texel (0, 0) of the
+    footprint moved by offset k."""
+    x0 = math.floor(coordinate[0] * texture.width - 0.5)
+    y0 = math.floor(coordinate[1] * texture.height - 0.5)
+    if len(offsets) == 4:
+        return [texture.texel(x0 + ox, y0 + oy)[component] for ox, oy in offsets]
+    ox, oy = offsets[0]
+    return [texture.texel(x0 + dx + ox, y0 + dy + oy)[component] for dx, dy in [(0, 1), (1, 1), (1, 0), (0, 0)]]
+
+
+# The models: (value of a name, the textures, operands...) -> the result. The model's value of a
+# handle (a loaded image, sampler or combined image sampler, an OpImage of one, an OpSampledImage)
+# is the variable of the texture it reads.
+TEXTURE_MODELS = {
+    "load_handle": lambda value, textures, ty, var: var,
+    "image_of": lambda value, textures, ty, sampled: value(sampled),
+    "sampled_image": lambda value, textures, ty, image, sampler: value(image),
+    "texcoord": lambda value, textures, x, shift, size, shift_name, scale_name: texel_coordinate(
+        value(x), shift, size),
+    "unorm": lambda value, textures, byte: value(byte),
+    "fetch": lambda value, textures, ty, image, coordinate, lod, offset, offset_name, level: fetch(
+        textures.by_var[value(image)], value(coordinate), offset, level),
+    "sample": lambda value, textures, ty, sampled, coordinate, lod, offset, offset_name, level: sample(
+        textures.by_var[value(sampled)], value(coordinate), offset, level),
+    "gather": lambda value, textures, ty, sampled, coordinate, component_name, component, offsets, offset_operand: (
+        gather(textures.by_var[value(sampled)], value(coordinate), component, offsets)),
+    "query_size": lambda value, textures, ty, image, lod, level: list(textures.by_var[value(image)].size(level)),
+    "query_levels": lambda value, textures, ty, image: textures.by_var[value(image)].levels,
+}
+
+
+def image_operands(lod, offset_operand):
+    """The image operands of an explicit level of detail (`Lod X` or `Grad DX DY`) and maybe an
+    offset operand (`ConstOffset C`, `ConstOffsets C`)."""
+    kinds = [lod.split()[0]] + ([offset_operand.split()[0]] if offset_operand else [])
+    values = lod.split()[1:] + (offset_operand.split()[1:] if offset_operand else [])
+    return " ".join(["|".join(kinds)] + values)
+
+
+TEXTURE_INSTRUCTIONS = {
+    "load_handle": lambda r, a: [f"{r} = OpLoad {a[0]} {a[1]}"],
+    "image_of": lambda r, a: [f"{r} = OpImage {a[0]} {a[1]}"],
+    "sampled_image": lambda r, a: [f"{r} = OpSampledImage {a[0]} {a[1]} {a[2]}"],
+    # ((x - 2) + shift) / size, x an unsigned integer.
+    "texcoord": lambda r, a: [
+        f"{r}_i = OpBitcast %int {a[0]}",
+        f"{r}_m = OpISub %int {r}_i %i_2",
+        f"{r}_f = OpConvertSToF %float {r}_m",
+        f"{r}_s = OpFAdd %float {r}_f {a[3]}",
+        f"{r} = OpFMul %float {r}_s {a[4]}",
+    ],
+    # A byte over 255 back to the byte.
+    "unorm": lambda r, a: [
+        f"{r}_m = OpFMul %float {a[0]} %f_255_0",
+        f"{r}_r = OpExtInst %float %glsl RoundEven {r}_m",
+        f"{r} = OpConvertFToU %uint {r}_r",
+    ],
+    "fetch": lambda r, a: [f"{r} = OpImageFetch {a[0]} {a[1]} {a[2]} {image_operands(a[3], a[5])}"],
+    "sample": lambda r, a: [f"{r} = OpImageSampleExplicitLod {a[0]} {a[1]} {a[2]} {image_operands(a[3], a[5])}"],
+    "gather": lambda r, a: [f"{r} = OpImageGather {a[0]} {a[1]} {a[2]} {a[3]} {a[6]}".rstrip()],
+    "query_size": lambda r, a: [f"{r} = OpImageQuerySizeLod {a[0]} {a[1]} {a[2]}"],
+    "query_levels": lambda r, a: [f"{r} = OpImageQueryLevels {a[0]} {a[1]}"],
+}
