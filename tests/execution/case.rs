@@ -10,6 +10,7 @@
 //! | `uniform B: VALUES` | a uniform buffer at binding B |
 //! | `push: VALUES` | push constants (Vulkan); on WebGPU the buffer at the binding the translation's binding map gives the push-constant block |
 //! | `texture B WxH FORMAT [levels N]: VALUES` | a sampled 2D texture (`rgba8unorm`: one word a texel, `r32uint`, `rgba32float`), maybe of N mip levels (VALUES: each level's texels in turn, level 0 first; each level half the size of the one before, rounded down, at least 1) |
+//! | `storage-image B WxH FORMAT: VALUES` | a storage image (2D, one level) with these texels; compared after the run as a storage buffer of its texels, row by row |
 //! | `sampler B nearest\|linear` | a sampler (clamp to edge; nearest between mip levels, none beyond the texture's) |
 //! | `combined B WxH FORMAT nearest\|linear [levels N]: VALUES` | a combined image sampler: on WebGPU the texture at B and the sampler where the translation's binding map puts it |
 //! | `spec ID VALUE` | specialize constant ID (`1.5` as f32, else a 32-bit integer) on both sides |
@@ -50,8 +51,16 @@ pub enum ResourceKind {
     Storage(Vec<u32>),
     Uniform(Vec<u32>),
     Texture(Texture),
+    StorageImage(Texture),
     Sampler { linear: bool },
     Combined { texture: Texture, linear: bool },
+}
+
+impl ResourceKind {
+    /// A storage buffer or image: what a run writes and the test compares.
+    pub fn is_written(&self) -> bool {
+        matches!(self, ResourceKind::Storage(_) | ResourceKind::StorageImage(_))
+    }
 }
 
 #[derive(Debug, Clone)]
@@ -75,6 +84,7 @@ impl Texture {
 pub enum TexelFormat {
     Rgba8Unorm,
     Rgba32Float,
+    R32Float,
     R32Uint,
     R32Sint,
     Rgba32Uint,
@@ -114,6 +124,14 @@ pub const FORMATS: &[FormatInfo] = &[
         channel: ChannelKind::Float32,
         vulkan: ash::vk::Format::R32G32B32A32_SFLOAT,
         webgpu: wgpu::TextureFormat::Rgba32Float,
+    },
+    FormatInfo {
+        name: "r32float",
+        format: TexelFormat::R32Float,
+        bytes_per_texel: 4,
+        channel: ChannelKind::Float32,
+        vulkan: ash::vk::Format::R32_SFLOAT,
+        webgpu: wgpu::TextureFormat::R32Float,
     },
     FormatInfo {
         name: "r32uint",
@@ -260,10 +278,9 @@ impl Case {
         self.modules.iter().find(|m| m.stage == stage)
     }
 
-    /// The storage buffers, in binding order: what a compute run produces.
+    /// The storage buffers and images, in binding order: what a compute run produces.
     pub fn storage_bindings(&self) -> Vec<u32> {
-        let mut bindings: Vec<u32> =
-            self.resources.iter().filter(|r| matches!(r.kind, ResourceKind::Storage(_))).map(|r| r.binding).collect();
+        let mut bindings: Vec<u32> = self.resources.iter().filter(|r| r.kind.is_written()).map(|r| r.binding).collect();
         bindings.sort();
         bindings
     }
@@ -271,6 +288,7 @@ impl Case {
     pub fn initial_contents(&self, binding: u32) -> Option<&[u32]> {
         self.resources.iter().find_map(|r| match &r.kind {
             ResourceKind::Storage(words) if r.binding == binding => Some(words.as_slice()),
+            ResourceKind::StorageImage(image) if r.binding == binding => Some(image.words.as_slice()),
             _ => None,
         })
     }
@@ -409,7 +427,7 @@ fn apply(case: &mut Case, text: &str) -> Result<(), String> {
             let kind = if keyword == "storage" { ResourceKind::Storage(words) } else { ResourceKind::Uniform(words) };
             case.resources.push(Resource { binding, kind });
         }
-        "texture" | "combined" => {
+        "texture" | "combined" | "storage-image" => {
             let binding = number(0)?;
             let size = args.get(1).ok_or("expected WxH")?;
             let (width, height) = size
@@ -429,6 +447,8 @@ fn apply(case: &mut Case, text: &str) -> Result<(), String> {
             let texture = Texture { width, height, levels, format, words };
             let kind = match keyword {
                 "texture" => ResourceKind::Texture(texture),
+                "storage-image" if texture.levels == 1 => ResourceKind::StorageImage(texture),
+                "storage-image" => return Err("a storage image has one level".into()),
                 _ => ResourceKind::Combined { texture, linear: filter(args.get(3).copied())? },
             };
             case.resources.push(Resource { binding, kind });
@@ -529,7 +549,7 @@ fn check(case: &Case) -> Result<(), String> {
     };
     if let Some(directive) = unrun {
         for resource in &case.resources {
-            if matches!(resource.kind, ResourceKind::Storage(_)) && !case.expect.contains_key(&resource.binding) {
+            if resource.kind.is_written() && !case.expect.contains_key(&resource.binding) {
                 return Err(format!(
                     "{}: `{directive}` needs an `expect` line for storage buffer {}",
                     case.name, resource.binding
@@ -542,11 +562,13 @@ fn check(case: &Case) -> Result<(), String> {
     }
     for binding in case.ulp.keys().chain(case.expect.keys()).chain(case.cpu.keys()) {
         if case.initial_contents(*binding).is_none() {
-            return Err(format!("{}: binding {binding} is not a storage buffer", case.name));
+            return Err(format!("{}: binding {binding} is not a storage buffer or image", case.name));
         }
     }
     for resource in &case.resources {
-        if let ResourceKind::Texture(t) | ResourceKind::Combined { texture: t, .. } = &resource.kind {
+        if let ResourceKind::Texture(t) | ResourceKind::Combined { texture: t, .. } | ResourceKind::StorageImage(t) =
+            &resource.kind
+        {
             let words_per_texel = t.format.info().bytes_per_texel / 4;
             let words: u32 = t.level_sizes().map(|(w, h)| w * h * words_per_texel).sum();
             if t.words.len() as u32 != words {
@@ -556,7 +578,7 @@ fn check(case: &Case) -> Result<(), String> {
     }
     match &case.render {
         None if !case.storage_bindings().is_empty() => Ok(()),
-        None => Err(format!("{}: a compute case needs a storage buffer to compare", case.name)),
+        None => Err(format!("{}: a compute case needs a storage buffer or image to compare", case.name)),
         Some(render) => {
             let integer = render.targets.iter().any(|t| t.info().channel == ChannelKind::Integer32);
             if !matches!(render.samples, 1 | 4) || (render.samples > 1 && integer) {

@@ -161,6 +161,7 @@ impl Vulkan {
             let [x, y, z] = case.dispatch;
             self.device.cmd_dispatch(commands, x, y, z);
         }
+        run.download_images(commands, &bindings);
         run.finish(commands)?;
         Ok(Outputs { buffers: Run::read_storage(&bindings), targets: Vec::new() })
     }
@@ -327,6 +328,7 @@ impl Vulkan {
             }
             device.cmd_draw(commands, render.vertices, render.instances, render.first_vertex, render.first_instance);
             device.cmd_end_rendering(commands);
+            run.download_images(commands, &bindings);
             for (image, resolve, readback) in &targets {
                 let image = resolve.as_ref().unwrap_or(image);
                 run.transition(
@@ -432,10 +434,13 @@ struct Bindings {
     pipeline_layout: vk::PipelineLayout,
     /// The stages the resources and push constants are for.
     stages: vk::ShaderStageFlags,
-    /// Storage buffers by binding.
+    /// Storage buffers, and buffers storage images are copied into after the run, by binding.
     storage: Vec<(u32, Buffer)>,
-    /// Textures waiting to be uploaded: image, staging buffer, a copy per mip level.
-    uploads: Vec<(vk::Image, vk::Buffer, Vec<vk::BufferImageCopy>)>,
+    /// Textures waiting to be uploaded: image, staging buffer, a copy per mip level, the
+    /// layout the shader reads it in.
+    uploads: Vec<(vk::Image, vk::Buffer, Vec<vk::BufferImageCopy>, vk::ImageLayout)>,
+    /// Storage images to copy back after the run: image, buffer (also in `storage`), size.
+    downloads: Vec<(vk::Image, vk::Buffer, vk::Extent2D)>,
 }
 
 /// The objects of one run, destroyed in reverse order of creation.
@@ -569,6 +574,7 @@ impl<'a> Run<'a> {
                 ResourceKind::Storage(_) => vk::DescriptorType::STORAGE_BUFFER,
                 ResourceKind::Uniform(_) => vk::DescriptorType::UNIFORM_BUFFER,
                 ResourceKind::Texture(_) => vk::DescriptorType::SAMPLED_IMAGE,
+                ResourceKind::StorageImage(_) => vk::DescriptorType::STORAGE_IMAGE,
                 ResourceKind::Sampler { .. } => vk::DescriptorType::SAMPLER,
                 ResourceKind::Combined { .. } => vk::DescriptorType::COMBINED_IMAGE_SAMPLER,
             };
@@ -606,7 +612,8 @@ impl<'a> Run<'a> {
         let set =
             unsafe { device.allocate_descriptor_sets(&info) }.map_err(vk_error("allocating a descriptor set"))?[0];
 
-        let mut bindings = Bindings { set, pipeline_layout, stages, storage: Vec::new(), uploads: Vec::new() };
+        let mut bindings =
+            Bindings { set, pipeline_layout, stages, storage: Vec::new(), uploads: Vec::new(), downloads: Vec::new() };
         for resource in &case.resources {
             let write = vk::WriteDescriptorSet::default().dst_set(set).dst_binding(resource.binding);
             match &resource.kind {
@@ -632,6 +639,15 @@ impl<'a> Run<'a> {
                         sampler: vk::Sampler::null(),
                     }];
                     let write = write.descriptor_type(vk::DescriptorType::SAMPLED_IMAGE).image_info(&info);
+                    unsafe { device.update_descriptor_sets(&[write], &[]) };
+                }
+                ResourceKind::StorageImage(texture) => {
+                    let info = [vk::DescriptorImageInfo {
+                        image_view: self.storage_image(resource.binding, texture, &mut bindings)?,
+                        image_layout: vk::ImageLayout::GENERAL,
+                        sampler: vk::Sampler::null(),
+                    }];
+                    let write = write.descriptor_type(vk::DescriptorType::STORAGE_IMAGE).image_info(&info);
                     unsafe { device.update_descriptor_sets(&[write], &[]) };
                 }
                 ResourceKind::Sampler { linear } => {
@@ -673,8 +689,38 @@ impl<'a> Run<'a> {
 
     /// A sampled image for `texture`, uploaded by `upload_textures`.
     fn texture(&mut self, texture: &Texture, bindings: &mut Bindings) -> Result<vk::ImageView, String> {
-        let extent = vk::Extent2D { width: texture.width, height: texture.height };
         let usage = vk::ImageUsageFlags::SAMPLED | vk::ImageUsageFlags::TRANSFER_DST;
+        let image = self.uploaded_image(texture, usage, vk::ImageLayout::SHADER_READ_ONLY_OPTIMAL, bindings)?;
+        Ok(image.view)
+    }
+
+    /// A storage image holding `texture`'s texels, uploaded by `upload_textures` and copied
+    /// back by `download_images` into a buffer read with the storage buffers.
+    fn storage_image(
+        &mut self,
+        binding: u32,
+        texture: &Texture,
+        bindings: &mut Bindings,
+    ) -> Result<vk::ImageView, String> {
+        let usage =
+            vk::ImageUsageFlags::STORAGE | vk::ImageUsageFlags::TRANSFER_DST | vk::ImageUsageFlags::TRANSFER_SRC;
+        let image = self.uploaded_image(texture, usage, vk::ImageLayout::GENERAL, bindings)?;
+        let readback = self.buffer(&vec![0; texture.words.len()], vk::BufferUsageFlags::TRANSFER_DST)?;
+        let extent = vk::Extent2D { width: texture.width, height: texture.height };
+        bindings.downloads.push((image.image, readback.buffer, extent));
+        bindings.storage.push((binding, readback));
+        Ok(image.view)
+    }
+
+    /// An image of `texture`'s size, levels and format, to be uploaded and left in `layout`.
+    fn uploaded_image(
+        &mut self,
+        texture: &Texture,
+        usage: vk::ImageUsageFlags,
+        layout: vk::ImageLayout,
+        bindings: &mut Bindings,
+    ) -> Result<Image, String> {
+        let extent = vk::Extent2D { width: texture.width, height: texture.height };
         let info = texture.format.info();
         let image = self.image(extent, texture.levels, info.vulkan, usage, vk::SampleCountFlags::TYPE_1)?;
         let staging = self.buffer(&texture.words, vk::BufferUsageFlags::TRANSFER_SRC)?;
@@ -689,12 +735,12 @@ impl<'a> Run<'a> {
             );
             offset += u64::from(width * height * info.bytes_per_texel);
         }
-        bindings.uploads.push((image.image, staging.buffer, regions));
-        Ok(image.view)
+        bindings.uploads.push((image.image, staging.buffer, regions, layout));
+        Ok(image)
     }
 
     fn upload_textures(&self, commands: vk::CommandBuffer, bindings: &Bindings) {
-        for (image, staging, regions) in &bindings.uploads {
+        for (image, staging, regions, layout) in &bindings.uploads {
             let (image, staging) = (*image, *staging);
             self.transition(commands, image, vk::ImageLayout::UNDEFINED, vk::ImageLayout::TRANSFER_DST_OPTIMAL);
             unsafe {
@@ -706,12 +752,24 @@ impl<'a> Run<'a> {
                     regions,
                 )
             };
-            self.transition(
-                commands,
-                image,
-                vk::ImageLayout::TRANSFER_DST_OPTIMAL,
-                vk::ImageLayout::SHADER_READ_ONLY_OPTIMAL,
-            );
+            self.transition(commands, image, vk::ImageLayout::TRANSFER_DST_OPTIMAL, *layout);
+        }
+    }
+
+    /// Copies each storage image into its buffer, after the run.
+    fn download_images(&self, commands: vk::CommandBuffer, bindings: &Bindings) {
+        for &(image, buffer, extent) in &bindings.downloads {
+            self.transition(commands, image, vk::ImageLayout::GENERAL, vk::ImageLayout::TRANSFER_SRC_OPTIMAL);
+            let region = vk::BufferImageCopy::default().image_subresource(color_layers()).image_extent(extent.into());
+            unsafe {
+                self.device().cmd_copy_image_to_buffer(
+                    commands,
+                    image,
+                    vk::ImageLayout::TRANSFER_SRC_OPTIMAL,
+                    buffer,
+                    &[region],
+                )
+            };
         }
     }
 

@@ -200,16 +200,13 @@ impl WebGpu {
             let pixels: Vec<_> = textures
                 .iter()
                 .zip(&render.targets)
-                .map(|(texture, format)| {
-                    self.read_texture(&mut encoder, texture, render, format.info().bytes_per_texel)
-                })
+                .map(|(texture, format)| self.read_texture(&mut encoder, texture, format.info().bytes_per_texel))
                 .collect();
             let buffers = self.read_storage(&mut encoder, &resources);
             self.queue.submit([encoder.finish()]);
             let mut targets = Vec::new();
-            for (readback, row_bytes, padded) in pixels {
-                let bytes = self.map(&readback)?;
-                targets.push(bytes.chunks(padded).flat_map(|row| &row[..row_bytes]).copied().collect());
+            for (readback, rows) in pixels {
+                targets.push(rows.unpad(&self.map(&readback)?));
             }
             Ok(Outputs { buffers: self.finish_reads(buffers)?, targets })
         })
@@ -277,6 +274,11 @@ impl WebGpu {
                     self.buffer_with(words, wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::STORAGE),
                 ),
                 ResourceKind::Texture(texture) => Resource::Texture(self.texture(texture)),
+                ResourceKind::StorageImage(texture) => {
+                    let usage = wgpu::TextureUsages::STORAGE_BINDING | wgpu::TextureUsages::COPY_SRC;
+                    let handle = self.uploaded_texture(texture, usage);
+                    Resource::StorageImage(handle.create_view(&Default::default()), handle)
+                }
                 ResourceKind::Sampler { linear } => Resource::Sampler(self.sampler(*linear)),
                 ResourceKind::Combined { texture, linear } => {
                     let from_combined =
@@ -334,6 +336,11 @@ impl WebGpu {
     }
 
     fn texture(&self, texture: &Texture) -> wgpu::TextureView {
+        self.uploaded_texture(texture, wgpu::TextureUsages::TEXTURE_BINDING).create_view(&Default::default())
+    }
+
+    /// A texture holding `texture`'s texels, for `usage` besides the upload.
+    fn uploaded_texture(&self, texture: &Texture, usage: wgpu::TextureUsages) -> wgpu::Texture {
         let info = texture.format.info();
         let size = wgpu::Extent3d { width: texture.width, height: texture.height, depth_or_array_layers: 1 };
         let handle = self.device.create_texture(&wgpu::TextureDescriptor {
@@ -343,7 +350,7 @@ impl WebGpu {
             sample_count: 1,
             dimension: wgpu::TextureDimension::D2,
             format: info.webgpu,
-            usage: wgpu::TextureUsages::TEXTURE_BINDING | wgpu::TextureUsages::COPY_DST,
+            usage: usage | wgpu::TextureUsages::COPY_DST,
             view_formats: &[],
         });
         let bytes: Vec<u8> = texture.words.iter().flat_map(|w| w.to_le_bytes()).collect();
@@ -360,7 +367,7 @@ impl WebGpu {
             self.queue.write_texture(target, &bytes[offset..offset + length], layout, size);
             offset += length;
         }
-        handle.create_view(&Default::default())
+        handle
     }
 
     fn target(&self, render: &Render, info: &crate::case::FormatInfo, samples: u32) -> wgpu::Texture {
@@ -394,7 +401,9 @@ impl WebGpu {
                     Resource::Storage(buffer) | Resource::Uniform(buffer) | Resource::Alias(buffer) => {
                         buffer.as_entire_binding()
                     }
-                    Resource::Texture(view) => wgpu::BindingResource::TextureView(view),
+                    Resource::Texture(view) | Resource::StorageImage(view, _) => {
+                        wgpu::BindingResource::TextureView(view)
+                    }
                     Resource::Sampler(sampler) => wgpu::BindingResource::Sampler(sampler),
                 },
             })
@@ -402,46 +411,51 @@ impl WebGpu {
         self.device.create_bind_group(&wgpu::BindGroupDescriptor { label: None, layout, entries: &entries })
     }
 
-    /// Copies every storage buffer into a mappable one.
+    /// Copies every storage buffer and image into a mappable buffer (an image's rows padded).
     fn read_storage(
         &self,
         encoder: &mut wgpu::CommandEncoder,
         resources: &[(u32, Resource)],
-    ) -> Vec<(u32, wgpu::Buffer)> {
+    ) -> Vec<(u32, wgpu::Buffer, PaddedRows)> {
         resources
             .iter()
             .filter_map(|(binding, resource)| match resource {
                 Resource::Storage(buffer) => {
                     let readback = self.readback(buffer.size());
                     encoder.copy_buffer_to_buffer(buffer, 0, &readback, 0, buffer.size());
-                    Some((*binding, readback))
+                    let size = buffer.size() as usize;
+                    Some((*binding, readback, PaddedRows { row: size, padded: size }))
+                }
+                Resource::StorageImage(_, texture) => {
+                    let bytes_per_texel = texture.format().block_copy_size(None).expect("a colour format");
+                    let (readback, rows) = self.read_texture(encoder, texture, bytes_per_texel);
+                    Some((*binding, readback, rows))
                 }
                 _ => None,
             })
             .collect()
     }
 
-    fn finish_reads(&self, buffers: Vec<(u32, wgpu::Buffer)>) -> Result<Vec<(u32, Vec<u8>)>, String> {
+    fn finish_reads(&self, buffers: Vec<(u32, wgpu::Buffer, PaddedRows)>) -> Result<Vec<(u32, Vec<u8>)>, String> {
         let mut read = Vec::new();
-        for (binding, buffer) in &buffers {
-            read.push((*binding, self.map(buffer)?));
+        for (binding, buffer, rows) in &buffers {
+            read.push((*binding, rows.unpad(&self.map(buffer)?)));
         }
         read.sort_by_key(|(binding, _)| *binding);
         Ok(read)
     }
 
-    /// Copies a render target into a mappable buffer whose rows are padded
-    /// to wgpu's copy alignment: (buffer, bytes per row, padded bytes per row).
+    /// Copies a render target or storage image into a mappable buffer whose rows are padded
+    /// to wgpu's copy alignment.
     fn read_texture(
         &self,
         encoder: &mut wgpu::CommandEncoder,
         texture: &wgpu::Texture,
-        render: &Render,
         bytes_per_texel: u32,
-    ) -> (wgpu::Buffer, usize, usize) {
-        let row = render.width * bytes_per_texel;
+    ) -> (wgpu::Buffer, PaddedRows) {
+        let row = texture.width() * bytes_per_texel;
         let padded = row.div_ceil(wgpu::COPY_BYTES_PER_ROW_ALIGNMENT) * wgpu::COPY_BYTES_PER_ROW_ALIGNMENT;
-        let readback = self.readback(u64::from(padded * render.height));
+        let readback = self.readback(u64::from(padded * texture.height()));
         encoder.copy_texture_to_buffer(
             texture.as_image_copy(),
             wgpu::TexelCopyBufferInfo {
@@ -450,7 +464,7 @@ impl WebGpu {
             },
             texture.size(),
         );
-        (readback, row as usize, padded as usize)
+        (readback, PaddedRows { row: row as usize, padded: padded as usize })
     }
 
     fn map(&self, buffer: &wgpu::Buffer) -> Result<Vec<u8>, String> {
@@ -467,9 +481,26 @@ enum Resource {
     Storage(wgpu::Buffer),
     Uniform(wgpu::Buffer),
     Texture(wgpu::TextureView),
+    /// A storage image: its view, and the texture to read back.
+    StorageImage(wgpu::TextureView, wgpu::Texture),
     Sampler(wgpu::Sampler),
     /// A storage buffer bound a second time (not read back twice).
     Alias(wgpu::Buffer),
+}
+
+/// Bytes read back in rows of `row` bytes, each padded to `padded` (a buffer: one row).
+struct PaddedRows {
+    row: usize,
+    padded: usize,
+}
+
+impl PaddedRows {
+    fn unpad(&self, bytes: &[u8]) -> Vec<u8> {
+        if self.row == self.padded {
+            return bytes.to_vec();
+        }
+        bytes.chunks(self.padded).flat_map(|row| &row[..self.row]).copied().collect()
+    }
 }
 
 impl Resource {
@@ -478,7 +509,7 @@ impl Resource {
         match self {
             Resource::Storage(buffer) | Resource::Alias(buffer) => Resource::Alias(buffer.clone()),
             Resource::Uniform(buffer) => Resource::Uniform(buffer.clone()),
-            Resource::Texture(view) => Resource::Texture(view.clone()),
+            Resource::Texture(view) | Resource::StorageImage(view, _) => Resource::Texture(view.clone()),
             Resource::Sampler(sampler) => Resource::Sampler(sampler.clone()),
         }
     }
