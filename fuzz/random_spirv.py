@@ -151,7 +151,12 @@ outside the texture (clamped to its edge), the unsigned texture too (which WGSL 
 `OpImageQuerySizeLod` and `OpImageQueryLevels`. Images, the sampler and the combined image
 sampler are loaded, maybe copied, and used in any block the load dominates; sampled images are
 the combined one or an `OpSampledImage` of an image (maybe `OpImage` of the combined one) and the
-sampler in the block that uses them.
+sampler in the block that uses them. Textures have one to three mip levels, fetched, queried and
+sampled at each (levels of detail and gradients that select a level). And storage images
+(r32ui and r32f read and written, rgba32f written, rgba8 read; their access decorated or left
+to their use): `OpImageRead`, `OpImageWrite` (a scalar texel to the single-channel ones now and
+then) and `OpImageQuerySize`, each invocation writing only its own column; the images written
+are compared after the run with the model's (`cpu` lines).
 
 First thing, the entry point's invocations swap values through workgroup memory: each stores a
 struct to its slot of an array, an `OpControlBarrier`, each reads another's slot whole or in part,
@@ -182,7 +187,7 @@ from spirv_blocks import (ATOMICS, BINARY, COMPOSITES, EXTENDED, FLOAT, FLOAT_VA
                           PACKING, POINTEES, PUSH_LAID_OUT, SPEC_INTEGER, SPEC_LOGICAL, TWINS, U32_OPS,
                           UNIFORM_LAID_OUT, Block, Function, LaidOutBuffer, Module, members, scalar_and_width, signed,
                           vector_type)
-from spirv_textures import SAMPLER, TEXEL_KIND, TEXTURES, Textures
+from spirv_textures import SAMPLER, STORAGE_IMAGES, TEXEL_KIND, TEXTURES, Textures
 
 INVOCATIONS = 32
 WORDS = 16  # input words per invocation; the cursor wraps around them
@@ -271,7 +276,7 @@ class Program(Module):
         self.bits = random.Random(f"bits {seed}").random() < 0.5
         # A third read textures (statement_texture), drawn apart with their contents.
         textures = random.Random(f"textures {seed}")
-        self.textures = Textures(textures) if textures.random() < 0.35 else None
+        self.textures = Textures(textures, INVOCATIONS) if textures.random() < 0.35 else None
 
     def fresh(self, prefix):
         self.next_id += 1
@@ -951,8 +956,10 @@ class FunctionBuilder:
 
     def statement_texture(self, ctx):
         """An image instruction on a texture (`spirv_textures`): a fetch, a sample, a gather or a
-        query; every lane of what it gives is read into acc."""
-        getattr(self, "texture_" + self.r.choice(["fetch", "sample", "sample", "gather", "query"]))()
+        query, or a read, write or query of a storage image; every lane of what it gives is read
+        into acc."""
+        getattr(self, "texture_" + self.r.choice(["fetch", "sample", "sample", "gather", "query", "storage",
+                                                  "storage"]))()
 
     def handle(self, var):
         """A value of the handle `var` (a texture, the sampler, the combined image sampler): one
@@ -962,7 +969,7 @@ class FunctionBuilder:
         if at_hand and r.random() < 0.6:
             self.p.note("texture.handle_at_hand")
             return r.choice(at_hand)
-        ty = TEXTURES[var][0] if var in TEXTURES else "%smp_t"
+        ty = {**TEXTURES, **STORAGE_IMAGES}[var][0] if var != SAMPLER else "%smp_t"
         value = self.inst("load_handle", ty, var)
         if r.random() < 0.2:
             value = self.inst("copy", ty, value)
@@ -1120,11 +1127,51 @@ class FunctionBuilder:
             self.p.note("texture.query_levels")
             self.fold_scalar(self.inst("query_levels", ty, image), ty)
 
+    def texture_storage(self, var=None, write=None):
+        """OpImageRead or OpImageWrite of a storage image, of a texel in this invocation's column
+        (any texel of the read-only image), a scalar written to a single-channel one now and then
+        (Vulkan reads four lanes always); or OpImageQuerySize."""
+        r = self.r
+        var = var or r.choice(sorted(STORAGE_IMAGES))
+        image = self.p.textures.storage[var]
+        access = STORAGE_IMAGES[var][5]
+        handle = self.handle(var)
+        if write is None and r.random() < 0.15:
+            ty = r.choice(["%v2uint", "%v2int"])
+            self.p.note("texture.storage_size")
+            self.fold_lanes(self.inst("storage_size", ty, handle), *scalar_and_width(ty))
+            return
+        row = self.emit("umod", self.any_value(), self.c(image.height))
+        if access == "r":
+            column = self.emit("umod", self.any_value(), self.c(image.width))
+        else:
+            column = self.emit("shr", self.base, self.c(WORDS.bit_length() - 1))  # the global id
+        coordinate = self.inst("compose", "%v2uint", column, row)
+        if r.random() < 0.5:
+            coordinate = self.inst("bitcast", "%v2int", coordinate)
+        if write is None:
+            write = access == "w" or access == "rw" and r.random() < 0.5
+        scalar = "%uint" if image.format == "r32uint" else "%float"
+        single = write and image.format != "rgba32float" and r.random() < 0.3
+        self.p.note(f"texture.storage_{'write' if write else 'read'}.{image.format}" + ".scalar" * single)
+        if write:
+            if scalar == "%uint":
+                texel = self.any_value() if single else self.inst(
+                    "compose", "%v4uint", *[self.any_value() for _ in range(4)])
+            else:
+                texel = self.float_value(1 if single else 4)
+            self.inst("image_write", handle, coordinate, texel)
+            return
+        self.fold_texel(self.inst("image_read", vector_type(scalar, 4), handle, coordinate), image.format)
+
     def use_every_texture(self):
-        """Reads each texture and the sampler once (wgpu rejects a binding the WGSL lacks)."""
+        """Reads each texture and the sampler once, and each storage image, the written-only one
+        written (wgpu rejects a binding the WGSL lacks)."""
         for var in sorted(TEXTURES):
             self.texture_fetch(var)
         self.texture_sample("%tex_c", separate=True)
+        for var, entry in sorted(STORAGE_IMAGES.items()):
+            self.texture_storage(var, write=entry[5] == "w")
 
     # --- composites and function variables -------------------------------------------------
 

@@ -5,7 +5,7 @@ predecessor, switches by label), which is how the generator knows what each modu
 import math
 import struct
 
-from spirv_textures import TEXTURE_INSTRUCTIONS, TEXTURE_MODELS, Textures
+from spirv_textures import STORAGE_IMAGE_MODELS, TEXTURE_INSTRUCTIONS, TEXTURE_MODELS, Textures
 
 MASK = 0xFFFF_FFFF
 STEP_LIMIT = 1_000_000  # blocks entered per invocation: more is a generator bug
@@ -831,14 +831,16 @@ class Module:
         return null_value(ty) if parts is None else pattern([self.constant_value(p) for p in parts])
 
     def expected(self):
-        """What storage buffers 1 and 2 hold after the run. The entry point's invocations meet at
+        """What storage buffers 1 and 2 hold after the run, and the storage images written (their
+        words by binding). The entry point's invocations meet at
         two barriers first thing (`%wg`, the workgroup's slots): a first pass runs each up to the
         first barrier, where each has written its slot; the second runs each whole, reading the
         others' slots as the first pass left them (between the barriers nothing writes), and its
         own slot after them as any variable (only its invocation touches it)."""
         outputs = [0] * (2 * self.invocations)
         shared = {"%data": [self.data.elements], "%udata": [self.udata.elements], "%pdata": self.push.elements[0],
-                  "%wg": [undefined("%S")] * self.invocations}
+                  "%wg": [undefined("%S")] * self.invocations,
+                  "images": self.textures.initial_images() if self.textures else {}}
         for first_pass in (True, False):
             for invocation in range(self.invocations):
                 private = {var: self.constant_value(init) for var, _, init in self.privates}
@@ -849,7 +851,8 @@ class Module:
                 except Barrier:
                     continue
             shared["%wg_at_barrier"] = shared["%wg"]
-        return outputs, self.data.holding(shared["%data"][0])
+        images = self.textures.image_words(shared["images"]) if self.textures else {}
+        return outputs, self.data.holding(shared["%data"][0]), images
 
     def run(self, fn, args, memory):
         env = dict(zip(fn.params, args))
@@ -935,6 +938,9 @@ class Module:
                     env[result] = COMPOSITE_MODELS[op](value, variables, *operands)
                 elif op in TEXTURE_MODELS:
                     env[result] = TEXTURE_MODELS[op](value, self.textures, *operands)
+                elif op in STORAGE_IMAGE_MODELS:
+                    images = memory["shared"]["images"]
+                    env[result] = STORAGE_IMAGE_MODELS[op](value, self.textures, images, *operands)
                 elif op == "call":
                     callee = next(f for f in self.functions if f.name == operands[0])
                     # A pointer argument (a variable) goes as what it names in this function.
@@ -978,6 +984,7 @@ class Module:
             *(self.textures.exec_lines() if textures else []),
             "; exec: cpu 1: " + " ".join(map(str, expected[0])),
             "; exec: cpu 2: " + " ".join(map(str, expected[1])),
+            *[f"; exec: cpu {binding}: " + " ".join(map(str, words)) for binding, words in expected[2].items()],
             "               OpCapability Shader",
             *(["               OpCapability Float16"] if self.halves else []),
             *(["OpCapability ImageQuery", "OpCapability ImageGatherExtended"] if textures else []),
@@ -1011,7 +1018,7 @@ class Module:
             "OpDecorate %udata Binding 3",
             "OpDecorate %PE Block",
             *[line for line in self.specs if line.startswith("OpDecorate")],
-            *(Textures.decorations() if textures else []),
+            *(self.textures.decorations() if textures else []),
         ] + self.data.layout.decorations("%rt_LE") + self.udata.layout.decorations("%UArr") + self.push.layout.decorations()
         # A helper's pointer parameter may point to a private variable the helper also uses by name:
         # both are declared Aliased, which makes SPIR-V define what such accesses do.

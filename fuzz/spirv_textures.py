@@ -15,11 +15,19 @@ half the one before, rounded down) and contents:
   sampler where the translation's binding map puts it;
 
 and `%smp` (binding 7), a nearest sampler, clamp to edge, nearest between levels (`; exec:
-sampler`). Coordinates keep a quarter of a texel away from the edges where rounding decides
+sampler`). And four storage images, compared after the run (`; exec: storage-image`, `cpu`):
+
+- `%simg_u` (binding 9, r32ui) and `%simg_f` (binding 10, r32f), read and written: a column per
+  invocation (its global id), which only that invocation touches, so no two race;
+- `%simg_o` (binding 11, rgba32f), written only (WGSL's storage textures are read-write only in
+  32-bit single-channel formats), a column per invocation too;
+- `%simg_c` (binding 12, rgba8), read only, anywhere.
+ Coordinates keep a quarter of a texel away from the edges where rounding decides
 (sampling) or are integers in range (fetching), levels of detail a quarter of a level away from
 where nearest mipmapping changes level, so every device gives what the model says."""
 
 import math
+import struct
 
 # The handles by variable: (image type, SPIR-V pointer type, binding, format).
 TEXTURES = {
@@ -30,8 +38,16 @@ TEXTURES = {
 }
 SAMPLER = "%smp"
 SAMPLER_BINDING = 7
+# The storage images by variable: (image type, SPIR-V pointer type, binding, format, SPIR-V
+# format, access: "rw", "w" or "r").
+STORAGE_IMAGES = {
+    "%simg_u": ("%simg_u_t", "%pc_simg_u", 9, "r32uint", "R32ui", "rw"),
+    "%simg_f": ("%simg_f_t", "%pc_simg_f", 10, "r32float", "R32f", "rw"),
+    "%simg_o": ("%simg_o_t", "%pc_simg_o", 11, "rgba32float", "Rgba32f", "w"),
+    "%simg_c": ("%simg_c_t", "%pc_simg_c", 12, "rgba8unorm", "Rgba8", "r"),
+}
 # What a texel of each format reads as: a vector of unsigned integers, floats, or bytes (unorm).
-TEXEL_KIND = {"r32uint": "uint", "rgba8unorm": "unorm", "rgba32float": "float"}
+TEXEL_KIND = {"r32uint": "uint", "rgba8unorm": "unorm", "rgba32float": "float", "r32float": "float"}
 
 
 class Texture:
@@ -68,11 +84,72 @@ class Texture:
         return list(texel)
 
 
-class Textures:
-    """A module's textures, by variable."""
+class StorageImage:
+    """A storage image's size and texels (one level): a column per invocation of `columns`, or
+    (with None) any size."""
 
-    def __init__(self, r):
+    def __init__(self, r, fmt, columns):
+        self.format = fmt
+        self.width = columns or r.randint(2, 5)
+        self.height = r.randint(1, 4) if columns else r.randint(2, 5)
+        count = self.width * self.height
+        if fmt == "r32float":
+            self.texels = [r.randint(-256, 256) / 4 for _ in range(count)]
+        elif fmt == "rgba32float":
+            self.texels = [[0.0] * 4 for _ in range(count)]  # written only; the rest stays 0
+        else:
+            self.texels = [r.getrandbits(32) for _ in range(count)]
+
+    def words(self, texels=None):
+        texels = self.texels if texels is None else texels
+        if self.format == "rgba32float":
+            return [float_bits(lane) for texel in texels for lane in texel]
+        return [float_bits(t) if self.format == "r32float" else t for t in texels]
+
+    def read(self, texels, x, y):
+        """What the texel at (x, y) of `texels` (the image's contents now) reads as."""
+        if not (0 <= x < self.width and 0 <= y < self.height):
+            raise ValueError(f"storage image read out of range: {(x, y)}")
+        texel = texels[y * self.width + x]
+        if self.format == "r32uint":
+            return [texel, 0, 0, 1]
+        if self.format == "r32float":
+            return [texel, 0.0, 0.0, 1.0]
+        if self.format == "rgba8unorm":
+            return [(texel >> (8 * lane)) & 0xFF for lane in range(4)]
+        return list(texel)
+
+    def write(self, texels, x, y, texel):
+        """Writes `texel` (a scalar or four lanes) at (x, y) of `texels`: the lanes the format has."""
+        if not (0 <= x < self.width and 0 <= y < self.height):
+            raise ValueError(f"storage image write out of range: {(x, y)}")
+        lanes = texel if isinstance(texel, list) else [texel]
+        texels[y * self.width + x] = list(lanes) if self.format == "rgba32float" else lanes[0]
+
+
+def float_bits(value):
+    return struct.unpack("<I", struct.pack("<f", value))[0]
+
+
+class Textures:
+    """A module's textures and storage images, by variable."""
+
+    def __init__(self, r, invocations):
         self.by_var = {var: Texture(r, entry[3]) for var, entry in TEXTURES.items()}
+        self.storage = {var: StorageImage(r, entry[3], None if entry[5] == "r" else invocations)
+                        for var, entry in STORAGE_IMAGES.items()}
+        # Storage images may carry their access as decorations, or leave it to their use.
+        self.decorated = r.random() < 0.5
+
+    def initial_images(self):
+        """The storage images' contents at the start, by variable (the model's to change)."""
+        return {var: [list(t) if isinstance(t, list) else t for t in image.texels]
+                for var, image in self.storage.items()}
+
+    def image_words(self, images):
+        """`cpu` lines' words of the storage images the program writes, by binding."""
+        return {STORAGE_IMAGES[var][2]: self.storage[var].words(texels) for var, texels in images.items()
+                if STORAGE_IMAGES[var][5] != "r"}
 
     def exec_lines(self):
         lines = []
@@ -84,13 +161,20 @@ class Textures:
             lines.append(f"; exec: {kind} {binding} {t.width}x{t.height} {fmt}{filtering}{levels}: "
                          + " ".join(t.words()))
         lines.append(f"; exec: sampler {SAMPLER_BINDING} nearest")
+        for var, (_, _, binding, fmt, _, _) in STORAGE_IMAGES.items():
+            image = self.storage[var]
+            lines.append(f"; exec: storage-image {binding} {image.width}x{image.height} {fmt}: "
+                         + " ".join(map(str, image.words())))
         return lines
 
-    @staticmethod
-    def decorations():
+    def decorations(self):
         lines = []
-        for var, (_, _, binding, _) in [*TEXTURES.items(), (SAMPLER, (None, None, SAMPLER_BINDING, None))]:
+        bindings = [(var, entry[2]) for var, entry in [*TEXTURES.items(), *STORAGE_IMAGES.items()]]
+        for var, binding in bindings + [(SAMPLER, SAMPLER_BINDING)]:
             lines += [f"OpDecorate {var} DescriptorSet 0", f"OpDecorate {var} Binding {binding}"]
+        if self.decorated:
+            lines += [f"OpDecorate {var} {'NonReadable' if entry[5] == 'w' else 'NonWritable'}"
+                      for var, entry in STORAGE_IMAGES.items() if entry[5] != "rw"]
         return lines
 
     @staticmethod
@@ -110,11 +194,15 @@ class Textures:
             "%arr4v2int = OpTypeArray %v2int %len4",
             *[f"{var} = OpVariable {entry[1]} UniformConstant" for var, entry in TEXTURES.items()],
             f"{SAMPLER} = OpVariable %pc_smp UniformConstant",
+            *[line for var, (ty, pointer, _, _, spirv_format, _) in STORAGE_IMAGES.items() for line in (
+                f"{ty} = OpTypeImage {'%uint' if spirv_format == 'R32ui' else '%float'} 2D 0 0 0 2 {spirv_format}",
+                f"{pointer} = OpTypePointer UniformConstant {ty}",
+                f"{var} = OpVariable {pointer} UniformConstant")],
         ]
 
     @staticmethod
     def variables():
-        return [*TEXTURES, SAMPLER]
+        return [*TEXTURES, SAMPLER, *STORAGE_IMAGES]
 
 
 def texel_coordinate(x, shift, size):
@@ -170,6 +258,17 @@ TEXTURE_MODELS = {
         gather(textures.by_var[value(sampled)], value(coordinate), component, offsets)),
     "query_size": lambda value, textures, ty, image, lod, level: list(textures.by_var[value(image)].size(level)),
     "query_levels": lambda value, textures, ty, image: textures.by_var[value(image)].levels,
+    "storage_size": lambda value, textures, ty, image: [
+        textures.storage[value(image)].width, textures.storage[value(image)].height],
+}
+
+# The models of reads and writes of storage images: (value of a name, the textures, the images'
+# contents now, operands...) -> the result.
+STORAGE_IMAGE_MODELS = {
+    "image_read": lambda value, textures, images, ty, image, coordinate: textures.storage[value(image)].read(
+        images[value(image)], *value(coordinate)),
+    "image_write": lambda value, textures, images, image, coordinate, texel: textures.storage[value(image)].write(
+        images[value(image)], *value(coordinate), value(texel)),
 }
 
 
@@ -204,4 +303,7 @@ TEXTURE_INSTRUCTIONS = {
     "gather": lambda r, a: [f"{r} = OpImageGather {a[0]} {a[1]} {a[2]} {a[3]} {a[6]}".rstrip()],
     "query_size": lambda r, a: [f"{r} = OpImageQuerySizeLod {a[0]} {a[1]} {a[2]}"],
     "query_levels": lambda r, a: [f"{r} = OpImageQueryLevels {a[0]} {a[1]}"],
+    "storage_size": lambda r, a: [f"{r} = OpImageQuerySize {a[0]} {a[1]}"],
+    "image_read": lambda r, a: [f"{r} = OpImageRead {a[0]} {a[1]} {a[2]}"],
+    "image_write": lambda r, a: [f"OpImageWrite {a[0]} {a[1]} {a[2]}"],
 }
