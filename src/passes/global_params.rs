@@ -14,10 +14,15 @@
 //! whose pointer argument aliases a module-scope variable the callee uses; SPIR-V allows it
 //! (with `Aliased`), and the specialized callee accesses the variable itself, as aliasing asks.
 //!
+//! A storage image parameter, a pointer to one or its value, is specialized so too: naga's WGSL
+//! validator stores only to a storage texture that is a module-scope variable (WGSL itself allows
+//! a parameter). The specialized callee loads the variable at its start where the parameter was
+//! a value.
+//!
 //! Before: function parameters may be pointers of any storage class.
 //! After: no parameter of a function an entry point reaches points into storage, uniform,
 //! push-constant or workgroup memory, nor into private memory where the function uses a private
-//! variable by name.
+//! variable by name; none is a storage image or a pointer to one.
 
 use std::collections::{HashMap, HashSet};
 
@@ -64,10 +69,22 @@ struct PendingCall {
     roots: Vec<(usize, Root)>,
 }
 
+/// A storage image, or a pointer to one.
+fn is_storage_image(module: &Module, ty: Id) -> bool {
+    match module.type_def(ty) {
+        Some(Type::Image(image)) => image.sampled == 2,
+        Some(Type::Pointer { class: StorageClass::UniformConstant, pointee }) => is_storage_image(module, *pointee),
+        _ => false,
+    }
+}
+
 pub fn run(module: &mut Module, _options: &Options) -> Result<(), Error> {
     let private_users = private_users(module);
     let is_candidate = |module: &Module, f: usize, param: &Param| match module.type_def(param.ty) {
         Some(Type::Pointer { class: StorageClass::Private, .. }) => private_users.contains(&f),
+        Some(Type::Pointer { class: StorageClass::UniformConstant, .. } | Type::Image(_)) => {
+            is_storage_image(module, param.ty)
+        }
         Some(Type::Pointer { class, .. }) => passed_by_variable_only(*class),
         _ => false,
     };
@@ -195,7 +212,8 @@ fn next_call(
     None
 }
 
-/// The variable and indices a pointer value names, through access chains and copies.
+/// The variable and indices a pointer value names, through access chains and copies; or that a
+/// storage image value was loaded from.
 fn root(module: &Module, pointer: Id) -> Option<Root> {
     match module.def(pointer) {
         Def::Global(_) => Some(Root { variable: pointer, indices: Vec::new() }),
@@ -203,6 +221,10 @@ fn root(module: &Module, pointer: Id) -> Option<Root> {
             let inst = module.value_inst(pointer)?;
             match inst.op {
                 Op::CopyObject => root(module, inst.id(0)?),
+                // A storage image value: of a variable, not of an element of an array of them.
+                Op::Load if is_storage_image(module, inst.ty()?) => {
+                    root(module, inst.id(0)?).filter(|root| root.indices.is_empty())
+                }
                 Op::AccessChain | Op::InBoundsAccessChain => {
                     let mut root = root(module, inst.id(0)?)?;
                     for index in inst.id_operands().skip(1) {
@@ -220,7 +242,7 @@ fn root(module: &Module, pointer: Id) -> Option<Root> {
 
 /// Function `f`'s parameters at the roots' positions become what the roots name: the variable,
 /// or an access chain from it at the start of the body, whose dynamic indices are new parameters
-/// at the end of the list.
+/// at the end of the list; a storage image value, a load of the variable at the start of the body.
 fn specialize(module: &mut Module, f: usize, roots: &[(usize, Root)]) {
     let params = module.functions[f].params.clone();
     let mut replaced_by_variable: IdMap<Id, Id> = IdMap::default();
@@ -228,6 +250,11 @@ fn specialize(module: &mut Module, f: usize, roots: &[(usize, Root)]) {
     let mut added = Vec::new();
     for (position, root) in roots {
         let param = &params[*position];
+        if matches!(module.type_def(param.ty), Some(Type::Image(_))) {
+            let variable = Operand::IdRef(root.variable);
+            chains.push(Inst::new(Op::Load, Some(param.ty), Some(param.id), [variable].into(), 0));
+            continue;
+        }
         if root.indices.is_empty() {
             replaced_by_variable.insert(param.id, root.variable);
             continue;
@@ -389,6 +416,17 @@ fn refuse_remaining(
         let Some(param) = module.functions[f].params.iter().find(|param| is_candidate(module, f, param)) else {
             continue;
         };
+        let location = Location { result_id: Some(param.id), ..Location::default() };
+        if is_storage_image(module, param.ty) {
+            let what = if called(f) { "not one variable (an element of an array of them, say)" } else { "by no call" };
+            return Err(Error::unsupported(
+                format!(
+                    "a storage image function parameter passed {what}: naga's WGSL validator stores only to a \
+                     storage texture that is a module-scope variable, so each call's must be one"
+                ),
+                location,
+            ));
+        }
         let Some(Type::Pointer { class, .. }) = module.type_def(param.ty) else { continue };
         let what = if called(f) {
             "a pointer that is not a part of one variable (a phi or select chose it)"
@@ -406,7 +444,7 @@ fn refuse_remaining(
         };
         return Err(Error::unsupported(
             format!("a function parameter pointing into {class:?} memory, passed {what}: {why}"),
-            Location { result_id: Some(param.id), ..Location::default() },
+            location,
         ));
     }
     Ok(())
