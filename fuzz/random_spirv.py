@@ -187,7 +187,7 @@ from spirv_blocks import (ATOMICS, BINARY, COMPOSITES, EXTENDED, FLOAT, FLOAT_VA
                           PACKING, POINTEES, PUSH_LAID_OUT, SPEC_INTEGER, SPEC_LOGICAL, TWINS, U32_OPS,
                           UNIFORM_LAID_OUT, Block, Function, LaidOutBuffer, Module, members, scalar_and_width, signed,
                           vector_type)
-from spirv_textures import SAMPLER, STORAGE_IMAGES, TEXEL_KIND, TEXTURES, Textures
+from spirv_textures import HANDLES, SAMPLER, STORAGE_IMAGES, TEXEL_KIND, TEXTURES, Textures
 
 INVOCATIONS = 32
 WORDS = 16  # input words per invocation; the cursor wraps around them
@@ -295,6 +295,12 @@ class Program(Module):
                 fn.pointer = (r.choice([t for t in POINTEES if t in COMPOSITES]), r.choice(["Function", "Private"]))
                 fn.params.append(f"%pointer{index}")
                 self.note("call.pointer_parameter." + fn.pointer[1])
+            if self.textures and r.random() < 0.5:
+                # A last parameter: a texture, the sampler or a storage image, as a pointer to its
+                # variable or loaded.
+                fn.handle = (r.choice(sorted(HANDLES)), r.choice(["pointer", "value"]))
+                fn.params.append(f"%handle{index}")
+                self.note("call.handle_parameter." + fn.handle[1])
             FunctionBuilder(self, fn, helpers=list(helpers), budget=r.randint(4, 14)).helper_body()
             helpers.append(fn)
         main = Function("%main", [])
@@ -970,7 +976,14 @@ class FunctionBuilder:
             self.p.note("texture.handle_at_hand")
             return r.choice(at_hand)
         ty = {**TEXTURES, **STORAGE_IMAGES}[var][0] if var != SAMPLER else "%smp_t"
-        value = self.inst("load_handle", ty, var)
+        source = var
+        if self.fn.handle and self.fn.handle[0] == var and r.random() < 0.7:
+            # The helper's own parameter: loaded through, or the handle itself.
+            if self.fn.handle[1] == "value":
+                self.p.note("texture.handle_parameter")
+                return self.fn.params[-1]
+            source = self.fn.params[-1]
+        value = self.inst("load_handle", ty, source)
         if r.random() < 0.2:
             value = self.inst("copy", ty, value)
             self.p.note("texture.handle_copied")
@@ -1163,6 +1176,17 @@ class FunctionBuilder:
             self.inst("image_write", handle, coordinate, texel)
             return
         self.fold_texel(self.inst("image_read", vector_type(scalar, 4), handle, coordinate), image.format)
+
+    def use_handle(self, var):
+        """An image instruction on the handle `var`."""
+        if var in STORAGE_IMAGES:
+            self.texture_storage(var)
+        elif var == SAMPLER:
+            self.texture_sample("%tex_c", separate=True)
+        elif var == "%tex_f" or self.r.random() < 0.5:
+            self.texture_fetch(var)
+        else:
+            self.texture_sample(var)
 
     def use_every_texture(self):
         """Reads each texture and the sampler once, and each storage image, the written-only one
@@ -1632,6 +1656,9 @@ class FunctionBuilder:
     def statement_call(self, ctx):
         callee = self.r.choice(self.helpers)
         pointer = [self.some_variable(*callee.pointer)[0]] if callee.pointer else []
+        if callee.handle:
+            var, passing = callee.handle
+            pointer.append(var if passing == "pointer" else self.handle(var))
         self.state["acc"] = self.emit("call", callee.name, self.state["acc"], self.state["cursor"], self.base, *pointer)
         self.state["cursor"] = self.emit("add", self.state["cursor"], self.c(CALL_STRIDE))
         self.p.note("call" + (".in_loop" if ctx is None or ctx.loop or ctx.in_continue else ""))
@@ -1988,6 +2015,8 @@ class FunctionBuilder:
         acc, cursor, self.base = self.fn.params[:3]
         self.state = {"acc": acc, "cursor": cursor}
         self.avail = frozenset(self.fn.params[:3])
+        if self.fn.handle:
+            self.use_handle(self.fn.handle[0])
         self.threaded_composite()
         while self.cur is not None and self.budget > 0:
             self.budget -= 1

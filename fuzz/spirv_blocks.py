@@ -5,7 +5,7 @@ predecessor, switches by label), which is how the generator knows what each modu
 import math
 import struct
 
-from spirv_textures import STORAGE_IMAGE_MODELS, TEXTURE_INSTRUCTIONS, TEXTURE_MODELS, Textures
+from spirv_textures import HANDLES, STORAGE_IMAGE_MODELS, TEXTURE_INSTRUCTIONS, TEXTURE_MODELS, Textures, handle_type
 
 MASK = 0xFFFF_FFFF
 STEP_LIMIT = 1_000_000  # blocks entered per invocation: more is a generator bug
@@ -665,8 +665,14 @@ class Layout:
 
 
 def function_type(fn):
-    """A helper's function type: three u32 parameters, maybe a pointer one."""
-    return f"%helper_fn_{fn.pointer[1]}_{fn.pointer[0][1:]}" if fn.pointer else "%helper_fn"
+    """A helper's function type: three u32 parameters, maybe a pointer one, maybe a handle."""
+    name = f"%helper_fn_{fn.pointer[1]}_{fn.pointer[0][1:]}" if fn.pointer else "%helper_fn"
+    return name + (f"_{fn.handle[0][1:]}_{fn.handle[1]}" if fn.handle else "")
+
+
+def parameter_types(fn):
+    return ["%uint"] * 3 + ([pointer(*fn.pointer)] if fn.pointer else []) + (
+        [handle_type(*fn.handle)] if fn.handle else [])
 
 
 # The letter of each storage class in the names of its pointer types.
@@ -707,6 +713,7 @@ class Function:
         self.blocks = []
         self.variables = []  # (name, type, initializer): function variables of composite types
         self.pointer = None  # (type, storage) of a fourth parameter, a pointer to a variable
+        self.handle = None  # (variable, "pointer" or "value") of a last parameter, a texture's handle
 
 
 def random_value(r, ty):
@@ -943,8 +950,10 @@ class Module:
                     env[result] = STORAGE_IMAGE_MODELS[op](value, self.textures, images, *operands)
                 elif op == "call":
                     callee = next(f for f in self.functions if f.name == operands[0])
-                    # A pointer argument (a variable) goes as what it names in this function.
-                    args = [(variables, a) if i == 3 else value(a) for i, a in enumerate(operands[1:])]
+                    # A pointer argument (a variable) goes as what it names in this function; a
+                    # handle variable as itself (the model's value of a handle).
+                    args = [(variables, a) if i == 3 and callee.pointer else a if a in HANDLES else value(a)
+                            for i, a in enumerate(operands[1:])]
                     env[result] = self.run(callee, args, memory)
                 else:
                     raise GeneratorBug(f"no model for {op}")
@@ -1085,9 +1094,10 @@ class Module:
                   for ty in reachable(element)]
         lines.append("%pdata = OpVariable %pk_PE PushConstant")
         lines += [f"{pointer(ty, s)} = OpTypePointer {s} {ty}" for s in ("Function", "Private") for ty in POINTEES]
-        types = {function_type(f): f.pointer for f in self.functions if f.pointer}
-        lines += [f"{name} = OpTypeFunction %uint %uint %uint %uint {pointer(*p)}" for name, p in types.items()]
         lines += Textures.declarations() if textures else []
+        types = {function_type(f): parameter_types(f) for f in self.functions[1:]}
+        lines += [f"{name} = OpTypeFunction %uint {' '.join(params)}" for name, params in types.items()
+                  if name != "%helper_fn"]
         lines += [
             "    %rt_uint = OpTypeRuntimeArray %uint",
             "        %Buf = OpTypeStruct %rt_uint",
@@ -1122,9 +1132,8 @@ class Module:
         main = fn.name == "%main"
         result, ty = ("%void", "%void_fn") if main else ("%uint", function_type(fn))
         lines = [f"{fn.name} = OpFunction {result} None {ty}"]
-        lines += [f"{p} = OpFunctionParameter %uint" for p in fn.params[:3]]
-        if fn.pointer:
-            lines.append(f"{fn.params[3]} = OpFunctionParameter {pointer(*fn.pointer)}")
+        if not main:
+            lines += [f"{p} = OpFunctionParameter {ty}" for p, ty in zip(fn.params, parameter_types(fn))]
         for index, block in enumerate(fn.blocks):
             lines.append(f"{block.label} = OpLabel")
             if main and index == 0:

@@ -46,6 +46,19 @@ STORAGE_IMAGES = {
     "%simg_o": ("%simg_o_t", "%pc_simg_o", 11, "rgba32float", "Rgba32f", "w"),
     "%simg_c": ("%simg_c_t", "%pc_simg_c", 12, "rgba8unorm", "Rgba8", "r"),
 }
+# Every handle variable: the textures, the sampler, the storage images.
+HANDLES = [*TEXTURES, SAMPLER, *STORAGE_IMAGES]
+
+
+def handle_type(var, passing):
+    """The type of a helper's parameter taking the handle `var` by `passing` ("pointer": a
+    pointer to the variable; "value": the handle loaded)."""
+    if var == SAMPLER:
+        return "%pc_smp" if passing == "pointer" else "%smp_t"
+    entry = {**TEXTURES, **STORAGE_IMAGES}[var]
+    return entry[1] if passing == "pointer" else entry[0]
+
+
 # What a texel of each format reads as: a vector of unsigned integers, floats, or bytes (unorm).
 TEXEL_KIND = {"r32uint": "uint", "rgba8unorm": "unorm", "rgba32float": "float", "r32float": "float"}
 
@@ -202,7 +215,7 @@ class Textures:
 
     @staticmethod
     def variables():
-        return [*TEXTURES, SAMPLER, *STORAGE_IMAGES]
+        return HANDLES
 
 
 def texel_coordinate(x, shift, size):
@@ -244,7 +257,7 @@ def gather(texture, coordinate, component, offsets):
 # handle (a loaded image, sampler or combined image sampler, an OpImage of one, an OpSampledImage)
 # is the variable of the texture it reads.
 TEXTURE_MODELS = {
-    "load_handle": lambda value, textures, ty, var: var,
+    "load_handle": lambda value, textures, ty, var: var if var in HANDLES else value(var),
     "image_of": lambda value, textures, ty, sampled: value(sampled),
     "sampled_image": lambda value, textures, ty, image, sampler: value(image),
     "texcoord": lambda value, textures, x, shift, size, shift_name, scale_name: texel_coordinate(
