@@ -156,7 +156,9 @@ sampled at each (levels of detail and gradients that select a level). And storag
 (r32ui and r32f read and written, rgba32f written, rgba8 read; their access decorated or left
 to their use): `OpImageRead`, `OpImageWrite` (a scalar texel to the single-channel ones now and
 then) and `OpImageQuerySize`, each invocation writing only its own column; the images written
-are compared after the run with the model's (`cpu` lines).
+are compared after the run with the model's (`cpu` lines). Half the helpers of such modules take
+a texture, the sampler or a storage image as a last parameter, a pointer to its variable or the
+handle loaded.
 
 First thing, the entry point's invocations swap values through workgroup memory: each stores a
 struct to its slot of an array, an `OpControlBarrier`, each reads another's slot whole or in part,
