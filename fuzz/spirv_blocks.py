@@ -665,9 +665,9 @@ class Layout:
 
 
 def function_type(fn):
-    """A helper's function type: three u32 parameters, maybe a pointer one, maybe a handle."""
-    name = f"%helper_fn_{fn.pointer[1]}_{fn.pointer[0][1:]}" if fn.pointer else "%helper_fn"
-    return name + (f"_{fn.handle[0][1:]}_{fn.handle[1]}" if fn.handle else "")
+    """A helper's function type, named by its parameters' types past the three u32 ones (a
+    pointer, a handle): SPIR-V allows one declaration of each."""
+    return "%helper_fn" + "".join("_" + ty[1:] for ty in parameter_types(fn)[3:])
 
 
 def parameter_types(fn):
