@@ -152,7 +152,9 @@ outside the texture (clamped to its edge), the unsigned texture too (which WGSL 
 sampler are loaded, maybe copied, and used in any block the load dominates; sampled images are
 the combined one or an `OpSampledImage` of an image (maybe `OpImage` of the combined one) and the
 sampler in the block that uses them. Textures have one to three mip levels, fetched, queried and
-sampled at each (levels of detail and gradients that select a level). And storage images
+sampled at each (levels of detail and gradients that select a level), projectively now and then
+(`OpImageSampleProjExplicitLod`); fetches and storage image reads carry `ZeroExtend` (SPIR-V 1.4)
+and `Nontemporal` (1.6) image operands now and then. And storage images
 (r32ui and r32f read and written, rgba32f written, rgba8 read; their access decorated or left
 to their use): `OpImageRead`, `OpImageWrite` (a scalar texel to the single-channel ones now and
 then) and `OpImageQuerySize`, each invocation writing only its own column; the images written
@@ -1047,8 +1049,9 @@ class FunctionBuilder:
             coordinate = self.inst("bitcast", "%v2int", coordinate)
             self.p.note("texture.signed_coordinates")
         operand = f"ConstOffset {self.offset(offset)}" if offset != [0, 0] or r.random() < 0.1 else ""
-        ty = "%v4uint" if t.format == "r32uint" else "%v4float"
         self.p.note(f"texture.fetch.{t.format}" + (".offset" if operand else ""))
+        operand += self.extension_operands(t.format == "r32uint")
+        ty = "%v4uint" if t.format == "r32uint" else "%v4float"
         if level:
             self.p.note("texture.fetch.level")
         texel = self.inst("fetch", ty, self.image(var), coordinate, f"Lod {self.level(level)}", offset, operand, level)
@@ -1103,7 +1106,13 @@ class FunctionBuilder:
         self.p.note(f"texture.sample.{t.format}" + (".offset" if operand else ""))
         if level:
             self.p.note("texture.sample.level")
-        texel = self.inst("sample", ty, self.sampled(var, separate), coordinate, lod, offset, operand, level)
+        op = "sample"
+        if r.random() < 0.25:
+            # Projective: (u q, v q, q), a power of two.
+            q = r.choice([0.5, 1.0, 2.0, 4.0])
+            coordinate, op = self.inst("projective", coordinate, self.p.float_const(q), q), "sample_proj"
+            self.p.note("texture.sample.projective")
+        texel = self.inst(op, ty, self.sampled(var, separate), coordinate, lod, offset, operand, level)
         self.fold_texel(texel, t.format)
 
     def texture_gather(self):
@@ -1177,7 +1186,22 @@ class FunctionBuilder:
                 texel = self.float_value(1 if single else 4)
             self.inst("image_write", handle, coordinate, texel)
             return
-        self.fold_texel(self.inst("image_read", vector_type(scalar, 4), handle, coordinate), image.format)
+        operands = self.extension_operands(image.format == "r32uint")
+        self.fold_texel(self.inst("image_read", vector_type(scalar, 4), handle, coordinate, operands), image.format)
+
+    def extension_operands(self, unsigned):
+        """Now and then, image operands that change nothing here: `ZeroExtend` of an unsigned
+        texel (SPIR-V 1.4), `Nontemporal` (1.6); `;`-separated clauses, each after a `;`."""
+        r = self.r
+        version = int(self.p.version.split(".")[1])
+        clauses = ""
+        if unsigned and version >= 4 and r.random() < 0.3:
+            clauses += ";ZeroExtend"
+            self.p.note("texture.zero_extend")
+        if version >= 6 and r.random() < 0.3:
+            clauses += ";Nontemporal"
+            self.p.note("texture.nontemporal")
+        return clauses
 
     def use_handle(self, var):
         """An image instruction on the handle `var`."""

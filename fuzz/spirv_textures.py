@@ -267,6 +267,10 @@ TEXTURE_MODELS = {
         textures.by_var[value(image)], value(coordinate), offset, level),
     "sample": lambda value, textures, ty, sampled, coordinate, lod, offset, offset_name, level: sample(
         textures.by_var[value(sampled)], value(coordinate), offset, level),
+    # Projective: the coordinates divided by the last.
+    "sample_proj": lambda value, textures, ty, sampled, coordinate, lod, offset, offset_name, level: sample(
+        textures.by_var[value(sampled)], [c / value(coordinate)[2] for c in value(coordinate)[:2]], offset, level),
+    "projective": lambda value, textures, coordinate, q_name, q: [c * q for c in value(coordinate)] + [q],
     "gather": lambda value, textures, ty, sampled, coordinate, component_name, component, offsets, offset_operand: (
         gather(textures.by_var[value(sampled)], value(coordinate), component, offsets)),
     "query_size": lambda value, textures, ty, image, lod, level: list(textures.by_var[value(image)].size(level)),
@@ -278,18 +282,20 @@ TEXTURE_MODELS = {
 # The models of reads and writes of storage images: (value of a name, the textures, the images'
 # contents now, operands...) -> the result.
 STORAGE_IMAGE_MODELS = {
-    "image_read": lambda value, textures, images, ty, image, coordinate: textures.storage[value(image)].read(
-        images[value(image)], *value(coordinate)),
+    "image_read": lambda value, textures, images, ty, image, coordinate, operands: textures.storage[
+        value(image)].read(images[value(image)], *value(coordinate)),
     "image_write": lambda value, textures, images, image, coordinate, texel: textures.storage[value(image)].write(
         images[value(image)], *value(coordinate), value(texel)),
 }
 
 
-def image_operands(lod, offset_operand):
-    """The image operands of an explicit level of detail (`Lod X` or `Grad DX DY`) and maybe an
-    offset operand (`ConstOffset C`, `ConstOffsets C`)."""
-    kinds = [lod.split()[0]] + ([offset_operand.split()[0]] if offset_operand else [])
-    values = lod.split()[1:] + (offset_operand.split()[1:] if offset_operand else [])
+def image_operands(*clauses):
+    """The image operands of clauses such as `Lod X`, `Grad DX DY`, `ConstOffset C` and
+    `ZeroExtend`, in the order of their bits, several in one string separated by `;`, empty
+    ones left out."""
+    clauses = [c for clause in clauses for c in clause.split(";") if c]
+    kinds = [clause.split()[0] for clause in clauses]
+    values = [v for clause in clauses for v in clause.split()[1:]]
     return " ".join(["|".join(kinds)] + values)
 
 
@@ -313,10 +319,17 @@ TEXTURE_INSTRUCTIONS = {
     ],
     "fetch": lambda r, a: [f"{r} = OpImageFetch {a[0]} {a[1]} {a[2]} {image_operands(a[3], a[5])}"],
     "sample": lambda r, a: [f"{r} = OpImageSampleExplicitLod {a[0]} {a[1]} {a[2]} {image_operands(a[3], a[5])}"],
+    "sample_proj": lambda r, a: [
+        f"{r} = OpImageSampleProjExplicitLod {a[0]} {a[1]} {a[2]} {image_operands(a[3], a[5])}"],
+    # (u, v) times q, then q.
+    "projective": lambda r, a: [
+        f"{r}_s = OpVectorTimesScalar %v2float {a[0]} {a[1]}",
+        f"{r} = OpCompositeConstruct %v3float {r}_s {a[1]}",
+    ],
     "gather": lambda r, a: [f"{r} = OpImageGather {a[0]} {a[1]} {a[2]} {a[3]} {a[6]}".rstrip()],
     "query_size": lambda r, a: [f"{r} = OpImageQuerySizeLod {a[0]} {a[1]} {a[2]}"],
     "query_levels": lambda r, a: [f"{r} = OpImageQueryLevels {a[0]} {a[1]}"],
     "storage_size": lambda r, a: [f"{r} = OpImageQuerySize {a[0]} {a[1]}"],
-    "image_read": lambda r, a: [f"{r} = OpImageRead {a[0]} {a[1]} {a[2]}"],
+    "image_read": lambda r, a: [f"{r} = OpImageRead {a[0]} {a[1]} {a[2]} {image_operands(a[3])}".rstrip()],
     "image_write": lambda r, a: [f"OpImageWrite {a[0]} {a[1]} {a[2]}"],
 }
