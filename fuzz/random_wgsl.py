@@ -16,7 +16,10 @@ expression is a constant one (whose overflow WGSL rejects). They mix what the re
 defaults and computed from others (in expressions and a workgroup size); pointer arguments to
 function and private variables; workgroup memory with
 atomics inside structs and arrays; frexp and modf results; structs and arrays in uniform and
-storage buffers. The same seed always writes the same program.
+storage buffers. Half the programs also read textures of one to three mip levels (`textureLoad`,
+`textureDimensions`, `textureNumLevels`, `textureSampleLevel` and `textureGather` with a nearest
+sampler, at levels of detail and coordinates away from where rounding decides) and read and write a
+storage texture, a column per invocation. The same seed always writes the same program.
 
 Pointer arguments into part of a variable (`f(&s.member)`), which our SPIR-V passes through a
 copy, are left out: naga's SPIR-V writer in wgpu panics on them, so the WGSL could not run.
@@ -30,11 +33,30 @@ OUTPUTS = 8  # integer results per invocation
 INVOCATIONS = 8  # two workgroups of four
 
 
+class Texture:
+    """A texture's size and levels (each half the one before, at least 1)."""
+
+    def __init__(self, r):
+        self.width, self.height = r.randint(2, 5), r.randint(2, 5)
+        self.levels = r.randint(1, min(3, max(self.width, self.height).bit_length()))
+
+    def size(self, level):
+        return max(self.width >> level, 1), max(self.height >> level, 1)
+
+    def texels(self):
+        return sum(w * h for w, h in map(self.size, range(self.levels)))
+
+
 class Program:
     def __init__(self, seed):
         self.r = random.Random(seed)
         self.seed = seed
         self.loop_depth = 0
+        # Half the programs read textures; drawn apart, so the others are what their seeds gave.
+        textures = random.Random(f"textures {seed}")
+        self.textures = textures.random() < 0.5
+        self.words, self.colours = Texture(textures), Texture(textures)
+        self.marks_height = textures.randint(1, 4)  # the storage texture's rows
 
     # Expressions -------------------------------------------------------------------------
 
@@ -44,7 +66,9 @@ class Program:
         if depth >= MAX_DEPTH:
             return r.choice(["a", "b", "i", f"({r.randrange(1000)}u + z)", "(width + z)", "input[i]", "params.v0.y"])
         d = depth + 1
-        kind = r.randrange(17)
+        kind = r.randrange(17 + self.textures)
+        if kind == 17:
+            return self.texture(d)
         if kind == 0:
             return f"({r.randrange(0, 1 << 32)}u + z)"
         if kind == 1:
@@ -80,6 +104,42 @@ class Program:
         if kind == 15:
             return f"helper(vec2u({self.u(d)}, {self.u(d)}), {self.i(d)})"
         return f"cells[i & 1u].items[{self.u(d)} & 3u]"
+
+    def texture(self, d):
+        """A u32 from a texture: a texel, a size, a level count, a sample or gather (of unorm
+        bytes, as the bytes), or this invocation's texel of the storage texture."""
+        r = self.r
+        kind = r.randrange(5)
+        if kind == 0:
+            level = r.randrange(self.words.levels)
+            width, height = self.words.size(level)
+            coordinate = f"vec2u({self.u(d)} % {width}u, {self.u(d)} % {height}u)"
+            return f"textureLoad(words, {coordinate}, {level}u + z).{r.choice('xw')}"
+        if kind == 1:
+            texture = r.choice(["words", "colours"])
+            levels = (self.words if texture == "words" else self.colours).levels
+            if r.random() < 0.3:
+                return f"textureNumLevels({texture})"
+            return f"textureDimensions({texture}, {r.randrange(levels)}u + z).{r.choice('xy')}"
+        if kind == 2:
+            # Nearest mipmapping reads level l from a level of detail over l - 0.5 up to l + 0.5.
+            level = r.randrange(self.colours.levels)
+            lod = level + r.choice([-0.25, 0.0, 0.25]) if level else r.choice([-1.0, 0.0, 0.25])
+            uv = self.coordinates(self.colours.size(level), r.choice([0.25, 0.5, 0.75]), 4, d)
+            sample = f"textureSampleLevel(colours, nearest, {uv}, {lod})"
+            return f"u32(round({sample}.{r.choice('xyzw')} * 255.0))"
+        if kind == 3:
+            uv = self.coordinates(self.colours.size(0), 1.0, 3, d)
+            gather = f"textureGather({r.randrange(4)}, colours, nearest, {uv})"
+            return f"u32(round({gather}.{r.choice('xyzw')} * 255.0))"
+        return f"textureLoad(marks, vec2u(i, {self.u(d)} % {self.marks_height}u)).x"
+
+    def coordinates(self, size, shift, beyond, d):
+        """Normalized coordinates ((x - 2) + shift) / size, x under size + `beyond`: from two
+        texels before the texture to past its end, `shift` into a texel."""
+        width, height = size
+        x = f"vec2u({self.u(d)} % {width + beyond}u, {self.u(d)} % {height + beyond}u)"
+        return f"((vec2f({x}) - {2.0 - shift}) / vec2f({float(width)}, {float(height)}))"
 
     def i(self, depth=0):
         """An i32 expression."""
@@ -143,7 +203,10 @@ class Program:
     def statement(self, indent, depth):
         r = self.r
         pad = "    " * indent
-        kind = r.randrange(13 if depth < 2 else 8)
+        kinds = 13 if depth < 2 else 8
+        kind = r.randrange(kinds + self.textures)
+        if kind == kinds:
+            return f"{pad}textureStore(marks, vec2u(i, {self.u(1)} % {self.marks_height}u), vec4u({self.u(1)}));\n"
         if kind == 0:
             return f"{pad}a = {self.u()};\n"
         if kind == 1:
@@ -197,6 +260,27 @@ class Program:
             "// exec: spec 1 2",
             f"// exec: spec 2 {enabled}",
         ]
+        textures, uses = "", ""
+        if self.textures:
+            words, colours, rows = self.words, self.colours, self.marks_height
+            header += [
+                f"// exec: texture 4 {words.width}x{words.height} r32uint levels {words.levels}: "
+                f"random*{words.texels()}",
+                f"// exec: texture 5 {colours.width}x{colours.height} rgba8unorm levels {colours.levels}: "
+                f"random*{colours.texels()}",
+                "// exec: sampler 6 nearest",
+                f"// exec: storage-image 7 {INVOCATIONS}x{rows} r32uint: random*{INVOCATIONS * rows}",
+            ]
+            textures = """
+@group(0) @binding(4) var words: texture_2d<u32>;
+@group(0) @binding(5) var colours: texture_2d<f32>;
+@group(0) @binding(6) var nearest: sampler;
+@group(0) @binding(7) var marks: texture_storage_2d<r32uint, read_write>;
+"""
+            # Every binding used (wgpu rejects a bind group entry the shader does not use).
+            uses = ("    out[base + 3u] ^= textureLoad(words, vec2u(0u), 0).x ^ textureLoad(marks, vec2u(i, 0u)).x ^ "
+                    "u32(round(textureSampleLevel(colours, nearest, vec2f(0.5), 0.0).y * 255.0));\n"
+                    "    textureStore(marks, vec2u(i, 0u), vec4u(a ^ b));\n")
         body = self.statements(r.randrange(4, 9), 1, 0)
         result = [f"out[base + {k}u] = {self.u(1)};" for k in range(4)]
         return "\n".join(header) + f"""
@@ -218,7 +302,7 @@ struct Params {{ v0: vec4u, v1: vec4u, v2: vec4i, rows: array<vec4u, 2> }}
 @group(0) @binding(1) var<storage, read_write> out: array<u32, {INVOCATIONS * OUTPUTS}>;
 @group(0) @binding(2) var<uniform> params: Params;
 @group(0) @binding(3) var<storage, read_write> floats: array<f32, {INVOCATIONS}>;
-
+{textures}
 var<private> cells: array<Cell, 2>;
 var<private> cells_total: u32;
 var<private> pitems: array<u32, 4>;
@@ -263,7 +347,7 @@ fn main(@builtin(global_invocation_id) gid: vec3u, @builtin(local_invocation_ind
     out[base + 6u] = cells[0].items[b & 3u] + cells[1].items[2] + cells_total + cells[i & 1u].total;
     out[base + 7u] = bitcast<u32>(c) + u32(signed_width) + select(0u, 1u, enabled);
     {" ".join(result)}
-    floats[i] = {self.f()} + f32(i) + 0.5;
+{uses}    floats[i] = {self.f()} + f32(i) + 0.5;
 }}
 """
 
