@@ -2,8 +2,9 @@
 //! reference ran on.
 //!
 //! Pipelines use wgpu's automatic layout, and a bind group holds exactly the
-//! bindings the WGSL declares: a resource the translation dropped is then
-//! simply unbound, and its output shows the difference. Every wgpu error of
+//! bindings the entry points use (what that layout has, as an application
+//! binding from `getBindGroupLayout` does): a resource the translation dropped
+//! is then simply unbound, and its output shows the difference. Every wgpu error of
 //! a run (validation or internal) is captured and returned, not panicked on.
 
 use std::future::Future;
@@ -391,10 +392,10 @@ impl WebGpu {
         resources: &[(u32, Resource)],
         wgsl: &[&str],
     ) -> wgpu::BindGroup {
-        let declared = declared_bindings(wgsl);
+        let used = used_bindings(wgsl);
         let entries: Vec<wgpu::BindGroupEntry> = resources
             .iter()
-            .filter(|(binding, _)| declared.contains(binding))
+            .filter(|(binding, _)| used.contains(binding))
             .map(|(binding, resource)| wgpu::BindGroupEntry {
                 binding: *binding,
                 resource: match resource {
@@ -523,19 +524,30 @@ fn for_naga(wgsl: &str) -> String {
     wgsl.replacen("enable subgroups;", "", 1)
 }
 
-fn declared_bindings(wgsl: &[&str]) -> Vec<u32> {
-    wgsl.iter()
-        .filter_map(|text| naga::front::wgsl::parse_str(&for_naga(text)).ok())
-        .flat_map(|module| {
-            module
-                .global_variables
-                .iter()
-                .filter_map(|(_, global)| global.binding.as_ref())
-                .filter(|binding| binding.group == 0)
-                .map(|binding| binding.binding)
-                .collect::<Vec<_>>()
-        })
-        .collect()
+/// The `@binding`s of `@group(0)` the entry points of the WGSL modules use (naga's validation
+/// says which globals each reaches; the test has validated the modules already). A global
+/// declared but unused (a sampler only a fetched-from image went with, in SPIR-V) is not in
+/// the automatic layout, which rejects a bind group entry for it.
+fn used_bindings(wgsl: &[&str]) -> Vec<u32> {
+    let mut used = Vec::new();
+    for text in wgsl {
+        let Ok(module) = naga::front::wgsl::parse_str(&for_naga(text)) else { continue };
+        let mut validator =
+            naga::valid::Validator::new(naga::valid::ValidationFlags::all(), naga::valid::Capabilities::all());
+        let Ok(info) = validator.validate(&module) else { continue };
+        for index in 0..module.entry_points.len() {
+            let uses = info.get_entry_point(index);
+            for (handle, global) in module.global_variables.iter() {
+                if let Some(binding) = &global.binding
+                    && binding.group == 0
+                    && !uses[handle].is_empty()
+                {
+                    used.push(binding.binding);
+                }
+            }
+        }
+    }
+    used
 }
 
 /// The keys of the case's `spec` lines as pipeline-overridable constants:
