@@ -16,7 +16,12 @@ helper calls whose result is stored at once, calls that change a global read in 
 expression, `inout` arguments (components among them), early returns from helpers and from
 `main`, loops with `break` and `continue`, switches with fall-through, dynamic indices into a
 local array and a struct, conditions joined by && and || (whose right-hand sides may call a
-function that changes a global). The same seed always writes the same program.
+function that changes a global). Half the programs also read textures: combined image
+samplers and a texture with a separate sampler, of one to three mip levels, by texelFetch,
+textureSize, textureQueryLevels, textureLod and textureGather (nearest sampling, coordinates and
+levels of detail away from where rounding decides), directly and through helpers taking the
+combined samplers as parameters (which glslang passes as pointers). The same seed always writes
+the same program.
 """
 import random
 import sys
@@ -24,16 +29,77 @@ import sys
 MAX_DEPTH = 3
 
 
+class Texture:
+    """A texture's binding, size and levels (each half the one before, at least 1)."""
+
+    def __init__(self, r, binding):
+        self.binding = binding
+        self.width, self.height = r.randint(2, 5), r.randint(2, 5)
+        self.levels = r.randint(1, min(3, max(self.width, self.height).bit_length()))
+
+    def size(self, level):
+        return max(self.width >> level, 1), max(self.height >> level, 1)
+
+    def texels(self):
+        return sum(w * h for w, h in map(self.size, range(self.levels)))
+
+
 class Program:
     def __init__(self, seed, stage):
         self.r = random.Random(seed)
         self.seed = seed
         self.stage = stage
+        # Half the programs read textures; drawn apart, so the others are what their seeds gave.
+        textures = random.Random(f"textures {seed}")
+        self.textures = textures.random() < 0.5
+        # usampler2D words, sampler2D colours, utexture2D plain (with sampler nearest, binding 5).
+        self.words, self.colours, self.plain = (Texture(textures, binding) for binding in (2, 3, 4))
+
+    def texture(self, depth):
+        """A uint read from a texture: a texel, a size, a level count, a sample or gather of unorm
+        bytes (as the bytes), directly or through a helper."""
+        r = self.r
+        kind = r.randrange(6)
+        if kind in (0, 1):
+            name, texture = r.choice([("words", self.words), ("usampler2D(plain, nearest)", self.plain)])
+            level = r.randrange(texture.levels)
+            width, height = texture.size(level)
+            # glslang (11.11) puts a sampler constructor's OpSampledImage in the block it starts
+            # in, which a ?: or && in the coordinates would leave (invalid SPIR-V): variables only.
+            x, y = (r.choice("abc") for _ in range(2)) if name != "words" else (self.scalar(depth), self.scalar(depth))
+            at = f"uvec2({x}, {y}) % uvec2({width}u, {height}u)"
+            if kind == 1 and name == "words":
+                return f"fetched(words, {at}, {level})"
+            return f"texelFetch({name}, ivec2({at}), {level}).{r.choice('xw')}"
+        if kind == 2:
+            name, texture = r.choice([("words", self.words), ("colours", self.colours)])
+            if r.random() < 0.3:
+                return f"uint(textureQueryLevels({name}))"
+            return f"uint(textureSize({name}, {r.randrange(texture.levels)}).{r.choice('xy')})"
+        if kind in (3, 4):
+            level = r.randrange(self.colours.levels)
+            lod = level + r.choice([-0.25, 0.0, 0.25]) if level else r.choice([-1.0, 0.0, 0.25])
+            uv = self.coordinates(self.colours.size(level), r.choice([0.25, 0.5, 0.75]), 4, depth)
+            if kind == 4:
+                return f"sampled(colours, {uv}, {lod}, {r.randrange(4)})"
+            return f"uint(round(textureLod(colours, {uv}, {lod}).{r.choice('xyzw')} * 255.0))"
+        uv = self.coordinates(self.colours.size(0), 1.0, 3, depth)
+        return f"uint(round(textureGather(colours, {uv}, {r.randrange(4)}).{r.choice('xyzw')} * 255.0))"
+
+    def coordinates(self, size, shift, beyond, depth):
+        """Normalized coordinates ((x - 2) + shift) / size, x under size + `beyond`: from two
+        texels before the texture to past its end, `shift` into a texel."""
+        width, height = size
+        x = f"uvec2({self.scalar(depth)} % {width + beyond}u, {self.scalar(depth)} % {height + beyond}u)"
+        return f"((vec2({x}) - {2.0 - shift}) / vec2({float(width)}, {float(height)}))"
 
     def scalar(self, depth=0):
         r = self.r
-        kind = r.randrange(11 if depth < MAX_DEPTH else 3)
+        kinds = 11 if depth < MAX_DEPTH else 3
+        kind = r.randrange(kinds + self.textures)
         deeper = depth + 1
+        if kind == kinds:
+            return self.texture(deeper)
         if kind == 0:
             return f"{r.randrange(0, 1000)}u"
         if kind == 9:
@@ -271,10 +337,37 @@ class Program:
                 "    dst[id * 4u] = v0; dst[id * 4u + 1u] = v1; dst[id * 4u + 2u] = v2;",
                 "    dst[id * 4u + 3u] = uvec4(a, b, c, a ^ b ^ c ^ arr[0] ^ arr[1] ^ arr[2] ^ arr[3] ^ s.p ^ s.q.x ^ s.q.y);",
             ]
+        textures = []
+        if self.textures:
+            words, colours, plain = self.words, self.colours, self.plain
+            textures = [
+                f"// exec: combined 2 {words.width}x{words.height} r32uint nearest levels {words.levels}: "
+                f"random*{words.texels()}",
+                f"// exec: combined 3 {colours.width}x{colours.height} rgba8unorm nearest levels {colours.levels}: "
+                f"random*{colours.texels()}",
+                f"// exec: texture 4 {plain.width}x{plain.height} r32uint levels {plain.levels}: random*{plain.texels()}",
+                "// exec: sampler 5 nearest",
+                "layout(binding = 2) uniform usampler2D words;",
+                "layout(binding = 3) uniform sampler2D colours;",
+                "layout(binding = 4) uniform utexture2D plain;",
+                "layout(binding = 5) uniform sampler nearest;",
+                "uint fetched(usampler2D t, uvec2 at, int level) {",
+                "    return texelFetch(t, ivec2(at), level).x;",
+                "}",
+                "uint sampled(sampler2D t, vec2 uv, float lod, int lane) {",
+                "    return uint(round(textureLod(t, uv, lod)[lane] * 255.0));",
+                "}",
+            ]
+            # Every binding read (wgpu rejects a bind group entry the shader does not use).
+            last = [
+                "    a ^= texelFetch(words, ivec2(0), 0).x ^ texelFetch(usampler2D(plain, nearest), ivec2(0), 0).x"
+                " ^ uint(round(textureLod(colours, vec2(0.5), 0.0).y * 255.0));",
+            ] + last
         out = [
             "#version 450",
             f"// Generated by fuzz/random_programs.py, seed {self.seed}.",
             *stage,
+            *textures,
             "uvec4 v0; uvec4 v1; uvec4 v2;",
             "struct S { uint p; uvec2 q; };",
         ]
