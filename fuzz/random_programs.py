@@ -26,22 +26,9 @@ the same program.
 import random
 import sys
 
+from spirv_textures import MipChain
+
 MAX_DEPTH = 3
-
-
-class Texture:
-    """A texture's binding, size and levels (each half the one before, at least 1)."""
-
-    def __init__(self, r, binding):
-        self.binding = binding
-        self.width, self.height = r.randint(2, 5), r.randint(2, 5)
-        self.levels = r.randint(1, min(3, max(self.width, self.height).bit_length()))
-
-    def size(self, level):
-        return max(self.width >> level, 1), max(self.height >> level, 1)
-
-    def texels(self):
-        return sum(w * h for w, h in map(self.size, range(self.levels)))
 
 
 class Program:
@@ -52,8 +39,9 @@ class Program:
         # Half the programs read textures; drawn apart, so the others are what their seeds gave.
         textures = random.Random(f"textures {seed}")
         self.textures = textures.random() < 0.5
-        # usampler2D words, sampler2D colours, utexture2D plain (with sampler nearest, binding 5).
-        self.words, self.colours, self.plain = (Texture(textures, binding) for binding in (2, 3, 4))
+        # usampler2D words (binding 2), sampler2D colours (3), utexture2D plain (4) with sampler
+        # nearest (5).
+        self.words, self.colours, self.plain = (MipChain(textures) for _ in range(3))
 
     def texture(self, depth):
         """A uint read from a texture: a texel, a size, a level count, a sample or gather of unorm
@@ -342,10 +330,10 @@ class Program:
             words, colours, plain = self.words, self.colours, self.plain
             textures = [
                 f"// exec: combined 2 {words.width}x{words.height} r32uint nearest levels {words.levels}: "
-                f"random*{words.texels()}",
+                f"random*{words.texel_count()}",
                 f"// exec: combined 3 {colours.width}x{colours.height} rgba8unorm nearest levels {colours.levels}: "
-                f"random*{colours.texels()}",
-                f"// exec: texture 4 {plain.width}x{plain.height} r32uint levels {plain.levels}: random*{plain.texels()}",
+                f"random*{colours.texel_count()}",
+                f"// exec: texture 4 {plain.width}x{plain.height} r32uint levels {plain.levels}: random*{plain.texel_count()}",
                 "// exec: sampler 5 nearest",
                 "layout(binding = 2) uniform usampler2D words;",
                 "layout(binding = 3) uniform sampler2D colours;",

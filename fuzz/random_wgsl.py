@@ -28,23 +28,11 @@ fixtures/exec/compute/reverse_pointer_arguments.wgsl tests them against results 
 import random
 import sys
 
+from spirv_textures import MipChain
+
 MAX_DEPTH = 3
 OUTPUTS = 8  # integer results per invocation
 INVOCATIONS = 8  # two workgroups of four
-
-
-class Texture:
-    """A texture's size and levels (each half the one before, at least 1)."""
-
-    def __init__(self, r):
-        self.width, self.height = r.randint(2, 5), r.randint(2, 5)
-        self.levels = r.randint(1, min(3, max(self.width, self.height).bit_length()))
-
-    def size(self, level):
-        return max(self.width >> level, 1), max(self.height >> level, 1)
-
-    def texels(self):
-        return sum(w * h for w, h in map(self.size, range(self.levels)))
 
 
 class Program:
@@ -55,7 +43,7 @@ class Program:
         # Half the programs read textures; drawn apart, so the others are what their seeds gave.
         textures = random.Random(f"textures {seed}")
         self.textures = textures.random() < 0.5
-        self.words, self.colours = Texture(textures), Texture(textures)
+        self.words, self.colours = MipChain(textures), MipChain(textures)
         self.marks_height = textures.randint(1, 4)  # the storage texture's rows
 
     # Expressions -------------------------------------------------------------------------
@@ -265,9 +253,9 @@ class Program:
             words, colours, rows = self.words, self.colours, self.marks_height
             header += [
                 f"// exec: texture 4 {words.width}x{words.height} r32uint levels {words.levels}: "
-                f"random*{words.texels()}",
+                f"random*{words.texel_count()}",
                 f"// exec: texture 5 {colours.width}x{colours.height} rgba8unorm levels {colours.levels}: "
-                f"random*{colours.texels()}",
+                f"random*{colours.texel_count()}",
                 "// exec: sampler 6 nearest",
                 f"// exec: storage-image 7 {INVOCATIONS}x{rows} r32uint: random*{INVOCATIONS * rows}",
             ]

@@ -69,11 +69,26 @@ def handle_type(var, passing):
 TEXEL_KIND = {"r32uint": "uint", "rgba8unorm": "unorm", "rgba32float": "float", "r32float": "float"}
 
 
-class Texture:
-    def __init__(self, r, fmt):
-        self.format = fmt
+class MipChain:
+    """A 2D texture's size (2 to 5 texels a side) and mip levels (1 to 3, each half the one
+    before, rounded down, at least 1); the random GLSL and WGSL programs use it too."""
+
+    def __init__(self, r):
         self.width, self.height = r.randint(2, 5), r.randint(2, 5)
         self.levels = r.randint(1, min(3, max(self.width, self.height).bit_length()))
+
+    def size(self, level):
+        return max(self.width >> level, 1), max(self.height >> level, 1)
+
+    def texel_count(self):
+        """Texels in all levels: the words an `exec:` line of an r32uint or rgba8unorm texture has."""
+        return sum(w * h for w, h in map(self.size, range(self.levels)))
+
+
+class Texture(MipChain):
+    def __init__(self, r, fmt):
+        super().__init__(r)
+        self.format = fmt
         self.texels = []  # per level, row by row
         for level in range(self.levels):
             width, height = self.size(level)
@@ -81,9 +96,6 @@ class Texture:
                 self.texels.append([[r.randint(-256, 256) / 4 for _ in range(4)] for _ in range(width * height)])
             else:
                 self.texels.append([r.getrandbits(32) for _ in range(width * height)])
-
-    def size(self, level):
-        return max(self.width >> level, 1), max(self.height >> level, 1)
 
     def words(self):
         texels = [texel for level in self.texels for texel in level]
