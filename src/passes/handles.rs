@@ -437,6 +437,7 @@ fn both_uses(what: &str, first: (&str, &Location), second: (&str, &Location)) ->
 
 fn retype(module: &mut Module, groups: &Groups, uses: &HashMap<usize, Uses>) -> Result<(), Error> {
     let none = Uses::default();
+    let companions: IdSet<Id> = module.companion_samplers.values().copied().collect();
     let mut unused_companions = IdSet::default();
     for members in groups.members() {
         let first = members[0];
@@ -449,7 +450,7 @@ fn retype(module: &mut Module, groups: &Groups, uses: &HashMap<usize, Uses>) -> 
             }
             Some(Type::Sampler { .. }) if group_uses.depth_reference.is_none() && group_uses.plain.is_none() => {
                 // Dropped together at the end: one pass over the companions, not one per group.
-                if members.iter().all(|&id| module.global_index(id).is_some()) {
+                if members.iter().all(|id| companions.contains(id)) {
                     unused_companions.extend(members.iter().copied());
                 }
                 sampler_type(module, false)
@@ -473,10 +474,17 @@ fn retype(module: &mut Module, groups: &Groups, uses: &HashMap<usize, Uses>) -> 
 }
 
 /// The sampler split from a combined image sampler that is only fetched from or queried is not
-/// needed (unless a helper function takes it): it gets no variable and no binding.
+/// needed: it gets no variable and no binding, and where helper functions take the combined image
+/// sampler, no parameter (their calls pass what `companion_samplers` lists).
 fn drop_unused_companions(module: &mut Module, unused: &IdSet<Id>) {
+    if unused.is_empty() {
+        return;
+    }
     module.companion_samplers.retain(|_, companion| !unused.contains(companion));
     module.new_bindings.retain(|new| !unused.contains(&new.variable));
+    for function in &mut module.functions {
+        function.params.retain(|param| !unused.contains(&param.id));
+    }
 }
 
 /// The handle type of a variable (its store type) or parameter.
