@@ -26,7 +26,7 @@ the same program.
 import random
 import sys
 
-from spirv_textures import MipChain
+from spirv_textures import MipChain, normalized_coordinates
 
 MAX_DEPTH = 3
 
@@ -75,11 +75,7 @@ class Program:
         return f"uint(round(textureGather(colours, {uv}, {r.randrange(4)}).{r.choice('xyzw')} * 255.0))"
 
     def coordinates(self, size, shift, beyond, depth):
-        """Normalized coordinates ((x - 2) + shift) / size, x under size + `beyond`: from two
-        texels before the texture to past its end, `shift` into a texel."""
-        width, height = size
-        x = f"uvec2({self.scalar(depth)} % {width + beyond}u, {self.scalar(depth)} % {height + beyond}u)"
-        return f"((vec2({x}) - {2.0 - shift}) / vec2({float(width)}, {float(height)}))"
+        return normalized_coordinates(lambda: self.scalar(depth), size, shift, beyond, "uvec2", "vec2")
 
     def scalar(self, depth=0):
         r = self.r

@@ -28,7 +28,7 @@ fixtures/exec/compute/reverse_pointer_arguments.wgsl tests them against results 
 import random
 import sys
 
-from spirv_textures import MipChain
+from spirv_textures import MipChain, normalized_coordinates
 
 MAX_DEPTH = 3
 OUTPUTS = 8  # integer results per invocation
@@ -123,11 +123,7 @@ class Program:
         return f"textureLoad(marks, vec2u(i, {self.u(d)} % {self.marks_height}u)).x"
 
     def coordinates(self, size, shift, beyond, d):
-        """Normalized coordinates ((x - 2) + shift) / size, x under size + `beyond`: from two
-        texels before the texture to past its end, `shift` into a texel."""
-        width, height = size
-        x = f"vec2u({self.u(d)} % {width + beyond}u, {self.u(d)} % {height + beyond}u)"
-        return f"((vec2f({x}) - {2.0 - shift}) / vec2f({float(width)}, {float(height)}))"
+        return normalized_coordinates(lambda: self.u(d), size, shift, beyond, "vec2u", "vec2f")
 
     def i(self, depth=0):
         """An i32 expression."""

@@ -85,6 +85,15 @@ class MipChain:
         return sum(w * h for w, h in map(self.size, range(self.levels)))
 
 
+def normalized_coordinates(value, size, shift, beyond, unsigned_vec2, float_vec2):
+    """Shading-language text of the coordinates ((x - 2) + shift) / size, each x an unsigned
+    `value()` modulo its size + `beyond`: from two texels before the texture to past its end,
+    `shift` into a texel. The vector constructors are GLSL's (uvec2, vec2) or WGSL's (vec2u, vec2f)."""
+    width, height = size
+    x = f"{unsigned_vec2}({value()} % {width + beyond}u, {value()} % {height + beyond}u)"
+    return f"(({float_vec2}({x}) - {2.0 - shift}) / {float_vec2}({float(width)}, {float(height)}))"
+
+
 class Texture(MipChain):
     def __init__(self, r, fmt):
         super().__init__(r)
