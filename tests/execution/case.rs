@@ -72,10 +72,30 @@ pub struct Texture {
     pub words: Vec<u32>,
 }
 
+/// One mip level of a texture: its index, size, and where its texels are in the texture's words
+/// (in bytes).
+pub struct MipLevel {
+    pub index: u32,
+    pub width: u32,
+    pub height: u32,
+    pub bytes: std::ops::Range<usize>,
+}
+
 impl Texture {
-    /// Each mip level's width and height, level 0 first.
-    pub fn level_sizes(&self) -> impl Iterator<Item = (u32, u32)> + '_ {
-        (0..self.levels).map(|level| ((self.width >> level).max(1), (self.height >> level).max(1)))
+    /// Each mip level, level 0 first, each half the one before (at least 1): its texels follow
+    /// the previous level's.
+    pub fn mip_levels(&self) -> Vec<MipLevel> {
+        let bytes_per_texel = self.format.info().bytes_per_texel as usize;
+        let mut start = 0;
+        (0..self.levels)
+            .map(|index| {
+                let (width, height) = ((self.width >> index).max(1), (self.height >> index).max(1));
+                let end = start + (width * height) as usize * bytes_per_texel;
+                let level = MipLevel { index, width, height, bytes: start..end };
+                start = end;
+                level
+            })
+            .collect()
     }
 }
 
@@ -569,9 +589,8 @@ fn check(case: &Case) -> Result<(), String> {
         if let ResourceKind::Texture(t) | ResourceKind::Combined { texture: t, .. } | ResourceKind::StorageImage(t) =
             &resource.kind
         {
-            let words_per_texel = t.format.info().bytes_per_texel / 4;
-            let words: u32 = t.level_sizes().map(|(w, h)| w * h * words_per_texel).sum();
-            if t.words.len() as u32 != words {
+            let words = t.mip_levels().last().map_or(0, |level| level.bytes.end / 4);
+            if t.words.len() != words {
                 return Err(format!("{}: texture {} needs {} words", case.name, resource.binding, words));
             }
         }

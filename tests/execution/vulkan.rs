@@ -721,20 +721,19 @@ impl<'a> Run<'a> {
         bindings: &mut Bindings,
     ) -> Result<Image, String> {
         let extent = vk::Extent2D { width: texture.width, height: texture.height };
-        let info = texture.format.info();
-        let image = self.image(extent, texture.levels, info.vulkan, usage, vk::SampleCountFlags::TYPE_1)?;
+        let format = texture.format.info().vulkan;
+        let image = self.image(extent, texture.levels, format, usage, vk::SampleCountFlags::TYPE_1)?;
         let staging = self.buffer(&texture.words, vk::BufferUsageFlags::TRANSFER_SRC)?;
-        let mut offset = 0;
-        let mut regions = Vec::new();
-        for (level, (width, height)) in texture.level_sizes().enumerate() {
-            regions.push(
+        let regions = texture
+            .mip_levels()
+            .into_iter()
+            .map(|level| {
                 vk::BufferImageCopy::default()
-                    .buffer_offset(offset)
-                    .image_subresource(color_layers().mip_level(level as u32))
-                    .image_extent(vk::Extent3D { width, height, depth: 1 }),
-            );
-            offset += u64::from(width * height * info.bytes_per_texel);
-        }
+                    .buffer_offset(level.bytes.start as u64)
+                    .image_subresource(color_layers().mip_level(level.index))
+                    .image_extent(vk::Extent3D { width: level.width, height: level.height, depth: 1 })
+            })
+            .collect();
         bindings.uploads.push((image.image, staging.buffer, regions, layout));
         Ok(image)
     }

@@ -355,18 +355,15 @@ impl WebGpu {
             view_formats: &[],
         });
         let bytes: Vec<u8> = texture.words.iter().flat_map(|w| w.to_le_bytes()).collect();
-        let mut offset = 0;
-        for (level, (width, height)) in texture.level_sizes().enumerate() {
-            let length = (width * height * info.bytes_per_texel) as usize;
+        for level in texture.mip_levels() {
             let layout = wgpu::TexelCopyBufferLayout {
                 offset: 0,
-                bytes_per_row: Some(width * info.bytes_per_texel),
+                bytes_per_row: Some(level.width * info.bytes_per_texel),
                 rows_per_image: None,
             };
-            let target = wgpu::TexelCopyTextureInfo { mip_level: level as u32, ..handle.as_image_copy() };
-            let size = wgpu::Extent3d { width, height, depth_or_array_layers: 1 };
-            self.queue.write_texture(target, &bytes[offset..offset + length], layout, size);
-            offset += length;
+            let target = wgpu::TexelCopyTextureInfo { mip_level: level.index, ..handle.as_image_copy() };
+            let size = wgpu::Extent3d { width: level.width, height: level.height, depth_or_array_layers: 1 };
+            self.queue.write_texture(target, &bytes[level.bytes], layout, size);
         }
         handle
     }
