@@ -981,7 +981,7 @@ class Module:
         textures = self.textures is not None
         interface = "%gid" if self.version == "1.3" else " ".join(
             ["%gid %inputs %outputs %data %udata %wg %pdata"] + [v for v, _, _ in self.privates]
-            + (Textures.variables() if textures else []))
+            + (HANDLES if textures else []))
         lines = ["; SPIR-V", f"; Version: {self.version}"] + comments + [
             "; exec: dispatch 1 1 1",
             "; exec: storage 0: " + " ".join(map(str, self.inputs)),

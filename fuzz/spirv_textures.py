@@ -240,10 +240,6 @@ class Textures:
                 f"{var} = OpVariable {pointer} UniformConstant")],
         ]
 
-    @staticmethod
-    def variables():
-        return HANDLES
-
 
 def texel_coordinate(x, shift, size):
     """The normalized coordinate the program computes (`texcoord`): ((x - 2) + shift) / size."""
