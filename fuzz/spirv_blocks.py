@@ -5,7 +5,8 @@ predecessor, switches by label), which is how the generator knows what each modu
 import math
 import struct
 
-from spirv_textures import HANDLES, STORAGE_IMAGE_MODELS, TEXTURE_INSTRUCTIONS, TEXTURE_MODELS, Textures, handle_type
+from spirv_textures import (HANDLES, STORAGE_IMAGE_MODELS, TEXTURE_INSTRUCTIONS, TEXTURE_MODELS, Textures, float_bits,
+                            handle_type)
 
 MASK = 0xFFFF_FFFF
 STEP_LIMIT = 1_000_000  # blocks entered per invocation: more is a generator bug
@@ -523,10 +524,6 @@ def reachable(ty):
         found += [t for t in reachable(member) if t not in found]
     return found
 
-
-
-def float_bits(value):
-    return struct.unpack("<I", struct.pack("<f", value))[0]
 
 
 class Layout:

@@ -168,6 +168,7 @@ class StorageImage:
 
 
 def float_bits(value):
+    """The f32 `value`'s bits (spirv_blocks uses it too; it imports this module)."""
     return struct.unpack("<I", struct.pack("<f", value))[0]
 
 
