@@ -9,10 +9,10 @@
 //! | `storage B: VALUES` | a storage buffer at binding B with these contents; compared after the run |
 //! | `uniform B: VALUES` | a uniform buffer at binding B |
 //! | `push: VALUES` | push constants (Vulkan); on WebGPU the buffer at the binding the translation's binding map gives the push-constant block |
-//! | `texture B WxH FORMAT [levels N]: VALUES` | a sampled 2D texture (`rgba8unorm`: one word a texel, `r32uint`, `rgba32float`), maybe of N mip levels (VALUES: each level's texels in turn, level 0 first; each level half the size of the one before, rounded down, at least 1) |
+//! | `texture B WxH FORMAT [levels N] [layers L] [cube]: VALUES` | a sampled 2D texture (FORMATS below; `rgba8unorm`: one word a texel, `depth16unorm`: one word a texel, its low 16 bits), maybe of N mip levels (each half the size of the one before, rounded down, at least 1), maybe an array of L layers, maybe a cube (6 layers; a cube array with `layers`, a multiple of 6). VALUES: each level in turn, level 0 first, and in each level each layer's texels in turn |
 //! | `storage-image B WxH FORMAT: VALUES` | a storage image (2D, one level) with these texels; compared after the run as a storage buffer of its texels, row by row |
-//! | `sampler B nearest\|linear` | a sampler (clamp to edge; nearest between mip levels, none beyond the texture's) |
-//! | `combined B WxH FORMAT nearest\|linear [levels N]: VALUES` | a combined image sampler: on WebGPU the texture at B and the sampler where the translation's binding map puts it |
+//! | `sampler B nearest\|linear [compare OP]` | a sampler (clamp to edge; nearest between mip levels, none beyond the texture's), maybe a comparison sampler (OP: `never`, `less`, `equal`, `less-equal`, `greater`, `not-equal`, `greater-equal`, `always`; the reference on the left) |
+//! | `combined B WxH FORMAT nearest\|linear [compare OP] [levels N] [layers L] [cube]: VALUES` | a combined image sampler: on WebGPU the texture at B and the sampler where the translation's binding map puts it |
 //! | `spec ID VALUE` | specialize constant ID (`1.5` as f32, else a 32-bit integer) on both sides |
 //! | `ulp B N` | compare binding B as f32s, allowing N units in the last place |
 //! | `expect B: VALUES` | the WGSL result at binding B must be VALUES; the Vulkan result is not the reference (say why in a comment) |
@@ -52,8 +52,8 @@ pub enum ResourceKind {
     Uniform(Vec<u32>),
     Texture(Texture),
     StorageImage(Texture),
-    Sampler { linear: bool },
-    Combined { texture: Texture, linear: bool },
+    Sampler(Sampler),
+    Combined { texture: Texture, sampler: Sampler },
 }
 
 impl ResourceKind {
@@ -63,17 +63,58 @@ impl ResourceKind {
     }
 }
 
+#[derive(Debug, Clone, Copy)]
+pub struct Sampler {
+    pub linear: bool,
+    pub compare: Option<&'static CompareOp>,
+}
+
+/// A comparison sampler's function, with what the two APIs call it.
+#[derive(Debug)]
+pub struct CompareOp {
+    pub name: &'static str,
+    pub vulkan: ash::vk::CompareOp,
+    pub webgpu: wgpu::CompareFunction,
+}
+
+const COMPARE_OPS: &[CompareOp] = {
+    use ash::vk::CompareOp as V;
+    use wgpu::CompareFunction as W;
+    &[
+        CompareOp { name: "never", vulkan: V::NEVER, webgpu: W::Never },
+        CompareOp { name: "less", vulkan: V::LESS, webgpu: W::Less },
+        CompareOp { name: "equal", vulkan: V::EQUAL, webgpu: W::Equal },
+        CompareOp { name: "less-equal", vulkan: V::LESS_OR_EQUAL, webgpu: W::LessEqual },
+        CompareOp { name: "greater", vulkan: V::GREATER, webgpu: W::Greater },
+        CompareOp { name: "not-equal", vulkan: V::NOT_EQUAL, webgpu: W::NotEqual },
+        CompareOp { name: "greater-equal", vulkan: V::GREATER_OR_EQUAL, webgpu: W::GreaterEqual },
+        CompareOp { name: "always", vulkan: V::ALWAYS, webgpu: W::Always },
+    ]
+};
+
 #[derive(Debug, Clone)]
 pub struct Texture {
     pub width: u32,
     pub height: u32,
     pub levels: u32,
+    /// Array layers (6 a cube).
+    pub layers: u32,
+    pub view: ViewKind,
     pub format: TexelFormat,
     pub words: Vec<u32>,
 }
 
-/// One mip level of a texture: its index, size, and where its texels are in the texture's words
-/// (in bytes).
+/// How a texture is viewed: what the shader declares it as.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ViewKind {
+    D2,
+    D2Array,
+    Cube,
+    CubeArray,
+}
+
+/// One mip level of a texture: its index, size, and where its texels (all layers) are in the
+/// bytes uploaded (`Texture::upload_bytes`).
 pub struct MipLevel {
     pub index: u32,
     pub width: u32,
@@ -83,19 +124,43 @@ pub struct MipLevel {
 
 impl Texture {
     /// Each mip level, level 0 first, each half the one before (at least 1): its texels follow
-    /// the previous level's.
+    /// the previous level's, from a multiple of 4 bytes (Vulkan's rule for depth copies).
     pub fn mip_levels(&self) -> Vec<MipLevel> {
         let bytes_per_texel = self.format.info().bytes_per_texel as usize;
         let mut start = 0;
         (0..self.levels)
             .map(|index| {
                 let (width, height) = ((self.width >> index).max(1), (self.height >> index).max(1));
-                let end = start + (width * height) as usize * bytes_per_texel;
+                let end = start + (width * height * self.layers) as usize * bytes_per_texel;
                 let level = MipLevel { index, width, height, bytes: start..end };
-                start = end;
+                start = end.next_multiple_of(4);
                 level
             })
             .collect()
+    }
+
+    /// The words VALUES must give: a word a texel, four for the 16-byte formats.
+    fn word_count(&self) -> usize {
+        let words_per_texel = self.format.info().bytes_per_texel.div_ceil(4) as usize;
+        let texels: usize = self.mip_levels().iter().map(|l| (l.width * l.height * self.layers) as usize).sum();
+        texels * words_per_texel
+    }
+
+    /// The texels as uploaded, laid out as `mip_levels` says: a 2-byte texel is its word's low
+    /// half.
+    pub fn upload_bytes(&self) -> Vec<u8> {
+        let bytes_per_texel = self.format.info().bytes_per_texel as usize;
+        let mut bytes = Vec::new();
+        let mut words = self.words.iter();
+        for level in self.mip_levels() {
+            bytes.resize(level.bytes.start, 0);
+            let texels = level.bytes.len() / bytes_per_texel;
+            for _ in 0..texels * bytes_per_texel.div_ceil(4) {
+                let word = words.next().expect("checked by word_count").to_le_bytes();
+                bytes.extend_from_slice(&word[..bytes_per_texel.min(4)]);
+            }
+        }
+        bytes
     }
 }
 
@@ -105,6 +170,7 @@ pub enum TexelFormat {
     Rgba8Unorm,
     Rgba32Float,
     R32Float,
+    Depth16Unorm,
     R32Uint,
     R32Sint,
     Rgba32Uint,
@@ -115,6 +181,7 @@ pub enum TexelFormat {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ChannelKind {
     Unorm8,
+    Unorm16,
     Float32,
     Integer32,
 }
@@ -126,6 +193,7 @@ pub struct FormatInfo {
     pub channel: ChannelKind,
     pub vulkan: ash::vk::Format,
     pub webgpu: wgpu::TextureFormat,
+    pub aspect: ash::vk::ImageAspectFlags,
 }
 
 pub const FORMATS: &[FormatInfo] = &[
@@ -136,6 +204,7 @@ pub const FORMATS: &[FormatInfo] = &[
         channel: ChannelKind::Unorm8,
         vulkan: ash::vk::Format::R8G8B8A8_UNORM,
         webgpu: wgpu::TextureFormat::Rgba8Unorm,
+        aspect: ash::vk::ImageAspectFlags::COLOR,
     },
     FormatInfo {
         name: "rgba32float",
@@ -144,6 +213,7 @@ pub const FORMATS: &[FormatInfo] = &[
         channel: ChannelKind::Float32,
         vulkan: ash::vk::Format::R32G32B32A32_SFLOAT,
         webgpu: wgpu::TextureFormat::Rgba32Float,
+        aspect: ash::vk::ImageAspectFlags::COLOR,
     },
     FormatInfo {
         name: "r32float",
@@ -152,6 +222,16 @@ pub const FORMATS: &[FormatInfo] = &[
         channel: ChannelKind::Float32,
         vulkan: ash::vk::Format::R32_SFLOAT,
         webgpu: wgpu::TextureFormat::R32Float,
+        aspect: ash::vk::ImageAspectFlags::COLOR,
+    },
+    FormatInfo {
+        name: "depth16unorm",
+        format: TexelFormat::Depth16Unorm,
+        bytes_per_texel: 2,
+        channel: ChannelKind::Unorm16,
+        vulkan: ash::vk::Format::D16_UNORM,
+        webgpu: wgpu::TextureFormat::Depth16Unorm,
+        aspect: ash::vk::ImageAspectFlags::DEPTH,
     },
     FormatInfo {
         name: "r32uint",
@@ -160,6 +240,7 @@ pub const FORMATS: &[FormatInfo] = &[
         channel: ChannelKind::Integer32,
         vulkan: ash::vk::Format::R32_UINT,
         webgpu: wgpu::TextureFormat::R32Uint,
+        aspect: ash::vk::ImageAspectFlags::COLOR,
     },
     FormatInfo {
         name: "r32sint",
@@ -168,6 +249,7 @@ pub const FORMATS: &[FormatInfo] = &[
         channel: ChannelKind::Integer32,
         vulkan: ash::vk::Format::R32_SINT,
         webgpu: wgpu::TextureFormat::R32Sint,
+        aspect: ash::vk::ImageAspectFlags::COLOR,
     },
     FormatInfo {
         name: "rgba32uint",
@@ -176,6 +258,7 @@ pub const FORMATS: &[FormatInfo] = &[
         channel: ChannelKind::Integer32,
         vulkan: ash::vk::Format::R32G32B32A32_UINT,
         webgpu: wgpu::TextureFormat::Rgba32Uint,
+        aspect: ash::vk::ImageAspectFlags::COLOR,
     },
     FormatInfo {
         name: "rgba32sint",
@@ -184,6 +267,7 @@ pub const FORMATS: &[FormatInfo] = &[
         channel: ChannelKind::Integer32,
         vulkan: ash::vk::Format::R32G32B32A32_SINT,
         webgpu: wgpu::TextureFormat::Rgba32Sint,
+        aspect: ash::vk::ImageAspectFlags::COLOR,
     },
 ];
 
@@ -455,29 +539,38 @@ fn apply(case: &mut Case, text: &str) -> Result<(), String> {
                 .and_then(|(w, h)| Some((w.parse().ok()?, h.parse().ok()?)))
                 .ok_or_else(|| format!("`{size}` is not WxH"))?;
             let format = TexelFormat::parse(args.get(2).ok_or("expected a format")?)?;
-            let levels = match args.iter().position(|a| *a == "levels") {
-                Some(at) => args
-                    .get(at + 1)
-                    .and_then(|n| n.parse().ok())
-                    .filter(|n| (1..=16).contains(n))
-                    .ok_or("expected a number of levels (1 to 16) after `levels`")?,
-                None => 1,
+            let option = |name: &str, limit: u32| -> Result<Option<u32>, String> {
+                let Some(at) = args.iter().position(|a| *a == name) else { return Ok(None) };
+                let n = args.get(at + 1).and_then(|n| n.parse().ok()).filter(|n| (1..=limit).contains(n));
+                n.map(Some).ok_or_else(|| format!("expected a number (1 to {limit}) after `{name}`"))
             };
+            let levels = option("levels", 16)?.unwrap_or(1);
+            let cube = args.contains(&"cube");
+            let (layers, view) = match (option("layers", 256)?, cube) {
+                (None, false) => (1, ViewKind::D2),
+                (Some(layers), false) => (layers, ViewKind::D2Array),
+                (None, true) => (6, ViewKind::Cube),
+                (Some(layers), true) if layers % 6 == 0 => (layers, ViewKind::CubeArray),
+                (Some(_), true) => return Err("a cube array's layers are a multiple of 6".into()),
+            };
+            if cube && width != height {
+                return Err("a cube's faces are square".into());
+            }
             let words = contents(u64::from(binding))?;
-            let texture = Texture { width, height, levels, format, words };
+            let texture = Texture { width, height, levels, layers, view, format, words };
+            let depth = format.info().aspect != ash::vk::ImageAspectFlags::COLOR;
             let kind = match keyword {
                 "texture" => ResourceKind::Texture(texture),
-                "storage-image" if texture.levels == 1 => ResourceKind::StorageImage(texture),
-                "storage-image" => return Err("a storage image has one level".into()),
-                _ => ResourceKind::Combined { texture, linear: filter(args.get(3).copied())? },
+                "storage-image" if (levels, view, depth) == (1, ViewKind::D2, false) => {
+                    ResourceKind::StorageImage(texture)
+                }
+                "storage-image" => return Err("a storage image is a 2D colour image of one level".into()),
+                _ => ResourceKind::Combined { texture, sampler: sampler(&args[3..])? },
             };
             case.resources.push(Resource { binding, kind });
         }
         "sampler" => {
-            case.resources.push(Resource {
-                binding: number(0)?,
-                kind: ResourceKind::Sampler { linear: filter(args.get(1).copied())? },
-            });
+            case.resources.push(Resource { binding: number(0)?, kind: ResourceKind::Sampler(sampler(&args[1..])?) });
         }
         "spec" => {
             let token = args.get(1).ok_or("expected a value")?;
@@ -511,7 +604,11 @@ fn apply(case: &mut Case, text: &str) -> Result<(), String> {
             }
             render.width = width;
             render.height = height;
-            render.targets.push(TexelFormat::parse(args.get(2).ok_or("expected a format")?)?);
+            let format = TexelFormat::parse(args.get(2).ok_or("expected a format")?)?;
+            if format.info().aspect != ash::vk::ImageAspectFlags::COLOR {
+                return Err("a target has a colour format".into());
+            }
+            render.targets.push(format);
         }
         "draw" => {
             let render = render.ok_or("`draw` is for render pairs")?;
@@ -545,16 +642,25 @@ fn apply(case: &mut Case, text: &str) -> Result<(), String> {
     Ok(())
 }
 
-/// Catches manifests that cannot mean what their author wanted.
-/// A sampler's filter: `nearest` or `linear`.
-fn filter(word: Option<&str>) -> Result<bool, String> {
-    match word {
-        Some("nearest") => Ok(false),
-        Some("linear") => Ok(true),
-        _ => Err("expected `nearest` or `linear`".into()),
-    }
+/// A sampler from its words: `nearest` or `linear`, then maybe `compare OP`.
+fn sampler(words: &[&str]) -> Result<Sampler, String> {
+    let linear = match words.first() {
+        Some(&"nearest") => false,
+        Some(&"linear") => true,
+        _ => return Err("expected `nearest` or `linear`".into()),
+    };
+    let compare = match words.get(1) {
+        Some(&"compare") => {
+            let name = words.get(2).ok_or("expected a comparison after `compare`")?;
+            let op = COMPARE_OPS.iter().find(|op| op.name == *name);
+            Some(op.ok_or_else(|| format!("unknown comparison `{name}`"))?)
+        }
+        _ => None,
+    };
+    Ok(Sampler { linear, compare })
 }
 
+/// Catches manifests that cannot mean what their author wanted.
 fn check(case: &Case) -> Result<(), String> {
     let mut bindings: Vec<u32> = case.resources.iter().map(|r| r.binding).collect();
     bindings.sort();
@@ -589,7 +695,7 @@ fn check(case: &Case) -> Result<(), String> {
         if let ResourceKind::Texture(t) | ResourceKind::Combined { texture: t, .. } | ResourceKind::StorageImage(t) =
             &resource.kind
         {
-            let words = t.mip_levels().last().map_or(0, |level| level.bytes.end / 4);
+            let words = t.word_count();
             if t.words.len() != words {
                 return Err(format!("{}: texture {} needs {} words", case.name, resource.binding, words));
             }

@@ -126,11 +126,12 @@ fn compare_pixels(
     let channels = |bytes: &[u8]| -> Vec<u32> {
         match info.channel {
             ChannelKind::Unorm8 => bytes.iter().map(|b| u32::from(*b)).collect(),
+            ChannelKind::Unorm16 => bytes.chunks(2).map(|c| u32::from(u16::from_le_bytes([c[0], c[1]]))).collect(),
             ChannelKind::Float32 | ChannelKind::Integer32 => words(bytes),
         }
     };
     let close = |a: u32, b: u32| match info.channel {
-        ChannelKind::Unorm8 => a.abs_diff(b) <= tolerance,
+        ChannelKind::Unorm8 | ChannelKind::Unorm16 => a.abs_diff(b) <= tolerance,
         ChannelKind::Float32 => ulp_distance(a, b) <= u64::from(tolerance),
         ChannelKind::Integer32 => a == b,
     };

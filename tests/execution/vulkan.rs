@@ -11,7 +11,7 @@ use std::sync::Mutex;
 
 use ash::vk;
 
-use crate::case::{Case, Module, ResourceKind, Stage, Texture};
+use crate::case::{Case, Module, ResourceKind, Sampler, Stage, Texture, ViewKind};
 use crate::compare::Outputs;
 
 pub struct Vulkan {
@@ -101,6 +101,7 @@ impl Vulkan {
             vk::PhysicalDeviceFeatures2::default().push_next(&mut supported11).push_next(&mut supported12);
         unsafe { instance.get_physical_device_features2(physical, &mut supported) };
         let gather_extended = supported.features.shader_image_gather_extended == vk::TRUE;
+        let cube_arrays = supported.features.image_cube_array == vk::TRUE;
         let mut vulkan11 = vk::PhysicalDeviceVulkan11Features::default()
             .storage_buffer16_bit_access(supported11.storage_buffer16_bit_access == vk::TRUE)
             .uniform_and_storage_buffer16_bit_access(supported11.uniform_and_storage_buffer16_bit_access == vk::TRUE)
@@ -110,11 +111,12 @@ impl Vulkan {
             .shader_float16(supported12.shader_float16 == vk::TRUE)
             .scalar_block_layout(supported12.scalar_block_layout == vk::TRUE)
             .uniform_buffer_standard_layout(supported12.uniform_buffer_standard_layout == vk::TRUE);
-        // Gathers with offsets (ImageGatherExtended), where the device has them.
+        // Gathers with offsets (ImageGatherExtended) and cube arrays, where the device has them.
         let features = vk::PhysicalDeviceFeatures::default()
             .fragment_stores_and_atomics(true)
             .vertex_pipeline_stores_and_atomics(true)
-            .shader_image_gather_extended(gather_extended);
+            .shader_image_gather_extended(gather_extended)
+            .image_cube_array(cube_arrays);
         let info = vk::DeviceCreateInfo::default()
             .queue_create_infos(&queues)
             .enabled_features(&features)
@@ -253,10 +255,11 @@ impl Vulkan {
         let mut targets = Vec::new();
         for format in &render.targets {
             let usage = vk::ImageUsageFlags::COLOR_ATTACHMENT | vk::ImageUsageFlags::TRANSFER_SRC;
-            let image = run.image(extent, 1, format.info().vulkan, usage, samples)?;
+            let shape = Shape::flat(extent, format.info().vulkan);
+            let image = run.image(&shape, usage, samples)?;
             let resolve = match render.samples {
                 1 => None,
-                _ => Some(run.image(extent, 1, format.info().vulkan, usage, vk::SampleCountFlags::TYPE_1)?),
+                _ => Some(run.image(&shape, usage, vk::SampleCountFlags::TYPE_1)?),
             };
             let bytes = (render.width * render.height * format.info().bytes_per_texel) as usize;
             let readback = run.buffer(&vec![0; bytes / 4], vk::BufferUsageFlags::TRANSFER_DST)?;
@@ -272,6 +275,7 @@ impl Vulkan {
                     run.transition(
                         commands,
                         image.image,
+                        vk::ImageAspectFlags::COLOR,
                         vk::ImageLayout::UNDEFINED,
                         vk::ImageLayout::COLOR_ATTACHMENT_OPTIMAL,
                     );
@@ -334,6 +338,7 @@ impl Vulkan {
                 run.transition(
                     commands,
                     image.image,
+                    vk::ImageAspectFlags::COLOR,
                     vk::ImageLayout::COLOR_ATTACHMENT_OPTIMAL,
                     vk::ImageLayout::TRANSFER_SRC_OPTIMAL,
                 );
@@ -362,12 +367,12 @@ fn entry_point(module: &Module) -> Result<String, String> {
         .ok_or_else(|| format!("{}: no entry point", module.path))
 }
 
-/// Every mip level of an image.
-fn color_range() -> vk::ImageSubresourceRange {
+/// Every mip level and layer of an image.
+fn whole_range(aspect: vk::ImageAspectFlags) -> vk::ImageSubresourceRange {
     vk::ImageSubresourceRange::default()
-        .aspect_mask(vk::ImageAspectFlags::COLOR)
+        .aspect_mask(aspect)
         .level_count(vk::REMAINING_MIP_LEVELS)
-        .layer_count(1)
+        .layer_count(vk::REMAINING_ARRAY_LAYERS)
 }
 
 fn color_layers() -> vk::ImageSubresourceLayers {
@@ -419,6 +424,35 @@ struct Image {
     view: vk::ImageView,
 }
 
+/// What an image is: size, levels, layers, how it is viewed, and its format.
+struct Shape {
+    extent: vk::Extent2D,
+    levels: u32,
+    layers: u32,
+    view: ViewKind,
+    format: vk::Format,
+    aspect: vk::ImageAspectFlags,
+}
+
+impl Shape {
+    /// A 2D colour image of one level.
+    fn flat(extent: vk::Extent2D, format: vk::Format) -> Shape {
+        Shape { extent, levels: 1, layers: 1, view: ViewKind::D2, format, aspect: vk::ImageAspectFlags::COLOR }
+    }
+
+    fn of(texture: &Texture) -> Shape {
+        let info = texture.format.info();
+        Shape {
+            extent: vk::Extent2D { width: texture.width, height: texture.height },
+            levels: texture.levels,
+            layers: texture.layers,
+            view: texture.view,
+            format: info.vulkan,
+            aspect: info.aspect,
+        }
+    }
+}
+
 /// Records the case's push constants, if it has any, for the pipeline's stages.
 fn push_constants(device: &ash::Device, commands: vk::CommandBuffer, case: &Case, bindings: &Bindings) {
     if case.push_constants.is_empty() {
@@ -436,9 +470,9 @@ struct Bindings {
     stages: vk::ShaderStageFlags,
     /// Storage buffers, and buffers storage images are copied into after the run, by binding.
     storage: Vec<(u32, Buffer)>,
-    /// Textures waiting to be uploaded: image, staging buffer, a copy per mip level, the
-    /// layout the shader reads it in.
-    uploads: Vec<(vk::Image, vk::Buffer, Vec<vk::BufferImageCopy>, vk::ImageLayout)>,
+    /// Textures waiting to be uploaded: image, its aspect, staging buffer, a copy per mip level,
+    /// the layout the shader reads it in.
+    uploads: Vec<(vk::Image, vk::ImageAspectFlags, vk::Buffer, Vec<vk::BufferImageCopy>, vk::ImageLayout)>,
     /// Storage images to copy back after the run: image, buffer (also in `storage`), size.
     downloads: Vec<(vk::Image, vk::Buffer, vk::Extent2D)>,
 }
@@ -524,18 +558,18 @@ impl<'a> Run<'a> {
 
     fn image(
         &mut self,
-        extent: vk::Extent2D,
-        levels: u32,
-        format: vk::Format,
+        shape: &Shape,
         usage: vk::ImageUsageFlags,
         samples: vk::SampleCountFlags,
     ) -> Result<Image, String> {
+        let cube = matches!(shape.view, ViewKind::Cube | ViewKind::CubeArray);
         let info = vk::ImageCreateInfo::default()
+            .flags(if cube { vk::ImageCreateFlags::CUBE_COMPATIBLE } else { vk::ImageCreateFlags::empty() })
             .image_type(vk::ImageType::TYPE_2D)
-            .format(format)
-            .extent(extent.into())
-            .mip_levels(levels)
-            .array_layers(1)
+            .format(shape.format)
+            .extent(shape.extent.into())
+            .mip_levels(shape.levels)
+            .array_layers(shape.layers)
             .samples(samples)
             .tiling(vk::ImageTiling::OPTIMAL)
             .usage(usage);
@@ -544,11 +578,17 @@ impl<'a> Run<'a> {
         let requirements = unsafe { self.device().get_image_memory_requirements(image) };
         let memory = self.memory(requirements, vk::MemoryPropertyFlags::empty())?;
         unsafe { self.device().bind_image_memory(image, memory, 0) }.map_err(vk_error("binding image memory"))?;
+        let view_type = match shape.view {
+            ViewKind::D2 => vk::ImageViewType::TYPE_2D,
+            ViewKind::D2Array => vk::ImageViewType::TYPE_2D_ARRAY,
+            ViewKind::Cube => vk::ImageViewType::CUBE,
+            ViewKind::CubeArray => vk::ImageViewType::CUBE_ARRAY,
+        };
         let view_info = vk::ImageViewCreateInfo::default()
             .image(image)
-            .view_type(vk::ImageViewType::TYPE_2D)
-            .format(format)
-            .subresource_range(color_range());
+            .view_type(view_type)
+            .format(shape.format)
+            .subresource_range(whole_range(shape.aspect));
         let view = unsafe { self.device().create_image_view(&view_info, None) }.map_err(vk_error("creating a view"))?;
         self.owned.push(Owned::View(view));
         Ok(Image { image, view })
@@ -650,16 +690,16 @@ impl<'a> Run<'a> {
                     let write = write.descriptor_type(vk::DescriptorType::STORAGE_IMAGE).image_info(&info);
                     unsafe { device.update_descriptor_sets(&[write], &[]) };
                 }
-                ResourceKind::Sampler { linear } => {
-                    let info = [vk::DescriptorImageInfo { sampler: self.sampler(*linear)?, ..Default::default() }];
+                ResourceKind::Sampler(sampler) => {
+                    let info = [vk::DescriptorImageInfo { sampler: self.sampler(sampler)?, ..Default::default() }];
                     let write = write.descriptor_type(vk::DescriptorType::SAMPLER).image_info(&info);
                     unsafe { device.update_descriptor_sets(&[write], &[]) };
                 }
-                ResourceKind::Combined { texture, linear } => {
+                ResourceKind::Combined { texture, sampler } => {
                     let info = [vk::DescriptorImageInfo {
                         image_view: self.texture(texture, &mut bindings)?,
                         image_layout: vk::ImageLayout::SHADER_READ_ONLY_OPTIMAL,
-                        sampler: self.sampler(*linear)?,
+                        sampler: self.sampler(sampler)?,
                     }];
                     let write = write.descriptor_type(vk::DescriptorType::COMBINED_IMAGE_SAMPLER).image_info(&info);
                     unsafe { device.update_descriptor_sets(&[write], &[]) };
@@ -671,10 +711,12 @@ impl<'a> Run<'a> {
     }
 
     /// A sampler clamping to the edge, nearest or linear; nearest between mip levels, with no
-    /// limit on the level but the texture's (as WebGPU's default sampler).
-    fn sampler(&mut self, linear: bool) -> Result<vk::Sampler, String> {
-        let filter = if linear { vk::Filter::LINEAR } else { vk::Filter::NEAREST };
+    /// limit on the level but the texture's (as WebGPU's default sampler); maybe comparing.
+    fn sampler(&mut self, sampler: &Sampler) -> Result<vk::Sampler, String> {
+        let filter = if sampler.linear { vk::Filter::LINEAR } else { vk::Filter::NEAREST };
         let info = vk::SamplerCreateInfo::default()
+            .compare_enable(sampler.compare.is_some())
+            .compare_op(sampler.compare.map_or(vk::CompareOp::NEVER, |op| op.vulkan))
             .mag_filter(filter)
             .min_filter(filter)
             .mipmap_mode(vk::SamplerMipmapMode::NEAREST)
@@ -720,28 +762,31 @@ impl<'a> Run<'a> {
         layout: vk::ImageLayout,
         bindings: &mut Bindings,
     ) -> Result<Image, String> {
-        let extent = vk::Extent2D { width: texture.width, height: texture.height };
-        let format = texture.format.info().vulkan;
-        let image = self.image(extent, texture.levels, format, usage, vk::SampleCountFlags::TYPE_1)?;
-        let staging = self.buffer(&texture.words, vk::BufferUsageFlags::TRANSFER_SRC)?;
+        let shape = Shape::of(texture);
+        let image = self.image(&shape, usage, vk::SampleCountFlags::TYPE_1)?;
+        let mut bytes = texture.upload_bytes();
+        bytes.resize(bytes.len().next_multiple_of(4), 0);
+        let words: Vec<u32> = bytes.chunks(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect();
+        let staging = self.buffer(&words, vk::BufferUsageFlags::TRANSFER_SRC)?;
+        let layers = vk::ImageSubresourceLayers::default().aspect_mask(shape.aspect).layer_count(texture.layers);
         let regions = texture
             .mip_levels()
             .into_iter()
             .map(|level| {
                 vk::BufferImageCopy::default()
                     .buffer_offset(level.bytes.start as u64)
-                    .image_subresource(color_layers().mip_level(level.index))
+                    .image_subresource(layers.mip_level(level.index))
                     .image_extent(vk::Extent3D { width: level.width, height: level.height, depth: 1 })
             })
             .collect();
-        bindings.uploads.push((image.image, staging.buffer, regions, layout));
+        bindings.uploads.push((image.image, shape.aspect, staging.buffer, regions, layout));
         Ok(image)
     }
 
     fn upload_textures(&self, commands: vk::CommandBuffer, bindings: &Bindings) {
-        for (image, staging, regions, layout) in &bindings.uploads {
-            let (image, staging) = (*image, *staging);
-            self.transition(commands, image, vk::ImageLayout::UNDEFINED, vk::ImageLayout::TRANSFER_DST_OPTIMAL);
+        for (image, aspect, staging, regions, layout) in &bindings.uploads {
+            let (image, aspect, staging) = (*image, *aspect, *staging);
+            self.transition(commands, image, aspect, vk::ImageLayout::UNDEFINED, vk::ImageLayout::TRANSFER_DST_OPTIMAL);
             unsafe {
                 self.device().cmd_copy_buffer_to_image(
                     commands,
@@ -751,14 +796,15 @@ impl<'a> Run<'a> {
                     regions,
                 )
             };
-            self.transition(commands, image, vk::ImageLayout::TRANSFER_DST_OPTIMAL, *layout);
+            self.transition(commands, image, aspect, vk::ImageLayout::TRANSFER_DST_OPTIMAL, *layout);
         }
     }
 
     /// Copies each storage image into its buffer, after the run.
     fn download_images(&self, commands: vk::CommandBuffer, bindings: &Bindings) {
         for &(image, buffer, extent) in &bindings.downloads {
-            self.transition(commands, image, vk::ImageLayout::GENERAL, vk::ImageLayout::TRANSFER_SRC_OPTIMAL);
+            let color = vk::ImageAspectFlags::COLOR;
+            self.transition(commands, image, color, vk::ImageLayout::GENERAL, vk::ImageLayout::TRANSFER_SRC_OPTIMAL);
             let region = vk::BufferImageCopy::default().image_subresource(color_layers()).image_extent(extent.into());
             unsafe {
                 self.device().cmd_copy_image_to_buffer(
@@ -774,7 +820,14 @@ impl<'a> Run<'a> {
 
     /// A layout transition that waits for everything before it: simple, and
     /// runs are too small for finer barriers to matter.
-    fn transition(&self, commands: vk::CommandBuffer, image: vk::Image, from: vk::ImageLayout, to: vk::ImageLayout) {
+    fn transition(
+        &self,
+        commands: vk::CommandBuffer,
+        image: vk::Image,
+        aspect: vk::ImageAspectFlags,
+        from: vk::ImageLayout,
+        to: vk::ImageLayout,
+    ) {
         let all = vk::AccessFlags::MEMORY_READ | vk::AccessFlags::MEMORY_WRITE;
         let barrier = vk::ImageMemoryBarrier::default()
             .src_access_mask(all)
@@ -784,7 +837,7 @@ impl<'a> Run<'a> {
             .src_queue_family_index(vk::QUEUE_FAMILY_IGNORED)
             .dst_queue_family_index(vk::QUEUE_FAMILY_IGNORED)
             .image(image)
-            .subresource_range(color_range());
+            .subresource_range(whole_range(aspect));
         unsafe {
             self.device().cmd_pipeline_barrier(
                 commands,

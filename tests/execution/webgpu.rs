@@ -12,7 +12,7 @@ use std::pin::pin;
 use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll, Waker};
 
-use crate::case::{Case, Render, ResourceKind, Texture};
+use crate::case::{Case, Render, ResourceKind, Sampler, Texture, ViewKind};
 use crate::compare::Outputs;
 
 pub struct WebGpu {
@@ -280,14 +280,14 @@ impl WebGpu {
                     let handle = self.uploaded_texture(texture, usage);
                     Resource::StorageImage(handle.create_view(&Default::default()), handle)
                 }
-                ResourceKind::Sampler { linear } => Resource::Sampler(self.sampler(*linear)),
-                ResourceKind::Combined { texture, linear } => {
+                ResourceKind::Sampler(sampler) => Resource::Sampler(self.sampler(sampler)),
+                ResourceKind::Combined { texture, sampler: combined } => {
                     let from_combined =
                         |b: &&spv2wgsl::Binding| (b.original.set, b.original.binding) == (Some(0), Some(r.binding));
                     // None when the shader only fetches texels: the translation drops the sampler.
                     let sampler = bindings.iter().filter(from_combined).find(|b| b.ty.starts_with("sampler"));
                     if let Some(sampler) = sampler {
-                        resources.push((sampler.binding.binding, Resource::Sampler(self.sampler(*linear))));
+                        resources.push((sampler.binding.binding, Resource::Sampler(self.sampler(combined))));
                     }
                     Resource::Texture(self.texture(texture))
                 }
@@ -327,23 +327,32 @@ impl WebGpu {
         resources
     }
 
-    fn sampler(&self, linear: bool) -> wgpu::Sampler {
-        let filter = if linear { wgpu::FilterMode::Linear } else { wgpu::FilterMode::Nearest };
+    fn sampler(&self, sampler: &Sampler) -> wgpu::Sampler {
+        let filter = if sampler.linear { wgpu::FilterMode::Linear } else { wgpu::FilterMode::Nearest };
         self.device.create_sampler(&wgpu::SamplerDescriptor {
             mag_filter: filter,
             min_filter: filter,
+            compare: sampler.compare.map(|op| op.webgpu),
             ..Default::default()
         })
     }
 
     fn texture(&self, texture: &Texture) -> wgpu::TextureView {
-        self.uploaded_texture(texture, wgpu::TextureUsages::TEXTURE_BINDING).create_view(&Default::default())
+        let dimension = match texture.view {
+            ViewKind::D2 => wgpu::TextureViewDimension::D2,
+            ViewKind::D2Array => wgpu::TextureViewDimension::D2Array,
+            ViewKind::Cube => wgpu::TextureViewDimension::Cube,
+            ViewKind::CubeArray => wgpu::TextureViewDimension::CubeArray,
+        };
+        let handle = self.uploaded_texture(texture, wgpu::TextureUsages::TEXTURE_BINDING);
+        handle.create_view(&wgpu::TextureViewDescriptor { dimension: Some(dimension), ..Default::default() })
     }
 
     /// A texture holding `texture`'s texels, for `usage` besides the upload.
     fn uploaded_texture(&self, texture: &Texture, usage: wgpu::TextureUsages) -> wgpu::Texture {
         let info = texture.format.info();
-        let size = wgpu::Extent3d { width: texture.width, height: texture.height, depth_or_array_layers: 1 };
+        let size =
+            wgpu::Extent3d { width: texture.width, height: texture.height, depth_or_array_layers: texture.layers };
         let handle = self.device.create_texture(&wgpu::TextureDescriptor {
             label: None,
             size,
@@ -354,15 +363,16 @@ impl WebGpu {
             usage: usage | wgpu::TextureUsages::COPY_DST,
             view_formats: &[],
         });
-        let bytes: Vec<u8> = texture.words.iter().flat_map(|w| w.to_le_bytes()).collect();
+        let bytes = texture.upload_bytes();
         for level in texture.mip_levels() {
             let layout = wgpu::TexelCopyBufferLayout {
                 offset: 0,
                 bytes_per_row: Some(level.width * info.bytes_per_texel),
-                rows_per_image: None,
+                rows_per_image: Some(level.height),
             };
             let target = wgpu::TexelCopyTextureInfo { mip_level: level.index, ..handle.as_image_copy() };
-            let size = wgpu::Extent3d { width: level.width, height: level.height, depth_or_array_layers: 1 };
+            let size =
+                wgpu::Extent3d { width: level.width, height: level.height, depth_or_array_layers: texture.layers };
             self.queue.write_texture(target, &bytes[level.bytes], layout, size);
         }
         handle
