@@ -329,9 +329,14 @@ impl Lower<'_> {
             args.push(self.as_f32(bias, bias_value)?);
             "textureSampleBias"
         } else if let Some(lod) = extra.lod {
+            let fixed_zero = self.module.is_fixed_zero(lod);
             let lod = self.take(e, lod).and_then(|value| self.as_f32(lod, value))?;
-            // A depth texture's level is an integer in WGSL.
-            args.push(if image.depth == 1 { Expr::call("i32", vec![lod]) } else { lod });
+            // A depth texture's level is an integer in WGSL: the one nearest mipmapping picks.
+            args.push(match image.depth {
+                1 if fixed_zero => Expr::Literal(Literal::I32(0)),
+                1 => self.nearest_level(e, self.result(inst)?, &args[0], lod),
+                _ => lod,
+            });
             "textureSampleLevel"
         } else if let Some((dx, dy)) = extra.grad {
             if image.depth == 1 {
