@@ -667,11 +667,14 @@ impl Lower<'_> {
             };
             expr = match (step, expr) {
                 // `T(a.fract, a.exp).member_1` is `a.exp`, `vec3<u32>(size_x, 2u, 1u).x` is
-                // `size_x`: a composite built from its parts (modf and frexp results, workgroup
-                // sizes) and taken apart again. Only when the other parts are paths to values,
+                // `size_x`, `vec4<f32>(textureLoad(t, c, 0i), 0.0f, 0.0f, 1.0f).x` is the load: a
+                // composite built from its parts (modf and frexp results, workgroup sizes, depth
+                // texels) and taken apart again. Only when the other parts are paths to values,
                 // so dropping them drops no work.
                 (Step::Member(_) | Step::Component(_), Expr::Call(call))
-                    if call.args.len() == parts && call.callee == e.ty(ty)? && call.args.iter().all(Expr::is_path) =>
+                    if call.args.len() == parts
+                        && call.callee == e.ty(ty)?
+                        && call.args.iter().enumerate().all(|(at, arg)| at == index as usize || arg.is_path()) =>
                 {
                     let Call { mut args, .. } = *call;
                     args.swap_remove(index as usize)
