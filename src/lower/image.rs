@@ -481,6 +481,20 @@ impl Lower<'_> {
         let (coords, layer, _) = self.coordinates(e, inst, &image, true)?;
         let extra = self.extra(inst, 3)?;
         let mut args = Vec::new();
+        if !depth_reference && image.depth == 1 {
+            // A depth texel reads as (D, 0, 0, 1); WGSL gathers D only, the rest are known.
+            let other = match self.module.const_u32(self.operand(inst, 2)?) {
+                Some(0) => None,
+                Some(1 | 2) => Some(0.0),
+                Some(3) => Some(1.0),
+                _ => {
+                    return Err(Error::invalid("the gathered component is not a constant 0 to 3", self.location(inst)));
+                }
+            };
+            if let Some(value) = other {
+                return self.define(e, inst, Expr::call("vec4<f32>", vec![f32_literal(value)]), false);
+            }
+        }
         // The component to gather comes first, except for depth textures, which have one.
         if !depth_reference && image.depth == 0 {
             let component = self.operand(inst, 2)?;
