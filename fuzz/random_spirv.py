@@ -142,12 +142,17 @@ without indices on the variable's side). Loads and stores
 through pointers carry memory operands now and then (`Aligned`, `Nontemporal`, `Volatile`).
 
 And in a third of the modules, sampled textures (`spirv_textures`: an r32uint, an rgba8unorm and
-an rgba32float texture, a nearest sampler, and a combined image sampler of rgba8unorm, each texture
-of its own size): `OpImageFetch` at integer coordinates (u32 or i32) with a level (a constant, u32
+an rgba32float texture, a depth16unorm one declared a depth image, an rgba8unorm array, a nearest
+sampler, a comparison sampler, and a combined image sampler of rgba8unorm, each texture of its own
+size): `OpImageFetch` at integer coordinates (u32 or i32) with a level (a constant, u32
 or i32, or computed) and maybe a `ConstOffset`; `OpImageSampleExplicitLod` with a `Lod` or `Grad`
 (the one level is read whatever it says) and maybe a `ConstOffset`, at coordinates inside and
 outside the texture (clamped to its edge), the unsigned texture too (which WGSL cannot sample);
-`OpImageGather` of a component with no offset, a `ConstOffset` or four `ConstOffsets`;
+`OpImageGather` of a component with no offset, a `ConstOffset` or four `ConstOffsets`; depth
+comparisons at level 0 (`OpImageSampleDrefExplicitLod`, projective too, and `OpImageDrefGather`)
+with the comparison sampler, and the depth texture read without one, fetched, sampled at levels
+and gathered (its components 1 to 3 are 0, 0 and 1); the array's layers fetched and chosen by
+float coordinates (rounded to the nearest, halves to even, and clamped);
 `OpImageQuerySizeLod` and `OpImageQueryLevels`. Images, the sampler and the combined image
 sampler are loaded, maybe copied, and used in any block the load dominates; sampled images are
 the combined one or an `OpSampledImage` of an image (maybe `OpImage` of the combined one) and the
@@ -191,7 +196,8 @@ from spirv_blocks import (ATOMICS, BINARY, COMPOSITES, EXTENDED, FLOAT, FLOAT_VA
                           PACKING, POINTEES, PUSH_LAID_OUT, SPEC_INTEGER, SPEC_LOGICAL, TWINS, U32_OPS,
                           UNIFORM_LAID_OUT, Block, Function, LaidOutBuffer, Module, members, scalar_and_width, signed,
                           vector_type)
-from spirv_textures import HANDLES, SAMPLER, STORAGE_IMAGES, TEXEL_KIND, TEXTURES, Textures
+from spirv_textures import (ARRAYED, COMPARE_SAMPLER, HANDLES, SAMPLED_TYPES, SAMPLER, STORAGE_IMAGES, TEXEL_KIND,
+                            TEXTURES, Textures)
 
 INVOCATIONS = 32
 WORDS = 16  # input words per invocation; the cursor wraps around them
@@ -969,7 +975,7 @@ class FunctionBuilder:
         query, or a read, write or query of a storage image; every lane of what it gives is read
         into acc."""
         getattr(self, "texture_" + self.r.choice(["fetch", "sample", "sample", "gather", "query", "storage",
-                                                  "storage"]))()
+                                                  "storage", "compare"]))()
 
     def handle(self, var):
         """A value of the handle `var` (a texture, the sampler, the combined image sampler): one
@@ -979,7 +985,7 @@ class FunctionBuilder:
         if at_hand and r.random() < 0.6:
             self.p.note("texture.handle_at_hand")
             return r.choice(at_hand)
-        ty = {**TEXTURES, **STORAGE_IMAGES}[var][0] if var != SAMPLER else "%smp_t"
+        ty = {**TEXTURES, **STORAGE_IMAGES}[var][0] if var not in (SAMPLER, COMPARE_SAMPLER) else "%smp_t"
         source = var
         if self.fn.handle and self.fn.handle[0] == var and r.random() < 0.7:
             # The helper's own parameter: loaded through, or the handle itself.
@@ -1001,14 +1007,14 @@ class FunctionBuilder:
         self.p.note("texture.image_of_combined")
         return self.inst("image_of", "%img_f", self.handle(var))
 
-    def sampled(self, var, separate=False):
+    def sampled(self, var, separate=False, sampler=SAMPLER):
         """A sampled image of `var`: the combined image sampler as loaded, or (`separate`) an
-        OpSampledImage of an image and the sampler, in this block (as SPIR-V requires)."""
+        OpSampledImage of an image and `sampler`, in this block (as SPIR-V requires)."""
         if var == "%comb" and not separate and self.r.random() < 0.7:
             return self.handle(var)
         self.p.note("texture.sampled_image")
-        ty = "%si_u" if var == "%tex_u" else "%si_f"
-        return self.inst("sampled_image", ty, self.image(var), self.handle(SAMPLER))
+        ty = SAMPLED_TYPES.get(var, "%si_f")
+        return self.inst("sampled_image", ty, self.image(var), self.handle(sampler))
 
     def level(self, level):
         """The mip level `level` as an integer: a constant, signed or not, or computed."""
@@ -1024,6 +1030,13 @@ class FunctionBuilder:
         """Reads the four lanes of a texel of the format `fmt` into acc (bytes of an rgba8unorm one
         as the bytes)."""
         kind = TEXEL_KIND[fmt]
+        if kind == "depth":
+            # (d, 0, 0, 1): d back into its 16 bits, the rest as floats.
+            self.p.float_const(65535.0)
+            self.fold_scalar(self.inst("unorm16", self.inst("extract", "%float", texel, 0)), "%uint")
+            for lane in range(1, 4):
+                self.fold_scalar(self.inst("extract", "%float", texel, lane), "%float")
+            return
         if kind != "unorm":
             self.fold_lanes(texel, f"%{kind}", 4)
             return
@@ -1044,9 +1057,13 @@ class FunctionBuilder:
             offset = [r.randint(-min(2, size - 1), min(2, size - 1)) for size in sizes]
         parts = [self.emit("add", self.emit("umod", self.any_value(), self.c(size - abs(o))), self.c(max(0, -o)))
                  for size, o in zip(sizes, offset)]
-        coordinate = self.inst("compose", "%v2uint", *parts)
+        if var in ARRAYED:
+            parts.append(self.emit("umod", self.any_value(), self.c(t.layers)))
+            self.p.note("texture.fetch.layer")
+        width = len(parts)
+        coordinate = self.inst("compose", f"%v{width}uint", *parts)
         if r.random() < 0.5:
-            coordinate = self.inst("bitcast", "%v2int", coordinate)
+            coordinate = self.inst("bitcast", f"%v{width}int", coordinate)
             self.p.note("texture.signed_coordinates")
         operand = f"ConstOffset {self.offset(offset)}" if offset != [0, 0] or r.random() < 0.1 else ""
         self.p.note(f"texture.fetch.{t.format}" + (".offset" if operand else ""))
@@ -1069,18 +1086,29 @@ class FunctionBuilder:
         self.p.int_const(2)
         return self.inst("compose", "%v2float", *parts)
 
+    def layered(self, var, coordinate):
+        """`coordinate` with a float layer after it for the array texture `var`: near a layer
+        (a constant, maybe a half, rounded to even) or beyond the array (clamped)."""
+        if var not in ARRAYED:
+            return coordinate
+        layers = self.p.textures.by_var[var].layers
+        layer = self.r.choice([-1.0, -0.4, 0.0, 0.4, 0.5, 1.0, 1.5, 1.6, 2.5, layers + 1.0])
+        self.p.note("texture.layer")
+        return self.inst("compose", "%v3float", coordinate, self.p.float_const(layer))
+
     def texture_sample(self, var=None, separate=False):
         """OpImageSampleExplicitLod with the nearest sampler at a quarter, half or three quarters
         into a texel, inside the texture or clamped to its edge, maybe with a constant offset;
         the level of detail any (the texture has one level) or from gradients. An unsigned
         texture too, which WGSL cannot sample."""
         r = self.r
-        var = var or r.choice(["%tex_u", "%tex_c", "%comb"])
+        var = var or r.choice(["%tex_u", "%tex_c", "%comb", "%tex_d", "%tex_a"])
         t = self.p.textures.by_var[var]
         level = r.randrange(t.levels)
-        coordinate = self.coordinates(t.size(level), r.choice([0.25, 0.5, 0.75]), 4)
+        coordinate = self.layered(var, self.coordinates(t.size(level), r.choice([0.25, 0.5, 0.75]), 4))
         last = level == t.levels - 1
-        if r.random() < 0.7:
+        # WGSL samples a depth texture at a level only, never with gradients.
+        if r.random() < 0.7 or var == "%tex_d":
             # Nearest mipmapping reads level l from a level of detail over l - 0.5 up to l + 0.5;
             # below 0, level 0; past the last level, the last.
             lods = [-1.0, 0.0, 0.25] if level == 0 else [level - 0.25, float(level), level + 0.25]
@@ -1107,7 +1135,7 @@ class FunctionBuilder:
         if level:
             self.p.note("texture.sample.level")
         op = "sample"
-        if r.random() < 0.25:
+        if r.random() < 0.25 and var not in ARRAYED:
             # Projective: (u q, v q, q), a power of two.
             q = r.choice([0.5, 1.0, 2.0, 4.0])
             coordinate, op = self.inst("projective", coordinate, self.p.float_const(q), q), "sample_proj"
@@ -1115,14 +1143,9 @@ class FunctionBuilder:
         texel = self.inst(op, ty, self.sampled(var, separate), coordinate, lod, offset, operand, level)
         self.fold_texel(texel, t.format)
 
-    def texture_gather(self):
-        """OpImageGather of one component of the 2x2 footprint at a corner between four texel
-        centres, inside or at the edge (clamped), maybe with a constant offset or four."""
+    def gather_offsets(self):
+        """A gather's offsets and their image operand: none, a constant offset or four."""
         r = self.r
-        var = r.choice(["%tex_c", "%comb"])
-        t = self.p.textures.by_var[var]
-        coordinate = self.coordinates(t.size(0), 1.0, 3)
-        component = r.randrange(4)
         kind = r.choice(["none", "none", "offset", "offsets"])
         offsets, operand = [[0, 0]], ""
         if kind == "offset":
@@ -1132,9 +1155,57 @@ class FunctionBuilder:
             offsets = [[r.randint(-2, 2), r.randint(-2, 2)] for _ in range(4)]
             operand = "ConstOffsets " + self.p.composite_const("%arr4v2int", [self.offset(o) for o in offsets])
         self.p.note(f"texture.gather.{kind}")
+        return offsets, operand
+
+    def texture_gather(self):
+        """OpImageGather of one component of the 2x2 footprint at a corner between four texel
+        centres, inside or at the edge (clamped), maybe with a constant offset or four; of a
+        depth texture, whose other components are 0, 0 and 1, too."""
+        r = self.r
+        var = r.choice(["%tex_c", "%comb", "%tex_d", "%tex_a"])
+        t = self.p.textures.by_var[var]
+        coordinate = self.layered(var, self.coordinates(t.size(0), 1.0, 3))
+        component = r.randrange(4)
+        offsets, operand = self.gather_offsets()
         name = r.choice([self.c(component), self.p.int_const(component)])
         texel = self.inst("gather", "%v4float", self.sampled(var), coordinate, name, component, offsets, operand)
-        self.fold_texel(texel, t.format)
+        if var == "%tex_d" and component == 0:
+            self.p.float_const(65535.0)
+            for lane in range(4):
+                self.fold_scalar(self.inst("unorm16", self.inst("extract", "%float", texel, lane)), "%uint")
+        else:
+            self.fold_texel(texel, "rgba32float" if var == "%tex_d" else t.format)
+
+    def texture_compare(self):
+        """A depth comparison with the comparison sampler, at level 0 (WGSL compares at no other):
+        OpImageSampleDrefExplicitLod, maybe projective or with a constant offset, or
+        OpImageDrefGather, maybe with offsets. References lie halfway between two of the texels'
+        possible values, or beyond both ends (clamped)."""
+        r = self.r
+        t = self.p.textures.by_var["%tex_d"]
+        reference = r.choice([-0.5, 1.5] + [(r.randint(0, 255) * 256 + 128) / 65535 for _ in range(3)])
+        sampled = lambda: self.sampled("%tex_d", sampler=COMPARE_SAMPLER)
+        if r.random() < 0.3:
+            coordinate = self.coordinates(t.size(0), 1.0, 3)
+            offsets, operand = self.gather_offsets()
+            self.p.note("texture.compare.gather")
+            result = self.inst("gather_dref", "%v4float", sampled(), coordinate, self.p.float_const(reference),
+                               offsets, operand)
+            self.fold_lanes(result, "%float", 4)
+            return
+        coordinate = self.coordinates(t.size(0), r.choice([0.25, 0.5, 0.75]), 4)
+        offset = [r.randint(-2, 2), r.randint(-2, 2)] if r.random() < 0.3 else [0, 0]
+        operand = f"ConstOffset {self.offset(offset)}" if offset != [0, 0] else ""
+        self.p.float_const(0.0)
+        op = "sample_dref"
+        if r.random() < 0.25:
+            q = r.choice([0.5, 2.0, 4.0])
+            coordinate, op = self.inst("projective", coordinate, self.p.float_const(q), q), "sample_proj_dref"
+            reference *= q
+            self.p.note("texture.compare.projective")
+        self.p.note("texture.compare.sample" + (".offset" if operand else ""))
+        result = self.inst(op, "%float", sampled(), coordinate, self.p.float_const(reference), offset, operand)
+        self.fold_scalar(result, "%float")
 
     def texture_query(self, var=None):
         """OpImageQuerySizeLod (u32 or i32) or OpImageQueryLevels."""
@@ -1143,6 +1214,8 @@ class FunctionBuilder:
         image = self.image(var)
         if r.random() < 0.7:
             ty = r.choice(["%v2uint", "%v2int"])
+            if var in ARRAYED:
+                ty = ty.replace("2", "3")
             level = r.randrange(self.p.textures.by_var[var].levels)
             self.p.note("texture.query_size")
             self.fold_lanes(self.inst("query_size", ty, image, self.level(level), level), *scalar_and_width(ty))
@@ -1207,6 +1280,8 @@ class FunctionBuilder:
         """An image instruction on the handle `var`."""
         if var in STORAGE_IMAGES:
             self.texture_storage(var)
+        elif var == COMPARE_SAMPLER:
+            self.texture_compare()
         elif var == SAMPLER:
             self.texture_sample("%tex_c", separate=True)
         elif var == "%tex_f" or self.r.random() < 0.5:
@@ -1220,6 +1295,7 @@ class FunctionBuilder:
         for var in sorted(TEXTURES):
             self.texture_fetch(var)
         self.texture_sample("%tex_c", separate=True)
+        self.texture_compare()
         for var, entry in sorted(STORAGE_IMAGES.items()):
             self.texture_storage(var, write=entry[5] == "w")
 

@@ -1,7 +1,7 @@
 """The sampled textures of a random SPIR-V module (fuzz/random_spirv.py): their contents, what the
 module declares for them, and the models and spellings of the image instructions on them.
 
-Four bindings, each with its own size (2 to 5 texels a side), number of mip levels (1 to 3, each
+Six bindings, each with its own size (2 to 5 texels a side), number of mip levels (1 to 3, each
 half the one before, rounded down) and contents:
 
 - `%tex_u` (binding 4): r32uint, random words; a texel reads as (w, 0, 0, 1);
@@ -13,9 +13,16 @@ half the one before, rounded down) and contents:
   sampled float texture filterable);
 - `%comb` (binding 8): a combined image sampler, rgba8unorm, nearest; on WebGPU a texture and a
   sampler where the translation's binding map puts it;
+- `%tex_d` (binding 13): depth16unorm, declared a depth image, texels multiples of 256 (from 256
+  to 65280) so that the depth references, halfway between two such values or beyond both ends,
+  compare the same however a device rounds them; a texel reads as (d, 0, 0, 1), d turned back into
+  its 16 bits as the bytes are;
+- `%tex_a` (binding 15): rgba8unorm, an array of 2 or 3 layers; float layer coordinates round to
+  the nearest layer, halves to even, and clamp to the array;
 
 and `%smp` (binding 7), a nearest sampler, clamp to edge, nearest between levels (`; exec:
-sampler`). And four storage images, compared after the run (`; exec: storage-image`, `cpu`):
+sampler`), and `%smp_cmp` (binding 14), the same comparing with the module's comparison (any of
+the eight), which only depth comparisons use (Vulkan leaves any other use of it undefined). And four storage images, compared after the run (`; exec: storage-image`, `cpu`):
 
 - `%simg_u` (binding 9, r32ui) and `%simg_f` (binding 10, r32f), read and written: a column per
   invocation (its global id), which only that invocation touches, so no two race;
@@ -41,9 +48,27 @@ TEXTURES = {
     "%tex_c": ("%img_f", "%pc_img_f", 5, "rgba8unorm"),
     "%tex_f": ("%img_f", "%pc_img_f", 6, "rgba32float"),
     "%comb": ("%si_f", "%pc_si_f", 8, "rgba8unorm"),
+    "%tex_d": ("%img_d", "%pc_img_d", 13, "depth16unorm"),
+    "%tex_a": ("%img_a", "%pc_img_a", 15, "rgba8unorm"),
 }
+ARRAYED = {"%tex_a"}
+# The sampled image type of each texture's images.
+SAMPLED_TYPES = {"%tex_u": "%si_u", "%tex_d": "%si_d", "%tex_a": "%si_a"}
 SAMPLER = "%smp"
 SAMPLER_BINDING = 7
+COMPARE_SAMPLER = "%smp_cmp"
+COMPARE_SAMPLER_BINDING = 14
+# The comparisons of a comparison sampler: (reference, texel) -> passes, by `exec:` name.
+COMPARISONS = {
+    "never": lambda ref, d: False,
+    "less": lambda ref, d: ref < d,
+    "equal": lambda ref, d: ref == d,
+    "less-equal": lambda ref, d: ref <= d,
+    "greater": lambda ref, d: ref > d,
+    "not-equal": lambda ref, d: ref != d,
+    "greater-equal": lambda ref, d: ref >= d,
+    "always": lambda ref, d: True,
+}
 # The storage images by variable: (image type, SPIR-V pointer type, binding, format, SPIR-V
 # format, access: "rw", "w" or "r").
 STORAGE_IMAGES = {
@@ -52,21 +77,22 @@ STORAGE_IMAGES = {
     "%simg_o": ("%simg_o_t", "%pc_simg_o", 11, "rgba32float", "Rgba32f", "w"),
     "%simg_c": ("%simg_c_t", "%pc_simg_c", 12, "rgba8unorm", "Rgba8", "r"),
 }
-# Every handle variable: the textures, the sampler, the storage images.
-HANDLES = [*TEXTURES, SAMPLER, *STORAGE_IMAGES]
+# Every handle variable: the textures, the samplers, the storage images.
+HANDLES = [*TEXTURES, SAMPLER, COMPARE_SAMPLER, *STORAGE_IMAGES]
 
 
 def handle_type(var, passing):
     """The type of a helper's parameter taking the handle `var` by `passing` ("pointer": a
     pointer to the variable; "value": the handle loaded)."""
-    if var == SAMPLER:
+    if var in (SAMPLER, COMPARE_SAMPLER):
         return "%pc_smp" if passing == "pointer" else "%smp_t"
     entry = {**TEXTURES, **STORAGE_IMAGES}[var]
     return entry[1] if passing == "pointer" else entry[0]
 
 
 # What a texel of each format reads as: a vector of unsigned integers, floats, or bytes (unorm).
-TEXEL_KIND = {"r32uint": "uint", "rgba8unorm": "unorm", "rgba32float": "float", "r32float": "float"}
+TEXEL_KIND = {"r32uint": "uint", "rgba8unorm": "unorm", "rgba32float": "float", "r32float": "float",
+              "depth16unorm": "depth"}
 
 
 class MipChain:
@@ -95,16 +121,20 @@ def normalized_coordinates(value, size, shift, beyond, unsigned_vec2, float_vec2
 
 
 class Texture(MipChain):
-    def __init__(self, r, fmt):
+    def __init__(self, r, fmt, layers=1):
         super().__init__(r)
         self.format = fmt
-        self.texels = []  # per level, row by row
+        self.layers = layers
+        self.texels = []  # per level, each layer in turn, row by row
         for level in range(self.levels):
             width, height = self.size(level)
+            count = width * height * layers
             if fmt == "rgba32float":
-                self.texels.append([[r.randint(-256, 256) / 4 for _ in range(4)] for _ in range(width * height)])
+                self.texels.append([[r.randint(-256, 256) / 4 for _ in range(4)] for _ in range(count)])
+            elif fmt == "depth16unorm":
+                self.texels.append([r.randint(1, 255) * 256 for _ in range(count)])
             else:
-                self.texels.append([r.getrandbits(32) for _ in range(width * height)])
+                self.texels.append([r.getrandbits(32) for _ in range(count)])
 
     def words(self):
         texels = [texel for level in self.texels for texel in level]
@@ -112,13 +142,15 @@ class Texture(MipChain):
             return [f"{lane}" for texel in texels for lane in texel]
         return [str(word) for word in texels]
 
-    def texel(self, x, y, level=0):
-        """What the texel at (x, y) of `level`, clamped to the edge, reads as."""
+    def texel(self, x, y, level=0, layer=0):
+        """What the texel at (x, y) of `level` and `layer`, clamped to the edge, reads as."""
         width, height = self.size(level)
         x, y = min(max(x, 0), width - 1), min(max(y, 0), height - 1)
-        texel = self.texels[level][y * width + x]
+        texel = self.texels[level][(layer * height + y) * width + x]
         if self.format == "r32uint":
             return [texel, 0, 0, 1]
+        if self.format == "depth16unorm":
+            return [texel, 0.0, 0.0, 1.0]
         if self.format == "rgba8unorm":
             return [(texel >> (8 * lane)) & 0xFF for lane in range(4)]
         return list(texel)
@@ -176,11 +208,19 @@ class Textures:
     """A module's textures and storage images, by variable."""
 
     def __init__(self, r, invocations):
-        self.by_var = {var: Texture(r, entry[3]) for var, entry in TEXTURES.items()}
+        self.by_var = {var: Texture(r, entry[3], r.randint(2, 3) if var in ARRAYED else 1)
+                       for var, entry in TEXTURES.items()}
         self.storage = {var: StorageImage(r, entry[3], None if entry[5] == "r" else invocations)
                         for var, entry in STORAGE_IMAGES.items()}
         # Storage images may carry their access as decorations, or leave it to their use.
         self.decorated = r.random() < 0.5
+        self.comparison = r.choice(sorted(COMPARISONS))
+
+    def compare(self, reference, texel):
+        """A depth comparison's result: 1.0 where the reference, clamped to [0, 1] as it is for a
+        unorm texture, passes against the texel's depth."""
+        reference = min(max(reference, 0.0), 1.0)
+        return 1.0 if COMPARISONS[self.comparison](reference, texel[0] / 65535) else 0.0
 
     def initial_images(self):
         """The storage images' contents at the start, by variable (the model's to change)."""
@@ -199,9 +239,11 @@ class Textures:
             kind = "combined" if var == "%comb" else "texture"
             filtering = " nearest" if var == "%comb" else ""
             levels = f" levels {t.levels}" if t.levels > 1 else ""
-            lines.append(f"; exec: {kind} {binding} {t.width}x{t.height} {fmt}{filtering}{levels}: "
+            layers = f" layers {t.layers}" if var in ARRAYED else ""
+            lines.append(f"; exec: {kind} {binding} {t.width}x{t.height} {fmt}{filtering}{levels}{layers}: "
                          + " ".join(t.words()))
         lines.append(f"; exec: sampler {SAMPLER_BINDING} nearest")
+        lines.append(f"; exec: sampler {COMPARE_SAMPLER_BINDING} nearest compare {self.comparison}")
         for var, (_, _, binding, fmt, _, _) in STORAGE_IMAGES.items():
             image = self.storage[var]
             lines.append(f"; exec: storage-image {binding} {image.width}x{image.height} {fmt}: "
@@ -211,7 +253,7 @@ class Textures:
     def decorations(self):
         lines = []
         bindings = [(var, entry[2]) for var, entry in [*TEXTURES.items(), *STORAGE_IMAGES.items()]]
-        for var, binding in bindings + [(SAMPLER, SAMPLER_BINDING)]:
+        for var, binding in bindings + [(SAMPLER, SAMPLER_BINDING), (COMPARE_SAMPLER, COMPARE_SAMPLER_BINDING)]:
             lines += [f"OpDecorate {var} DescriptorSet 0", f"OpDecorate {var} Binding {binding}"]
         if self.decorated:
             lines += [f"OpDecorate {var} {'NonReadable' if entry[5] == 'w' else 'NonWritable'}"
@@ -224,17 +266,24 @@ class Textures:
         return [
             "%img_u = OpTypeImage %uint 2D 0 0 0 1 Unknown",
             "%img_f = OpTypeImage %float 2D 0 0 0 1 Unknown",
+            "%img_d = OpTypeImage %float 2D 1 0 0 1 Unknown",
+            "%img_a = OpTypeImage %float 2D 0 1 0 1 Unknown",
             "%smp_t = OpTypeSampler",
             "%si_u = OpTypeSampledImage %img_u",
             "%si_f = OpTypeSampledImage %img_f",
+            "%si_d = OpTypeSampledImage %img_d",
+            "%si_a = OpTypeSampledImage %img_a",
             "%pc_img_u = OpTypePointer UniformConstant %img_u",
             "%pc_img_f = OpTypePointer UniformConstant %img_f",
+            "%pc_img_d = OpTypePointer UniformConstant %img_d",
+            "%pc_img_a = OpTypePointer UniformConstant %img_a",
             "%pc_si_f = OpTypePointer UniformConstant %si_f",
             "%pc_smp = OpTypePointer UniformConstant %smp_t",
             "%len4 = OpConstant %uint 4",
             "%arr4v2int = OpTypeArray %v2int %len4",
             *[f"{var} = OpVariable {entry[1]} UniformConstant" for var, entry in TEXTURES.items()],
             f"{SAMPLER} = OpVariable %pc_smp UniformConstant",
+            f"{COMPARE_SAMPLER} = OpVariable %pc_smp UniformConstant",
             *[line for var, (ty, pointer, _, _, spirv_format, _) in STORAGE_IMAGES.items() for line in (
                 f"{ty} = OpTypeImage {'%uint' if spirv_format == 'R32ui' else '%float'} 2D 0 0 0 2 {spirv_format}",
                 f"{pointer} = OpTypePointer UniformConstant {ty}",
@@ -247,12 +296,21 @@ def texel_coordinate(x, shift, size):
     return ((x - 2) + shift) * (1.0 / size)
 
 
+def layer_of(texture, coordinate):
+    """The array layer a float coordinate's third component selects: the nearest (halves to
+    even, as Python's round), clamped to the array; 0 for a texture that is no array."""
+    if texture.layers == 1:
+        return 0
+    return min(max(round(coordinate[2]), 0), texture.layers - 1)
+
+
 def fetch(texture, coordinate, offset, level):
     x, y = coordinate[0] + offset[0], coordinate[1] + offset[1]
     width, height = texture.size(level)
     if not (0 <= x < width and 0 <= y < height):
         raise ValueError(f"fetch out of range: {(x, y)} at level {level}")
-    return texture.texel(x, y, level)
+    layer = coordinate[2] if texture.layers > 1 else 0
+    return texture.texel(x, y, level, layer)
 
 
 def sample(texture, coordinate, offset, level):
@@ -261,20 +319,26 @@ def sample(texture, coordinate, offset, level):
     width, height = texture.size(level)
     x = math.floor(coordinate[0] * width) + offset[0]
     y = math.floor(coordinate[1] * height) + offset[1]
-    return texture.texel(x, y, level)
+    return texture.texel(x, y, level, layer_of(texture, coordinate))
 
 
-def gather(texture, coordinate, component, offsets):
-    """`component` of the four texels of the 2x2 footprint bilinear filtering would take, in the
-    order SPIR-V gives them ((0, 1), (1, 1), (1, 0), (0, 0) from the footprint's corner, each
-    clamped to the edge); with four offsets (ConstOffsets), lane k is texel (0, 0) of the
+def footprint(texture, coordinate, offsets):
+    """The four texels of the 2x2 footprint bilinear filtering would take at level 0, in the order
+    SPIR-V's gathers give them ((0, 1), (1, 1), (1, 0), (0, 0) from the footprint's corner, each
+    clamped to the edge); with four offsets (ConstOffsets), texel k is texel (0, 0) of the
     footprint moved by offset k."""
     x0 = math.floor(coordinate[0] * texture.width - 0.5)
     y0 = math.floor(coordinate[1] * texture.height - 0.5)
+    layer = layer_of(texture, coordinate)
     if len(offsets) == 4:
-        return [texture.texel(x0 + ox, y0 + oy)[component] for ox, oy in offsets]
+        return [texture.texel(x0 + ox, y0 + oy, 0, layer) for ox, oy in offsets]
     ox, oy = offsets[0]
-    return [texture.texel(x0 + dx + ox, y0 + dy + oy)[component] for dx, dy in [(0, 1), (1, 1), (1, 0), (0, 0)]]
+    return [texture.texel(x0 + dx + ox, y0 + dy + oy, 0, layer) for dx, dy in [(0, 1), (1, 1), (1, 0), (0, 0)]]
+
+
+def gather(texture, coordinate, component, offsets):
+    """`component` of each texel of the footprint."""
+    return [texel[component] for texel in footprint(texture, coordinate, offsets)]
 
 
 # The models: (value of a name, the textures, operands...) -> the result. The model's value of a
@@ -297,7 +361,19 @@ TEXTURE_MODELS = {
     "projective": lambda value, textures, coordinate, q_name, q: [c * q for c in value(coordinate)] + [q],
     "gather": lambda value, textures, ty, sampled, coordinate, component_name, component, offsets, offset_operand: (
         gather(textures.by_var[value(sampled)], value(coordinate), component, offsets)),
-    "query_size": lambda value, textures, ty, image, lod, level: list(textures.by_var[value(image)].size(level)),
+    # Depth comparisons, at level 0: the texel the sample reads, or each of the footprint's.
+    "sample_dref": lambda value, textures, ty, sampled, coordinate, reference, offset, offset_name: textures.compare(
+        value(reference), sample(textures.by_var[value(sampled)], value(coordinate), offset, 0)),
+    # Projective: the coordinates and the reference divided by the coordinates' last.
+    "sample_proj_dref": lambda value, textures, ty, sampled, coordinate, reference, offset, offset_name: (
+        textures.compare(value(reference) / value(coordinate)[2], sample(
+            textures.by_var[value(sampled)], [c / value(coordinate)[2] for c in value(coordinate)[:2]], offset, 0))),
+    "gather_dref": lambda value, textures, ty, sampled, coordinate, reference, offsets, offset_operand: [
+        textures.compare(value(reference), texel)
+        for texel in footprint(textures.by_var[value(sampled)], value(coordinate), offsets)],
+    "unorm16": lambda value, textures, depth: value(depth),
+    "query_size": lambda value, textures, ty, image, lod, level: list(textures.by_var[value(image)].size(level)) + (
+        [textures.by_var[value(image)].layers] if value(image) in ARRAYED else []),
     "query_levels": lambda value, textures, ty, image: textures.by_var[value(image)].levels,
     "storage_size": lambda value, textures, ty, image: [
         textures.storage[value(image)].width, textures.storage[value(image)].height],
@@ -335,6 +411,12 @@ TEXTURE_INSTRUCTIONS = {
         f"{r}_s = OpFAdd %float {r}_f {a[3]}",
         f"{r} = OpFMul %float {r}_s {a[4]}",
     ],
+    # A 16-bit depth over 65535 back to the 16 bits.
+    "unorm16": lambda r, a: [
+        f"{r}_m = OpFMul %float {a[0]} %f_65535_0",
+        f"{r}_r = OpExtInst %float %glsl RoundEven {r}_m",
+        f"{r} = OpConvertFToU %uint {r}_r",
+    ],
     # A byte over 255 back to the byte.
     "unorm": lambda r, a: [
         f"{r}_m = OpFMul %float {a[0]} %f_255_0",
@@ -351,6 +433,11 @@ TEXTURE_INSTRUCTIONS = {
         f"{r} = OpCompositeConstruct %v3float {r}_s {a[1]}",
     ],
     "gather": lambda r, a: [f"{r} = OpImageGather {a[0]} {a[1]} {a[2]} {a[3]} {a[6]}".rstrip()],
+    "sample_dref": lambda r, a: [
+        f"{r} = OpImageSampleDrefExplicitLod {a[0]} {a[1]} {a[2]} {a[3]} {image_operands('Lod %f_0_0', a[5])}"],
+    "sample_proj_dref": lambda r, a: [
+        f"{r} = OpImageSampleProjDrefExplicitLod {a[0]} {a[1]} {a[2]} {a[3]} {image_operands('Lod %f_0_0', a[5])}"],
+    "gather_dref": lambda r, a: [f"{r} = OpImageDrefGather {a[0]} {a[1]} {a[2]} {a[3]} {a[5]}".rstrip()],
     "query_size": lambda r, a: [f"{r} = OpImageQuerySizeLod {a[0]} {a[1]} {a[2]}"],
     "query_levels": lambda r, a: [f"{r} = OpImageQueryLevels {a[0]} {a[1]}"],
     "storage_size": lambda r, a: [f"{r} = OpImageQuerySize {a[0]} {a[1]}"],
