@@ -20,13 +20,15 @@ function that changes a global). Half the programs also read textures: combined 
 samplers and a texture with a separate sampler, of one to three mip levels, by texelFetch,
 textureSize, textureQueryLevels, textureLod and textureGather (nearest sampling, coordinates and
 levels of detail away from where rounding decides), directly and through helpers taking the
-combined samplers as parameters (which glslang passes as pointers). The same seed always writes
-the same program.
+combined samplers as parameters (which glslang passes as pointers); a shadow sampler (depth
+comparisons at level 0, sampled, with offsets, implicitly in fragment shaders, and gathered) and
+an array texture (texels of a layer, samples and gathers at float layers, rounded and clamped,
+its size with the layer count). The same seed always writes the same program.
 """
 import random
 import sys
 
-from spirv_textures import MipChain, normalized_coordinates
+from spirv_textures import COMPARISONS, MipChain, normalized_coordinates
 
 MAX_DEPTH = 3
 
@@ -42,12 +44,22 @@ class Program:
         # usampler2D words (binding 2), sampler2D colours (3), utexture2D plain (4) with sampler
         # nearest (5).
         self.words, self.colours, self.plain = (MipChain(textures) for _ in range(3))
+        # sampler2DShadow shadow (6): depth16unorm, one level, comparing with any comparison;
+        # sampler2DArray layered (7): rgba8unorm, 2 or 3 layers.
+        self.shadow, self.layered = MipChain(textures), MipChain(textures)
+        self.shadow.levels = 1
+        self.comparison = textures.choice(sorted(COMPARISONS))
+        self.layers = textures.randint(2, 3)
 
     def texture(self, depth):
         """A uint read from a texture: a texel, a size, a level count, a sample or gather of unorm
         bytes (as the bytes), directly or through a helper."""
         r = self.r
-        kind = r.randrange(6)
+        kind = r.randrange(8)
+        if kind == 6:
+            return self.depth_comparison(depth)
+        if kind == 7:
+            return self.array_read(depth)
         if kind in (0, 1):
             name, texture = r.choice([("words", self.words), ("usampler2D(plain, nearest)", self.plain)])
             level = r.randrange(texture.levels)
@@ -73,6 +85,47 @@ class Program:
             return f"uint(round(textureLod(colours, {uv}, {lod}).{r.choice('xyzw')} * 255.0))"
         uv = self.coordinates(self.colours.size(0), 1.0, 3, depth)
         return f"uint(round(textureGather(colours, {uv}, {r.randrange(4)}).{r.choice('xyzw')} * 255.0))"
+
+    def depth_comparison(self, depth):
+        """A comparison with the shadow sampler at level 0 (WGSL compares at no other): sampled,
+        maybe with an offset, implicitly in fragment shaders, or gathered."""
+        r = self.r
+        shift = r.choice([0.25, 0.5, 0.75])
+        uv = self.coordinates(self.shadow.size(0), shift, 4, depth)
+        reference = r.choice([-0.5, 0.0, 0.25, 0.5, 0.75, 1.0, 1.5])
+        if r.random() < 0.3:
+            return f"uint(textureGather(shadow, {uv}, {reference}).{r.choice('xyzw')})"
+        coordinate = f"vec3({uv}, {reference})"
+        if self.stage == "fragment" and r.random() < 0.5:
+            return f"uint(texture(shadow, {coordinate}))"
+        if r.random() < 0.3:
+            offset = f"ivec2({r.randint(-2, 2)}, {r.randint(-2, 2)})"
+            return f"uint(textureLodOffset(shadow, {coordinate}, 0.0, {offset}))"
+        return f"uint(textureLod(shadow, {coordinate}, 0.0))"
+
+    def array_read(self, depth):
+        """A read of the array texture: a texel of a layer, a sample at a float layer (rounded
+        half to even and clamped), a gather, or its size with the layer count."""
+        r = self.r
+        texture = self.layered
+        kind = r.randrange(4)
+        if kind == 0:
+            level = r.randrange(texture.levels)
+            width, height = texture.size(level)
+            x, y = self.scalar(depth), self.scalar(depth)
+            at = f"ivec3(uvec3({x}, {y}, {self.scalar(depth)}) % uvec3({width}u, {height}u, {self.layers}u))"
+            return f"uint(round(texelFetch(layered, {at}, {level}).{r.choice('xyzw')} * 255.0))"
+        if kind == 3:
+            return f"uint(textureSize(layered, {r.randrange(texture.levels)}).{r.choice('xyz')})"
+        layer = r.choice([-1.0, -0.4, 0.0, 0.5, 1.0, 1.5, 1.6, 2.5, self.layers + 1.0])
+        if kind == 1:
+            level = r.randrange(texture.levels)
+            lod = level + r.choice([-0.25, 0.0, 0.25]) if level else r.choice([-1.0, 0.0, 0.25])
+            uv = self.coordinates(texture.size(level), r.choice([0.25, 0.5, 0.75]), 4, depth)
+            return f"uint(round(textureLod(layered, vec3({uv}, {layer}), {lod}).{r.choice('xyzw')} * 255.0))"
+        uv = self.coordinates(texture.size(0), 1.0, 3, depth)
+        return (f"uint(round(textureGather(layered, vec3({uv}, {layer}), {r.randrange(4)}).{r.choice('xyzw')}"
+                " * 255.0))")
 
     def coordinates(self, size, shift, beyond, depth):
         return normalized_coordinates(lambda: self.scalar(depth), size, shift, beyond, "uvec2", "vec2")
@@ -331,10 +384,16 @@ class Program:
                 f"random*{colours.texel_count()}",
                 f"// exec: texture 4 {plain.width}x{plain.height} r32uint levels {plain.levels}: random*{plain.texel_count()}",
                 "// exec: sampler 5 nearest",
+                f"// exec: combined 6 {self.shadow.width}x{self.shadow.height} depth16unorm nearest compare "
+                f"{self.comparison}: random*{self.shadow.texel_count()}",
+                f"// exec: combined 7 {self.layered.width}x{self.layered.height} rgba8unorm nearest levels "
+                f"{self.layered.levels} layers {self.layers}: random*{self.layered.texel_count() * self.layers}",
                 "layout(binding = 2) uniform usampler2D words;",
                 "layout(binding = 3) uniform sampler2D colours;",
                 "layout(binding = 4) uniform utexture2D plain;",
                 "layout(binding = 5) uniform sampler nearest;",
+                "layout(binding = 6) uniform sampler2DShadow shadow;",
+                "layout(binding = 7) uniform sampler2DArray layered;",
                 "uint fetched(usampler2D t, uvec2 at, int level) {",
                 "    return texelFetch(t, ivec2(at), level).x;",
                 "}",
@@ -345,7 +404,8 @@ class Program:
             # Every binding read (wgpu rejects a bind group entry the shader does not use).
             last = [
                 "    a ^= texelFetch(words, ivec2(0), 0).x ^ texelFetch(usampler2D(plain, nearest), ivec2(0), 0).x"
-                " ^ uint(round(textureLod(colours, vec2(0.5), 0.0).y * 255.0));",
+                " ^ uint(round(textureLod(colours, vec2(0.5), 0.0).y * 255.0))"
+                " ^ uint(textureLod(shadow, vec3(0.5, 0.5, 0.5), 0.0)) ^ uint(textureSize(layered, 0).z);",
             ] + last
         out = [
             "#version 450",
