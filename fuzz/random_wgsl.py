@@ -19,7 +19,10 @@ atomics inside structs and arrays; frexp and modf results; structs and arrays in
 storage buffers. Half the programs also read textures of one to three mip levels (`textureLoad`,
 `textureDimensions`, `textureNumLevels`, `textureSampleLevel` and `textureGather` with a nearest
 sampler, at levels of detail and coordinates away from where rounding decides) and read and write a
-storage texture, a column per invocation. The same seed always writes the same program.
+storage texture, a column per invocation; and a depth texture (compared at level 0 with a
+comparison sampler of any comparison, sampled, gathered, loaded) and an array texture (texels of
+a layer, samples and gathers at a layer, sizes and the layer count). The same seed always writes
+the same program.
 
 Pointer arguments into part of a variable (`f(&s.member)`), which our SPIR-V passes through a
 copy, are left out: naga's SPIR-V writer in wgpu panics on them, so the WGSL could not run.
@@ -28,7 +31,7 @@ fixtures/exec/compute/reverse_pointer_arguments.wgsl tests them against results 
 import random
 import sys
 
-from spirv_textures import MipChain, normalized_coordinates
+from spirv_textures import COMPARISONS, MipChain, normalized_coordinates
 
 MAX_DEPTH = 3
 OUTPUTS = 8  # integer results per invocation
@@ -45,6 +48,10 @@ class Program:
         self.textures = textures.random() < 0.5
         self.words, self.colours = MipChain(textures), MipChain(textures)
         self.marks_height = textures.randint(1, 4)  # the storage texture's rows
+        # A depth texture with a comparison sampler of any comparison, and an array texture.
+        self.depths, self.layered = MipChain(textures), MipChain(textures)
+        self.comparison = textures.choice(sorted(COMPARISONS))
+        self.layers = textures.randint(2, 3)
 
     # Expressions -------------------------------------------------------------------------
 
@@ -97,7 +104,11 @@ class Program:
         """A u32 from a texture: a texel, a size, a level count, a sample or gather (of unorm
         bytes, as the bytes), or this invocation's texel of the storage texture."""
         r = self.r
-        kind = r.randrange(5)
+        kind = r.randrange(7)
+        if kind == 5:
+            return self.depth_read(d)
+        if kind == 6:
+            return self.array_read(d)
         if kind == 0:
             level = r.randrange(self.words.levels)
             width, height = self.words.size(level)
@@ -121,6 +132,56 @@ class Program:
             gather = f"textureGather({r.randrange(4)}, colours, nearest, {uv})"
             return f"u32(round({gather}.{r.choice('xyzw')} * 255.0))"
         return f"textureLoad(marks, vec2u(i, {self.u(d)} % {self.marks_height}u)).x"
+
+    def depth_read(self, d):
+        """A u32 from the depth texture: a comparison at level 0 (sampled, maybe with an offset,
+        or gathered), or a depth (loaded, sampled at a level, gathered) as its 16 bits."""
+        r = self.r
+        kind = r.randrange(5)
+        reference = r.choice(["-0.5", "0.0", "0.25", "0.5", "0.75", "1.0", "1.5"])
+        if kind in (0, 1):
+            uv = self.coordinates(self.depths.size(0), r.choice([0.25, 0.5, 0.75]), 4, d)
+            offset = f", vec2i({r.randint(-2, 2)}, {r.randint(-2, 2)})" if kind == 1 else ""
+            return f"u32(textureSampleCompareLevel(depths, compare, {uv}, {reference}{offset}))"
+        if kind == 2:
+            uv = self.coordinates(self.depths.size(0), 1.0, 3, d)
+            return f"u32(textureGatherCompare(depths, compare, {uv}, {reference}).{r.choice('xyzw')})"
+        level = r.randrange(self.depths.levels)
+        if kind == 3:
+            width, height = self.depths.size(level)
+            depth = f"textureLoad(depths, vec2u({self.u(d)} % {width}u, {self.u(d)} % {height}u), {level}u + z)"
+        elif r.random() < 0.5:
+            uv = self.coordinates(self.depths.size(level), r.choice([0.25, 0.5, 0.75]), 4, d)
+            depth = f"textureSampleLevel(depths, nearest, {uv}, {level}u + z)"
+        else:
+            uv = self.coordinates(self.depths.size(0), 1.0, 3, d)
+            depth = f"textureGather(depths, nearest, {uv}).{r.choice('xyzw')}"
+        return f"u32(round({depth} * 65535.0))"
+
+    def array_read(self, d):
+        """A u32 from the array texture: a texel of a layer, a sample or gather at a layer, the
+        size or the layer count."""
+        r = self.r
+        kind = r.randrange(4)
+        layer = f"({self.u(d)} % {self.layers + 1}u)"  # one past the last: clamped when sampling
+        if kind == 0:
+            level = r.randrange(self.layered.levels)
+            width, height = self.layered.size(level)
+            at = f"vec2u({self.u(d)} % {width}u, {self.u(d)} % {height}u)"
+            texel = f"textureLoad(layered, {at}, {self.u(d)} % {self.layers}u, {level}u + z)"
+        elif kind == 1:
+            level = r.randrange(self.layered.levels)
+            lod = level + r.choice([-0.25, 0.0, 0.25]) if level else r.choice([-1.0, 0.0, 0.25])
+            uv = self.coordinates(self.layered.size(level), r.choice([0.25, 0.5, 0.75]), 4, d)
+            texel = f"textureSampleLevel(layered, nearest, {uv}, {layer}, {lod})"
+        elif kind == 2:
+            uv = self.coordinates(self.layered.size(0), 1.0, 3, d)
+            texel = f"textureGather({r.randrange(4)}, layered, nearest, {uv}, {layer})"
+        else:
+            if r.random() < 0.3:
+                return "textureNumLayers(layered)"
+            return f"textureDimensions(layered, {r.randrange(self.layered.levels)}u + z).{r.choice('xy')}"
+        return f"u32(round({texel}.{r.choice('xyzw')} * 255.0))"
 
     def coordinates(self, size, shift, beyond, d):
         return normalized_coordinates(lambda: self.u(d), size, shift, beyond, "vec2u", "vec2f")
@@ -254,16 +315,25 @@ class Program:
                 f"random*{colours.texel_count()}",
                 "// exec: sampler 6 nearest",
                 f"// exec: storage-image 7 {INVOCATIONS}x{rows} r32uint: random*{INVOCATIONS * rows}",
+                f"// exec: texture 8 {self.depths.width}x{self.depths.height} depth16unorm levels "
+                f"{self.depths.levels}: random*{self.depths.texel_count()}",
+                f"// exec: sampler 9 nearest compare {self.comparison}",
+                f"// exec: texture 10 {self.layered.width}x{self.layered.height} rgba8unorm levels "
+                f"{self.layered.levels} layers {self.layers}: random*{self.layered.texel_count() * self.layers}",
             ]
             textures = """
 @group(0) @binding(4) var words: texture_2d<u32>;
 @group(0) @binding(5) var colours: texture_2d<f32>;
 @group(0) @binding(6) var nearest: sampler;
 @group(0) @binding(7) var marks: texture_storage_2d<r32uint, read_write>;
+@group(0) @binding(8) var depths: texture_depth_2d;
+@group(0) @binding(9) var compare: sampler_comparison;
+@group(0) @binding(10) var layered: texture_2d_array<f32>;
 """
             # Every binding used (wgpu rejects a bind group entry the shader does not use).
             uses = ("    out[base + 3u] ^= textureLoad(words, vec2u(0u), 0).x ^ textureLoad(marks, vec2u(i, 0u)).x ^ "
-                    "u32(round(textureSampleLevel(colours, nearest, vec2f(0.5), 0.0).y * 255.0));\n"
+                    "u32(round(textureSampleLevel(colours, nearest, vec2f(0.5), 0.0).y * 255.0)) ^ "
+                    "u32(textureSampleCompareLevel(depths, compare, vec2f(0.5), 0.5)) ^ textureNumLayers(layered);\n"
                     "    textureStore(marks, vec2u(i, 0u), vec4u(a ^ b));\n")
         body = self.statements(r.randrange(4, 9), 1, 0)
         result = [f"out[base + {k}u] = {self.u(1)};" for k in range(4)]
