@@ -30,14 +30,25 @@ pub(crate) fn make_vars(
                     Expr::Index(operands) => &operands[0],
                     _ => return,
                 };
-                if let Expr::Ident(name) = base {
-                    read_by_member.insert(name.clone());
-                }
+                composed_names(base, &mut |name| _ = read_by_member.insert(name.clone()));
             })
         });
     }
     let mut finder = Finder { is_override, is_function, read_by_member, constant_lets: NameSet::default() };
     finder.list(&mut function.body);
+}
+
+/// The names a value read by member is made of: the name itself (`r` of `r.x`), or the names a
+/// composite built at the read is made of (`m` of `array<mat2x2<f32>, 2>(m, n)[1][0]`, which
+/// breaks the function as `m[1][0]` does), through members and elements of either.
+fn composed_names(base: &Expr, found: &mut dyn FnMut(&Name)) {
+    match base {
+        Expr::Ident(name) => found(name),
+        Expr::Member(access) => composed_names(&access.base, found),
+        Expr::Index(operands) => composed_names(&operands[0], found),
+        Expr::Call(call) => call.args.iter().for_each(|arg| composed_names(arg, found)),
+        _ => {}
+    }
 }
 
 /// Whether naga's constant evaluation can evaluate every call in `expr`: it leaves a call of
@@ -152,6 +163,15 @@ mod tests {
             let_("y", xor(Expr::ident("x"), member("r", "x"))),
             let_("t", vec2(vec![Expr::ident("x"), u32(1)])),
             let_("q", vec2(vec![u32(5), Expr::ident("k")])),
+            // Read by member of a composite built around it.
+            let_("m", vec2(vec![u32(7), u32(8)])),
+            let_(
+                "z",
+                Expr::index(
+                    Expr::index(Expr::call("array<vec2<u32>, 2>", vec![Expr::ident("m"), Expr::ident("m")]), u32(1)),
+                    u32(0),
+                ),
+            ),
             Stmt::Call(Expr::call("g", vec![member("t", "x"), Expr::ident("q")])),
             Stmt::If {
                 condition: Expr::ident("k"),
@@ -162,8 +182,8 @@ mod tests {
                 reject: vec![],
             },
         ]);
-        // `h` is a constant made of `a`, and `r` of `h`; `s` of an override. `t` is read at run
-        // time; `q` is never read by member.
+        // `h` is a constant made of `a`, and `r` of `h`; `s` of an override; `m` is read by
+        // member of an array made of it. `t` is read at run time; `q` is never read by member.
         for expected in [
             "let a = 558u;",
             "let h = a ^ 3u;",
@@ -172,6 +192,7 @@ mod tests {
             "let t = vec2<u32>(x, 1u);",
             "let q = vec2<u32>(5u, k);",
             "var s = vec2<u32>(select(1u, 2u, k), 1u);",
+            "var m = vec2<u32>(7u, 8u);",
         ] {
             assert!(text.contains(expected), "{expected} in {text}");
         }
