@@ -12,7 +12,7 @@ use super::emit::{Emitter, storage_format};
 use super::function::{Lower, Value};
 use crate::error::{Error, Warning};
 use crate::passes::signedness::int_signedness;
-use crate::spirv::{Def, Id, ImageType, Inst, Module, Operand, Type};
+use crate::spirv::{ConstValue, Def, Id, ImageType, Inst, Module, Operand, Type};
 use crate::wgsl::ast::{BinaryOp, COMPONENTS, Expr, Literal, Stmt};
 
 /// Whether `ty` is f16.
@@ -328,13 +328,19 @@ impl Lower<'_> {
             let bias_value = self.take(e, bias)?;
             args.push(self.as_f32(bias, bias_value)?);
             "textureSampleBias"
-        } else if let Some(lod) = extra.lod {
-            let fixed_zero = self.module.is_fixed_zero(lod);
-            let lod = self.take(e, lod).and_then(|value| self.as_f32(lod, value))?;
+        } else if let Some(lod_id) = extra.lod {
+            let fixed_zero = self.module.is_fixed_zero(lod_id);
+            let lod = self.take(e, lod_id).and_then(|value| self.as_f32(lod_id, value))?;
             // A depth texture's level is an integer in WGSL: the one nearest mipmapping picks.
-            args.push(match image.depth {
-                1 if fixed_zero => Expr::Literal(Literal::I32(0)),
-                1 => self.nearest_level(e, self.result(inst)?, &args[0], lod),
+            let fixed_level = if fixed_zero { Some(0) } else { self.fixed_nearest_level(e, lod_id) };
+            args.push(match (image.depth, fixed_level) {
+                (1, Some(0)) => Expr::Literal(Literal::I32(0)),
+                (1, Some(level)) => {
+                    let levels = Expr::call("i32", vec![Expr::call("textureNumLevels", vec![args[0].clone()])]);
+                    let last = Expr::binary(BinaryOp::Subtract, levels, Expr::Literal(Literal::I32(1)));
+                    Expr::call("min", vec![Expr::Literal(Literal::I32(level)), last])
+                }
+                (1, None) => self.nearest_level(e, self.result(inst)?, &args[0], lod),
                 _ => lod,
             });
             "textureSampleLevel"
@@ -458,6 +464,19 @@ impl Lower<'_> {
         let (scalar, count) = self.texel(e, image)?;
         let expr = self.reshape(e, inst, Expr::call("textureLoad", args), &scalar, count)?;
         self.define(e, inst, expr, false)
+    }
+
+    /// The level nearest mipmapping reads at the level of detail `lod` where that is an f32
+    /// constant the pipeline cannot change (before clamping to the texture's last level).
+    fn fixed_nearest_level(&self, e: &Emitter, lod: Id) -> Option<i32> {
+        let constant = self.module.constant(lod).filter(|_| !e.is_override_expression(lod))?;
+        let (ConstValue::Scalar(bits), Some(Type::Float { width: 32 })) =
+            (&constant.value, self.module.type_def(constant.ty))
+        else {
+            return None;
+        };
+        // As in `nearest_level`; a NaN gives 0.
+        Some(((f32::from_bits(*bits as u32) + 0.5).ceil() - 1.0).max(0.0) as i32)
     }
 
     /// The level nearest mipmapping reads at level of detail `lod`: ceil(lod + 0.5) - 1, within
