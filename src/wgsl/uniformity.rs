@@ -19,7 +19,7 @@ use std::collections::HashMap;
 
 use crate::name_hash::{NameMap, NameSet};
 
-use super::ast::{Attribute, Expr, Function, Global, GlobalKind, Init, Name, Param, Stmt, UnaryOp};
+use super::ast::{Attribute, BinaryOp, Expr, Function, Global, GlobalKind, Init, Name, Param, Stmt, UnaryOp};
 
 /// Builtins that need uniform control flow.
 const NEEDS_UNIFORMITY: &[&str] = &[
@@ -232,6 +232,16 @@ impl Analysis {
     }
 }
 
+/// Whether `expr` calls a builtin whose result depends on which invocations run it together
+/// (derivatives, implicit-level-of-detail sampling, subgroup operations): one that SPIR-V runs
+/// in every invocation must not move to where only some run it, as the right of `&&` or `||`.
+pub(crate) fn depends_on_active_invocations(expr: &Expr) -> bool {
+    expr.any(&|part| {
+        matches!(part, Expr::Call(call)
+            if NEEDS_UNIFORMITY.contains(&&*call.callee) || SUBGROUP_BUILTINS.contains(&&*call.callee))
+    })
+}
+
 fn is_uniformity_builtin(name: &str) -> bool {
     NEEDS_UNIFORMITY.contains(&name) || BARRIERS.contains(&name) || SUBGROUP_BUILTINS.contains(&name)
 }
@@ -377,10 +387,28 @@ impl<'a> Scope<'a> {
         });
     }
 
+    /// Notes the calls in the right operand of a `&&` or `||` whose left operand is not
+    /// uniform: whether they run depends on it, which is non-uniform control flow.
+    fn note_short_circuited_calls(&mut self, expr: &'a Expr) {
+        let mut conditional = Vec::new();
+        expr.walk(&mut |part| {
+            if let Expr::Binary(BinaryOp::LogicalAnd | BinaryOp::LogicalOr, operands) = part {
+                conditional.push(operands);
+            }
+        });
+        for operands in conditional {
+            if !self.is_uniform(&operands[0]) {
+                self.note_calls(&operands[1]);
+            }
+        }
+    }
+
     /// Notes the statement's own expressions: calls in non-uniform flow, addresses taken.
     fn visit(&mut self, stmt: &'a Stmt, uniform_flow: bool) {
         for expr in stmt_exprs(stmt) {
-            if !uniform_flow {
+            if uniform_flow {
+                self.note_short_circuited_calls(expr);
+            } else {
                 self.note_calls(expr);
             }
             let mut taken = Vec::new();
@@ -664,6 +692,19 @@ mod tests {
             sample(),
         ];
         assert!(!(verdict(vec![function("main", body)])).breaks_derivatives);
+    }
+
+    #[test]
+    fn sampling_right_of_a_non_uniform_short_circuit_is_non_uniform() {
+        let sampled = || Expr::call("textureSampleCompare", vec![ident("t"), ident("s"), ident("uv"), ident("r")]);
+        let assign = |op, left: &str| Stmt::Assign {
+            target: ident("hit"),
+            value: Expr::binary(op, positive(left), Expr::binary(BinaryOp::Greater, sampled(), ident("params"))),
+        };
+        for op in [BinaryOp::LogicalAnd, BinaryOp::LogicalOr] {
+            assert!((verdict(vec![function("main", vec![assign(op, "input")])])).breaks_derivatives);
+            assert!(!(verdict(vec![function("main", vec![assign(op, "params")])])).breaks_derivatives);
+        }
     }
 
     #[test]
