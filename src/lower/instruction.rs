@@ -13,6 +13,7 @@ use crate::passes::atomics;
 use crate::spirv::{ConstValue, Def, ExtSet, Id, Inst, Operand, Type};
 use crate::wgsl::ast::{BinaryOp, COMPONENTS, Call, Expr, Literal, Name, Stmt, UnaryOp};
 use crate::wgsl::tint_sizes;
+use crate::wgsl::uniformity::depends_on_active_invocations;
 
 /// The most elements `OpCopyLogical` writes out one by one.
 const MAX_COPIED_ELEMENTS: u64 = 4096;
@@ -189,13 +190,15 @@ impl Lower<'_> {
         let vector_result = matches!(self.module.ty(result_ty)?, Type::Vector { .. });
         Ok(match spelling {
             Spelling::Binary(op) => {
-                // `&&` and `||` are for scalars; vectors of bool use `&` and `|`.
+                let mut right = operands.pop().ok_or_else(|| self.missing(inst))?;
+                // `&&` and `||` are for scalars; vectors of bool use `&` and `|`, and so does a
+                // right operand every invocation must evaluate (`&&` would skip it in some).
+                let every = vector_result || depends_on_active_invocations(&right);
                 let op = match op {
-                    BinaryOp::LogicalAnd if vector_result => BinaryOp::And,
-                    BinaryOp::LogicalOr if vector_result => BinaryOp::Or,
+                    BinaryOp::LogicalAnd if every => BinaryOp::And,
+                    BinaryOp::LogicalOr if every => BinaryOp::Or,
                     op => op,
                 };
-                let mut right = operands.pop().ok_or_else(|| self.missing(inst))?;
                 let left = operands.pop().ok_or_else(|| self.missing(inst))?;
                 let integer_division = matches!(inst.op, Op::SDiv | Op::UDiv | Op::SRem | Op::UMod);
                 // A divisor made larger is measured again.
