@@ -502,12 +502,18 @@ impl Lower<'_> {
         let mut args = Vec::new();
         if !depth_reference && image.depth == 1 {
             // A depth texel reads as (D, 0, 0, 1); WGSL gathers D only, the rest are known.
-            let other = match self.module.const_u32(self.operand(inst, 2)?) {
+            let component = self.operand(inst, 2)?;
+            let fixed = (!e.is_override_expression(component)).then(|| self.module.const_u32(component)).flatten();
+            let other = match fixed {
                 Some(0) => None,
                 Some(1 | 2) => Some(0.0),
                 Some(3) => Some(1.0),
                 _ => {
-                    return Err(Error::invalid("the gathered component is not a constant 0 to 3", self.location(inst)));
+                    return Err(Error::unsupported(
+                        "a gather from a depth texture of a component that a specialization constant \
+                         chooses, or that is not 0 to 3",
+                        self.location(inst),
+                    ));
                 }
             };
             if let Some(value) = other {
