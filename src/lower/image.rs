@@ -15,6 +15,12 @@ use crate::passes::signedness::int_signedness;
 use crate::spirv::{ConstValue, Def, Id, ImageType, Inst, Module, Operand, Type};
 use crate::wgsl::ast::{BinaryOp, COMPONENTS, Expr, Literal, Stmt};
 
+/// The index of `texture`'s last mip level, as an i32: `i32(textureNumLevels(t)) - 1i`.
+fn last_level(texture: &Expr) -> Expr {
+    let levels = Expr::call("i32", vec![Expr::call("textureNumLevels", vec![texture.clone()])]);
+    Expr::binary(BinaryOp::Subtract, levels, Expr::Literal(Literal::I32(1)))
+}
+
 /// Whether `ty` is f16.
 pub(super) fn is_f16(module: &Module, ty: Id) -> bool {
     matches!(module.type_def(ty), Some(Type::Float { width: 16 }))
@@ -335,11 +341,7 @@ impl Lower<'_> {
             let fixed_level = if fixed_zero { Some(0) } else { self.fixed_nearest_level(e, lod_id) };
             args.push(match (image.depth, fixed_level) {
                 (1, Some(0)) => Expr::Literal(Literal::I32(0)),
-                (1, Some(level)) => {
-                    let levels = Expr::call("i32", vec![Expr::call("textureNumLevels", vec![args[0].clone()])]);
-                    let last = Expr::binary(BinaryOp::Subtract, levels, Expr::Literal(Literal::I32(1)));
-                    Expr::call("min", vec![Expr::Literal(Literal::I32(level)), last])
-                }
+                (1, Some(level)) => Expr::call("min", vec![Expr::Literal(Literal::I32(level)), last_level(&args[0])]),
                 (1, None) => self.nearest_level(e, self.result(inst)?, &args[0], lod),
                 _ => lod,
             });
@@ -487,9 +489,7 @@ impl Lower<'_> {
             Expr::call("i32", vec![Expr::call("ceil", vec![Expr::binary(BinaryOp::Add, lod, f32_literal(0.5))])]),
             Expr::Literal(Literal::I32(1)),
         );
-        let levels = Expr::call("i32", vec![Expr::call("textureNumLevels", vec![texture.clone()])]);
-        let last = Expr::binary(BinaryOp::Subtract, levels, Expr::Literal(Literal::I32(1)));
-        let level = Expr::call("clamp", vec![rounded, Expr::Literal(Literal::I32(0)), last]);
+        let level = Expr::call("clamp", vec![rounded, Expr::Literal(Literal::I32(0)), last_level(texture)]);
         self.temporary(e, id, "level", level)
     }
 
