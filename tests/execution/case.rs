@@ -139,23 +139,23 @@ impl Texture {
             .collect()
     }
 
-    /// The words VALUES must give: a word a texel, four for the 16-byte formats.
+    /// The words VALUES must give.
     fn word_count(&self) -> usize {
-        let words_per_texel = self.format.info().bytes_per_texel.div_ceil(4) as usize;
         let texels: usize = self.mip_levels().iter().map(|l| (l.width * l.height * self.layers) as usize).sum();
-        texels * words_per_texel
+        texels * self.format.info().words_per_texel()
     }
 
     /// The texels as uploaded, laid out as `mip_levels` says: a 2-byte texel is its word's low
     /// half.
     pub fn upload_bytes(&self) -> Vec<u8> {
-        let bytes_per_texel = self.format.info().bytes_per_texel as usize;
+        let info = self.format.info();
+        let bytes_per_texel = info.bytes_per_texel as usize;
         let mut bytes = Vec::new();
         let mut words = self.words.iter();
         for level in self.mip_levels() {
             bytes.resize(level.bytes.start, 0);
             let texels = level.bytes.len() / bytes_per_texel;
-            for _ in 0..texels * bytes_per_texel.div_ceil(4) {
+            for _ in 0..texels * info.words_per_texel() {
                 let word = words.next().expect("checked by word_count").to_le_bytes();
                 bytes.extend_from_slice(&word[..bytes_per_texel.min(4)]);
             }
@@ -194,6 +194,17 @@ pub struct FormatInfo {
     pub vulkan: ash::vk::Format,
     pub webgpu: wgpu::TextureFormat,
     pub aspect: ash::vk::ImageAspectFlags,
+}
+
+impl FormatInfo {
+    /// The words of VALUES a texel takes: one, four for the 16-byte formats.
+    fn words_per_texel(&self) -> usize {
+        self.bytes_per_texel.div_ceil(4) as usize
+    }
+
+    fn is_depth(&self) -> bool {
+        self.aspect != ash::vk::ImageAspectFlags::COLOR
+    }
 }
 
 pub const FORMATS: &[FormatInfo] = &[
@@ -558,7 +569,7 @@ fn apply(case: &mut Case, text: &str) -> Result<(), String> {
             }
             let words = contents(u64::from(binding))?;
             let texture = Texture { width, height, levels, layers, view, format, words };
-            let depth = format.info().aspect != ash::vk::ImageAspectFlags::COLOR;
+            let depth = format.info().is_depth();
             let kind = match keyword {
                 "texture" => ResourceKind::Texture(texture),
                 "storage-image" if (levels, view, depth) == (1, ViewKind::D2, false) => {
@@ -605,7 +616,7 @@ fn apply(case: &mut Case, text: &str) -> Result<(), String> {
             render.width = width;
             render.height = height;
             let format = TexelFormat::parse(args.get(2).ok_or("expected a format")?)?;
-            if format.info().aspect != ash::vk::ImageAspectFlags::COLOR {
+            if format.info().is_depth() {
                 return Err("a target has a colour format".into());
             }
             render.targets.push(format);
