@@ -28,7 +28,7 @@ its size with the layer count). The same seed always writes the same program.
 import random
 import sys
 
-from spirv_textures import COMPARISONS, MipChain, normalized_coordinates
+from spirv_textures import COMPARISONS, MipChain, level_of_detail, normalized_coordinates
 
 MAX_DEPTH = 3
 
@@ -78,7 +78,7 @@ class Program:
             return f"uint(textureSize({name}, {r.randrange(texture.levels)}).{r.choice('xy')})"
         if kind in (3, 4):
             level = r.randrange(self.colours.levels)
-            lod = level + r.choice([-0.25, 0.0, 0.25]) if level else r.choice([-1.0, 0.0, 0.25])
+            lod = level_of_detail(r, level)
             uv = self.coordinates(self.colours.size(level), r.choice([0.25, 0.5, 0.75]), 4, depth)
             if kind == 4:
                 return f"sampled(colours, {uv}, {lod}, {r.randrange(4)})"
@@ -120,7 +120,7 @@ class Program:
         layer = r.choice([-1.0, -0.4, 0.0, 0.5, 1.0, 1.5, 1.6, 2.5, self.layers + 1.0])
         if kind == 1:
             level = r.randrange(texture.levels)
-            lod = level + r.choice([-0.25, 0.0, 0.25]) if level else r.choice([-1.0, 0.0, 0.25])
+            lod = level_of_detail(r, level)
             uv = self.coordinates(texture.size(level), r.choice([0.25, 0.5, 0.75]), 4, depth)
             return f"uint(round(textureLod(layered, vec3({uv}, {layer}), {lod}).{r.choice('xyzw')} * 255.0))"
         uv = self.coordinates(texture.size(0), 1.0, 3, depth)

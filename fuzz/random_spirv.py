@@ -1032,17 +1032,20 @@ class FunctionBuilder:
         kind = TEXEL_KIND[fmt]
         if kind == "depth":
             # (d, 0, 0, 1): d back into its 16 bits, the rest as floats.
-            self.p.float_const(65535.0)
-            self.fold_scalar(self.inst("unorm16", self.inst("extract", "%float", texel, 0)), "%uint")
+            self.fold_unorm(texel, [0], 16)
             for lane in range(1, 4):
                 self.fold_scalar(self.inst("extract", "%float", texel, lane), "%float")
-            return
-        if kind != "unorm":
+        elif kind == "unorm":
+            self.fold_unorm(texel, range(4), 8)
+        else:
             self.fold_lanes(texel, f"%{kind}", 4)
-            return
-        self.p.float_const(255.0)
-        for lane in range(4):
-            self.fold_scalar(self.inst("unorm", self.inst("extract", "%float", texel, lane)), "%uint")
+
+    def fold_unorm(self, texel, lanes, bits):
+        """Reads the `lanes` of `texel`, unorm values of `bits` bits, into acc as those bits."""
+        op = "unorm" if bits == 8 else "unorm16"
+        self.p.float_const(255.0 if bits == 8 else 65535.0)
+        for lane in lanes:
+            self.fold_scalar(self.inst(op, self.inst("extract", "%float", texel, lane)), "%uint")
 
     def texture_fetch(self, var=None):
         """OpImageFetch at integer coordinates (u32 or i32) in range, maybe with a constant
@@ -1169,12 +1172,12 @@ class FunctionBuilder:
         offsets, operand = self.gather_offsets()
         name = r.choice([self.c(component), self.p.int_const(component)])
         texel = self.inst("gather", "%v4float", self.sampled(var), coordinate, name, component, offsets, operand)
-        if var == "%tex_d" and component == 0:
-            self.p.float_const(65535.0)
-            for lane in range(4):
-                self.fold_scalar(self.inst("unorm16", self.inst("extract", "%float", texel, lane)), "%uint")
+        if var != "%tex_d":
+            self.fold_texel(texel, t.format)
+        elif component == 0:
+            self.fold_unorm(texel, range(4), 16)
         else:
-            self.fold_texel(texel, "rgba32float" if var == "%tex_d" else t.format)
+            self.fold_lanes(texel, "%float", 4)
 
     def texture_compare(self):
         """A depth comparison with the comparison sampler, at level 0 (WGSL compares at no other):

@@ -31,7 +31,7 @@ fixtures/exec/compute/reverse_pointer_arguments.wgsl tests them against results 
 import random
 import sys
 
-from spirv_textures import COMPARISONS, MipChain, normalized_coordinates
+from spirv_textures import COMPARISONS, MipChain, level_of_detail, normalized_coordinates
 
 MAX_DEPTH = 3
 OUTPUTS = 8  # integer results per invocation
@@ -121,9 +121,8 @@ class Program:
                 return f"textureNumLevels({texture})"
             return f"textureDimensions({texture}, {r.randrange(levels)}u + z).{r.choice('xy')}"
         if kind == 2:
-            # Nearest mipmapping reads level l from a level of detail over l - 0.5 up to l + 0.5.
             level = r.randrange(self.colours.levels)
-            lod = level + r.choice([-0.25, 0.0, 0.25]) if level else r.choice([-1.0, 0.0, 0.25])
+            lod = level_of_detail(r, level)
             uv = self.coordinates(self.colours.size(level), r.choice([0.25, 0.5, 0.75]), 4, d)
             sample = f"textureSampleLevel(colours, nearest, {uv}, {lod})"
             return f"u32(round({sample}.{r.choice('xyzw')} * 255.0))"
@@ -171,7 +170,7 @@ class Program:
             texel = f"textureLoad(layered, {at}, {self.u(d)} % {self.layers}u, {level}u + z)"
         elif kind == 1:
             level = r.randrange(self.layered.levels)
-            lod = level + r.choice([-0.25, 0.0, 0.25]) if level else r.choice([-1.0, 0.0, 0.25])
+            lod = level_of_detail(r, level)
             uv = self.coordinates(self.layered.size(level), r.choice([0.25, 0.5, 0.75]), 4, d)
             texel = f"textureSampleLevel(layered, nearest, {uv}, {layer}, {lod})"
         elif kind == 2:

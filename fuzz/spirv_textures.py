@@ -22,7 +22,8 @@ half the one before, rounded down) and contents:
 
 and `%smp` (binding 7), a nearest sampler, clamp to edge, nearest between levels (`; exec:
 sampler`), and `%smp_cmp` (binding 14), the same comparing with the module's comparison (any of
-the eight), which only depth comparisons use (Vulkan leaves any other use of it undefined). And four storage images, compared after the run (`; exec: storage-image`, `cpu`):
+the eight), which only depth comparisons use (Vulkan leaves any other use of it undefined). And
+four storage images, compared after the run (`; exec: storage-image`, `cpu`):
 
 - `%simg_u` (binding 9, r32ui) and `%simg_f` (binding 10, r32f), read and written: a column per
   invocation (its global id), which only that invocation touches, so no two race;
@@ -109,6 +110,12 @@ class MipChain:
     def texel_count(self):
         """Texels in all levels: the words an `exec:` line of an r32uint or rgba8unorm texture has."""
         return sum(w * h for w, h in map(self.size, range(self.levels)))
+
+
+def level_of_detail(r, level):
+    """A level of detail at which nearest mipmapping reads `level` (it does from over level - 0.5
+    up to level + 0.5; below 0, level 0), a quarter away from where it changes level."""
+    return level + r.choice([-0.25, 0.0, 0.25]) if level else r.choice([-1.0, 0.0, 0.25])
 
 
 def normalized_coordinates(value, size, shift, beyond, unsigned_vec2, float_vec2):
