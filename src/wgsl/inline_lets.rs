@@ -23,6 +23,7 @@ use crate::name_hash::{NameMap, NameSet};
 
 use super::ast::{BinaryOp, Expr, Function, Init, Literal, Name, Stmt, UnaryOp};
 use super::names::unnamed_id;
+use super::uniformity::depends_on_active_invocations;
 
 /// Deeper expressions than the lowering would inline are left bound.
 const MAX_DEPTH: usize = 32;
@@ -384,7 +385,9 @@ fn try_inline(
     let next = tail[next - index - 1].unnoted_mut();
     let either_order = matches!(next, Stmt::Assign { .. });
     let mut parts = own_exprs(next);
-    if !may_inline(&parts, name, value_has_effect, either_order, own, has_effect) {
+    // A derivative or subgroup operation must run in every invocation that ran the `let`.
+    let unconditional = value_has_effect || depends_on_active_invocations(value);
+    if !may_inline(&parts, name, value_has_effect, unconditional, either_order, own, has_effect) {
         return false;
     }
     if parts.iter().any(|part| deeper_than_inlined(part, MAX_DEPTH, name, value)) {
@@ -398,13 +401,14 @@ fn try_inline(
     true
 }
 
-/// Whether a value with an effect or not (`value_has_effect`) may go where `name` is used in
-/// `parts`, a statement's own expressions (an assignment's two sides, `either_order`, are taken
-/// to come in either order).
+/// Whether a value with an effect or not (`value_has_effect`), which must be evaluated wherever
+/// the `let` was or not (`unconditional`), may go where `name` is used in `parts`, a statement's
+/// own expressions (an assignment's two sides, `either_order`, are taken to come in either order).
 fn may_inline(
     parts: &[&mut Expr],
     name: &str,
     value_has_effect: bool,
+    unconditional: bool,
     either_order: bool,
     own: &Own,
     has_effect: &dyn Fn(&Expr) -> bool,
@@ -429,10 +433,10 @@ fn may_inline(
         before(part);
     }
     let Some(conditional) = conditional else { return false };
-    if any_effect {
+    if any_effect || (conditional && unconditional) {
         return false;
     }
-    !value_has_effect || (!conditional && only_own)
+    !value_has_effect || only_own
 }
 
 /// A statement's own expressions, each evaluated once, in order; none for a loop, whose
@@ -616,6 +620,19 @@ mod tests {
         let either = Expr::binary(BinaryOp::LogicalOr, ident("acc"), ident("x_1"));
         let body = vec![let_("x_1", call("f", vec![])), Stmt::Return(Some(either))];
         assert!(inlined(body).contains("let x_1 = f();"));
+    }
+
+    #[test]
+    fn a_subgroup_or_derivative_value_does_not_move_into_an_operand_that_may_not_run() {
+        for callee in ["subgroupAdd", "dpdx"] {
+            let right = |operand| Expr::binary(BinaryOp::LogicalAnd, ident("c"), operand);
+            let body = vec![let_("x_1", call(callee, vec![ident("a")])), Stmt::Return(Some(right(ident("x_1"))))];
+            assert!(inlined(body).contains(&format!("let x_1 = {callee}(a);")), "{callee}");
+            // Where it runs unconditionally all the same, it goes.
+            let body =
+                vec![let_("x_1", call(callee, vec![ident("a")])), Stmt::Return(Some(plus(ident("x_1"), ident("a"))))];
+            assert!(inlined(body).contains(&format!("return {callee}(a) + a;")), "{callee}");
+        }
     }
 
     #[test]
