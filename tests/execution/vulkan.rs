@@ -105,7 +105,10 @@ impl Vulkan {
         let mut vulkan11 = vk::PhysicalDeviceVulkan11Features::default()
             .storage_buffer16_bit_access(supported11.storage_buffer16_bit_access == vk::TRUE)
             .uniform_and_storage_buffer16_bit_access(supported11.uniform_and_storage_buffer16_bit_access == vk::TRUE)
-            .storage_input_output16(supported11.storage_input_output16 == vk::TRUE);
+            .storage_input_output16(supported11.storage_input_output16 == vk::TRUE)
+            // Pointers chosen at run time, where the device has them.
+            .variable_pointers_storage_buffer(supported11.variable_pointers_storage_buffer == vk::TRUE)
+            .variable_pointers(supported11.variable_pointers == vk::TRUE);
         // Scalar and std430 uniform block layouts, where the device has them.
         let mut vulkan12 = vk::PhysicalDeviceVulkan12Features::default()
             .shader_float16(supported12.shader_float16 == vk::TRUE)
