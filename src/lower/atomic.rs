@@ -46,8 +46,13 @@ impl Lower<'_> {
 
     /// `value` (an operand id) as the atomic's integer type.
     fn as_inner(&mut self, e: &mut Emitter, value: Id, inner: Id) -> Result<Expr, Error> {
-        let ty = self.module.type_of(value)?;
         let expr = self.take(e, value)?;
+        self.converted_to_inner(e, value, expr, inner)
+    }
+
+    /// `expr`, the value of operand `value`, as the atomic's integer type.
+    pub(super) fn converted_to_inner(&self, e: &mut Emitter, value: Id, expr: Expr, inner: Id) -> Result<Expr, Error> {
+        let ty = self.module.type_of(value)?;
         Ok(if int_signedness(self.module, ty) == int_signedness(self.module, inner) {
             expr
         } else {
@@ -76,7 +81,7 @@ impl Lower<'_> {
 
     /// An atomic's value, read as its integer type `inner`, as the instruction's result type
     /// (SPIR-V lets their signedness differ).
-    fn as_result_type(&self, e: &mut Emitter, inst: &Inst, value: Expr, inner: Id) -> Result<Expr, Error> {
+    pub(super) fn as_result_type(&self, e: &mut Emitter, inst: &Inst, value: Expr, inner: Id) -> Result<Expr, Error> {
         let ty = self.result_type(inst)?;
         match int_signedness(self.module, ty) == int_signedness(self.module, inner) {
             true => Ok(value),

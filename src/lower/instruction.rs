@@ -29,6 +29,9 @@ impl Lower<'_> {
             Op::Load => self.load_memory(e, inst),
             Op::Store => {
                 if let Some(inner) = self.atomic_inner(self.operand(inst, 0)?) {
+                    if let Some(choice) = self.unmerged_choice(e, self.operand(inst, 0)?)? {
+                        return self.store_choice(e, self.operand(inst, 1)?, choice, Some(inner));
+                    }
                     return self.store_atomic(e, inst, inner);
                 }
                 let value = self.operand(inst, 1)?;
@@ -42,7 +45,7 @@ impl Lower<'_> {
                     return Ok(());
                 }
                 if let Some(choice) = self.unmerged_choice(e, self.operand(inst, 0)?)? {
-                    return self.store_choice(e, self.operand(inst, 1)?, choice);
+                    return self.store_choice(e, self.operand(inst, 1)?, choice, None);
                 }
                 let target = self.pointer_expr(e, self.operand(inst, 0)?)?;
                 let value = self.take(e, self.operand(inst, 1)?)?;
@@ -692,6 +695,9 @@ impl Lower<'_> {
     /// A load: a value read from memory, or, from memory nothing writes, a value like any other.
     fn load_memory(&mut self, e: &mut Emitter, inst: &Inst) -> Result<(), Error> {
         if let Some(inner) = self.atomic_inner(self.operand(inst, 0)?) {
+            if let Some(choice) = self.unmerged_choice(e, self.operand(inst, 0)?)? {
+                return self.load_choice(e, inst, choice, Some(inner));
+            }
             return self.load_atomic(e, inst, inner);
         }
         let ty = self.result_type(inst)?;
@@ -701,7 +707,7 @@ impl Lower<'_> {
             return self.define(e, inst, zero, false);
         }
         if let Some(choice) = self.unmerged_choice(e, self.operand(inst, 0)?)? {
-            return self.load_choice(e, inst, choice);
+            return self.load_choice(e, inst, choice, None);
         }
         let id = self.operand(inst, 0)?;
         // What the pointer points into and whether its indices are all constant, read where an

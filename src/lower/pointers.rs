@@ -268,15 +268,30 @@ impl Lower<'_> {
     }
 
     /// OpLoad through a choice of pointers to different variables or members: each option read,
-    /// the chosen value kept (`select` for scalars and vectors, an `if` for the rest).
-    pub(super) fn load_choice(&mut self, e: &mut Emitter, inst: &Inst, choice: Choice) -> Result<(), Error> {
+    /// the chosen value kept (`select` for scalars and vectors, an `if` for the rest). Atomics
+    /// (the atomic's integer type `atomic`: the atomics pass makes every option one where one
+    /// is) are read by `atomicLoad`.
+    pub(super) fn load_choice(
+        &mut self,
+        e: &mut Emitter,
+        inst: &Inst,
+        choice: Choice,
+        atomic: Option<Id>,
+    ) -> Result<(), Error> {
         let mut loads = Vec::with_capacity(choice.options.len());
         for option in &choice.options {
-            loads.push(self.reference(e, option, true)?);
+            let reference = self.reference(e, option, true)?;
+            loads.push(match atomic {
+                Some(_) => Expr::call("atomicLoad", vec![Expr::unary(UnaryOp::AddressOf, reference)]),
+                None => reference,
+            });
         }
         let ty = self.result_type(inst)?;
         if self.module.scalar_of(ty).is_some() {
-            let value = self.chosen(e, &choice.selector, loads)?;
+            let mut value = self.chosen(e, &choice.selector, loads)?;
+            if let Some(inner) = atomic {
+                value = self.as_result_type(e, inst, value, inner)?;
+            }
             return self.define(e, inst, value, true);
         }
         let name = self.local_name(e, self.result(inst)?);
@@ -291,13 +306,28 @@ impl Lower<'_> {
     }
 
     /// OpStore through a choice of pointers to different variables or members: to the chosen
-    /// option only.
-    pub(super) fn store_choice(&mut self, e: &mut Emitter, value: Id, choice: Choice) -> Result<(), Error> {
-        let value = self.take_shared(e, value)?;
+    /// option only; by `atomicStore` to atomics (of the integer type `atomic`).
+    pub(super) fn store_choice(
+        &mut self,
+        e: &mut Emitter,
+        value: Id,
+        choice: Choice,
+        atomic: Option<Id>,
+    ) -> Result<(), Error> {
+        let mut expr = self.take_shared(e, value)?;
+        if let Some(inner) = atomic {
+            expr = self.converted_to_inner(e, value, expr, inner)?;
+        }
         let mut stores = Vec::with_capacity(choice.options.len());
         for option in &choice.options {
             let target = self.reference(e, option, true)?;
-            stores.push(Stmt::Assign { target, value: value.clone() });
+            stores.push(match atomic {
+                Some(_) => Stmt::Call(Expr::call(
+                    "atomicStore",
+                    vec![Expr::unary(UnaryOp::AddressOf, target), expr.clone()],
+                )),
+                None => Stmt::Assign { target, value: expr.clone() },
+            });
         }
         let chosen = self.each_option(e, &choice.selector, stores)?;
         self.side_effect(e, chosen);

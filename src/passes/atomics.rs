@@ -38,6 +38,19 @@ enum Need {
     Declared,
 }
 
+impl Need {
+    /// What a place needs that both `self` and `other` ask of it.
+    fn and(self, other: Need) -> Need {
+        match (self, other) {
+            (a, Need::Any) => a,
+            (Need::Any, b) => b,
+            (a, b) if a == b => a,
+            // Both kinds: as declared, the other kind a compare-exchange loop (`lower/atomic.rs`).
+            _ => Need::Declared,
+        }
+    }
+}
+
 /// The core atomics, numbered from AtomicLoad to AtomicXor without a gap.
 const CORE_ATOMICS: std::ops::RangeInclusive<u32> = Op::AtomicLoad as u32..=Op::AtomicXor as u32;
 
@@ -78,11 +91,17 @@ pub fn run(module: &mut Module, _options: &Options) -> Result<(), Error> {
                     location,
                 ));
             }
-            let (variable, path) = place(module, inst.id(0).unwrap_or(0)).ok_or_else(|| {
-                Error::unsupported(
-                    "an atomic instruction on memory not reached from a variable through access chains",
-                    location.clone(),
-                )
+            let pointer = inst.id(0).unwrap_or(0);
+            let (variable, path) = place(module, pointer).ok_or_else(|| {
+                let reason = match chosen_at_run_time(module, pointer) {
+                    true => {
+                        "an atomic instruction through a pointer chosen at run time (pointer-typed OpSelect or \
+                         OpPhi): WGSL cannot keep a pointer in a variable (loads and stores through one are \
+                         translated)"
+                    }
+                    false => "an atomic instruction on memory not reached from a variable through access chains",
+                };
+                Error::unsupported(reason, location.clone())
             })?;
             let need = match inst.op {
                 Op::AtomicSMin | Op::AtomicSMax => Need::Signed,
@@ -90,15 +109,10 @@ pub fn run(module: &mut Module, _options: &Options) -> Result<(), Error> {
                 _ => Need::Any,
             };
             let slot = places.entry(variable).or_default().entry(path).or_insert(need);
-            *slot = match (*slot, need) {
-                (a, Need::Any) => a,
-                (Need::Any, b) => b,
-                (a, b) if a == b => a,
-                // Both kinds: as declared, the other kind a compare-exchange loop (`lower/atomic.rs`).
-                _ => Need::Declared,
-            };
+            *slot = slot.and(need);
         }
     }
+    unify_chosen_places(module, &functions, &mut places);
     // Only `rebuild` makes atomic types: without one, no copy or call can move atomics.
     let mut atomics_made = false;
     // Each type rebuilt with atomics, and the type it was: what a copy of it carries as a value.
@@ -122,6 +136,73 @@ pub fn run(module: &mut Module, _options: &Options) -> Result<(), Error> {
         }
     }
     Ok(())
+}
+
+/// A pointer chosen at run time (a pointer-typed `OpSelect` or `OpPhi`) has one WGSL type
+/// whichever option it is: where atomics are below one option, the same places below the others
+/// become atomics too (their plain loads and stores then atomic ones), until no place is added.
+fn unify_chosen_places(module: &Module, functions: &[usize], places: &mut BTreeMap<Id, BTreeMap<Vec<Step>, Need>>) {
+    if places.is_empty() {
+        return;
+    }
+    let mut choices: Vec<Vec<(Id, Vec<Step>)>> = Vec::new();
+    for &f in functions {
+        for inst in &module.functions[f].insts {
+            if !matches!(inst.op, Op::Select | Op::Phi)
+                || !matches!(inst.ty().and_then(|ty| module.type_def(ty)), Some(Type::Pointer { .. }))
+            {
+                continue;
+            }
+            let options: Vec<Id> = match inst.op {
+                Op::Select => inst.id_operands().skip(1).collect(),
+                _ => inst.phi_incoming().map(|(value, _)| value).collect(),
+            };
+            // A choice of choices is refused by the lowering.
+            if let Some(options) = options.into_iter().map(|option| place(module, option)).collect() {
+                choices.push(options);
+            }
+        }
+    }
+    let mut changed = !choices.is_empty();
+    while changed {
+        changed = false;
+        for options in &choices {
+            for (variable, prefix) in options {
+                let below: Vec<(Vec<Step>, Need)> = places.get(variable).map_or_else(Vec::new, |leaves| {
+                    leaves
+                        .iter()
+                        .filter(|(path, _)| path.starts_with(prefix))
+                        .map(|(path, need)| (path[prefix.len()..].to_vec(), *need))
+                        .collect()
+                });
+                for (other, other_prefix) in options {
+                    for (rest, need) in &below {
+                        let path = [other_prefix.as_slice(), rest].concat();
+                        let leaves = places.entry(*other).or_default();
+                        let joined = leaves.get(&path).map_or(*need, |old| old.and(*need));
+                        changed |= leaves.insert(path, joined) != Some(joined);
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Whether a pointer is, or is reached by access chains and copies from, a pointer-typed
+/// `OpSelect` or `OpPhi`.
+fn chosen_at_run_time(module: &Module, pointer: Id) -> bool {
+    let mut id = pointer;
+    // Bounded: an invalid module may derive a pointer from itself.
+    for _ in 0..1024 {
+        match module.value_inst(id) {
+            Some(inst) if matches!(inst.op, Op::AccessChain | Op::InBoundsAccessChain | Op::CopyObject) => {
+                id = inst.id(0).unwrap_or(0);
+            }
+            Some(inst) => return matches!(inst.op, Op::Select | Op::Phi),
+            None => return false,
+        }
+    }
+    false
 }
 
 /// The variable a pointer comes from, through access chains and copies.
@@ -285,25 +366,44 @@ fn contains_atomic(module: &Module, ty: Id) -> bool {
 }
 
 /// Access chains (in file order, so bases come first) get the pointer types of the new store
-/// types; copies of composites holding atomics are refused, as WGSL cannot copy atomics (looked
-/// for only if `atomics_made`: there are none to find otherwise).
+/// types, and so do pointers chosen at run time (`OpSelect`, `OpPhi`: the type of the first
+/// pointer they choose from); copies of composites holding atomics are refused, as WGSL cannot
+/// copy atomics (looked for only if `atomics_made`: there are none to find otherwise).
 fn retype_access_chains(module: &mut Module, f: usize, atomics_made: bool) -> Result<(), Error> {
-    for index in 0..module.functions[f].insts.len() {
-        let inst: &Inst = &module.functions[f].insts[index];
-        if atomics_made {
+    if atomics_made {
+        for inst in &module.functions[f].insts {
             refuse_moving_atomics(module, f, inst)?;
         }
-        if !matches!(inst.op, Op::AccessChain | Op::InBoundsAccessChain | Op::CopyObject) {
-            continue;
-        }
-        let Some((class, base_pointee)) = pointee(module, inst.id(0).unwrap_or(0)) else {
+    }
+    // A phi may come before the pointers it chooses from (blocks need only follow their
+    // dominators), so again until no type changes.
+    while retype_pointers_once(module, f) {}
+    Ok(())
+}
+
+/// One pass of `retype_access_chains` over function `f`: whether a type changed.
+fn retype_pointers_once(module: &mut Module, f: usize) -> bool {
+    let mut changed = false;
+    for index in 0..module.functions[f].insts.len() {
+        let inst: &Inst = &module.functions[f].insts[index];
+        // The pointer the result's type follows, and whether indices follow it.
+        let (base, indexed) = match inst.op {
+            Op::AccessChain | Op::InBoundsAccessChain | Op::CopyObject => (inst.id(0), true),
+            Op::Select => (inst.id(1), false),
+            Op::Phi => (inst.id(0), false),
+            _ => continue,
+        };
+        let Some((class, base_pointee)) = pointee(module, base.unwrap_or(0)) else {
             continue;
         };
         let declared = inst.ty().and_then(|ty| match module.type_def(ty) {
             Some(Type::Pointer { pointee, .. }) => Some(*pointee),
             _ => None,
         });
-        let walked = inst.id_operands().skip(1).try_fold(base_pointee, |ty, step| part_type(module, ty, step));
+        let walked = match indexed {
+            true => inst.id_operands().skip(1).try_fold(base_pointee, |ty, step| part_type(module, ty, step)),
+            false => Some(base_pointee),
+        };
         let (Some(walked), Some(result)) = (walked, inst.result()) else {
             continue;
         };
@@ -311,9 +411,10 @@ fn retype_access_chains(module: &mut Module, f: usize, atomics_made: bool) -> Re
             let new = module.intern_type(Type::Pointer { class, pointee: walked });
             module.functions[f].insts[index].set_ty(new);
             module.defs[result as usize] = Def::value(f, index, new);
+            changed = true;
         }
     }
-    Ok(())
+    changed
 }
 
 /// Calls cannot move atomics in WGSL: `inst` (of function `f`) must not pass a pointer to them.
