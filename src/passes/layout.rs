@@ -137,6 +137,7 @@ pub fn run(module: &mut Module, _options: &Options) -> Result<(), Error> {
         atomic_variables,
         wrappers: HashMap::new(),
         expanded: 0,
+        block: 0,
     };
     let mut adapted = HashMap::new();
     for g in 0..layouts.module.globals.len() {
@@ -249,6 +250,8 @@ struct Layouts<'m> {
     wrappers: HashMap<(Id, u32), Id>,
     /// Parts written out so far by whole-value loads and stores, which go element by element.
     expanded: usize,
+    /// The block being rewritten: those before it in its function are done.
+    block: usize,
 }
 
 /// The variables atomic instructions touch, through access chains.
@@ -625,6 +628,7 @@ impl Layouts<'_> {
     fn rewrite_function(&mut self, f: usize, adapted: &HashMap<Id, Id>) -> Result<(), Error> {
         let mut places: HashMap<Id, Place> = HashMap::new();
         for b in 0..self.module.functions[f].blocks.len() {
+            self.block = b;
             let old = std::mem::take(&mut self.module.functions[f].blocks[b].insts);
             let mut out = Vec::with_capacity(old.len());
             for index in old {
@@ -703,8 +707,8 @@ impl Layouts<'_> {
             }
             _ => {
                 if inst.id_operands().any(|id| places.contains_key(&id) || adapted.contains_key(&id)) {
-                    if inst.op == Op::Phi {
-                        return Err(self.unsupported_use(f, &inst));
+                    if matches!(inst.op, Op::Select | Op::Phi) {
+                        return self.choose_places(f, &inst, adapted, places, out);
                     }
                     // Anything else needs the pointer itself: only where the storage is the value.
                     let keeps_pointer = self.keeps_pointer(&inst);
@@ -722,12 +726,78 @@ impl Layouts<'_> {
                         }
                         *id = self.access_chain(f, out, &place.variable, place.class, &place.path, place.storage);
                     }
+                    // Pointers compared must still be of one type.
+                    if matches!(inst.op, Op::PtrEqual | Op::PtrNotEqual | Op::PtrDiff) {
+                        let types: Vec<Option<Id>> = (operands.iter())
+                            .filter_map(|operand| if let Operand::IdRef(id) = operand { Some(*id) } else { None })
+                            .map(|id| self.module.value_type(id))
+                            .collect();
+                        if types.windows(2).any(|pair| pair[0] != pair[1]) {
+                            return Err(self.unsupported_use(f, &inst));
+                        }
+                    }
                     self.module.functions[f].insts[index].operands = operands;
                 }
                 out.push(index);
                 Ok(())
             }
         }
+    }
+
+    /// A pointer-typed OpSelect or OpPhi choosing among places in adapted buffers: among pointers
+    /// to their storage types instead (built where each option is at hand: for a phi, at the end
+    /// of the predecessor it comes from, which must come first), the result a place at the
+    /// chosen pointer. The options must have one storage type.
+    fn choose_places(
+        &mut self,
+        f: usize,
+        inst: &Inst,
+        adapted: &HashMap<Id, Id>,
+        places: &mut HashMap<Id, Place>,
+        out: &mut Vec<usize>,
+    ) -> Result<(), Error> {
+        let options: Vec<(Id, Option<Id>)> = match inst.op {
+            Op::Select => inst.id_operands().skip(1).map(|id| (id, None)).collect(),
+            _ => inst.phi_incoming().map(|(id, parent)| (id, Some(parent))).collect(),
+        };
+        let mut chosen: Option<Place> = None;
+        let mut operands = Vec::with_capacity(2 * options.len());
+        for (id, parent) in options {
+            let place = self.place_of(id, adapted, places).ok_or_else(|| self.unsupported_use(f, inst))?;
+            let same = chosen.as_ref().is_none_or(|first| {
+                (first.class, first.value, first.storage) == (place.class, place.value, place.storage)
+            });
+            if !same || place.column.is_some() || place.split.is_some() {
+                return Err(self.unsupported_use(f, inst));
+            }
+            let pointer = match parent {
+                None => self.access_chain(f, out, &place.variable, place.class, &place.path, place.storage),
+                Some(parent) => {
+                    // Only a predecessor already rewritten takes a new instruction as it is.
+                    let b = (self.module.functions[f].blocks[..self.block].iter())
+                        .position(|block| block.label == parent)
+                        .ok_or_else(|| self.unsupported_use(f, inst))?;
+                    let mut at_end = std::mem::take(&mut self.module.functions[f].blocks[b].insts);
+                    let pointer =
+                        self.access_chain(f, &mut at_end, &place.variable, place.class, &place.path, place.storage);
+                    self.module.functions[f].blocks[b].insts = at_end;
+                    pointer
+                }
+            };
+            operands.push(pointer);
+            operands.extend(parent);
+            chosen.get_or_insert(place);
+        }
+        let place = chosen.ok_or_else(|| self.unsupported_use(f, inst))?;
+        let ty = self.module.intern_type(Type::Pointer { class: place.class, pointee: place.storage });
+        let operands = match inst.op {
+            Op::Select => [vec![inst.id(0).unwrap_or_default()], operands].concat(),
+            _ => operands,
+        };
+        let pointer = self.push(f, out, inst.op, Some(ty), operands, None);
+        let result = inst.result().unwrap_or_default();
+        places.insert(result, Place { variable: pointer, path: Vec::new(), ..place });
+        Ok(())
     }
 
     /// OpCopyMemory with a side in an adapted buffer: a load of the value from the source and a
@@ -775,9 +845,11 @@ impl Layouts<'_> {
     }
 
     /// Instructions that take a pointer to a storage type as is: the array length of a runtime
-    /// array member, and atomics (whose integers are never adapted).
+    /// array member, atomics (whose integers are never adapted), and pointer comparisons (of
+    /// places, whichever type they have).
     fn keeps_pointer(&self, inst: &Inst) -> bool {
-        inst.op == Op::ArrayLength || crate::passes::atomics::is_atomic(inst.op)
+        matches!(inst.op, Op::ArrayLength | Op::PtrEqual | Op::PtrNotEqual | Op::PtrDiff)
+            || crate::passes::atomics::is_atomic(inst.op)
     }
 
     /// The place one access-chain index further.
