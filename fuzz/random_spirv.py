@@ -142,9 +142,9 @@ without indices on the variable's side). Loads and stores
 through pointers carry memory operands now and then (`Aligned`, `Nontemporal`, `Volatile`).
 
 And in a third of the modules, sampled textures (`spirv_textures`: an r32uint, an rgba8unorm and
-an rgba32float texture, a depth16unorm one declared a depth image, an rgba8unorm array, a nearest
-sampler, a comparison sampler, and a combined image sampler of rgba8unorm, each texture of its own
-size): `OpImageFetch` at integer coordinates (u32 or i32) with a level (a constant, u32
+an rgba32float texture, a depth16unorm one declared a depth image, an rgba8unorm array, an
+rgba8unorm cube or array of two cubes, a nearest sampler, a comparison sampler, and a combined
+image sampler of rgba8unorm, each texture of its own size): `OpImageFetch` at integer coordinates (u32 or i32) with a level (a constant, u32
 or i32, or computed) and maybe a `ConstOffset`; `OpImageSampleExplicitLod` with a `Lod` or `Grad`
 (the one level is read whatever it says) and maybe a `ConstOffset`, at coordinates inside and
 outside the texture (clamped to its edge), the unsigned texture too (which WGSL cannot sample);
@@ -152,7 +152,9 @@ outside the texture (clamped to its edge), the unsigned texture too (which WGSL 
 comparisons at level 0 (`OpImageSampleDrefExplicitLod`, projective too, and `OpImageDrefGather`)
 with the comparison sampler, and the depth texture read without one, fetched, sampled at levels
 and gathered (its components 1 to 3 are 0, 0 and 1); the array's layers fetched and chosen by
-float coordinates (rounded to the nearest, halves to even, and clamped);
+float coordinates (rounded to the nearest, halves to even, and clamped); the cube sampled at a
+level and gathered at directions toward any face (the major axis 0.5 to 2 long, the texel computed
+at run time), its cube chosen as the array's layer;
 `OpImageQuerySizeLod` and `OpImageQueryLevels`. Images, the sampler and the combined image
 sampler are loaded, maybe copied, and used in any block the load dominates; sampled images are
 the combined one or an `OpSampledImage` of an image (maybe `OpImage` of the combined one) and the
@@ -166,6 +168,14 @@ then) and `OpImageQuerySize`, each invocation writing only its own column; the i
 are compared after the run with the model's (`cpu` lines). Half the helpers of such modules take
 a texture, the sampler or a storage image as a last parameter, a pointer to its variable or the
 handle loaded.
+
+And in a third of the modules, pointers chosen at run time (`OpCapability VariablePointers`):
+`OpSelect` between two access chains of one type into the invocation's element of the laid-out
+storage buffer or its workgroup slot, at one place with other indices or at another member (never
+at or into a matrix, which SPIR-V forbids), kept or made then; phis of such pointers at joins
+other than loop headers (WGSL cannot keep a pointer across iterations); loads and stores through
+the chosen pointer, now or in later blocks, and `OpPtrEqual`/`OpPtrNotEqual` (SPIR-V 1.4) with
+either option or another pointer of its type.
 
 First thing, the entry point's invocations swap values through workgroup memory: each stores a
 struct to its slot of an array, an `OpControlBarrier`, each reads another's slot whole or in part,
@@ -194,9 +204,9 @@ from pathlib import Path
 
 from spirv_blocks import (ATOMICS, BINARY, COMPOSITES, EXTENDED, FLOAT, FLOAT_VALUES, HALF, INTEGER, LAID_OUT, MASK,
                           PACKING, POINTEES, PUSH_LAID_OUT, SPEC_INTEGER, SPEC_LOGICAL, TWINS, U32_OPS,
-                          UNIFORM_LAID_OUT, Block, Function, LaidOutBuffer, Module, members, scalar_and_width, signed,
-                          vector_type)
-from spirv_textures import (ARRAYED, COMPARE_SAMPLER, HANDLES, SAMPLED_TYPES, SAMPLER, STORAGE_IMAGES, TEXEL_KIND,
+                          UNIFORM_LAID_OUT, Block, Function, LaidOutBuffer, Module, members, pointer, reachable,
+                          scalar_and_width, signed, vector_type)
+from spirv_textures import (COMPARE_SAMPLER, CUBE, HANDLES, SAMPLED_TYPES, SAMPLER, STORAGE_IMAGES, TEXEL_KIND,
                             TEXTURES, Textures)
 
 INVOCATIONS = 32
@@ -287,6 +297,10 @@ class Program(Module):
         # A third read textures (statement_texture), drawn apart with their contents.
         textures = random.Random(f"textures {seed}")
         self.textures = Textures(textures, INVOCATIONS) if textures.random() < 0.35 else None
+        # A third choose pointers at run time (statement_pointer), also drawn apart.
+        self.variable_pointers = random.Random(f"variable pointers {seed}").random() < 0.35
+        # The pointers a variable pointer may choose between, by result: (type pointed to, storage).
+        self.selectable = {}
 
     def fresh(self, prefix):
         self.next_id += 1
@@ -448,6 +462,18 @@ class FunctionBuilder:
             if len(set(picks.values())) > 1:
                 comps = comps | {(self.phi(block, picks, ty), ty)}
                 self.p.note("phi.choosing_composite")
+        # And one between pointers of one type (variable pointers), each path's own.
+        if self.p.variable_pointers:
+            kinds = set.intersection(*[{self.p.selectable[p] for p, _ in edge.pointers if p in self.p.selectable}
+                                        for edge in edges.values()])
+            if kinds and self.r.random() < 0.4:
+                kind = self.r.choice(sorted(kinds))
+                picks = {pred: self.r.choice(sorted(p for p, _ in edge.pointers if self.p.selectable.get(p) == kind))
+                         for pred, edge in edges.items()}
+                if len(set(picks.values())) > 1:
+                    self.pointers = self.pointers | {(self.phi(block, picks, pointer(*kind)), kind[0])}
+                    block.pointer_phis = True
+                    self.p.note("pointer.phi")
         self.state, self.avail, self.bools, self.comps = state, avail, bools, comps
         return True
 
@@ -474,7 +500,7 @@ class FunctionBuilder:
         nothing is in it yet (so a merge, a case, an arm or a continue target is also a loop
         header), with a phi for each threaded value and the iteration counter."""
         block = self.cur
-        if block.insts or not self.entries or not reuse or self.r.random() < 0.5:
+        if block.insts or block.pointer_phis or not self.entries or not reuse or self.r.random() < 0.5:
             label = self.label()
             self.jump(label)
             self.start(label)
@@ -585,6 +611,8 @@ class FunctionBuilder:
             choices.append(("bits", 1))
         if self.p.textures:
             choices.append(("texture", 1.5))
+        if self.p.variable_pointers:
+            choices.append(("pointer", 1))
         if self.helpers:
             choices.append(("call", 1))
         if nested:
@@ -1051,7 +1079,7 @@ class FunctionBuilder:
         """OpImageFetch at integer coordinates (u32 or i32) in range, maybe with a constant
         offset (which the coordinates leave in range too)."""
         r = self.r
-        var = var or r.choice(sorted(TEXTURES))
+        var = var or r.choice(sorted(set(TEXTURES) - {CUBE}))  # SPIR-V fetches no texel of a cube
         t = self.p.textures.by_var[var]
         level = r.randrange(t.levels)
         sizes = t.size(level)
@@ -1060,7 +1088,7 @@ class FunctionBuilder:
             offset = [r.randint(-min(2, size - 1), min(2, size - 1)) for size in sizes]
         parts = [self.emit("add", self.emit("umod", self.any_value(), self.c(size - abs(o))), self.c(max(0, -o)))
                  for size, o in zip(sizes, offset)]
-        if var in ARRAYED:
+        if t.arrayed:
             parts.append(self.emit("umod", self.any_value(), self.c(t.layers)))
             self.p.note("texture.fetch.layer")
         width = len(parts)
@@ -1089,15 +1117,44 @@ class FunctionBuilder:
         self.p.int_const(2)
         return self.inst("compose", "%v2float", *parts)
 
+    def cube_coordinates(self, size, gather=False):
+        """A direction a quarter, half or three quarters into a texel of a cube's face of `size`
+        texels a side (a level's), or (`gather`) halfway between four texel centres, where the
+        footprint stays on the face; the texel computed at run time, the face and the major axis's
+        length (0.5 to 2) constant."""
+        r = self.r
+        face = r.randrange(6)
+        major = r.choice([0.5, 1.0, 2.0])
+        shift = 1.0 if gather else r.choice([0.25, 0.5, 0.75])
+        x, y = (self.emit("umod", self.any_value(), self.c(size - gather)) for _ in range(2))
+        self.p.note("texture.cube.face")
+        return self.inst("cube_direction", x, y, face, shift, size, major, self.p.float_const(shift),
+                         self.p.float_const(2 * major / size), self.p.float_const(major),
+                         self.p.float_const(-major if face % 2 else major))
+
     def layered(self, var, coordinate):
         """`coordinate` with a float layer after it for the array texture `var`: near a layer
         (a constant, maybe a half, rounded to even) or beyond the array (clamped)."""
-        if var not in ARRAYED:
+        t = self.p.textures.by_var[var]
+        if not t.arrayed:
             return coordinate
-        layers = self.p.textures.by_var[var].layers
-        layer = self.r.choice([-1.0, -0.4, 0.0, 0.4, 0.5, 1.0, 1.5, 1.6, 2.5, layers + 1.0])
+        layer = self.r.choice([-1.0, -0.4, 0.0, 0.4, 0.5, 1.0, 1.5, 1.6, 2.5, t.arrays() + 1.0])
         self.p.note("texture.layer")
-        return self.inst("compose", "%v3float", coordinate, self.p.float_const(layer))
+        return self.inst("compose", "%v4float" if t.cube else "%v3float", coordinate, self.p.float_const(layer))
+
+    def texture_coordinates(self, var, level, gather=False):
+        """Coordinates into level `level` of `var` for a sample or (`gather`) a gather:
+        `coordinates` of a 2D texture (a quarter, half or three quarters into a texel, or halfway
+        between texel centres), `cube_coordinates` of a cube, then the layer of an array."""
+        t = self.p.textures.by_var[var]
+        size = t.size(level)
+        if t.cube:
+            coordinate = self.cube_coordinates(size[0], gather)
+        elif gather:
+            coordinate = self.coordinates(size, 1.0, 3)
+        else:
+            coordinate = self.coordinates(size, self.r.choice([0.25, 0.5, 0.75]), 4)
+        return self.layered(var, coordinate)
 
     def texture_sample(self, var=None, separate=False):
         """OpImageSampleExplicitLod with the nearest sampler at a quarter, half or three quarters
@@ -1105,13 +1162,14 @@ class FunctionBuilder:
         the level of detail any (the texture has one level) or from gradients. An unsigned
         texture too, which WGSL cannot sample."""
         r = self.r
-        var = var or r.choice(["%tex_u", "%tex_c", "%comb", "%tex_d", "%tex_a"])
+        var = var or r.choice(["%tex_u", "%tex_c", "%comb", "%tex_d", "%tex_a", CUBE])
         t = self.p.textures.by_var[var]
         level = r.randrange(t.levels)
-        coordinate = self.layered(var, self.coordinates(t.size(level), r.choice([0.25, 0.5, 0.75]), 4))
+        coordinate = self.texture_coordinates(var, level)
         last = level == t.levels - 1
-        # WGSL samples a depth texture at a level only, never with gradients.
-        if r.random() < 0.7 or var == "%tex_d":
+        # WGSL samples a depth texture at a level only, never with gradients; a cube's gradients
+        # are the direction's, which the model leaves out.
+        if r.random() < 0.7 or var in ("%tex_d", CUBE):
             # Nearest mipmapping reads level l from a level of detail over l - 0.5 up to l + 0.5;
             # below 0, level 0; past the last level, the last.
             lods = [-1.0, 0.0, 0.25] if level == 0 else [level - 0.25, float(level), level + 0.25]
@@ -1131,14 +1189,15 @@ class FunctionBuilder:
             gradients = [self.p.composite_const("%v2float", choice) for choice in pair]
             lod = "Grad " + " ".join(gradients)
             self.p.note("texture.sample.grad")
-        offset = [r.randint(-2, 2), r.randint(-2, 2)] if r.random() < 0.3 else [0, 0]
+        # SPIR-V offsets no cube's texels.
+        offset = [r.randint(-2, 2), r.randint(-2, 2)] if r.random() < 0.3 and not t.cube else [0, 0]
         operand = f"ConstOffset {self.offset(offset)}" if offset != [0, 0] else ""
         ty = "%v4uint" if t.format == "r32uint" else "%v4float"
         self.p.note(f"texture.sample.{t.format}" + (".offset" if operand else ""))
         if level:
             self.p.note("texture.sample.level")
         op = "sample"
-        if r.random() < 0.25 and var not in ARRAYED:
+        if r.random() < 0.25 and not t.arrayed and not t.cube:
             # Projective: (u q, v q, q), a power of two.
             q = r.choice([0.5, 1.0, 2.0, 4.0])
             coordinate, op = self.inst("projective", coordinate, self.p.float_const(q), q), "sample_proj"
@@ -1165,11 +1224,11 @@ class FunctionBuilder:
         centres, inside or at the edge (clamped), maybe with a constant offset or four; of a
         depth texture, whose other components are 0, 0 and 1, too."""
         r = self.r
-        var = r.choice(["%tex_c", "%comb", "%tex_d", "%tex_a"])
+        var = r.choice(["%tex_c", "%comb", "%tex_d", "%tex_a", CUBE])
         t = self.p.textures.by_var[var]
-        coordinate = self.layered(var, self.coordinates(t.size(0), 1.0, 3))
+        coordinate = self.texture_coordinates(var, 0, gather=True)
         component = r.randrange(4)
-        offsets, operand = self.gather_offsets()
+        offsets, operand = ([[0, 0]], "") if t.cube else self.gather_offsets()
         name = r.choice([self.c(component), self.p.int_const(component)])
         texel = self.inst("gather", "%v4float", self.sampled(var), coordinate, name, component, offsets, operand)
         if var != "%tex_d":
@@ -1217,7 +1276,7 @@ class FunctionBuilder:
         image = self.image(var)
         if r.random() < 0.7:
             ty = r.choice(["%v2uint", "%v2int"])
-            if var in ARRAYED:
+            if self.p.textures.by_var[var].arrayed:
                 ty = ty.replace("2", "3")
             level = r.randrange(self.p.textures.by_var[var].levels)
             self.p.note("texture.query_size")
@@ -1287,7 +1346,7 @@ class FunctionBuilder:
             self.texture_compare()
         elif var == SAMPLER:
             self.texture_sample("%tex_c", separate=True)
-        elif var == "%tex_f" or self.r.random() < 0.5:
+        elif var == "%tex_f" or var != CUBE and self.r.random() < 0.5:
             self.texture_fetch(var)
         else:
             self.texture_sample(var)
@@ -1295,8 +1354,9 @@ class FunctionBuilder:
     def use_every_texture(self):
         """Reads each texture and the sampler once, and each storage image, the written-only one
         written (wgpu rejects a binding the WGSL lacks)."""
-        for var in sorted(TEXTURES):
+        for var in sorted(set(TEXTURES) - {CUBE}):
             self.texture_fetch(var)
+        self.texture_sample(CUBE)
         self.texture_sample("%tex_c", separate=True)
         self.texture_compare()
         for var, entry in sorted(STORAGE_IMAGES.items()):
@@ -1718,13 +1778,17 @@ class FunctionBuilder:
         time (unless `constant`)."""
         r = self.r
         indices = list(prefix)
+        start = ty
         for index in path:
             if constant or COMPOSITES[ty][0] == "struct" or r.random() < 0.4:
                 indices.append(self.c(index) if r.random() < 0.5 else self.p.int_const(index))
             else:
                 indices.append(self.index(COMPOSITES[ty][2]))
             ty = members(ty)[index]
-        return self.inst("chain", ty, storage, var, *indices)
+        result = self.inst("chain", ty, storage, var, *indices)
+        if self.p.variable_pointers and storage in ("StorageBuffer", "Workgroup") and not holds_matrix(start, path, ty):
+            self.p.selectable[result] = (ty, storage)
+        return result
 
     def workgroup_exchange(self):
         """The invocations swap values through workgroup memory first thing: each stores a value
@@ -1748,6 +1812,50 @@ class FunctionBuilder:
         if r.random() < 0.5:
             self.atomic(self.chain("%S", "Workgroup", "%wg", [self.gid], [0]), "%uint", scopes=(2,))
         self.p.note("workgroup_exchange")
+
+    def statement_pointer(self, ctx):
+        """A pointer chosen at run time (variable pointers): `OpSelect` between two pointers of one
+        type into the invocation's element of the storage buffer or its workgroup slot, kept or
+        made now (at one place with different indices, or at different places), then loaded or
+        stored through, kept for later, or compared (`OpPtrEqual`, `OpPtrNotEqual`, SPIR-V 1.4)
+        with either option or another pointer of its type."""
+        r = self.r
+        kept = sorted((p, self.p.selectable[p]) for p, _ in self.pointers if p in self.p.selectable)
+        first = r.choice(kept) if kept and r.random() < 0.5 else self.selectable_pointer()
+        kind = first[1]
+        same = [p for p, k in kept if k == kind and p != first[0]]
+        second = r.choice(same) if same and r.random() < 0.5 else self.selectable_pointer(kind)
+        options = [first[0], second]
+        r.shuffle(options)
+        chosen = self.inst("select_composite", pointer(*kind), self.condition(), *options)
+        self.p.note(f"pointer.select.{kind[1]}")
+        version = int(self.p.version.split(".")[1])
+        if version >= 4 and r.random() < 0.3:
+            other = r.choice(options + same + [self.selectable_pointer(kind)])
+            opcode = r.choice(["OpPtrEqual", "OpPtrNotEqual"])
+            self.p.note("pointer.compare")
+            self.fold_scalar(self.inst("pointer_equal", opcode, *r.sample([chosen, other], 2)), "%bool")
+            return
+        if r.random() < 0.4:
+            self.pointers = self.pointers | {(chosen, kind[0])}
+        self.through(chosen, kind[0])
+
+    def selectable_pointer(self, kind=None):
+        """A new access chain a variable pointer may choose (`chain` records which), maybe kept for
+        later: into the invocation's element of the storage buffer or its workgroup slot, to a
+        part of type `kind[0]` in `kind[1]` (any, without `kind`); with its (type, storage),
+        without `kind`."""
+        r = self.r
+        storage = kind[1] if kind else r.choice(["StorageBuffer", "Workgroup"])
+        buffer = storage == "StorageBuffer"
+        element = "%LE" if buffer else "%S"
+        path = r.choice([p for p, t in buffer_paths(element)
+                         if (not kind or t == kind[0]) and not holds_matrix(element, p, t)])
+        result = self.buffer_chain("%data", path) if buffer else self.chain(
+            "%S", "Workgroup", "%wg", [self.gid if self.main else self.inst("gid")], path)
+        if r.random() < 0.5:
+            self.pointers = self.pointers | {(result, self.p.selectable[result][0])}
+        return result if kind else (result, self.p.selectable[result])
 
     def statement_select(self, ctx):
         self.emit("select", self.condition(), self.any_value(), self.any_value())
@@ -2128,6 +2236,16 @@ class FunctionBuilder:
             self.statement(Ctx())
         if self.cur is not None:
             self.ret()
+
+
+def holds_matrix(ty, path, element):
+    """Whether `path` from `ty` to a part of type `element` passes through a matrix or `element`
+    holds one: a variable pointer may point at neither (SPIR-V 2.16.1)."""
+    for index in path:
+        if COMPOSITES[ty][0] == "matrix":
+            return True
+        ty = members(ty)[index]
+    return any(t in COMPOSITES and COMPOSITES[t][0] == "matrix" for t in reachable(element))
 
 
 def buffer_paths(ty):

@@ -5,7 +5,7 @@ predecessor, switches by label), which is how the generator knows what each modu
 import math
 import struct
 
-from spirv_textures import (HANDLES, STORAGE_IMAGE_MODELS, TEXTURE_INSTRUCTIONS, TEXTURE_MODELS, Textures, float_bits,
+from spirv_textures import (HANDLES, STORAGE_IMAGE_MODELS, TEXTURE_INSTRUCTIONS, TEXTURE_MODELS, float_bits,
                             handle_type)
 
 MASK = 0xFFFF_FFFF
@@ -452,6 +452,8 @@ COMPOSITE_MODELS = {
     "insert_dynamic": lambda value, memory, ty, vector, part, index: with_path(
         value(vector), [value(index) & MASK], value(part)),
     "select_composite": lambda value, memory, ty, c, a, b: select_composite(value(c), value(a), value(b)),
+    # Pointers are (variable, indices): equal where both are.
+    "pointer_equal": lambda value, memory, opcode, a, b: (value(a) == value(b)) == (opcode == "OpPtrEqual"),
     "copy": lambda value, memory, ty, a: value(a),
     "copy_logical": lambda value, memory, ty, a: value(a),
     "undef": lambda value, memory, ty: undefined(ty),
@@ -696,6 +698,7 @@ class Block:
         self.phis = []  # [result, {predecessor label: value}]
         self.phi_types = {}  # the phis of a type other than %uint
         self.insts = []  # (result, op, args)
+        self.pointer_phis = False  # whether a phi chooses a pointer (no loop header may: WGSL)
         self.merge = None  # ("selection", merge) | ("loop", merge, continue target)
         self.control = "None"  # the merge instruction's hint: Flatten, DontUnroll...
         # ("branch", t) | ("cond", c, t, f) | ("switch", sel, default, [(lit, t)]) | ("return",)
@@ -758,6 +761,8 @@ class Module:
         self.halves = False  # whether 16-bit floats are declared (OpCapability Float16)
         self.bits = False  # whether the structs of OpIAddCarry and the like are declared
         self.textures = None  # Textures, where the module samples and fetches texels
+        # Whether pointers are chosen at run time (OpCapability VariablePointers).
+        self.variable_pointers = False
         # Specialization constants and OpSpecConstantOp results, in the order to declare: lines
         # of assembly; their values (as the pipeline sets them) and types by name; the SpecIds
         # given other values than their defaults, with those values.
@@ -993,7 +998,8 @@ class Module:
             *[f"; exec: cpu {binding}: " + " ".join(map(str, words)) for binding, words in expected[2].items()],
             "               OpCapability Shader",
             *(["               OpCapability Float16"] if self.halves else []),
-            *(["OpCapability ImageQuery", "OpCapability ImageGatherExtended"] if textures else []),
+            *([f"OpCapability {name}" for name in self.textures.capabilities()] if textures else []),
+            *(["OpCapability VariablePointers"] if self.variable_pointers else []),
             '      %glsl = OpExtInstImport "GLSL.std.450"',
             "               OpMemoryModel Logical GLSL450",
             f'               OpEntryPoint GLCompute %main "main" {interface}',
@@ -1091,7 +1097,7 @@ class Module:
                   for ty in reachable(element)]
         lines.append("%pdata = OpVariable %pk_PE PushConstant")
         lines += [f"{pointer(ty, s)} = OpTypePointer {s} {ty}" for s in ("Function", "Private") for ty in POINTEES]
-        lines += Textures.declarations() if textures else []
+        lines += self.textures.declarations() if textures else []
         types = {function_type(f): parameter_types(f) for f in self.functions[1:]}
         lines += [f"{name} = OpTypeFunction %uint {' '.join(params)}" for name, params in types.items()
                   if name != "%helper_fn"]
@@ -1164,6 +1170,7 @@ INSTRUCTIONS = {
     "extract_dynamic": lambda r, a: [f"{r} = OpVectorExtractDynamic {' '.join(a)}"],
     "insert_dynamic": lambda r, a: [f"{r} = OpVectorInsertDynamic {' '.join(a)}"],
     "select_composite": lambda r, a: [f"{r} = OpSelect {' '.join(a)}"],
+    "pointer_equal": lambda r, a: [f"{r} = {a[0]} %bool {a[1]} {a[2]}"],
     "copy": lambda r, a: [f"{r} = OpCopyObject {a[0]} {a[1]}"],
     "copy_logical": lambda r, a: [f"{r} = OpCopyLogical {a[0]} {a[1]}"],
     "undef": lambda r, a: [f"{r} = OpUndef {a[0]}"],

@@ -19,6 +19,11 @@ half the one before, rounded down) and contents:
   its 16 bits as the bytes are;
 - `%tex_a` (binding 15): rgba8unorm, an array of 2 or 3 layers; float layer coordinates round to
   the nearest layer, halves to even, and clamp to the array;
+- `%tex_q` (binding 16): rgba8unorm, a cube, or in half the modules an array of two cubes (its
+  layer, the direction's fourth component, rounds and clamps as `%tex_a`'s does); sampled at
+  directions a quarter, half or three quarters into a texel of a face, gathered at directions
+  halfway between four texel centres of a face (so no footprint crosses an edge, where devices
+  may differ);
 
 and `%smp` (binding 7), a nearest sampler, clamp to edge, nearest between levels (`; exec:
 sampler`), and `%smp_cmp` (binding 14), the same comparing with the module's comparison (any of
@@ -51,10 +56,12 @@ TEXTURES = {
     "%comb": ("%si_f", "%pc_si_f", 8, "rgba8unorm"),
     "%tex_d": ("%img_d", "%pc_img_d", 13, "depth16unorm"),
     "%tex_a": ("%img_a", "%pc_img_a", 15, "rgba8unorm"),
+    "%tex_q": ("%img_q", "%pc_img_q", 16, "rgba8unorm"),
 }
 ARRAYED = {"%tex_a"}
+CUBE = "%tex_q"
 # The sampled image type of each texture's images.
-SAMPLED_TYPES = {"%tex_u": "%si_u", "%tex_d": "%si_d", "%tex_a": "%si_a"}
+SAMPLED_TYPES = {"%tex_u": "%si_u", "%tex_d": "%si_d", "%tex_a": "%si_a", CUBE: "%si_q"}
 SAMPLER = "%smp"
 SAMPLER_BINDING = 7
 COMPARE_SAMPLER = "%smp_cmp"
@@ -128,20 +135,35 @@ def normalized_coordinates(value, size, shift, beyond, unsigned_vec2, float_vec2
 
 
 class Texture(MipChain):
-    def __init__(self, r, fmt, layers=1):
+    def __init__(self, r, fmt, arrays=None, cube=False):
+        """A texture of `fmt`; an array of `arrays` layers or cubes, a cube."""
         super().__init__(r)
+        if cube:
+            self.height = self.width
+            self.levels = min(self.levels, self.width.bit_length())
         self.format = fmt
-        self.layers = layers
+        self.arrayed = arrays is not None
+        self.cube = cube
+        # Of a cube, six a cube: its faces, +X, -X, +Y, -Y, +Z, -Z.
+        self.layers = (arrays or 1) * (6 if cube else 1)
         self.texels = []  # per level, each layer in turn, row by row
         for level in range(self.levels):
             width, height = self.size(level)
-            count = width * height * layers
+            count = width * height * self.layers
             if fmt == "rgba32float":
                 self.texels.append([[r.randint(-256, 256) / 4 for _ in range(4)] for _ in range(count)])
             elif fmt == "depth16unorm":
                 self.texels.append([r.randint(1, 255) * 256 for _ in range(count)])
             else:
                 self.texels.append([r.getrandbits(32) for _ in range(count)])
+
+    def arrays(self):
+        """The array's layers (of a cube array, its cubes); 1 for a texture that is no array."""
+        return self.layers // 6 if self.cube else self.layers
+
+    def query_size(self, level):
+        """What a query of the size of `level` gives: its width and height, and the array's layers."""
+        return list(self.size(level)) + [self.arrays()] * self.arrayed
 
     def words(self):
         texels = [texel for level in self.texels for texel in level]
@@ -215,13 +237,15 @@ class Textures:
     """A module's textures and storage images, by variable."""
 
     def __init__(self, r, invocations):
-        self.by_var = {var: Texture(r, entry[3], r.randint(2, 3) if var in ARRAYED else 1)
-                       for var, entry in TEXTURES.items()}
+        self.by_var = {var: Texture(r, entry[3], r.randint(2, 3) if var in ARRAYED else None)
+                       for var, entry in TEXTURES.items() if var != CUBE}
         self.storage = {var: StorageImage(r, entry[3], None if entry[5] == "r" else invocations)
                         for var, entry in STORAGE_IMAGES.items()}
         # Storage images may carry their access as decorations, or leave it to their use.
         self.decorated = r.random() < 0.5
         self.comparison = r.choice(sorted(COMPARISONS))
+        self.cube_array = r.random() < 0.5
+        self.by_var[CUBE] = Texture(r, TEXTURES[CUBE][3], 2 if self.cube_array else None, cube=True)
 
     def compare(self, reference, texel):
         """A depth comparison's result: 1.0 where the reference, clamped to [0, 1] as it is for a
@@ -246,7 +270,7 @@ class Textures:
             kind = "combined" if var == "%comb" else "texture"
             filtering = " nearest" if var == "%comb" else ""
             levels = f" levels {t.levels}" if t.levels > 1 else ""
-            layers = f" layers {t.layers}" if var in ARRAYED else ""
+            layers = f" layers {t.layers}" * t.arrayed + " cube" * t.cube
             lines.append(f"; exec: {kind} {binding} {t.width}x{t.height} {fmt}{filtering}{levels}{layers}: "
                          + " ".join(t.words()))
         lines.append(f"; exec: sampler {SAMPLER_BINDING} nearest")
@@ -267,23 +291,28 @@ class Textures:
                       for var, entry in STORAGE_IMAGES.items() if entry[5] != "rw"]
         return lines
 
-    @staticmethod
-    def declarations():
+    def capabilities(self):
+        return ["ImageQuery", "ImageGatherExtended"] + ["SampledCubeArray"] * self.cube_array
+
+    def declarations(self):
         """Types, constants and variables, after the scalar and vector types."""
         return [
             "%img_u = OpTypeImage %uint 2D 0 0 0 1 Unknown",
             "%img_f = OpTypeImage %float 2D 0 0 0 1 Unknown",
             "%img_d = OpTypeImage %float 2D 1 0 0 1 Unknown",
             "%img_a = OpTypeImage %float 2D 0 1 0 1 Unknown",
+            f"%img_q = OpTypeImage %float Cube 0 {int(self.cube_array)} 0 1 Unknown",
             "%smp_t = OpTypeSampler",
             "%si_u = OpTypeSampledImage %img_u",
             "%si_f = OpTypeSampledImage %img_f",
             "%si_d = OpTypeSampledImage %img_d",
             "%si_a = OpTypeSampledImage %img_a",
+            "%si_q = OpTypeSampledImage %img_q",
             "%pc_img_u = OpTypePointer UniformConstant %img_u",
             "%pc_img_f = OpTypePointer UniformConstant %img_f",
             "%pc_img_d = OpTypePointer UniformConstant %img_d",
             "%pc_img_a = OpTypePointer UniformConstant %img_a",
+            "%pc_img_q = OpTypePointer UniformConstant %img_q",
             "%pc_si_f = OpTypePointer UniformConstant %si_f",
             "%pc_smp = OpTypePointer UniformConstant %smp_t",
             "%len4 = OpConstant %uint 4",
@@ -303,12 +332,55 @@ def texel_coordinate(x, shift, size):
     return ((x - 2) + shift) * (1.0 / size)
 
 
+def cube_direction(face, s, t, major):
+    """The direction that points at (s, t) of `face` (each in [-1, 1] here, 0 the centre), the
+    major axis `major` long."""
+    direction = [0.0] * 3
+    direction[face // 2] = -major if face % 2 else major
+    for (k, sign), c in zip(CUBE_FACES[face], (s, t)):
+        direction[k] = sign * c * major
+    return direction
+
+
 def layer_of(texture, coordinate):
-    """The array layer a float coordinate's third component selects: the nearest (halves to
-    even, as Python's round), clamped to the array; 0 for a texture that is no array."""
-    if texture.layers == 1:
+    """The array layer a float coordinate's last component selects (the third; a cube's fourth):
+    the nearest (halves to even, as Python's round), clamped to the array; 0 for a texture that
+    is no array. Of a cube array, the cube."""
+    if not texture.arrayed:
         return 0
-    return min(max(round(coordinate[2]), 0), texture.layers - 1)
+    return min(max(round(coordinate[3 if texture.cube else 2]), 0), texture.arrays() - 1)
+
+
+# Vulkan's cube map face selection: by face (+X, -X, +Y, -Y, +Z, -Z; the major axis is face // 2),
+# the component of the direction and its sign that give s, and those that give t.
+CUBE_FACES = [
+    ((2, -1.0), (1, -1.0)),
+    ((2, 1.0), (1, -1.0)),
+    ((0, 1.0), (2, 1.0)),
+    ((0, 1.0), (2, -1.0)),
+    ((0, 1.0), (1, -1.0)),
+    ((0, -1.0), (1, -1.0)),
+]
+
+
+def cube_face(direction):
+    """The face a direction points at and its (s, t) on that face, each in (0, 1)."""
+    major = max(range(3), key=lambda k: abs(direction[k]))
+    if sorted(abs(c) for c in direction[:3])[1] == abs(direction[major]):
+        raise ValueError(f"cube direction between faces: {direction}")
+    face = 2 * major + (direction[major] < 0)
+    size = abs(direction[major])
+    s, t = (sign * direction[k] / size * 0.5 + 0.5 for k, sign in CUBE_FACES[face])
+    return face, s, t
+
+
+def face_texel(texture, coordinate):
+    """The face layer a cube's coordinate reads from, and its (s, t) there; a 2D texture's layer
+    and the coordinate's (s, t)."""
+    if not texture.cube:
+        return layer_of(texture, coordinate), coordinate[0], coordinate[1]
+    face, s, t = cube_face(coordinate)
+    return 6 * layer_of(texture, coordinate) + face, s, t
 
 
 def fetch(texture, coordinate, offset, level):
@@ -316,7 +388,7 @@ def fetch(texture, coordinate, offset, level):
     width, height = texture.size(level)
     if not (0 <= x < width and 0 <= y < height):
         raise ValueError(f"fetch out of range: {(x, y)} at level {level}")
-    layer = coordinate[2] if texture.layers > 1 else 0
+    layer = coordinate[2] if texture.arrayed else 0
     return texture.texel(x, y, level, layer)
 
 
@@ -324,9 +396,10 @@ def sample(texture, coordinate, offset, level):
     """Nearest filtering, clamp to edge: the texel of `level` the coordinate falls in, moved by
     `offset`."""
     width, height = texture.size(level)
-    x = math.floor(coordinate[0] * width) + offset[0]
-    y = math.floor(coordinate[1] * height) + offset[1]
-    return texture.texel(x, y, level, layer_of(texture, coordinate))
+    layer, s, t = face_texel(texture, coordinate)
+    x = math.floor(s * width) + offset[0]
+    y = math.floor(t * height) + offset[1]
+    return texture.texel(x, y, level, layer)
 
 
 def footprint(texture, coordinate, offsets):
@@ -334,9 +407,11 @@ def footprint(texture, coordinate, offsets):
     SPIR-V's gathers give them ((0, 1), (1, 1), (1, 0), (0, 0) from the footprint's corner, each
     clamped to the edge); with four offsets (ConstOffsets), texel k is texel (0, 0) of the
     footprint moved by offset k."""
-    x0 = math.floor(coordinate[0] * texture.width - 0.5)
-    y0 = math.floor(coordinate[1] * texture.height - 0.5)
-    layer = layer_of(texture, coordinate)
+    layer, s, t = face_texel(texture, coordinate)
+    x0 = math.floor(s * texture.width - 0.5)
+    y0 = math.floor(t * texture.height - 0.5)
+    if texture.cube and not (0 <= x0 < texture.width - 1 and 0 <= y0 < texture.height - 1):
+        raise ValueError(f"cube gather footprint across an edge: {coordinate}")
     if len(offsets) == 4:
         return [texture.texel(x0 + ox, y0 + oy, 0, layer) for ox, oy in offsets]
     ox, oy = offsets[0]
@@ -358,6 +433,8 @@ TEXTURE_MODELS = {
     "texcoord": lambda value, textures, x, shift, size, shift_name, scale_name: texel_coordinate(
         value(x), shift, size),
     "unorm": lambda value, textures, byte: value(byte),
+    "cube_direction": lambda value, textures, x, y, face, shift, size, major, *names: cube_direction(
+        face, *[(value(c) + shift) * (2.0 / size) - 1.0 for c in (x, y)], major),
     "fetch": lambda value, textures, ty, image, coordinate, lod, offset, offset_name, level: fetch(
         textures.by_var[value(image)], value(coordinate), offset, level),
     "sample": lambda value, textures, ty, sampled, coordinate, lod, offset, offset_name, level: sample(
@@ -379,8 +456,7 @@ TEXTURE_MODELS = {
         textures.compare(value(reference), texel)
         for texel in footprint(textures.by_var[value(sampled)], value(coordinate), offsets)],
     "unorm16": lambda value, textures, depth: value(depth),
-    "query_size": lambda value, textures, ty, image, lod, level: list(textures.by_var[value(image)].size(level)) + (
-        [textures.by_var[value(image)].layers] if value(image) in ARRAYED else []),
+    "query_size": lambda value, textures, ty, image, lod, level: textures.by_var[value(image)].query_size(level),
     "query_levels": lambda value, textures, ty, image: textures.by_var[value(image)].levels,
     "storage_size": lambda value, textures, ty, image: [
         textures.storage[value(image)].width, textures.storage[value(image)].height],
@@ -406,6 +482,22 @@ def image_operands(*clauses):
     return " ".join(["|".join(kinds)] + values)
 
 
+def cube_direction_instructions(r, x, y, face, shift, size, major, shift_name, scale_name, major_name,
+                                major_axis_name):
+    """s and t from -major to major ((x + shift) * 2 major / size - major, `scale_name` being 2 major
+    / size), each negated or not and put in its place, the major axis `major_axis_name`."""
+    lines, components = [], [major_axis_name] * 3
+    for k, (c, (axis, sign)) in enumerate(zip((x, y), CUBE_FACES[face])):
+        lines += [f"{r}_f{k} = OpConvertUToF %float {c}",
+                  f"{r}_s{k} = OpFAdd %float {r}_f{k} {shift_name}",
+                  f"{r}_m{k} = OpFMul %float {r}_s{k} {scale_name}",
+                  f"{r}_c{k} = OpFSub %float {r}_m{k} {major_name}"]
+        if sign < 0:
+            lines.append(f"{r}_n{k} = OpFNegate %float {r}_c{k}")
+        components[axis] = f"{r}_{'n' if sign < 0 else 'c'}{k}"
+    return lines + [f"{r} = OpCompositeConstruct %v3float {' '.join(components)}"]
+
+
 TEXTURE_INSTRUCTIONS = {
     "load_handle": lambda r, a: [f"{r} = OpLoad {a[0]} {a[1]}"],
     "image_of": lambda r, a: [f"{r} = OpImage {a[0]} {a[1]}"],
@@ -418,6 +510,8 @@ TEXTURE_INSTRUCTIONS = {
         f"{r}_s = OpFAdd %float {r}_f {a[3]}",
         f"{r} = OpFMul %float {r}_s {a[4]}",
     ],
+    # The direction at ((x + shift) / size, (y + shift) / size) of a face, x and y unsigned.
+    "cube_direction": lambda r, a: cube_direction_instructions(r, *a),
     # A 16-bit depth over 65535 back to the 16 bits.
     "unorm16": lambda r, a: [
         f"{r}_m = OpFMul %float {a[0]} %f_65535_0",
