@@ -23,12 +23,14 @@ levels of detail away from where rounding decides), directly and through helpers
 combined samplers as parameters (which glslang passes as pointers); a shadow sampler (depth
 comparisons at level 0, sampled, with offsets, implicitly in fragment shaders, and gathered) and
 an array texture (texels of a layer, samples and gathers at float layers, rounded and clamped,
-its size with the layer count). The same seed always writes the same program.
+its size with the layer count); a cube or an array of cubes (samples at a level and gathers at
+directions toward any face, away from where rounding decides, its size and level count). The
+same seed always writes the same program.
 """
 import random
 import sys
 
-from spirv_textures import COMPARISONS, MipChain, level_of_detail, normalized_coordinates
+from spirv_textures import COMPARISONS, MipChain, cube_direction_text, level_of_detail, normalized_coordinates
 
 MAX_DEPTH = 3
 
@@ -50,12 +52,17 @@ class Program:
         self.shadow.levels = 1
         self.comparison = textures.choice(sorted(COMPARISONS))
         self.layers = textures.randint(2, 3)
+        # samplerCube cube (8): rgba8unorm; in half the programs a samplerCubeArray of two cubes.
+        self.cube = MipChain(textures).square()
+        self.cube_array = textures.random() < 0.5
 
     def texture(self, depth):
         """A uint read from a texture: a texel, a size, a level count, a sample or gather of unorm
         bytes (as the bytes), directly or through a helper."""
         r = self.r
-        kind = r.randrange(8)
+        kind = r.randrange(9)
+        if kind == 8:
+            return self.cube_read(depth)
         if kind == 6:
             return self.depth_comparison(depth)
         if kind == 7:
@@ -126,6 +133,27 @@ class Program:
         uv = self.coordinates(texture.size(0), 1.0, 3, depth)
         return (f"uint(round(textureGather(layered, vec3({uv}, {layer}), {r.randrange(4)}).{r.choice('xyzw')}"
                 " * 255.0))")
+
+    def cube_read(self, depth):
+        """A read of the cube (or array of cubes): a sample at a level or a gather at a direction
+        toward any face (the layer of an array a float, rounded half to even and clamped), its
+        size or level count."""
+        r = self.r
+        kind = r.randrange(3)
+        if kind == 2:
+            if r.random() < 0.3:
+                return "uint(textureQueryLevels(cube))"
+            return f"uint(textureSize(cube, {r.randrange(self.cube.levels)}).{r.choice('xyz' if self.cube_array else 'xy')})"
+        level = r.randrange(self.cube.levels) if kind == 0 else 0
+        size = self.cube.size(level)[0]
+        direction = cube_direction_text(r, lambda: self.scalar(depth), size, kind == 1, "float", "vec3")
+        if self.cube_array:
+            direction = f"vec4({direction}, {r.choice([-1.0, -0.4, 0.0, 0.5, 1.0, 1.5, 1.6, 2.5, 3.0])})"
+        if kind == 0:
+            texel = f"textureLod(cube, {direction}, {level_of_detail(r, level)})"
+        else:
+            texel = f"textureGather(cube, {direction}, {r.randrange(4)})"
+        return f"uint(round({texel}.{r.choice('xyzw')} * 255.0))"
 
     def coordinates(self, size, shift, beyond, depth):
         return normalized_coordinates(lambda: self.scalar(depth), size, shift, beyond, "uvec2", "vec2")
@@ -388,12 +416,16 @@ class Program:
                 f"{self.comparison}: random*{self.shadow.texel_count()}",
                 f"// exec: combined 7 {self.layered.width}x{self.layered.height} rgba8unorm nearest levels "
                 f"{self.layered.levels} layers {self.layers}: random*{self.layered.texel_count() * self.layers}",
+                f"// exec: combined 8 {self.cube.width}x{self.cube.height} rgba8unorm nearest levels {self.cube.levels}"
+                + (" layers 12" if self.cube_array else "")
+                + f" cube: random*{self.cube.texel_count() * (12 if self.cube_array else 6)}",
                 "layout(binding = 2) uniform usampler2D words;",
                 "layout(binding = 3) uniform sampler2D colours;",
                 "layout(binding = 4) uniform utexture2D plain;",
                 "layout(binding = 5) uniform sampler nearest;",
                 "layout(binding = 6) uniform sampler2DShadow shadow;",
                 "layout(binding = 7) uniform sampler2DArray layered;",
+                f"layout(binding = 8) uniform samplerCube{'Array' if self.cube_array else ''} cube;",
                 "uint fetched(usampler2D t, uvec2 at, int level) {",
                 "    return texelFetch(t, ivec2(at), level).x;",
                 "}",
@@ -405,7 +437,8 @@ class Program:
             last = [
                 "    a ^= texelFetch(words, ivec2(0), 0).x ^ texelFetch(usampler2D(plain, nearest), ivec2(0), 0).x"
                 " ^ uint(round(textureLod(colours, vec2(0.5), 0.0).y * 255.0))"
-                " ^ uint(textureLod(shadow, vec3(0.5, 0.5, 0.5), 0.0)) ^ uint(textureSize(layered, 0).z);",
+                " ^ uint(textureLod(shadow, vec3(0.5, 0.5, 0.5), 0.0)) ^ uint(textureSize(layered, 0).z)"
+                " ^ uint(textureQueryLevels(cube));",
             ] + last
         out = [
             "#version 450",

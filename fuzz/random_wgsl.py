@@ -20,9 +20,10 @@ storage buffers. Half the programs also read textures of one to three mip levels
 `textureDimensions`, `textureNumLevels`, `textureSampleLevel` and `textureGather` with a nearest
 sampler, at levels of detail and coordinates away from where rounding decides) and read and write a
 storage texture, a column per invocation; and a depth texture (compared at level 0 with a
-comparison sampler of any comparison, sampled, gathered, loaded) and an array texture (texels of
-a layer, samples and gathers at a layer, sizes and the layer count). The same seed always writes
-the same program.
+comparison sampler of any comparison, sampled, gathered, loaded), an array texture (texels of
+a layer, samples and gathers at a layer, sizes and the layer count) and a cube or an array of
+cubes (samples at a level and gathers at directions toward any face, away from where rounding
+decides, sizes, level and layer counts). The same seed always writes the same program.
 
 Pointer arguments into part of a variable (`f(&s.member)`), which our SPIR-V passes through a
 copy, are left out: naga's SPIR-V writer in wgpu panics on them, so the WGSL could not run.
@@ -31,7 +32,7 @@ fixtures/exec/compute/reverse_pointer_arguments.wgsl tests them against results 
 import random
 import sys
 
-from spirv_textures import COMPARISONS, MipChain, level_of_detail, normalized_coordinates
+from spirv_textures import COMPARISONS, MipChain, cube_direction_text, level_of_detail, normalized_coordinates
 
 MAX_DEPTH = 3
 OUTPUTS = 8  # integer results per invocation
@@ -52,6 +53,9 @@ class Program:
         self.depths, self.layered = MipChain(textures), MipChain(textures)
         self.comparison = textures.choice(sorted(COMPARISONS))
         self.layers = textures.randint(2, 3)
+        # A cube, or in half the programs an array of two cubes.
+        self.cube = MipChain(textures).square()
+        self.cube_array = textures.random() < 0.5
 
     # Expressions -------------------------------------------------------------------------
 
@@ -104,7 +108,9 @@ class Program:
         """A u32 from a texture: a texel, a size, a level count, a sample or gather (of unorm
         bytes, as the bytes), or this invocation's texel of the storage texture."""
         r = self.r
-        kind = r.randrange(7)
+        kind = r.randrange(8)
+        if kind == 7:
+            return self.cube_read(d)
         if kind == 5:
             return self.depth_read(d)
         if kind == 6:
@@ -181,6 +187,31 @@ class Program:
                 return "textureNumLayers(layered)"
             return f"textureDimensions(layered, {r.randrange(self.layered.levels)}u + z).{r.choice('xy')}"
         return f"u32(round({texel}.{r.choice('xyzw')} * 255.0))"
+
+    def cube_read(self, d):
+        """A u32 from the cube (or array of cubes): a sample at a level or a gather, at a
+        direction toward any face a quarter, half or three quarters into a texel (gathers:
+        between four texel centres, the footprint on the face), the size, level or layer count."""
+        r = self.r
+        kind = r.randrange(3)
+        layer = f", {self.u(d)} % 3u" if self.cube_array else ""  # one past the last: clamped
+        if kind == 0:
+            level = r.randrange(self.cube.levels)
+            direction = self.cube_direction(self.cube.size(level)[0], False, d)
+            texel = f"textureSampleLevel(cube, nearest, {direction}{layer}, {level_of_detail(r, level)})"
+        elif kind == 1:
+            direction = self.cube_direction(self.cube.width, True, d)
+            texel = f"textureGather({r.randrange(4)}, cube, nearest, {direction}{layer})"
+        else:
+            if self.cube_array and r.random() < 0.3:
+                return "textureNumLayers(cube)"
+            if r.random() < 0.3:
+                return "textureNumLevels(cube)"
+            return f"textureDimensions(cube, {r.randrange(self.cube.levels)}u + z).{r.choice('xy')}"
+        return f"u32(round({texel}.{r.choice('xyzw')} * 255.0))"
+
+    def cube_direction(self, size, gather, d):
+        return cube_direction_text(self.r, lambda: self.u(d), size, gather, "f32", "vec3f")
 
     def coordinates(self, size, shift, beyond, d):
         return normalized_coordinates(lambda: self.u(d), size, shift, beyond, "vec2u", "vec2f")
@@ -319,8 +350,11 @@ class Program:
                 f"// exec: sampler 9 nearest compare {self.comparison}",
                 f"// exec: texture 10 {self.layered.width}x{self.layered.height} rgba8unorm levels "
                 f"{self.layered.levels} layers {self.layers}: random*{self.layered.texel_count() * self.layers}",
+                f"// exec: texture 11 {self.cube.width}x{self.cube.height} rgba8unorm levels {self.cube.levels}"
+                + (" layers 12" if self.cube_array else "")
+                + f" cube: random*{self.cube.texel_count() * (12 if self.cube_array else 6)}",
             ]
-            textures = """
+            textures = f"""
 @group(0) @binding(4) var words: texture_2d<u32>;
 @group(0) @binding(5) var colours: texture_2d<f32>;
 @group(0) @binding(6) var nearest: sampler;
@@ -328,11 +362,13 @@ class Program:
 @group(0) @binding(8) var depths: texture_depth_2d;
 @group(0) @binding(9) var compare: sampler_comparison;
 @group(0) @binding(10) var layered: texture_2d_array<f32>;
+@group(0) @binding(11) var cube: texture_cube{"_array" if self.cube_array else ""}<f32>;
 """
             # Every binding used (wgpu rejects a bind group entry the shader does not use).
             uses = ("    out[base + 3u] ^= textureLoad(words, vec2u(0u), 0).x ^ textureLoad(marks, vec2u(i, 0u)).x ^ "
                     "u32(round(textureSampleLevel(colours, nearest, vec2f(0.5), 0.0).y * 255.0)) ^ "
-                    "u32(textureSampleCompareLevel(depths, compare, vec2f(0.5), 0.5)) ^ textureNumLayers(layered);\n"
+                    "u32(textureSampleCompareLevel(depths, compare, vec2f(0.5), 0.5)) ^ textureNumLayers(layered) ^ "
+                    "textureNumLevels(cube);\n"
                     "    textureStore(marks, vec2u(i, 0u), vec4u(a ^ b));\n")
         body = self.statements(r.randrange(4, 9), 1, 0)
         result = [f"out[base + {k}u] = {self.u(1)};" for k in range(4)]

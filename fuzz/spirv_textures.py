@@ -114,6 +114,12 @@ class MipChain:
     def size(self, level):
         return max(self.width >> level, 1), max(self.height >> level, 1)
 
+    def square(self):
+        """Makes this a cube's: its height the width, no more levels than that allows."""
+        self.height = self.width
+        self.levels = min(self.levels, self.width.bit_length())
+        return self
+
     def texel_count(self):
         """Texels in all levels: the words an `exec:` line of an r32uint or rgba8unorm texture has."""
         return sum(w * h for w, h in map(self.size, range(self.levels)))
@@ -134,13 +140,27 @@ def normalized_coordinates(value, size, shift, beyond, unsigned_vec2, float_vec2
     return f"(({float_vec2}({x}) - {2.0 - shift}) / {float_vec2}({float(width)}, {float(height)}))"
 
 
+def cube_direction_text(r, value, size, gather, to_float, vec3):
+    """Shading-language text of a direction toward a random face of a cube `size` texels a side
+    (its major axis 0.5 to 2 long), at (x + shift) / size on each axis of the face, each x an
+    unsigned `value()` under size: a quarter, half or three quarters into a texel, or (`gather`) x
+    under size - 1 and shift 1, between four texel centres with the footprint on the face. The
+    float conversion and vector constructor are GLSL's (float, vec3) or WGSL's (f32, vec3f)."""
+    face, major = r.randrange(6), r.choice([0.5, 1.0, 2.0])
+    shift = 1.0 if gather else r.choice([0.25, 0.5, 0.75])
+    components = [f"{-major if face % 2 else major}"] * 3
+    for axis, sign in CUBE_FACES[face]:
+        c = f"(({to_float}({value()} % {size - gather}u) + {shift}) * {2 * major / size} - {major})"
+        components[axis] = c if sign > 0 else f"-{c}"
+    return f"{vec3}({', '.join(components)})"
+
+
 class Texture(MipChain):
     def __init__(self, r, fmt, arrays=None, cube=False):
         """A texture of `fmt`; an array of `arrays` layers or cubes, a cube."""
         super().__init__(r)
         if cube:
-            self.height = self.width
-            self.levels = min(self.levels, self.width.bit_length())
+            self.square()
         self.format = fmt
         self.arrayed = arrays is not None
         self.cube = cube
