@@ -24,8 +24,10 @@ combined samplers as parameters (which glslang passes as pointers); a shadow sam
 comparisons at level 0, sampled, with offsets, implicitly in fragment shaders, and gathered) and
 an array texture (texels of a layer, samples and gathers at float layers, rounded and clamped,
 its size with the layer count); a cube or an array of cubes (samples at a level and gathers at
-directions toward any face, away from where rounding decides, its size and level count). The
-same seed always writes the same program.
+directions toward any face, away from where rounding decides, its size and level count). Half
+the compute programs start with subgroup operations, where every invocation is active: the
+Vulkan and WGSL runs on one device then agree whatever its subgroup size. The same seed always
+writes the same program.
 """
 import random
 import sys
@@ -55,6 +57,8 @@ class Program:
         # samplerCube cube (8): rgba8unorm; in half the programs a samplerCubeArray of two cubes.
         self.cube = MipChain(textures).square()
         self.cube_array = textures.random() < 0.5
+        # Half the compute programs start with subgroup operations; drawn apart too.
+        self.subgroups = stage == "compute" and random.Random(f"subgroups {seed}").random() < 0.5
 
     def texture(self, depth):
         """A uint read from a texture: a texel, a size, a level count, a sample or gather of unorm
@@ -154,6 +158,76 @@ class Program:
         else:
             texel = f"textureGather(cube, {direction}, {r.randrange(4)})"
         return f"uint(round({texel}.{r.choice('xyzw')} * 255.0))"
+
+    def subgroup_operation(self):
+        """A uint from a subgroup operation at the start of `main`, where every invocation is
+        active (so the Vulkan and WGSL runs on one device agree whatever its subgroup size):
+        reductions and scans of every operation on uint, int (signed min/max) and float (exact)
+        values and vectors of them, ballots and their counts, votes,
+        broadcasts, shuffles (to lanes that exist: an out-of-range one's undefined value is
+        multiplied by 0), quad operations, elect and the subgroup builtins."""
+        r = self.r
+        operand = lambda: r.choice(["a", "b", "c", "id", "v0.y", "v1.z", "(a ^ b)", "(c * 3u + id)", "arr[id & 3u]"])
+        condition = lambda: f"(({operand()} & {r.randrange(1, 16)}u) == {r.randrange(4)}u)"
+        lane = "gl_SubgroupInvocationID"
+        kind = r.randrange(9)
+        if kind <= 2:
+            op = r.choice(["Add", "Mul", "Min", "Max", "And", "Or", "Xor"])
+            # Not clustered: lavapipe (Mesa 22.3) reduces over the whole subgroup whatever the
+            # cluster size (fixtures/exec/compute/subgroup_clustered.comp tests those).
+            form = r.choice(["", "Inclusive", "Exclusive"])
+            ty = r.choice(["uint", "int", "float"] if op in ("Add", "Mul", "Min", "Max") else ["uint", "int"])
+            if ty == "float" and op in ("Min", "Max") and form == "Exclusive":
+                form = "Inclusive"  # the first lane's is infinite, which has no int
+            width = r.choice([1, 1, 2, 4])
+
+            def lane_value():
+                # Products of lanes that are 1, -1 or odd, floats small integers: exact, in any order.
+                if op == "Mul":
+                    return {"uint": f"({operand()} | 1u)", "int": f"(int({operand()} % 3u) - 1)",
+                            "float": f"float(int({operand()} % 3u) - 1)"}[ty]
+                return {"uint": operand(), "int": f"(int({operand()}) - {r.randrange(1 << 30)})",
+                        "float": f"float(int({operand()} % 9u) - 4)"}[ty]
+            value = lane_value()
+            if width > 1:
+                vector = {"uint": "uvec", "int": "ivec", "float": "vec"}[ty] + str(width)
+                value = f"{vector}({', '.join(lane_value() for _ in range(width))})"
+            call = f"subgroup{form}{op}({value})"
+            if width > 1:
+                call = f"{call}.{'xyzw'[r.randrange(width)]}"
+            # A negative float has no uint (undefined in SPIR-V, 0 in WGSL): through int.
+            return f"uint(int({call}))" if ty == "float" else f"uint({call})"
+        if kind == 3:
+            ballot = f"subgroupBallot({condition()})"
+            if r.random() < 0.3:
+                return f"uint(subgroupInverseBallot({ballot}))"
+            fn = r.choice(["BitCount", "InclusiveBitCount", "ExclusiveBitCount", "FindLSB", "FindMSB", "BitExtract"])
+            if fn == "BitExtract":
+                return f"uint(subgroupBallotBitExtract({ballot}, {operand()} & 3u))"
+            if fn in ("FindLSB", "FindMSB"):
+                # Lane 0's bit set, so some bit is.
+                ballot = f"subgroupBallot(bool(uint({condition()}) | uint({lane} == 0u)))"
+            return f"subgroupBallot{fn}({ballot})"
+        if kind == 4:
+            vote = r.choice([f"subgroupAll({condition()})", f"subgroupAny({condition()})",
+                             f"subgroupAllEqual({operand()} & {r.randrange(1, 4)}u)", "subgroupElect()"])
+            return f"uint({vote})"
+        if kind == 5:
+            return r.choice([f"subgroupBroadcast({operand()}, {r.randrange(4)}u)", f"subgroupBroadcastFirst({operand()})",
+                             "gl_SubgroupSize", lane, "gl_NumSubgroups", "gl_SubgroupID"])
+        if kind == 6:
+            k, x = r.randrange(4), operand()
+            return r.choice([f"subgroupShuffle({x}, {lane} ^ {k}u)", f"subgroupShuffleXor({x}, {k}u)",
+                             f"(subgroupShuffleUp({x}, {k}u) * uint({lane} >= {k}u))",
+                             f"(subgroupShuffleDown({x}, {k}u) * uint({lane} + {k}u < gl_SubgroupSize))"])
+        if kind == 7:
+            x = operand()
+            return r.choice([f"subgroupQuadBroadcast({x}, {r.randrange(4)}u)", f"subgroupQuadSwapHorizontal({x})",
+                             f"subgroupQuadSwapVertical({x})", f"subgroupQuadSwapDiagonal({x})"])
+        # A boolean one: broadcast, shuffled or reduced.
+        b = condition()
+        return r.choice([f"uint(subgroupBroadcastFirst({b}))", f"uint(subgroupShuffleXor({b}, 1u))",
+                         f"uint(subgroupQuadSwapHorizontal({b}))"])
 
     def coordinates(self, size, shift, beyond, depth):
         return normalized_coordinates(lambda: self.scalar(depth), size, shift, beyond, "uvec2", "vec2")
@@ -442,6 +516,9 @@ class Program:
             ] + last
         out = [
             "#version 450",
+            *[f"#extension GL_KHR_shader_subgroup_{name} : require" for name in
+              ("basic", "vote", "ballot", "arithmetic", "shuffle", "shuffle_relative", "quad")
+              if self.subgroups],
             f"// Generated by fuzz/random_programs.py, seed {self.seed}.",
             *stage,
             *textures,
@@ -471,6 +548,8 @@ class Program:
             "    uint arr[4] = uint[4](v0.w, v1.x, v2.y, id);",
             "    S s = S(a ^ b, uvec2(c, id)); S t;",
         ]
+        if self.subgroups:
+            out += [f"    {r.choice('abc')} ^= {self.subgroup_operation()};" for _ in range(r.randint(2, 6))]
         out += self.statements(1, 0, False)
         out += last + ["}"]
         return "\n".join(out) + "\n"
