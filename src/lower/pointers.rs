@@ -322,10 +322,9 @@ impl Lower<'_> {
         for option in &choice.options {
             let target = self.reference(e, option, true)?;
             stores.push(match atomic {
-                Some(_) => Stmt::Call(Expr::call(
-                    "atomicStore",
-                    vec![Expr::unary(UnaryOp::AddressOf, target), expr.clone()],
-                )),
+                Some(_) => {
+                    Stmt::Call(Expr::call("atomicStore", vec![Expr::unary(UnaryOp::AddressOf, target), expr.clone()]))
+                }
                 None => Stmt::Assign { target, value: expr.clone() },
             });
         }
