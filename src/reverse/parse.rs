@@ -4,11 +4,12 @@ use naga::valid::{Capabilities, ModuleInfo, ShaderStages, SubgroupOperationSet, 
 
 use super::error::{Error, SpanLabel};
 use crate::panics::without_panicking;
+use crate::wgsl::subgroups_enable::without_subgroups_enable;
 
 /// Parses and validates `source`; everything naga can lower to SPIR-V is allowed, `enable`
 /// directives still gate the extensions.
 pub fn parse(source: &str) -> Result<(naga::Module, ModuleInfo), Error> {
-    let parsed = without_panicking(|| naga::front::wgsl::parse_str(source))
+    let parsed = without_panicking(|| naga::front::wgsl::parse_str(&without_subgroups_enable(source)))
         .map_err(|panic| Error::internal(format!("naga's WGSL front end panicked: {panic}")))?;
     let module = parsed.map_err(|error| {
         let labels = error.labels().filter_map(|(span, message)| label(span, message));

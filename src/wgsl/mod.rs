@@ -13,6 +13,7 @@ pub mod names;
 pub(crate) mod nesting;
 pub(crate) mod override_lets;
 pub mod print;
+pub mod subgroups_enable;
 pub(crate) mod switch_clauses;
 pub(crate) mod tint_sizes;
 pub mod uniformity;

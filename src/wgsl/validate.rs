@@ -24,6 +24,7 @@ use std::ops::Range;
 
 use super::ast::{Module, PrintedFunction};
 use super::print;
+use super::subgroups_enable::without_subgroups_enable;
 use crate::batch;
 use crate::error::{Error, Location, Warning};
 use crate::panics::without_panicking;
@@ -226,14 +227,6 @@ pub fn validate(wgsl: &str) -> Result<(), Error> {
         Ok(result) => result.map_err(|report| failure(wgsl, report)),
         Err(panic) => Err(failure(wgsl, format!("naga panicked: {panic}"))),
     }
-}
-
-/// `wgsl` as naga reads it. naga 30 implements subgroups but does not parse their `enable`
-/// (gfx-rs/wgpu issue 5555), which WGSL and Tint require: naga reads the text with it blanked
-/// out (spans keep their offsets).
-pub(super) fn without_subgroups_enable(wgsl: &str) -> String {
-    const SUBGROUPS: &str = "enable subgroups;";
-    wgsl.replacen(SUBGROUPS, &" ".repeat(SUBGROUPS.len()), 1)
 }
 
 /// naga's validator with what WGSL and WebGPU allow.

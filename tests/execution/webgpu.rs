@@ -523,12 +523,10 @@ impl Resource {
     }
 }
 
-/// The `@binding`s of `@group(0)` the WGSL modules declare (naga parses them;
-/// the test has validated them already).
 /// The WGSL as wgpu 30's naga reads it: naga has the subgroup builtins but cannot parse their
 /// `enable` (gfx-rs/wgpu issue 5555); the device's SUBGROUP feature enables them.
 fn for_naga(wgsl: &str) -> String {
-    wgsl.replacen("enable subgroups;", "", 1)
+    spv2wgsl::wgsl::subgroups_enable::without_subgroups_enable(wgsl).into_owned()
 }
 
 /// The `@binding`s of `@group(0)` the entry points of the WGSL modules use (naga's validation

@@ -28,6 +28,7 @@ use super::{Builder, Declared, Result, Unsupported, spelled_head};
 use crate::name_hash::{NameMap, NameSet};
 use crate::panics::without_panicking;
 use crate::wgsl::ast::{Expr, Function, Module, Name, Param, Stmt, Type};
+use crate::wgsl::subgroups_enable::without_subgroups_enable;
 use crate::wgsl::{names, print, validate};
 
 /// The most records of a global per function (the module's functions times its globals) for which
@@ -485,7 +486,7 @@ pub fn check(ast: &Module, parts: Result<Vec<Part>>) -> Check {
                 Piece::Stub(i) => print::push_section(&mut text, &print::stub(&ast.functions[i])),
             }
         }
-        let parsed = match naga::front::wgsl::parse_str(&validate::without_subgroups_enable(&text)) {
+        let parsed = match naga::front::wgsl::parse_str(&without_subgroups_enable(&text)) {
             Ok(parsed) => parsed,
             Err(error) => return Check::TextRejected(error.emit_to_string(&text)),
         };
