@@ -23,7 +23,9 @@ storage texture, a column per invocation; and a depth texture (compared at level
 comparison sampler of any comparison, sampled, gathered, loaded), an array texture (texels of
 a layer, samples and gathers at a layer, sizes and the layer count) and a cube or an array of
 cubes (samples at a level and gathers at directions toward any face, away from where rounding
-decides, sizes, level and layer counts). The same seed always writes the same program.
+decides, sizes, level and layer counts). Half the programs enable subgroups and start with
+subgroup builtins, where the workgroup's four invocations are all active. The same seed always
+writes the same program.
 
 Pointer arguments into part of a variable (`f(&s.member)`), which our SPIR-V passes through a
 copy, are left out: naga's SPIR-V writer in wgpu panics on them, so the WGSL could not run.
@@ -56,6 +58,8 @@ class Program:
         # A cube, or in half the programs an array of two cubes.
         self.cube = MipChain(textures).square()
         self.cube_array = textures.random() < 0.5
+        # Half the programs start with subgroup operations; drawn apart too.
+        self.subgroups = random.Random(f"subgroups {seed}").random() < 0.5
 
     # Expressions -------------------------------------------------------------------------
 
@@ -212,6 +216,45 @@ class Program:
 
     def cube_direction(self, size, gather, d):
         return cube_direction_text(self.r, lambda: self.u(d), size, gather, "f32", "vec3f")
+
+    def subgroup_operation(self):
+        """A u32 from a subgroup builtin at the start of `main`, where every invocation of the
+        workgroup (four, one quad) is active: reductions and scans on u32, i32 and exactly
+        representable f32 values and vectors, ballots, votes, broadcasts, shuffles among the
+        four lanes, quad operations. The three runs on one device agree whatever its subgroup
+        size."""
+        r = self.r
+        operand = lambda: r.choice(["a", "b", "i", "lid", "local.v.y", "(a ^ b)", "input[lid * 5u]"])
+        kind = r.randrange(6)
+        if kind <= 1:
+            op = r.choice(["Add", "Mul", "Min", "Max", "And", "Or", "Xor", "InclusiveAdd", "ExclusiveAdd",
+                           "InclusiveMul", "ExclusiveMul"])
+            ty = r.choice(["u32", "i32"] if op in ("And", "Or", "Xor") else ["u32", "i32", "f32"])
+            width = r.choice([1, 1, 2, 4])
+
+            def lane_value():
+                # Products of lanes that are odd, 1 or -1, floats small integers: exact, in any order.
+                if "Mul" in op:
+                    return {"u32": f"({operand()} | 1u)", "i32": f"(i32({operand()} % 3u) - 1)",
+                            "f32": f"f32(i32({operand()} % 3u) - 1)"}[ty]
+                return {"u32": operand(), "i32": f"(bitcast<i32>({operand()}) - {r.randrange(1 << 30)})",
+                        "f32": f"f32(i32({operand()} % 9u) - 4)"}[ty]
+            value = lane_value() if width == 1 else f"vec{width}<{ty}>({', '.join(lane_value() for _ in range(width))})"
+            call = f"subgroup{op}({value})" + (f".{'xyzw'[r.randrange(width)]}" if width > 1 else "")
+            return {"u32": call, "i32": f"bitcast<u32>({call})", "f32": f"bitcast<u32>(i32({call}))"}[ty]
+        if kind == 2:
+            ballot = f"subgroupBallot(({operand()} & {r.randrange(1, 16)}u) == {r.randrange(4)}u)"
+            return f"{ballot}.x"
+        if kind == 3:
+            condition = f"({operand()} & {r.randrange(1, 16)}u) == {r.randrange(4)}u"
+            return f"select(0u, 1u, {r.choice(['subgroupAll', 'subgroupAny'])}({condition}))"
+        if kind == 4:
+            x = operand()
+            return r.choice([f"subgroupBroadcast({x}, {r.randrange(4)}u)", f"subgroupBroadcastFirst({x})",
+                             f"subgroupShuffle({x}, lid ^ {r.randrange(4)}u)", f"subgroupShuffleXor({x}, {r.randrange(4)}u)"])
+        x = operand()
+        return r.choice([f"quadBroadcast({x}, {r.randrange(4)}u)", f"quadSwapX({x})", f"quadSwapY({x})",
+                         f"quadSwapDiagonal({x})"])
 
     def coordinates(self, size, shift, beyond, d):
         return normalized_coordinates(lambda: self.u(d), size, shift, beyond, "vec2u", "vec2f")
@@ -371,9 +414,12 @@ class Program:
                     "textureNumLevels(cube);\n"
                     "    textureStore(marks, vec2u(i, 0u), vec4u(a ^ b));\n")
         body = self.statements(r.randrange(4, 9), 1, 0)
+        subgroups = "".join(f"    {r.choice('ab')} ^= {self.subgroup_operation()};\n"
+                            for _ in range(r.randint(2, 5) if self.subgroups else 0))
         result = [f"out[base + {k}u] = {self.u(1)};" for k in range(4)]
+        enable = "enable subgroups;\n" if self.subgroups else ""
         return "\n".join(header) + f"""
-
+{enable}
 // The spec line sets width to 2: a workgroup of four.
 @id(1) override width: u32 = 4u;
 @id(2) override enabled: bool = true;
@@ -429,7 +475,7 @@ fn main(@builtin(global_invocation_id) gid: vec3u, @builtin(local_invocation_ind
     var local = Local(vec4u(a, b, i, 5u), array<u32, 4>(1u, 2u, 3u, 4u), vec4u(params.v1));
     var lv = vec4u(b, a, 3u, i);
     atomicAdd(&tally.count, 1u);
-{body}    workgroupBarrier();
+{subgroups}{body}    workgroupBarrier();
     let base = i * {OUTPUTS}u;
     out[base + 4u] = atomicLoad(&tally.count) + atomicLoad(&tally.bins[a & 3u].hits) + tally.bins[b & 3u].weight;
     out[base + 5u] = local.v.x ^ local.v.z ^ local.items[a & 3u] ^ local.w.y ^ lv.x ^ lv.z ^ pitems[b & 3u];
