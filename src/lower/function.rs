@@ -310,8 +310,9 @@ pub(super) struct Lower<'m> {
     pub(super) hoisted_names: IdMap<Id, Name>,
     phi_vars: IdMap<Id, Name>,
     /// Pointer phis: the variable holding the index of the incoming pointer taken, and for each
-    /// incoming pointer the variables holding its dynamic indices (`pointers.rs`).
-    pub(super) pointer_phis: IdMap<Id, (Name, Vec<Vec<Name>>)>,
+    /// incoming pointer the variables holding its dynamic indices, `None` for an `OpUndef`
+    /// (`pointers.rs`).
+    pub(super) pointer_phis: IdMap<Id, (Name, Vec<Option<Vec<Name>>>)>,
     guard_names: IdMap<Guard, Name>,
     /// Set by the `BreakIf` ending a `continuing`.
     break_if: Option<Expr>,

@@ -92,6 +92,9 @@ impl Lower<'_> {
             Op::ExtInst => self.ext_inst(e, inst),
             // The signedness pass has collapsed chains of bitcasts.
             Op::Bitcast => self.bitcast(e, inst),
+            // An undefined pointer is no value: the pointer phis and selects that take one
+            // (`pointers.rs`) leave it out.
+            Op::Undef if matches!(self.module.ty(self.result_type(inst)?)?, Type::Pointer { .. }) => Ok(()),
             Op::Undef => {
                 let zero = e.zero(self.result_type(inst)?)?;
                 self.define(e, inst, zero, false)

@@ -94,6 +94,12 @@ impl Lower<'_> {
         self.stmts.push(Stmt::Var { name: which.clone(), ty: Some("u32".into()), value: None });
         let mut options = Vec::new();
         for (k, (value, _)) in inst.phi_incoming().enumerate() {
+            // A pointer no path uses: spirv-opt's merge-return gives a phi one from paths that
+            // return.
+            if self.module.is_undef(value) {
+                options.push(None);
+                continue;
+            }
             let indices = dynamic_indices(self.module, value).ok_or_else(|| {
                 Error::unsupported("a pointer phi taking a pointer that is itself chosen at run time", location.clone())
             })?;
@@ -104,14 +110,18 @@ impl Lower<'_> {
                 self.stmts.push(Stmt::Var { name: name.clone(), ty: Some(ty), value: None });
                 vars.push(name);
             }
-            options.push(vars);
+            options.push(Some(vars));
+        }
+        if options.iter().all(Option::is_none) {
+            return Err(Error::unsupported("a pointer phi of undefined pointers only", location));
         }
         self.pointer_phis.insert(phi, (which, options));
         Ok(())
     }
 
     /// At the end of predecessor `label`: a pointer phi's variables take the index of the
-    /// pointer coming from it, and its dynamic indices.
+    /// pointer coming from it (among the defined ones), and its dynamic indices. From an
+    /// `OpUndef` nothing: any pointer will do, as none is used.
     pub(super) fn pointer_phi_copies(&mut self, e: &mut Emitter, phi: &Inst, label: Id) -> Result<(), Error> {
         let Some((which, options)) = phi.result().and_then(|id| self.pointer_phis.get(&id)).cloned() else {
             return Ok(());
@@ -119,14 +129,16 @@ impl Lower<'_> {
         let Some((k, (value, _))) = phi.phi_incoming().enumerate().find(|(_, (_, parent))| *parent == label) else {
             return Ok(());
         };
-        self.stmts.push(Stmt::Assign { target: Expr::ident(which), value: Expr::Literal(Literal::U32(k as u32)) });
+        let Some(vars) = &options[k] else { return Ok(()) };
+        let option = options[..k].iter().flatten().count();
+        self.stmts.push(Stmt::Assign { target: Expr::ident(which), value: Expr::Literal(Literal::U32(option as u32)) });
         let pointer = match self.pointers(e, value)? {
             Pointers::One(pointer) => pointer,
             Pointers::Many(_) => return Err(self.nested(phi)),
         };
         let dynamic =
             pointer.steps.iter().filter_map(|step| if let Step::Dynamic(id) = step { Some(*id) } else { None });
-        for (var, index) in options[k].iter().zip(dynamic.collect::<Vec<_>>()) {
+        for (var, index) in vars.iter().zip(dynamic.collect::<Vec<_>>()) {
             let value = self.take_shared(e, index)?;
             self.stmts.push(Stmt::Assign { target: Expr::ident(var.clone()), value });
         }
@@ -140,6 +152,7 @@ impl Lower<'_> {
         let Some((which, vars)) = self.pointer_phis.get(&id).cloned() else { return Ok(()) };
         let mut options = Vec::new();
         for ((value, _), vars) in phi.phi_incoming().zip(vars) {
+            let Some(vars) = vars else { continue };
             let mut pointer = match self.pointers(e, value)? {
                 Pointers::One(pointer) => pointer,
                 Pointers::Many(_) => return Err(self.nested(phi)),
@@ -165,9 +178,22 @@ impl Lower<'_> {
         }
     }
 
-    /// A pointer-typed OpSelect.
+    /// A pointer-typed OpSelect; of a pointer and an `OpUndef`, the pointer.
     pub(super) fn select_pointer(&mut self, e: &mut Emitter, inst: &Inst) -> Result<(), Error> {
         let condition = self.operand(inst, 0)?;
+        let [accept, reject] = [self.operand(inst, 1)?, self.operand(inst, 2)?];
+        if let Some(defined) = match (self.module.is_undef(accept), self.module.is_undef(reject)) {
+            (true, false) => Some(reject),
+            (false, true) => Some(accept),
+            _ => None,
+        } {
+            let value = match self.pointers(e, defined)? {
+                Pointers::One(pointer) => Value::Pointer(Box::new(pointer)),
+                Pointers::Many(choice) => Value::Choice(Box::new(choice)),
+            };
+            self.values.insert(self.result(inst)?, value);
+            return Ok(());
+        }
         let mut options = Vec::new();
         for position in [1, 2] {
             match self.pointers(e, self.operand(inst, position)?)? {

@@ -157,8 +157,10 @@ fn unify_chosen_places(module: &Module, functions: &[usize], places: &mut BTreeM
                 Op::Select => inst.id_operands().skip(1).collect(),
                 _ => inst.phi_incoming().map(|(value, _)| value).collect(),
             };
+            // An undefined option (spirv-opt's merge-return makes some) points nowhere.
+            let options = options.into_iter().filter(|&option| !module.is_undef(option));
             // A choice of choices is refused by the lowering.
-            if let Some(options) = options.into_iter().map(|option| place(module, option)).collect() {
+            if let Some(options) = options.map(|option| place(module, option)).collect() {
                 choices.push(options);
             }
         }

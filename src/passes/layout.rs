@@ -747,7 +747,8 @@ impl Layouts<'_> {
     /// A pointer-typed OpSelect or OpPhi choosing among places in adapted buffers: among pointers
     /// to their storage types instead (built where each option is at hand: for a phi, at the end
     /// of the predecessor it comes from, which must come first), the result a place at the
-    /// chosen pointer. The options must have one storage type.
+    /// chosen pointer. The options must have one storage type; an `OpUndef` among them (from
+    /// spirv-opt's merge-return) is one of the storage pointer type, or, selected, no option.
     fn choose_places(
         &mut self,
         f: usize,
@@ -760,44 +761,60 @@ impl Layouts<'_> {
             Op::Select => inst.id_operands().skip(1).map(|id| (id, None)).collect(),
             _ => inst.phi_incoming().map(|(id, parent)| (id, Some(parent))).collect(),
         };
-        let mut chosen: Option<Place> = None;
+        let mut defined = options.iter().filter(|(id, _)| !self.module.is_undef(*id));
+        let first = defined.next().and_then(|(id, _)| self.place_of(*id, adapted, places));
+        let place = first.ok_or_else(|| self.unsupported_use(f, inst))?;
+        let result = inst.result().unwrap_or_default();
+        if inst.op == Op::Select && defined.next().is_none() {
+            places.insert(result, place);
+            return Ok(());
+        }
+        let ty = self.module.intern_type(Type::Pointer { class: place.class, pointee: place.storage });
         let mut operands = Vec::with_capacity(2 * options.len());
         for (id, parent) in options {
-            let place = self.place_of(id, adapted, places).ok_or_else(|| self.unsupported_use(f, inst))?;
-            let same = chosen.as_ref().is_none_or(|first| {
-                (first.class, first.value, first.storage) == (place.class, place.value, place.storage)
-            });
-            if !same || place.column.is_some() || place.split.is_some() {
-                return Err(self.unsupported_use(f, inst));
-            }
+            let option = match self.module.is_undef(id) {
+                true => None,
+                false => {
+                    let option = self.place_of(id, adapted, places).ok_or_else(|| self.unsupported_use(f, inst))?;
+                    let same =
+                        (option.class, option.value, option.storage) == (place.class, place.value, place.storage);
+                    if !same || option.column.is_some() || option.split.is_some() {
+                        return Err(self.unsupported_use(f, inst));
+                    }
+                    Some(option)
+                }
+            };
             let pointer = match parent {
-                None => self.access_chain(f, out, &place.variable, place.class, &place.path, place.storage),
+                None => self.storage_pointer(f, out, option.as_ref(), ty),
                 Some(parent) => {
                     // Only a predecessor already rewritten takes a new instruction as it is.
                     let b = (self.module.functions[f].blocks[..self.block].iter())
                         .position(|block| block.label == parent)
                         .ok_or_else(|| self.unsupported_use(f, inst))?;
                     let mut at_end = std::mem::take(&mut self.module.functions[f].blocks[b].insts);
-                    let pointer =
-                        self.access_chain(f, &mut at_end, &place.variable, place.class, &place.path, place.storage);
+                    let pointer = self.storage_pointer(f, &mut at_end, option.as_ref(), ty);
                     self.module.functions[f].blocks[b].insts = at_end;
                     pointer
                 }
             };
             operands.push(pointer);
             operands.extend(parent);
-            chosen.get_or_insert(place);
         }
-        let place = chosen.ok_or_else(|| self.unsupported_use(f, inst))?;
-        let ty = self.module.intern_type(Type::Pointer { class: place.class, pointee: place.storage });
         let operands = match inst.op {
             Op::Select => [vec![inst.id(0).unwrap_or_default()], operands].concat(),
             _ => operands,
         };
         let pointer = self.push(f, out, inst.op, Some(ty), operands, None);
-        let result = inst.result().unwrap_or_default();
         places.insert(result, Place { variable: pointer, path: Vec::new(), ..place });
         Ok(())
+    }
+
+    /// A pointer of type `ty` to the storage type at `place`, or an `OpUndef` of it.
+    fn storage_pointer(&mut self, f: usize, out: &mut Vec<usize>, place: Option<&Place>, ty: Id) -> Id {
+        match place {
+            Some(place) => self.access_chain(f, out, &place.variable, place.class, &place.path, place.storage),
+            None => self.push(f, out, Op::Undef, Some(ty), Vec::new(), None),
+        }
     }
 
     /// OpCopyMemory with a side in an adapted buffer: a load of the value from the source and a

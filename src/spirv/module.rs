@@ -589,6 +589,12 @@ impl Module {
         }
     }
 
+    /// Whether `id` is an `OpUndef`, in a function or at module scope.
+    pub fn is_undef(&self, id: Id) -> bool {
+        self.value_inst(id).is_some_and(|inst| inst.op == Op::Undef)
+            || self.constant(id).is_some_and(|constant| matches!(constant.value, ConstValue::Undef))
+    }
+
     /// The one value a vector of type `ty` made of `parts` repeats in every component
     /// (`vec3(x, x, x)`), which WGSL writes once: `vec3<f32>(x)`. Only vectors, and one part per
     /// component: `vec4(v2, v2)` repeats a vector, which is no splat.
