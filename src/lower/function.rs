@@ -247,6 +247,14 @@ pub(super) enum Step {
     Index(Expr),
 }
 
+/// The variables of a pointer phi (`pointers.rs`): the index of the incoming pointer taken, and
+/// for each incoming pointer the variables holding its dynamic indices, `None` for an `OpUndef`.
+#[derive(Clone)]
+pub(super) struct PointerPhi {
+    pub(super) which: Name,
+    pub(super) options: Vec<Option<Vec<Name>>>,
+}
+
 /// One of several pointers, chosen at run time: WGSL cannot keep a pointer in a variable, so each
 /// use is written for the options (`pointers.rs`).
 #[derive(Clone)]
@@ -309,10 +317,7 @@ pub(super) struct Lower<'m> {
     next_scope: usize,
     pub(super) hoisted_names: IdMap<Id, Name>,
     phi_vars: IdMap<Id, Name>,
-    /// Pointer phis: the variable holding the index of the incoming pointer taken, and for each
-    /// incoming pointer the variables holding its dynamic indices, `None` for an `OpUndef`
-    /// (`pointers.rs`).
-    pub(super) pointer_phis: IdMap<Id, (Name, Vec<Option<Vec<Name>>>)>,
+    pub(super) pointer_phis: IdMap<Id, PointerPhi>,
     guard_names: IdMap<Guard, Name>,
     /// Set by the `BreakIf` ending a `continuing`.
     break_if: Option<Expr>,

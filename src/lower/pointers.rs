@@ -16,7 +16,7 @@
 use spirv::Op;
 
 use super::emit::Emitter;
-use super::function::{Choice, Lower, Pointer, Selector, Step, Value};
+use super::function::{Choice, Lower, Pointer, PointerPhi, Selector, Step, Value};
 use crate::error::{Error, Location};
 use crate::passes::signedness::int_signedness;
 use crate::spirv::{Def, Id, Inst, Module};
@@ -115,7 +115,7 @@ impl Lower<'_> {
         if options.iter().all(Option::is_none) {
             return Err(Error::unsupported("a pointer phi of undefined pointers only", location));
         }
-        self.pointer_phis.insert(phi, (which, options));
+        self.pointer_phis.insert(phi, PointerPhi { which, options });
         Ok(())
     }
 
@@ -123,7 +123,8 @@ impl Lower<'_> {
     /// pointer coming from it (among the defined ones), and its dynamic indices. From an
     /// `OpUndef` nothing: any pointer will do, as none is used.
     pub(super) fn pointer_phi_copies(&mut self, e: &mut Emitter, phi: &Inst, label: Id) -> Result<(), Error> {
-        let Some((which, options)) = phi.result().and_then(|id| self.pointer_phis.get(&id)).cloned() else {
+        let Some(PointerPhi { which, options }) = phi.result().and_then(|id| self.pointer_phis.get(&id)).cloned()
+        else {
             return Ok(());
         };
         let Some((k, (value, _))) = phi.phi_incoming().enumerate().find(|(_, (_, parent))| *parent == label) else {
@@ -149,7 +150,7 @@ impl Lower<'_> {
     /// indices read from the phi's variables.
     pub(super) fn choose_pointer_phi(&mut self, e: &mut Emitter, phi: &Inst) -> Result<(), Error> {
         let id = self.result(phi)?;
-        let Some((which, vars)) = self.pointer_phis.get(&id).cloned() else { return Ok(()) };
+        let Some(PointerPhi { which, options: vars }) = self.pointer_phis.get(&id).cloned() else { return Ok(()) };
         let mut options = Vec::new();
         for ((value, _), vars) in phi.phi_incoming().zip(vars) {
             let Some(vars) = vars else { continue };
