@@ -388,11 +388,13 @@ fn retype_pointers_once(module: &mut Module, f: usize) -> bool {
     let mut changed = false;
     for index in 0..module.functions[f].insts.len() {
         let inst: &Inst = &module.functions[f].insts[index];
-        // The pointer the result's type follows, and whether indices follow it.
+        // The pointer the result's type follows (of a choice, the first option that is no
+        // OpUndef, whose type stays), and whether indices follow it.
+        let defined = |id: &Id| !module.is_undef(*id);
         let (base, indexed) = match inst.op {
             Op::AccessChain | Op::InBoundsAccessChain | Op::CopyObject => (inst.id(0), true),
-            Op::Select => (inst.id(1), false),
-            Op::Phi => (inst.id(0), false),
+            Op::Select => (inst.id_operands().skip(1).find(defined), false),
+            Op::Phi => (inst.phi_incoming().map(|(value, _)| value).find(defined), false),
             _ => continue,
         };
         let Some((class, base_pointee)) = pointee(module, base.unwrap_or(0)) else {
