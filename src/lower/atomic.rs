@@ -13,7 +13,7 @@ use crate::wgsl::ast::{BinaryOp, Expr, Literal, Name, Stmt, UnaryOp};
 
 /// An atomic instruction: the WGSL builtin and where its value operand is (`None`: the constant
 /// one, for increment and decrement; compare-exchange is separate).
-fn builtin(op: Op) -> Option<(&'static str, Option<usize>)> {
+pub(super) fn builtin(op: Op) -> Option<(&'static str, Option<usize>)> {
     Some(match op {
         Op::AtomicLoad => ("atomicLoad", None),
         Op::AtomicStore => ("atomicStore", Some(3)),
@@ -224,6 +224,9 @@ impl Lower<'_> {
         let inner = self
             .atomic_inner(pointer)
             .ok_or_else(|| Error::internal("an atomic instruction's pointer was not retyped by the atomics pass"))?;
+        if let Some(choice) = self.unmerged_choice(e, pointer)? {
+            return self.atomic_choice(e, inst, choice, inner);
+        }
         let target = self.atomic_pointer(e, pointer)?;
         if matches!(inst.op, Op::AtomicCompareExchange | Op::AtomicCompareExchangeWeak) {
             let value = self.as_inner(e, self.operand(inst, 4)?, inner)?;
@@ -239,23 +242,41 @@ impl Lower<'_> {
         if other_signedness {
             return self.min_max_of_other_signedness(e, inst, target, inner);
         }
-        let (name, value) = builtin(inst.op)
-            .ok_or_else(|| Error::unsupported(format!("Op{:?} is not supported", inst.op), self.location(inst)))?;
-        let mut args = vec![target];
-        match value {
-            Some(position) => args.push(self.as_inner(e, self.operand(inst, position)?, inner)?),
-            None if inst.op != Op::AtomicLoad => {
-                let signed = int_signedness(self.module, inner) == Some(true);
-                args.push(Expr::Literal(if signed { Literal::I32(1) } else { Literal::U32(1) }));
-            }
-            None => {}
-        }
-        let call = Expr::call(name, args);
+        let (name, operand) = self.atomic_operand(e, inst, inner, false)?;
+        let call = Expr::call(name, [target].into_iter().chain(operand).collect());
         if inst.op == Op::AtomicStore {
             self.side_effect(e, Stmt::Call(call));
             return Ok(());
         }
         self.atomic_result(e, inst, call, inner)
+    }
+
+    /// The builtin of a plain atomic instruction and the operand after its pointer: the value
+    /// (bound to a name if `shared`, for several calls), 1 for an increment or decrement, none
+    /// for a load.
+    pub(super) fn atomic_operand(
+        &mut self,
+        e: &mut Emitter,
+        inst: &Inst,
+        inner: Id,
+        shared: bool,
+    ) -> Result<(&'static str, Option<Expr>), Error> {
+        let (name, value) = builtin(inst.op)
+            .ok_or_else(|| Error::unsupported(format!("Op{:?} is not supported", inst.op), self.location(inst)))?;
+        let operand = match value {
+            Some(position) if shared => {
+                let id = self.operand(inst, position)?;
+                let value = self.take_shared(e, id)?;
+                Some(self.converted_to_inner(e, id, value, inner)?)
+            }
+            Some(position) => Some(self.as_inner(e, self.operand(inst, position)?, inner)?),
+            None if inst.op != Op::AtomicLoad => {
+                let signed = int_signedness(self.module, inner) == Some(true);
+                Some(Expr::Literal(if signed { Literal::I32(1) } else { Literal::U32(1) }))
+            }
+            None => None,
+        };
+        Ok((name, operand))
     }
 
     /// A plain OpLoad of an atomic: `atomicLoad`.

@@ -350,7 +350,7 @@ impl Lower<'_> {
     }
 
     /// The choice of pointers `id` is, if it is one whose options cannot be merged into one.
-    fn unmerged_choice(&mut self, e: &mut Emitter, id: Id) -> Result<Option<Choice>, Error> {
+    pub(super) fn unmerged_choice(&mut self, e: &mut Emitter, id: Id) -> Result<Option<Choice>, Error> {
         let Some(Value::Choice(choice)) = self.values.get(&id) else { return Ok(None) };
         let choice = Choice::clone(choice);
         Ok(self.merged(e, &choice)?.is_none().then_some(choice))

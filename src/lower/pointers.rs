@@ -360,6 +360,56 @@ impl Lower<'_> {
         Ok(())
     }
 
+    /// An atomic instruction (of the atomic's integer type `inner`) through a choice of pointers
+    /// to different variables or members: on the chosen option only, its result, if used, in a
+    /// variable. Not a compare-exchange, nor a min or max of the other signedness, which loop.
+    pub(super) fn atomic_choice(
+        &mut self,
+        e: &mut Emitter,
+        inst: &Inst,
+        choice: Choice,
+        inner: Id,
+    ) -> Result<(), Error> {
+        let other_signedness = match inst.op {
+            Op::AtomicSMin | Op::AtomicSMax => int_signedness(self.module, inner) != Some(true),
+            Op::AtomicUMin | Op::AtomicUMax => int_signedness(self.module, inner) == Some(true),
+            Op::AtomicCompareExchange | Op::AtomicCompareExchangeWeak => true,
+            _ => false,
+        };
+        if other_signedness {
+            return Err(Error::unsupported(
+                format!(
+                    "Op{:?} through a pointer chosen at run time between different variables or members: WGSL \
+                     cannot keep a pointer in a variable, and this operation is a loop per option",
+                    inst.op
+                ),
+                self.location(inst),
+            ));
+        }
+        let (name, operand) = self.atomic_operand(e, inst, inner, true)?;
+        let mut calls = Vec::with_capacity(choice.options.len());
+        for option in &choice.options {
+            let target = Expr::unary(UnaryOp::AddressOf, self.reference(e, option, true)?);
+            calls.push(Expr::call(name, [target].into_iter().chain(operand.clone()).collect()));
+        }
+        self.flush(e, true);
+        let result = inst.result().filter(|_| self.is_used(inst));
+        let Some(id) = result else {
+            let chosen = self.each_option(e, &choice.selector, calls.into_iter().map(Stmt::Call).collect())?;
+            self.stmts.push(chosen);
+            return Ok(());
+        };
+        let var = self.local_name(e, id);
+        let target = Expr::ident(var.clone());
+        let assignments = calls.into_iter().map(|value| Stmt::Assign { target: target.clone(), value }).collect();
+        let chosen = self.each_option(e, &choice.selector, assignments)?;
+        self.stmts.push(Stmt::Var { name: var, ty: Some(e.ty(inner)?), value: None });
+        self.stmts.push(chosen);
+        let value = self.as_result_type(e, inst, target, inner)?;
+        self.bind(e, id, value);
+        Ok(())
+    }
+
     /// `if picks(0) { stmts[0] } else if picks(1) { stmts[1] } ... else { last }`.
     fn each_option(&mut self, e: &mut Emitter, selector: &Selector, mut stmts: Vec<Stmt>) -> Result<Stmt, Error> {
         let last = stmts.pop().ok_or_else(|| Error::internal("a choice of no pointers"))?;

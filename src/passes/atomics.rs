@@ -92,24 +92,23 @@ pub fn run(module: &mut Module, _options: &Options) -> Result<(), Error> {
                 ));
             }
             let pointer = inst.id(0).unwrap_or(0);
-            let (variable, path) = place(module, pointer).ok_or_else(|| {
-                let reason = match chosen_at_run_time(module, pointer) {
-                    true => {
-                        "an atomic instruction through a pointer chosen at run time (pointer-typed OpSelect or \
-                         OpPhi): WGSL cannot keep a pointer in a variable (loads and stores through one are \
-                         translated)"
-                    }
-                    false => "an atomic instruction on memory not reached from a variable through access chains",
-                };
-                Error::unsupported(reason, location.clone())
-            })?;
+            let reached =
+                places_of(module, pointer, true, 0).filter(|reached| !reached.is_empty()).ok_or_else(|| {
+                    Error::unsupported(
+                        "an atomic instruction on memory not reached from a variable through access chains (and at \
+                     most one pointer-typed OpSelect or OpPhi)",
+                        location.clone(),
+                    )
+                })?;
             let need = match inst.op {
                 Op::AtomicSMin | Op::AtomicSMax => Need::Signed,
                 Op::AtomicUMin | Op::AtomicUMax => Need::Unsigned,
                 _ => Need::Any,
             };
-            let slot = places.entry(variable).or_default().entry(path).or_insert(need);
-            *slot = slot.and(need);
+            for (variable, path) in reached {
+                let slot = places.entry(variable).or_default().entry(path).or_insert(need);
+                *slot = slot.and(need);
+            }
         }
     }
     unify_chosen_places(module, &functions, &mut places);
@@ -190,23 +189,6 @@ fn unify_chosen_places(module: &Module, functions: &[usize], places: &mut BTreeM
     }
 }
 
-/// Whether a pointer is, or is reached by access chains and copies from, a pointer-typed
-/// `OpSelect` or `OpPhi`.
-fn chosen_at_run_time(module: &Module, pointer: Id) -> bool {
-    let mut id = pointer;
-    // Bounded: an invalid module may derive a pointer from itself.
-    for _ in 0..1024 {
-        match module.value_inst(id) {
-            Some(inst) if matches!(inst.op, Op::AccessChain | Op::InBoundsAccessChain | Op::CopyObject) => {
-                id = inst.id(0).unwrap_or(0);
-            }
-            Some(inst) => return matches!(inst.op, Op::Select | Op::Phi),
-            None => return false,
-        }
-    }
-    false
-}
-
 /// The variable a pointer comes from, through access chains and copies.
 pub(super) fn variable_of(module: &Module, pointer: Id) -> Option<Id> {
     place(module, pointer).map(|(variable, _)| variable)
@@ -214,44 +196,65 @@ pub(super) fn variable_of(module: &Module, pointer: Id) -> Option<Id> {
 
 /// The variable a pointer comes from and the steps to where it points.
 fn place(module: &Module, pointer: Id) -> Option<(Id, Vec<Step>)> {
-    let mut chains: Vec<Vec<Id>> = Vec::new();
-    let mut id = pointer;
-    let variable = loop {
-        match module.def(id) {
-            Def::Global(_) => break id,
-            Def::Value { .. } => {
-                let inst = module.value_inst(id)?;
-                match inst.op {
-                    Op::AccessChain | Op::InBoundsAccessChain => {
-                        chains.push(inst.id_operands().skip(1).collect());
-                        id = inst.id(0)?;
-                    }
-                    Op::CopyObject => id = inst.id(0)?,
-                    _ => return None,
-                }
-            }
-            _ => return None,
-        }
-        if chains.len() > 64 {
-            return None;
-        }
-    };
-    let mut ty = match module.def(variable) {
-        Def::Global(g) => module.globals[*g].pointee,
+    places_of(module, pointer, false, 0)?.pop()
+}
+
+/// The variables a pointer comes from, through access chains and copies, and the steps to where
+/// it points; with `choices`, also through one pointer-typed `OpSelect` or `OpPhi`, a place for
+/// each option (an `OpUndef` has none). `None` where it cannot be told (a choice of choices).
+fn places_of(module: &Module, pointer: Id, choices: bool, depth: usize) -> Option<Vec<(Id, Vec<Step>)>> {
+    if depth > 64 {
+        return None;
+    }
+    match module.def(pointer) {
+        Def::Global(_) => return Some(vec![(pointer, Vec::new())]),
+        Def::Value { .. } => {}
         _ => return None,
-    };
-    let mut path = Vec::new();
-    for index in chains.into_iter().rev().flatten() {
-        let (step, next) = match module.ty(ty).ok()? {
-            Type::Struct { members } => {
-                let i = module.const_u32(index)?;
-                (Step::Member(i), *members.get(i as usize)?)
+    }
+    let inst = module.value_inst(pointer)?;
+    match inst.op {
+        Op::CopyObject => places_of(module, inst.id(0)?, choices, depth + 1),
+        Op::AccessChain | Op::InBoundsAccessChain => {
+            let bases = places_of(module, inst.id(0)?, choices, depth + 1)?;
+            bases.into_iter().map(|(variable, path)| walk(module, variable, path, inst.id_operands().skip(1))).collect()
+        }
+        Op::Select | Op::Phi if choices => {
+            let options: Vec<Id> = match inst.op {
+                Op::Select => inst.id_operands().skip(1).collect(),
+                _ => inst.phi_incoming().map(|(value, _)| value).collect(),
+            };
+            let mut all = Vec::new();
+            for option in options.into_iter().filter(|&option| !module.is_undef(option)) {
+                all.extend(places_of(module, option, false, depth + 1)?);
             }
-            Type::Array { element, .. } | Type::RuntimeArray { element } => (Step::Element, *element),
+            Some(all)
+        }
+        _ => None,
+    }
+}
+
+/// `path` from `variable` extended by access-chain `indices`.
+fn walk(
+    module: &Module,
+    variable: Id,
+    mut path: Vec<Step>,
+    indices: impl Iterator<Item = Id>,
+) -> Option<(Id, Vec<Step>)> {
+    let Def::Global(g) = module.def(variable) else { return None };
+    let part = |ty: Id, step: Step| match (module.ty(ty).ok()?, step) {
+        (Type::Struct { members }, Step::Member(i)) => members.get(i as usize).copied(),
+        (Type::Array { element, .. } | Type::RuntimeArray { element }, Step::Element) => Some(*element),
+        _ => None,
+    };
+    let mut ty = path.iter().try_fold(module.globals[*g].pointee, |ty, &step| part(ty, step))?;
+    for index in indices {
+        let step = match module.ty(ty).ok()? {
+            Type::Struct { .. } => Step::Member(module.const_u32(index)?),
+            Type::Array { .. } | Type::RuntimeArray { .. } => Step::Element,
             _ => return None,
         };
+        ty = part(ty, step)?;
         path.push(step);
-        ty = next;
     }
     Some((variable, path))
 }
