@@ -174,8 +174,9 @@ And in a third of the modules, pointers chosen at run time (`OpCapability Variab
 storage buffer or its workgroup slot, at one place with other indices or at another member (never
 at or into a matrix, which SPIR-V forbids), kept or made then; phis of such pointers at joins
 other than loop headers (WGSL cannot keep a pointer across iterations); loads and stores through
-the chosen pointer, now or in later blocks, and `OpPtrEqual`/`OpPtrNotEqual` (SPIR-V 1.4) with
-either option or another pointer of its type.
+the chosen pointer, now or in later blocks, atomic instructions on a chosen integer (not a
+compare-exchange, min or max, which the translation refuses through such a pointer), and
+`OpPtrEqual`/`OpPtrNotEqual` (SPIR-V 1.4) with either option or another pointer of its type.
 
 First thing, the entry point's invocations swap values through workgroup memory: each stores a
 struct to its slot of an array, an `OpControlBarrier`, each reads another's slot whole or in part,
@@ -299,8 +300,10 @@ class Program(Module):
         self.textures = Textures(textures, INVOCATIONS) if textures.random() < 0.35 else None
         # A third choose pointers at run time (statement_pointer), also drawn apart.
         self.variable_pointers = random.Random(f"variable pointers {seed}").random() < 0.35
-        # The pointers a variable pointer may choose between, by result: (type pointed to, storage).
+        # The pointers a variable pointer may choose between, by result: (type pointed to, storage);
+        # those of them at an integer atomic instructions may take (no vector's lane).
         self.selectable = {}
+        self.atomic_places = set()
 
     def fresh(self, prefix):
         self.next_id += 1
@@ -1740,12 +1743,16 @@ class FunctionBuilder:
         self.cur.insts.append((None, "copy_pointer", tuple(pair)))
         self.p.note("buffer.copy_with_variable")
 
-    def atomic(self, pointer, ty, scopes=(1, 2)):
+    def atomic(self, pointer, ty, scopes=(1, 2), plain=False):
         """An atomic instruction on the integer of type `ty` at `pointer`, the invocation's own (so
-        the result is the same in any order), at one of `scopes` (Device 1, Workgroup 2)."""
+        the result is the same in any order), at one of `scopes` (Device 1, Workgroup 2); with
+        `plain`, no compare-exchange, min or max."""
         r = self.r
         scope = self.c(r.choice(scopes))
-        kind = r.choice(sorted(ATOMICS) + ["increment", "decrement", "load", "store", "compare"])
+        kinds = sorted(ATOMICS) + ["increment", "decrement", "load", "store", "compare"]
+        if plain:
+            kinds = [k for k in kinds if k != "compare" and "min" not in k and "max" not in k]
+        kind = r.choice(kinds)
         self.p.note("atomic." + kind)
         if kind == "store":
             self.cur.insts.append((None, "atomic_store", (pointer, self.value(ty), scope)))
@@ -1778,16 +1785,18 @@ class FunctionBuilder:
         time (unless `constant`)."""
         r = self.r
         indices = list(prefix)
-        start = ty
+        start, parent = ty, None
         for index in path:
             if constant or COMPOSITES[ty][0] == "struct" or r.random() < 0.4:
                 indices.append(self.c(index) if r.random() < 0.5 else self.p.int_const(index))
             else:
                 indices.append(self.index(COMPOSITES[ty][2]))
-            ty = members(ty)[index]
+            parent, ty = ty, members(ty)[index]
         result = self.inst("chain", ty, storage, var, *indices)
         if self.p.variable_pointers and storage in ("StorageBuffer", "Workgroup") and not holds_matrix(start, path, ty):
             self.p.selectable[result] = (ty, storage)
+            if ty in ("%uint", "%int") and (parent is None or COMPOSITES[parent][0] != "vector"):
+                self.p.atomic_places.add(result)
         return result
 
     def workgroup_exchange(self):
@@ -1821,14 +1830,22 @@ class FunctionBuilder:
         with either option or another pointer of its type."""
         r = self.r
         kept = sorted((p, self.p.selectable[p]) for p, _ in self.pointers if p in self.p.selectable)
-        first = r.choice(kept) if kept and r.random() < 0.5 else self.selectable_pointer()
+        first = r.choice(kept) if kept and r.random() < 0.5 else self.selectable_pointer(integer=r.random() < 0.3)
         kind = first[1]
         same = [p for p, k in kept if k == kind and p != first[0]]
-        second = r.choice(same) if same and r.random() < 0.5 else self.selectable_pointer(kind)
+        integer = first[0] in self.p.atomic_places
+        same = [p for p in same if not integer or p in self.p.atomic_places]
+        second = r.choice(same) if same and r.random() < 0.5 else self.selectable_pointer(kind, integer)
         options = [first[0], second]
         r.shuffle(options)
         chosen = self.inst("select_composite", pointer(*kind), self.condition(), *options)
         self.p.note(f"pointer.select.{kind[1]}")
+        if set(options) <= self.p.atomic_places and r.random() < 0.3:
+            # An atomic instruction on the chosen integer; not a compare-exchange or a min or max,
+            # which WGSL would loop over per option (refused).
+            self.p.note("pointer.atomic")
+            self.atomic(chosen, kind[0], scopes=(2,) if kind[1] == "Workgroup" else (1, 2), plain=True)
+            return
         version = int(self.p.version.split(".")[1])
         if version >= 4 and r.random() < 0.3:
             other = r.choice(options + same + [self.selectable_pointer(kind)])
@@ -1840,17 +1857,21 @@ class FunctionBuilder:
             self.pointers = self.pointers | {(chosen, kind[0])}
         self.through(chosen, kind[0])
 
-    def selectable_pointer(self, kind=None):
+    def selectable_pointer(self, kind=None, integer=False):
         """A new access chain a variable pointer may choose (`chain` records which), maybe kept for
         later: into the invocation's element of the storage buffer or its workgroup slot, to a
-        part of type `kind[0]` in `kind[1]` (any, without `kind`); with its (type, storage),
-        without `kind`."""
+        part of type `kind[0]` in `kind[1]` (any, without `kind`; with `integer`, an integer no
+        vector holds); with its (type, storage), without `kind`."""
         r = self.r
         storage = kind[1] if kind else r.choice(["StorageBuffer", "Workgroup"])
         buffer = storage == "StorageBuffer"
         element = "%LE" if buffer else "%S"
-        path = r.choice([p for p, t in buffer_paths(element)
-                         if (not kind or t == kind[0]) and not holds_matrix(element, p, t)])
+        paths = buffer_paths(element)
+        types = {tuple(p): t for p, t in paths}
+        lane = lambda p: bool(p) and COMPOSITES[types[tuple(p[:-1])]][0] == "vector"
+        path = r.choice([p for p, t in paths
+                         if (not kind or t == kind[0]) and not holds_matrix(element, p, t)
+                         and (not integer or t in ("%uint", "%int") and not lane(p))])
         result = self.buffer_chain("%data", path) if buffer else self.chain(
             "%S", "Workgroup", "%wg", [self.gid if self.main else self.inst("gid")], path)
         if r.random() < 0.5:
