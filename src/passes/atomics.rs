@@ -76,7 +76,7 @@ pub fn run(module: &mut Module, _options: &Options) -> Result<(), Error> {
     // Per variable, the places atomics touch and what each needs.
     let mut places: BTreeMap<Id, BTreeMap<Vec<Step>, Need>> = BTreeMap::new();
     for &f in &functions {
-        for inst in module.functions[f].insts.iter().filter(|i| is_atomic(i.op)) {
+        for inst in module.functions[f].block_insts().filter(|i| is_atomic(i.op)) {
             let location = module.location_of(f, inst);
             if matches!(
                 inst.op,
@@ -146,7 +146,7 @@ fn unify_chosen_places(module: &Module, functions: &[usize], places: &mut BTreeM
     }
     let mut choices: Vec<Vec<(Id, Vec<Step>)>> = Vec::new();
     for &f in functions {
-        for inst in &module.functions[f].insts {
+        for inst in module.functions[f].block_insts() {
             if !matches!(inst.op, Op::Select | Op::Phi)
                 || !matches!(inst.ty().and_then(|ty| module.type_def(ty)), Some(Type::Pointer { .. }))
             {
@@ -179,6 +179,10 @@ fn unify_chosen_places(module: &Module, functions: &[usize], places: &mut BTreeM
                 for (other, other_prefix) in options {
                     for (rest, need) in &below {
                         let path = [other_prefix.as_slice(), rest].concat();
+                        // Only a place the variable has (options of one type always do).
+                        if walk(module, *other, path.clone(), std::iter::empty()).is_none() {
+                            continue;
+                        }
                         let leaves = places.entry(*other).or_default();
                         let joined = leaves.get(&path).map_or(*need, |old| old.and(*need));
                         changed |= leaves.insert(path, joined) != Some(joined);

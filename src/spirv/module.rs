@@ -379,6 +379,12 @@ impl Function {
         &self.insts[self.blocks[block].terminator]
     }
 
+    /// The instructions in the blocks, in order, without merges and terminators: a pass that
+    /// replaces an instruction may leave the old one in the arena.
+    pub fn block_insts(&self) -> impl Iterator<Item = &Inst> + '_ {
+        self.blocks.iter().flat_map(|block| &block.insts).map(|&index| &self.insts[index])
+    }
+
     /// Frees the instructions, blocks and structured form, keeping the signature: the lowering
     /// frees each function's body once it is lowered. Its results' definitions stay, with their
     /// types; [`Module::value_inst`] no longer finds their instructions.
