@@ -385,8 +385,13 @@ fn retype_access_chains(module: &mut Module, f: usize, atomics_made: bool) -> Re
         }
     }
     // A phi may come before the pointers it chooses from (blocks need only follow their
-    // dominators), so again until no type changes.
-    while retype_pointers_once(module, f) {}
+    // dominators), so again until no type changes; a pass per instruction at most, which an
+    // invalid module's pointers derived from each other could otherwise exceed.
+    for _ in 0..=module.functions[f].insts.len() {
+        if !retype_pointers_once(module, f) {
+            break;
+        }
+    }
     Ok(())
 }
 
