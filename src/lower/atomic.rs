@@ -13,7 +13,7 @@ use crate::wgsl::ast::{BinaryOp, Expr, Literal, Name, Stmt, UnaryOp};
 
 /// An atomic instruction: the WGSL builtin and where its value operand is (`None`: the constant
 /// one, for increment and decrement; compare-exchange is separate).
-pub(super) fn builtin(op: Op) -> Option<(&'static str, Option<usize>)> {
+fn builtin(op: Op) -> Option<(&'static str, Option<usize>)> {
     Some(match op {
         Op::AtomicLoad => ("atomicLoad", None),
         Op::AtomicStore => ("atomicStore", Some(3)),
