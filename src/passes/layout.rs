@@ -757,13 +757,21 @@ impl Layouts<'_> {
         places: &mut HashMap<Id, Place>,
         out: &mut Vec<usize>,
     ) -> Result<(), Error> {
-        let options: Vec<(Id, Option<Id>)> = match inst.op {
+        let chosen: Vec<(Id, Option<Id>)> = match inst.op {
             Op::Select => inst.id_operands().skip(1).map(|id| (id, None)).collect(),
             _ => inst.phi_incoming().map(|(id, parent)| (id, Some(parent))).collect(),
         };
-        let mut defined = options.iter().filter(|(id, _)| !self.module.is_undef(*id));
-        let first = defined.next().and_then(|(id, _)| self.place_of(*id, adapted, places));
-        let place = first.ok_or_else(|| self.unsupported_use(f, inst))?;
+        // Each option's place (none for an OpUndef) and, for a phi, the predecessor it comes from.
+        let mut options = Vec::with_capacity(chosen.len());
+        for (id, parent) in chosen {
+            let place = match self.module.is_undef(id) {
+                true => None,
+                false => Some(self.place_of(id, adapted, places).ok_or_else(|| self.unsupported_use(f, inst))?),
+            };
+            options.push((place, parent));
+        }
+        let mut defined = options.iter().filter_map(|(place, _)| place.as_ref());
+        let place = defined.next().cloned().ok_or_else(|| self.unsupported_use(f, inst))?;
         let result = inst.result().unwrap_or_default();
         if inst.op == Op::Select && defined.next().is_none() {
             places.insert(result, place);
@@ -771,19 +779,13 @@ impl Layouts<'_> {
         }
         let ty = self.module.intern_type(Type::Pointer { class: place.class, pointee: place.storage });
         let mut operands = Vec::with_capacity(2 * options.len());
-        for (id, parent) in options {
-            let option = match self.module.is_undef(id) {
-                true => None,
-                false => {
-                    let option = self.place_of(id, adapted, places).ok_or_else(|| self.unsupported_use(f, inst))?;
-                    let same =
-                        (option.class, option.value, option.storage) == (place.class, place.value, place.storage);
-                    if !same || option.column.is_some() || option.split.is_some() {
-                        return Err(self.unsupported_use(f, inst));
-                    }
-                    Some(option)
+        for (option, parent) in options {
+            if let Some(option) = &option {
+                let same = (option.class, option.value, option.storage) == (place.class, place.value, place.storage);
+                if !same || option.column.is_some() || option.split.is_some() {
+                    return Err(self.unsupported_use(f, inst));
                 }
-            };
+            }
             let pointer = match parent {
                 None => self.storage_pointer(f, out, option.as_ref(), ty),
                 Some(parent) => {
