@@ -1331,12 +1331,11 @@ class FunctionBuilder:
         """Now and then, image operands that change nothing here: `ZeroExtend` of an unsigned
         texel (SPIR-V 1.4), `Nontemporal` (1.6); `;`-separated clauses, each after a `;`."""
         r = self.r
-        version = int(self.p.version.split(".")[1])
         clauses = ""
-        if unsigned and version >= 4 and r.random() < 0.3:
+        if unsigned and self.p.minor_version >= 4 and r.random() < 0.3:
             clauses += ";ZeroExtend"
             self.p.note("texture.zero_extend")
-        if version >= 6 and r.random() < 0.3:
+        if self.p.minor_version >= 6 and r.random() < 0.3:
             clauses += ";Nontemporal"
             self.p.note("texture.nontemporal")
         return clauses
@@ -1826,15 +1825,15 @@ class FunctionBuilder:
         """A pointer chosen at run time (variable pointers): `OpSelect` between two pointers of one
         type into the invocation's element of the storage buffer or its workgroup slot, kept or
         made now (at one place with different indices, or at different places), then loaded or
-        stored through, kept for later, or compared (`OpPtrEqual`, `OpPtrNotEqual`, SPIR-V 1.4)
-        with either option or another pointer of its type."""
+        stored through, kept for later, taken by an atomic instruction (an integer's), or compared
+        (`OpPtrEqual`, `OpPtrNotEqual`, SPIR-V 1.4) with either option or another pointer of its
+        type."""
         r = self.r
         kept = sorted((p, self.p.selectable[p]) for p, _ in self.pointers if p in self.p.selectable)
         first = r.choice(kept) if kept and r.random() < 0.5 else self.selectable_pointer(integer=r.random() < 0.3)
         kind = first[1]
-        same = [p for p, k in kept if k == kind and p != first[0]]
         integer = first[0] in self.p.atomic_places
-        same = [p for p in same if not integer or p in self.p.atomic_places]
+        same = [p for p, k in kept if k == kind and p != first[0] and (not integer or p in self.p.atomic_places)]
         second = r.choice(same) if same and r.random() < 0.5 else self.selectable_pointer(kind, integer)
         options = [first[0], second]
         r.shuffle(options)
@@ -1846,8 +1845,7 @@ class FunctionBuilder:
             self.p.note("pointer.atomic")
             self.atomic(chosen, kind[0], scopes=(2,) if kind[1] == "Workgroup" else (1, 2), plain=True)
             return
-        version = int(self.p.version.split(".")[1])
-        if version >= 4 and r.random() < 0.3:
+        if self.p.minor_version >= 4 and r.random() < 0.3:
             other = r.choice(options + same + [self.selectable_pointer(kind)])
             opcode = r.choice(["OpPtrEqual", "OpPtrNotEqual"])
             self.p.note("pointer.compare")

@@ -749,6 +749,7 @@ class Module:
 
     def __init__(self, version, invocations):
         self.version = version
+        self.minor_version = int(version.split(".")[1])  # of SPIR-V 1.N
         self.invocations = invocations
         self.consts = {}  # name -> (type, value)
         self.composite_consts = {}  # name -> (type, constituents or None), in the order to declare
