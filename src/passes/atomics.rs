@@ -152,14 +152,8 @@ fn unify_chosen_places(module: &Module, functions: &[usize], places: &mut BTreeM
             {
                 continue;
             }
-            let options: Vec<Id> = match inst.op {
-                Op::Select => inst.id_operands().skip(1).collect(),
-                _ => inst.phi_incoming().map(|(value, _)| value).collect(),
-            };
-            // An undefined option (spirv-opt's merge-return makes some) points nowhere.
-            let options = options.into_iter().filter(|&option| !module.is_undef(option));
             // A choice of choices is refused by the lowering.
-            if let Some(options) = options.map(|option| place(module, option)).collect() {
+            if let Some(options) = inst.result().and_then(|choice| places_of(module, choice, true, 0)) {
                 choices.push(options);
             }
         }
@@ -223,18 +217,22 @@ fn places_of(module: &Module, pointer: Id, choices: bool, depth: usize) -> Optio
             bases.into_iter().map(|(variable, path)| walk(module, variable, path, inst.id_operands().skip(1))).collect()
         }
         Op::Select | Op::Phi if choices => {
-            let options: Vec<Id> = match inst.op {
-                Op::Select => inst.id_operands().skip(1).collect(),
-                _ => inst.phi_incoming().map(|(value, _)| value).collect(),
-            };
             let mut all = Vec::new();
-            for option in options.into_iter().filter(|&option| !module.is_undef(option)) {
+            for option in defined_options(module, inst) {
                 all.extend(places_of(module, option, false, depth + 1)?);
             }
             Some(all)
         }
         _ => None,
     }
+}
+
+/// The options of an `OpSelect` or `OpPhi` that are no `OpUndef` (spirv-opt's merge-return
+/// leaves some, which point nowhere): the select's two operands, the phi's incoming values.
+fn defined_options<'a>(module: &'a Module, inst: &'a Inst) -> impl Iterator<Item = Id> + 'a {
+    // A phi's operands are (value, parent) pairs.
+    let (skip, step) = if inst.op == Op::Select { (1, 1) } else { (0, 2) };
+    inst.id_operands().skip(skip).step_by(step).filter(|&id| !module.is_undef(id))
 }
 
 /// `path` from `variable` extended by access-chain `indices`.
@@ -402,11 +400,9 @@ fn retype_pointers_once(module: &mut Module, f: usize) -> bool {
         let inst: &Inst = &module.functions[f].insts[index];
         // The pointer the result's type follows (of a choice, the first option that is no
         // OpUndef, whose type stays), and whether indices follow it.
-        let defined = |id: &Id| !module.is_undef(*id);
         let (base, indexed) = match inst.op {
             Op::AccessChain | Op::InBoundsAccessChain | Op::CopyObject => (inst.id(0), true),
-            Op::Select => (inst.id_operands().skip(1).find(defined), false),
-            Op::Phi => (inst.phi_incoming().map(|(value, _)| value).find(defined), false),
+            Op::Select | Op::Phi => (defined_options(module, inst).next(), false),
             _ => continue,
         };
         let Some((class, base_pointee)) = pointee(module, base.unwrap_or(0)) else {
