@@ -5,11 +5,18 @@
 use spirv::Op;
 
 use super::emit::Emitter;
-use super::function::{Lower, Value};
+use super::function::{Lower, Selector, Value};
 use crate::error::Error;
 use crate::passes::signedness::int_signedness;
 use crate::spirv::{Id, Inst, Type};
 use crate::wgsl::ast::{BinaryOp, Expr, Literal, Name, Stmt, UnaryOp};
+
+/// Where an atomic instruction that loops acts: one atomic, or a choice of atomics made at run
+/// time (variable pointers), each `&reference`.
+enum Targets {
+    One(Expr),
+    Chosen(Selector, Vec<Expr>),
+}
 
 /// An atomic instruction: the WGSL builtin and where its value operand is (`None`: the constant
 /// one, for increment and decrement; compare-exchange is separate).
@@ -93,29 +100,72 @@ impl Lower<'_> {
     /// atomic held the comparator. It is tried again until it stores or sees another value, so a
     /// program that takes the comparator back as proof of its store (a lock) still works:
     /// `loop { let r = atomicCompareExchangeWeak(p, c, v); if r.exchanged || r.old_value != c { x = r.old_value; break; } }`.
-    fn compare_exchange(&mut self, e: &mut Emitter, inst: &Inst, operands: [Expr; 3], inner: Id) -> Result<(), Error> {
+    fn compare_exchange(
+        &mut self,
+        e: &mut Emitter,
+        inst: &Inst,
+        targets: Targets,
+        operands: [Expr; 2],
+        inner: Id,
+    ) -> Result<(), Error> {
         self.flush(e, true);
         let id = self.result(inst)?;
         let name = self.local_name(e, id);
         // Read on every try, the comparator twice: what is not a name is bound once, before.
-        let [target, value, comparator] = operands;
-        let target = self.read_once(e, target, &format!("{name}_pointer"));
+        let targets = self.bind_one_target(e, targets, &name);
+        let [value, comparator] = operands;
         let value = self.read_once(e, value, &format!("{name}_value"));
         let comparator = self.read_once(e, comparator, &format!("{name}_comparator"));
         let exchange = self.namer.fresh_name(&format!("{name}_exchange"), Some(&e.namer));
         let old = Expr::member(Expr::ident(exchange.clone()), "old_value");
-        let done = self.loop_result(e, inst, name, old.clone(), inner)?;
-        let call = Expr::call("atomicCompareExchangeWeak", vec![target, comparator.clone(), value]);
+        let done = self.loop_result(e, inst, name.clone(), old.clone(), inner)?;
         let condition = Expr::binary(
             BinaryOp::LogicalOr,
             Expr::member(Expr::ident(exchange.clone()), "exchanged"),
-            Expr::binary(BinaryOp::NotEqual, old, comparator),
+            Expr::binary(BinaryOp::NotEqual, old, comparator.clone()),
         );
-        let body = vec![
-            Stmt::Let { name: exchange, ty: None, value: call },
-            Stmt::If { condition, accept: done, reject: Vec::new() },
-        ];
-        self.stmts.push(Stmt::Loop { body, continuing: Vec::new(), break_if: None });
+        self.loop_per_target(e, targets, &name, |target| {
+            let call = Expr::call("atomicCompareExchangeWeak", vec![target, comparator.clone(), value.clone()]);
+            vec![
+                Stmt::Let { name: exchange.clone(), ty: None, value: call },
+                Stmt::If { condition: condition.clone(), accept: done.clone(), reject: Vec::new() },
+            ]
+        })
+    }
+
+    /// The one target of a loop bound to a name now, if it is not one, to be read on every try.
+    /// A choice's options are bound in their own branches (`loop_per_target`).
+    fn bind_one_target(&mut self, e: &Emitter, targets: Targets, name: &Name) -> Targets {
+        match targets {
+            Targets::One(target) => Targets::One(self.read_once(e, target, &format!("{name}_pointer"))),
+            chosen => chosen,
+        }
+    }
+
+    /// A loop whose body `body` makes of the target: for a choice of targets, one loop per option
+    /// in the branch that option takes (`if c { loop { ... p0 ... } } else { loop { ... p1 ... } }`).
+    fn loop_per_target(
+        &mut self,
+        e: &mut Emitter,
+        targets: Targets,
+        name: &Name,
+        body: impl Fn(Expr) -> Vec<Stmt>,
+    ) -> Result<(), Error> {
+        let loop_of = |target| Stmt::Loop { body: body(target), continuing: Vec::new(), break_if: None };
+        match targets {
+            Targets::One(target) => self.stmts.push(loop_of(target)),
+            Targets::Chosen(selector, options) => {
+                let mut branches = Vec::with_capacity(options.len());
+                for target in options {
+                    let outer = std::mem::take(&mut self.stmts);
+                    let target = self.read_once(e, target, &format!("{name}_pointer"));
+                    self.stmts.push(loop_of(target));
+                    branches.push(std::mem::replace(&mut self.stmts, outer));
+                }
+                let chosen = self.each_option(e, &selector, branches)?;
+                self.stmts.extend(chosen);
+            }
+        }
         Ok(())
     }
 
@@ -162,7 +212,7 @@ impl Lower<'_> {
         &mut self,
         e: &mut Emitter,
         inst: &Inst,
-        target: Expr,
+        targets: Targets,
         inner: Id,
     ) -> Result<(), Error> {
         let signed = matches!(inst.op, Op::AtomicSMin | Op::AtomicSMax);
@@ -177,22 +227,26 @@ impl Lower<'_> {
         };
         self.flush(e, true);
         let name = self.local_name(e, self.result(inst)?);
-        let target = self.read_once(e, target, &format!("{name}_pointer"));
+        let targets = self.bind_one_target(e, targets, &name);
         let value = self.read_once(e, value, &format!("{name}_value"));
         let old_name = self.namer.fresh_name(&format!("{name}_old"), Some(&e.namer));
         let exchange = self.namer.fresh_name(&format!("{name}_exchange"), Some(&e.namer));
         let old = Expr::ident(old_name.clone());
-        let done = self.loop_result(e, inst, name, old.clone(), inner)?;
+        let done = self.loop_result(e, inst, name.clone(), old.clone(), inner)?;
         let chosen = Expr::call(operation, vec![Expr::call(as_operation, vec![old.clone()]), value]);
-        let store =
-            Expr::call("atomicCompareExchangeWeak", vec![target.clone(), old, Expr::call(as_inner, vec![chosen])]);
-        let body = vec![
-            Stmt::Let { name: old_name, ty: None, value: Expr::call("atomicLoad", vec![target]) },
-            Stmt::Let { name: exchange.clone(), ty: None, value: store },
-            Stmt::If { condition: Expr::member(Expr::ident(exchange), "exchanged"), accept: done, reject: Vec::new() },
-        ];
-        self.stmts.push(Stmt::Loop { body, continuing: Vec::new(), break_if: None });
-        Ok(())
+        let desired = Expr::call(as_inner, vec![chosen]);
+        self.loop_per_target(e, targets, &name, |target| {
+            let store = Expr::call("atomicCompareExchangeWeak", vec![target.clone(), old.clone(), desired.clone()]);
+            vec![
+                Stmt::Let { name: old_name.clone(), ty: None, value: Expr::call("atomicLoad", vec![target]) },
+                Stmt::Let { name: exchange.clone(), ty: None, value: store },
+                Stmt::If {
+                    condition: Expr::member(Expr::ident(exchange.clone()), "exchanged"),
+                    accept: done.clone(),
+                    reject: Vec::new(),
+                },
+            ]
+        })
     }
 
     /// `expr` if reading it again does no work (a name, a member of one, `&` of such), else a
@@ -224,24 +278,41 @@ impl Lower<'_> {
         let inner = self
             .atomic_inner(pointer)
             .ok_or_else(|| Error::internal("an atomic instruction's pointer was not retyped by the atomics pass"))?;
-        if let Some(choice) = self.unmerged_choice(e, pointer)? {
-            return self.atomic_choice(e, inst, choice, inner);
-        }
-        let target = self.atomic_pointer(e, pointer)?;
-        if matches!(inst.op, Op::AtomicCompareExchange | Op::AtomicCompareExchangeWeak) {
-            let value = self.as_inner(e, self.operand(inst, 4)?, inner)?;
-            let comparator = self.as_inner(e, self.operand(inst, 5)?, inner)?;
-            return self.compare_exchange(e, inst, [target, value, comparator], inner);
-        }
+        let compare_exchange = matches!(inst.op, Op::AtomicCompareExchange | Op::AtomicCompareExchangeWeak);
         let inner_signed = int_signedness(self.module, inner) == Some(true);
         let other_signedness = match inst.op {
             Op::AtomicSMin | Op::AtomicSMax => !inner_signed,
             Op::AtomicUMin | Op::AtomicUMax => inner_signed,
             _ => false,
         };
-        if other_signedness {
-            return self.min_max_of_other_signedness(e, inst, target, inner);
+        let choice = self.unmerged_choice(e, pointer)?;
+        if !compare_exchange && !other_signedness {
+            if let Some(choice) = choice {
+                return self.atomic_choice(e, inst, choice, inner);
+            }
+            return self.plain_atomic(e, inst, pointer, inner);
         }
+        let targets = match choice {
+            Some(choice) => {
+                let mut options = Vec::with_capacity(choice.options.len());
+                for option in &choice.options {
+                    options.push(Expr::unary(UnaryOp::AddressOf, self.reference(e, option, true)?));
+                }
+                Targets::Chosen(choice.selector, options)
+            }
+            None => Targets::One(self.atomic_pointer(e, pointer)?),
+        };
+        if compare_exchange {
+            let value = self.as_inner(e, self.operand(inst, 4)?, inner)?;
+            let comparator = self.as_inner(e, self.operand(inst, 5)?, inner)?;
+            return self.compare_exchange(e, inst, targets, [value, comparator], inner);
+        }
+        self.min_max_of_other_signedness(e, inst, targets, inner)
+    }
+
+    /// An atomic instruction WGSL has a builtin for, through one pointer.
+    fn plain_atomic(&mut self, e: &mut Emitter, inst: &Inst, pointer: Id, inner: Id) -> Result<(), Error> {
+        let target = self.atomic_pointer(e, pointer)?;
         let (name, operand) = self.atomic_operand(e, inst, inner, false)?;
         let call = Expr::call(name, [target].into_iter().chain(operand).collect());
         if inst.op == Op::AtomicStore {

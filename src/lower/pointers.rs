@@ -323,11 +323,11 @@ impl Lower<'_> {
         }
         let name = self.local_name(e, self.result(inst)?);
         let target = Expr::ident(name.clone());
-        let assignments = loads.into_iter().map(|value| Stmt::Assign { target: target.clone(), value }).collect();
+        let assignments = loads.into_iter().map(|value| vec![Stmt::Assign { target: target.clone(), value }]).collect();
         let chosen = self.each_option(e, &choice.selector, assignments)?;
         self.flush(e, true);
         self.stmts.push(Stmt::Var { name: name.clone(), ty: Some(e.ty(ty)?), value: None });
-        self.stmts.push(chosen);
+        self.stmts.extend(chosen);
         self.values.insert(self.result(inst)?, Value::Ident(name));
         Ok(())
     }
@@ -348,21 +348,22 @@ impl Lower<'_> {
         let mut stores = Vec::with_capacity(choice.options.len());
         for option in &choice.options {
             let target = self.reference(e, option, true)?;
-            stores.push(match atomic {
+            stores.push(vec![match atomic {
                 Some(_) => {
                     Stmt::Call(Expr::call("atomicStore", vec![Expr::unary(UnaryOp::AddressOf, target), expr.clone()]))
                 }
                 None => Stmt::Assign { target, value: expr.clone() },
-            });
+            }]);
         }
         let chosen = self.each_option(e, &choice.selector, stores)?;
-        self.side_effect(e, chosen);
+        self.flush(e, true);
+        self.stmts.extend(chosen);
         Ok(())
     }
 
     /// An atomic instruction (of the atomic's integer type `inner`) through a choice of pointers
     /// to different variables or members: on the chosen option only, its result, if used, in a
-    /// variable. Not a compare-exchange, nor a min or max of the other signedness, which loop.
+    /// variable. A compare-exchange, or a min or max of the other signedness, loops (`atomic.rs`).
     pub(super) fn atomic_choice(
         &mut self,
         e: &mut Emitter,
@@ -370,22 +371,6 @@ impl Lower<'_> {
         choice: Choice,
         inner: Id,
     ) -> Result<(), Error> {
-        let other_signedness = match inst.op {
-            Op::AtomicSMin | Op::AtomicSMax => int_signedness(self.module, inner) != Some(true),
-            Op::AtomicUMin | Op::AtomicUMax => int_signedness(self.module, inner) == Some(true),
-            Op::AtomicCompareExchange | Op::AtomicCompareExchangeWeak => true,
-            _ => false,
-        };
-        if other_signedness {
-            return Err(Error::unsupported(
-                format!(
-                    "Op{:?} through a pointer chosen at run time between different variables or members: WGSL \
-                     cannot keep a pointer in a variable, and this operation is a loop per option",
-                    inst.op
-                ),
-                self.location(inst),
-            ));
-        }
         let (name, operand) = self.atomic_operand(e, inst, inner, true)?;
         let mut calls = Vec::with_capacity(choice.options.len());
         for option in &choice.options {
@@ -395,28 +380,33 @@ impl Lower<'_> {
         self.flush(e, true);
         let result = inst.result().filter(|_| self.is_used(inst));
         let Some(id) = result else {
-            let chosen = self.each_option(e, &choice.selector, calls.into_iter().map(Stmt::Call).collect())?;
-            self.stmts.push(chosen);
+            let chosen =
+                self.each_option(e, &choice.selector, calls.into_iter().map(|call| vec![Stmt::Call(call)]).collect())?;
+            self.stmts.extend(chosen);
             return Ok(());
         };
         let var = self.local_name(e, id);
         let target = Expr::ident(var.clone());
-        let assignments = calls.into_iter().map(|value| Stmt::Assign { target: target.clone(), value }).collect();
+        let assignments = calls.into_iter().map(|value| vec![Stmt::Assign { target: target.clone(), value }]).collect();
         let chosen = self.each_option(e, &choice.selector, assignments)?;
         self.stmts.push(Stmt::Var { name: var, ty: Some(e.ty(inner)?), value: None });
-        self.stmts.push(chosen);
+        self.stmts.extend(chosen);
         let value = self.as_result_type(e, inst, target, inner)?;
         self.bind(e, id, value);
         Ok(())
     }
 
-    /// `if picks(0) { stmts[0] } else if picks(1) { stmts[1] } ... else { last }`.
-    fn each_option(&mut self, e: &mut Emitter, selector: &Selector, mut stmts: Vec<Stmt>) -> Result<Stmt, Error> {
-        let last = stmts.pop().ok_or_else(|| Error::internal("a choice of no pointers"))?;
-        let mut chosen = last;
-        while let Some(stmt) = stmts.pop() {
-            let condition = self.picks(e, selector, stmts.len())?;
-            chosen = Stmt::If { condition, accept: vec![stmt], reject: vec![chosen] };
+    /// `if picks(0) { branches[0] } else if picks(1) { branches[1] } ... else { last }`.
+    pub(super) fn each_option(
+        &mut self,
+        e: &mut Emitter,
+        selector: &Selector,
+        mut branches: Vec<Vec<Stmt>>,
+    ) -> Result<Vec<Stmt>, Error> {
+        let mut chosen = branches.pop().ok_or_else(|| Error::internal("a choice of no pointers"))?;
+        while let Some(branch) = branches.pop() {
+            let condition = self.picks(e, selector, branches.len())?;
+            chosen = vec![Stmt::If { condition, accept: branch, reject: chosen }];
         }
         Ok(chosen)
     }
