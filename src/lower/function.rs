@@ -247,12 +247,13 @@ pub(super) enum Step {
     Index(Expr),
 }
 
-/// The variables of a pointer phi (`pointers.rs`): the index of the incoming pointer taken, and
-/// for each incoming pointer the variables holding its dynamic indices, `None` for an `OpUndef`.
+/// The variables of a pointer phi (`pointers.rs`): the index of the option taken, and for each
+/// incoming pointer (`None` for an `OpUndef`) and each of its options (one, unless it is itself
+/// chosen at run time) the variables holding its dynamic indices.
 #[derive(Clone)]
 pub(super) struct PointerPhi {
     pub(super) which: Name,
-    pub(super) options: Vec<Option<Vec<Name>>>,
+    pub(super) options: Vec<Option<Vec<Vec<Name>>>>,
 }
 
 /// One of several pointers, chosen at run time: WGSL cannot keep a pointer in a variable, so each
@@ -270,9 +271,18 @@ pub(super) enum Selector {
     Condition(Id),
     /// A pointer phi's `u32` variable: the index of the option.
     Var(Name),
+    /// An OpSelect between pointers of which some are themselves chosen: the first
+    /// `accept_options` options are the first pointer's (picked by `accept` if it is a choice),
+    /// the rest the second's.
+    Nested { condition: Id, accept: Option<Box<Selector>>, accept_options: usize, reject: Option<Box<Selector>> },
 }
 
 impl Step {
+    /// Whether the step is an index not known until run time.
+    pub(super) fn is_index(&self) -> bool {
+        matches!(self, Step::Dynamic(_) | Step::Index(_))
+    }
+
     /// The access written after `base`; dynamic indices are resolved by the caller.
     pub(super) fn apply(self, base: Expr) -> Expr {
         match self {

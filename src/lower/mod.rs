@@ -17,7 +17,7 @@ mod instruction;
 mod integer_dot;
 mod late_names;
 mod non_finite;
-mod pointers;
+pub(crate) mod pointers;
 mod runtime_constants;
 mod scopes;
 mod shared_spec_ids;

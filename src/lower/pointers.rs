@@ -12,6 +12,11 @@
 //! A pointer phi (not at a loop header) becomes a `u32` variable set to the index of the
 //! incoming pointer at the end of each predecessor, with the dynamic indices of that pointer in
 //! variables of their own (they may be out of scope where the phi is used).
+//!
+//! A choice between pointers themselves chosen has all their options: a select's are the
+//! first pointer's then the second's, picked by its condition and theirs; a phi's index variable
+//! is set to the incoming choice's own index after the options of the incoming pointers before
+//! it.
 
 use spirv::Op;
 
@@ -23,35 +28,55 @@ use crate::spirv::{Def, Id, Inst, Module};
 use crate::wgsl::ast::{BinaryOp, Expr, Literal, Stmt, UnaryOp};
 use crate::wgsl::names::unnamed_base;
 
-/// The non-constant indices of the access chains a pointer is derived through, in the order
-/// its re-derivation reads them; `None` for a pointer that is itself chosen at run time.
-fn dynamic_indices(module: &Module, id: Id) -> Option<Vec<Id>> {
-    let mut indices = Vec::new();
-    let mut at = id;
-    // Bounded: an invalid module may derive a pointer from itself.
-    for _ in 0..1024 {
-        let inst = match module.def(at) {
-            Def::Global(_) | Def::Param { .. } => break,
-            _ => module.value_inst(at)?,
-        };
-        match inst.op {
-            Op::Variable => break,
-            Op::CopyObject => at = inst.id(0)?,
-            Op::AccessChain | Op::InBoundsAccessChain => {
-                // As the access chain's lowering decides: constants are literal steps.
-                let dynamic = inst
-                    .id_operands()
-                    .skip(1)
-                    .filter(|&index| module.constant(index).and_then(|_| module.const_u32(index)).is_none());
-                let mut here: Vec<Id> = dynamic.collect();
-                here.append(&mut indices);
-                indices = here;
-                at = inst.id(0)?;
-            }
-            _ => return None,
-        }
+/// The most options a pointer chosen at run time may have: each use is written once per option,
+/// and choices of choices multiply them.
+pub(crate) const MAX_OPTIONS: usize = 64;
+
+/// The pointers `id` may be at run time, in the order the lowering lists a choice's options, each
+/// with the non-constant indices of the access chains it is derived through, in the order its
+/// re-derivation reads them; `None` for a pointer not traced to its variable (or, in an invalid
+/// module, one derived from itself: `depth` bounds the search) or one of more than `MAX_OPTIONS`.
+fn pointer_options(module: &Module, id: Id, depth: usize) -> Option<Vec<Vec<Id>>> {
+    if depth > 64 {
+        return None;
     }
-    Some(indices)
+    let inst = match module.def(id) {
+        Def::Global(_) | Def::Param { .. } => return Some(vec![Vec::new()]),
+        _ => module.value_inst(id)?,
+    };
+    match inst.op {
+        Op::Variable => Some(vec![Vec::new()]),
+        Op::CopyObject => pointer_options(module, inst.id(0)?, depth + 1),
+        Op::AccessChain | Op::InBoundsAccessChain => {
+            // As the access chain's lowering decides: constants are literal steps.
+            let dynamic = inst
+                .id_operands()
+                .skip(1)
+                .filter(|&index| module.constant(index).and_then(|_| module.const_u32(index)).is_none());
+            let here: Vec<Id> = dynamic.collect();
+            let mut options = pointer_options(module, inst.id(0)?, depth + 1)?;
+            for option in &mut options {
+                option.extend_from_slice(&here);
+            }
+            Some(options)
+        }
+        // As `select_pointer` and `choose_pointer_phi` list them: the defined options in order.
+        Op::Select | Op::Phi => {
+            let chosen: Vec<Id> = match inst.op {
+                Op::Select => inst.id_operands().skip(1).collect(),
+                _ => inst.phi_incoming().map(|(value, _)| value).collect(),
+            };
+            let mut options = Vec::new();
+            for value in chosen.into_iter().filter(|&value| !module.is_undef(value)) {
+                options.extend(pointer_options(module, value, depth + 1)?);
+                if options.len() > MAX_OPTIONS {
+                    return None;
+                }
+            }
+            Some(options)
+        }
+        _ => None,
+    }
 }
 
 /// What a pointer operand is: one pointer, or one of several.
@@ -65,6 +90,14 @@ impl Pointers {
         match self {
             Pointers::One(pointer) => std::slice::from_ref(pointer),
             Pointers::Many(choice) => &choice.options,
+        }
+    }
+
+    /// What picks among the options (none for one pointer), and the options.
+    fn into_parts(self) -> (Option<Selector>, Vec<Pointer>) {
+        match self {
+            Pointers::One(pointer) => (None, vec![pointer]),
+            Pointers::Many(choice) => (Some(choice.selector), choice.options),
         }
     }
 }
@@ -100,17 +133,26 @@ impl Lower<'_> {
                 options.push(None);
                 continue;
             }
-            let indices = dynamic_indices(self.module, value).ok_or_else(|| {
-                Error::unsupported("a pointer phi taking a pointer that is itself chosen at run time", location.clone())
+            let leaves = pointer_options(self.module, value, 0).ok_or_else(|| {
+                let message = format!(
+                    "a pointer phi taking a pointer not traced to its variable, or chosen among more than {MAX_OPTIONS}"
+                );
+                Error::unsupported(message, location.clone())
             })?;
-            let mut vars = Vec::with_capacity(indices.len());
-            for (d, index) in indices.into_iter().enumerate() {
-                let name = self.namer.fresh_name(&format!("{base}_{k}_index_{d}"), Some(&e.namer));
-                let ty = e.ty(self.module.type_of(index)?)?;
-                self.stmts.push(Stmt::Var { name: name.clone(), ty: Some(ty), value: None });
-                vars.push(name);
+            let mut leaf_vars = Vec::with_capacity(leaves.len());
+            for (j, indices) in leaves.iter().enumerate() {
+                // Named as the incoming pointer's, and where it is itself a choice, as its option's.
+                let option = if leaves.len() == 1 { format!("{base}_{k}") } else { format!("{base}_{k}_{j}") };
+                let mut vars = Vec::with_capacity(indices.len());
+                for (d, &index) in indices.iter().enumerate() {
+                    let name = self.namer.fresh_name(&format!("{option}_index_{d}"), Some(&e.namer));
+                    let ty = e.ty(self.module.type_of(index)?)?;
+                    self.stmts.push(Stmt::Var { name: name.clone(), ty: Some(ty), value: None });
+                    vars.push(name);
+                }
+                leaf_vars.push(vars);
             }
-            options.push(Some(vars));
+            options.push(Some(leaf_vars));
         }
         if options.iter().all(Option::is_none) {
             return Err(Error::unsupported("a pointer phi of undefined pointers only", location));
@@ -130,20 +172,61 @@ impl Lower<'_> {
         let Some((k, (value, _))) = phi.phi_incoming().enumerate().find(|(_, (_, parent))| *parent == label) else {
             return Ok(());
         };
-        let Some(vars) = &options[k] else { return Ok(()) };
-        let option = options[..k].iter().flatten().count();
-        self.stmts.push(Stmt::Assign { target: Expr::ident(which), value: Expr::Literal(Literal::U32(option as u32)) });
-        let pointer = match self.pointers(e, value)? {
-            Pointers::One(pointer) => pointer,
-            Pointers::Many(_) => return Err(self.nested(phi)),
+        let Some(leaves) = &options[k] else { return Ok(()) };
+        let offset: usize = options[..k].iter().flatten().map(Vec::len).sum();
+        let offset = Expr::Literal(Literal::U32(offset as u32));
+        // A pointer itself chosen at run time: its options follow the phi's before it.
+        let (pointers, which_value) = match self.pointers(e, value)? {
+            Pointers::One(pointer) => (vec![pointer], offset),
+            Pointers::Many(choice) => {
+                let index = self.option_index(e, &choice.selector)?;
+                let index = match offset {
+                    Expr::Literal(Literal::U32(0)) => index,
+                    offset => Expr::binary(BinaryOp::Add, index, offset),
+                };
+                (choice.options, index)
+            }
         };
-        let dynamic =
-            pointer.steps.iter().filter_map(|step| if let Step::Dynamic(id) = step { Some(*id) } else { None });
-        for (var, index) in vars.iter().zip(dynamic.collect::<Vec<_>>()) {
-            let value = self.take_shared(e, index)?;
-            self.stmts.push(Stmt::Assign { target: Expr::ident(var.clone()), value });
+        self.stmts.push(Stmt::Assign { target: Expr::ident(which), value: which_value });
+        if pointers.len() != leaves.len() {
+            return Err(Error::internal("a pointer phi's options counted otherwise where it is lowered"));
+        }
+        for (pointer, vars) in pointers.iter().zip(leaves) {
+            for (var, step) in vars.iter().zip(pointer.steps.iter().filter(|step| step.is_index())) {
+                let value = match step {
+                    Step::Dynamic(index) => self.take_shared(e, *index)?,
+                    Step::Index(index) => index.clone(),
+                    _ => return Err(Error::internal("an index step that is not one")),
+                };
+                self.stmts.push(Stmt::Assign { target: Expr::ident(var.clone()), value });
+            }
         }
         Ok(())
+    }
+
+    /// The index of the option `selector` picks, as a `u32`.
+    fn option_index(&mut self, e: &mut Emitter, selector: &Selector) -> Result<Expr, Error> {
+        let literal = |k| Expr::Literal(Literal::U32(k));
+        Ok(match selector {
+            Selector::Condition(condition) => {
+                let condition = self.take_shared(e, *condition)?;
+                Expr::call("select", vec![literal(1), literal(0), condition])
+            }
+            Selector::Var(name) => Expr::ident(name.clone()),
+            Selector::Nested { condition, accept, accept_options, reject } => {
+                let accept = match accept {
+                    Some(accept) => self.option_index(e, accept)?,
+                    None => literal(0),
+                };
+                let offset = literal(*accept_options as u32);
+                let reject = match reject {
+                    Some(reject) => Expr::binary(BinaryOp::Add, self.option_index(e, reject)?, offset),
+                    None => offset,
+                };
+                let condition = self.take_shared(e, *condition)?;
+                Expr::call("select", vec![reject, accept, condition])
+            }
+        })
     }
 
     /// A pointer phi where it is defined: the choice of its incoming pointers, their dynamic
@@ -152,20 +235,21 @@ impl Lower<'_> {
         let id = self.result(phi)?;
         let Some(PointerPhi { which, options: vars }) = self.pointer_phis.get(&id).cloned() else { return Ok(()) };
         let mut options = Vec::new();
-        for ((value, _), vars) in phi.phi_incoming().zip(vars) {
-            let Some(vars) = vars else { continue };
-            let mut pointer = match self.pointers(e, value)? {
-                Pointers::One(pointer) => pointer,
-                Pointers::Many(_) => return Err(self.nested(phi)),
-            };
-            let mut vars = vars.into_iter();
-            for step in &mut pointer.steps {
-                if let Step::Dynamic(_) = step {
+        for ((value, _), leaves) in phi.phi_incoming().zip(vars) {
+            let Some(leaves) = leaves else { continue };
+            let pointers = self.pointers(e, value)?;
+            if pointers.options().len() != leaves.len() {
+                return Err(Error::internal("a pointer phi's options counted otherwise where it is lowered"));
+            }
+            for (pointer, vars) in pointers.options().iter().zip(leaves) {
+                let mut pointer = pointer.clone();
+                let mut vars = vars.into_iter();
+                for step in pointer.steps.iter_mut().filter(|step| step.is_index()) {
                     let var = vars.next().ok_or_else(|| Error::internal("a pointer phi's index variables"))?;
                     *step = Step::Index(Expr::ident(var));
                 }
+                options.push(pointer);
             }
-            options.push(pointer);
         }
         self.values.insert(id, Value::Choice(Box::new(Choice { selector: Selector::Var(which), options })));
         Ok(())
@@ -195,23 +279,24 @@ impl Lower<'_> {
             self.values.insert(self.result(inst)?, value);
             return Ok(());
         }
-        let mut options = Vec::new();
-        for position in [1, 2] {
-            match self.pointers(e, self.operand(inst, position)?)? {
-                Pointers::One(pointer) => options.push(pointer),
-                Pointers::Many(_) => return Err(self.nested(inst)),
-            }
+        let (accept, accept_options) = self.pointers(e, accept)?.into_parts();
+        let (reject, reject_options) = self.pointers(e, reject)?.into_parts();
+        let selector = match (accept, reject) {
+            (None, None) => Selector::Condition(condition),
+            (accept, reject) => Selector::Nested {
+                condition,
+                accept: accept.map(Box::new),
+                accept_options: accept_options.len(),
+                reject: reject.map(Box::new),
+            },
+        };
+        let options: Vec<Pointer> = accept_options.into_iter().chain(reject_options).collect();
+        if options.len() > MAX_OPTIONS {
+            let message = format!("Op{:?} choosing among more than {MAX_OPTIONS} pointers", inst.op);
+            return Err(Error::unsupported(message, self.location(inst)));
         }
-        let choice = Choice { selector: Selector::Condition(condition), options };
-        self.values.insert(self.result(inst)?, Value::Choice(Box::new(choice)));
+        self.values.insert(self.result(inst)?, Value::Choice(Box::new(Choice { selector, options })));
         Ok(())
-    }
-
-    fn nested(&self, inst: &Inst) -> Error {
-        Error::unsupported(
-            format!("Op{:?} chooses between pointers that are themselves chosen at run time", inst.op),
-            self.location(inst),
-        )
     }
 
     /// Whether option `k` of `choice` is the chosen one.
@@ -223,6 +308,17 @@ impl Lower<'_> {
             }
             Selector::Var(name) => {
                 Expr::binary(BinaryOp::Equal, Expr::ident(name.clone()), Expr::Literal(Literal::U32(k as u32)))
+            }
+            Selector::Nested { condition, accept, accept_options, reject } => {
+                let condition = self.take_shared(e, *condition)?;
+                let (side, inner, k) = match k < *accept_options {
+                    true => (condition, accept, k),
+                    false => (Expr::unary(UnaryOp::Not, condition), reject, k - accept_options),
+                };
+                match inner {
+                    Some(inner) => Expr::binary(BinaryOp::LogicalAnd, side, self.picks(e, inner, k)?),
+                    None => side,
+                }
             }
         })
     }

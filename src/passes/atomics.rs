@@ -18,6 +18,7 @@ use spirv::Op;
 
 use crate::Options;
 use crate::error::{Error, Location};
+use crate::lower::pointers::MAX_OPTIONS;
 use crate::spirv::{Def, Id, Inst, Module, Type};
 
 /// One step from a composite into a part, as far as the atomic's place is concerned.
@@ -95,8 +96,8 @@ pub fn run(module: &mut Module, _options: &Options) -> Result<(), Error> {
             let reached =
                 places_of(module, pointer, true, 0).filter(|reached| !reached.is_empty()).ok_or_else(|| {
                     Error::unsupported(
-                        "an atomic instruction on memory not reached from a variable through access chains (and at \
-                     most one pointer-typed OpSelect or OpPhi)",
+                        "an atomic instruction on memory not reached from a variable through access chains (and \
+                         pointer-typed OpSelects and OpPhis)",
                         location.clone(),
                     )
                 })?;
@@ -152,7 +153,6 @@ fn unify_chosen_places(module: &Module, functions: &[usize], places: &mut BTreeM
             {
                 continue;
             }
-            // A choice of choices is refused by the lowering.
             if let Some(options) = inst.result().and_then(|choice| places_of(module, choice, true, 0)) {
                 choices.push(options);
             }
@@ -198,8 +198,9 @@ fn place(module: &Module, pointer: Id) -> Option<(Id, Vec<Step>)> {
 }
 
 /// The variables a pointer comes from, through access chains and copies, and the steps to where
-/// it points; with `choices`, also through one pointer-typed `OpSelect` or `OpPhi`, a place for
-/// each option (an `OpUndef` has none). `None` where it cannot be told (a choice of choices).
+/// it points; with `choices`, also through pointer-typed `OpSelect`s and `OpPhi`s, a place for
+/// each option (an `OpUndef` has none). `None` where it cannot be told, or for more than
+/// `MAX_OPTIONS` options (which the lowering refuses).
 fn places_of(module: &Module, pointer: Id, choices: bool, depth: usize) -> Option<Vec<(Id, Vec<Step>)>> {
     if depth > 64 {
         return None;
@@ -219,7 +220,10 @@ fn places_of(module: &Module, pointer: Id, choices: bool, depth: usize) -> Optio
         Op::Select | Op::Phi if choices => {
             let mut all = Vec::new();
             for option in defined_options(module, inst) {
-                all.extend(places_of(module, option, false, depth + 1)?);
+                all.extend(places_of(module, option, true, depth + 1)?);
+                if all.len() > MAX_OPTIONS {
+                    return None;
+                }
             }
             Some(all)
         }
