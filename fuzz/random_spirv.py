@@ -172,11 +172,11 @@ handle loaded.
 And in a third of the modules, pointers chosen at run time (`OpCapability VariablePointers`):
 `OpSelect` between two access chains of one type into the invocation's element of the laid-out
 storage buffer or its workgroup slot, at one place with other indices or at another member (never
-at or into a matrix, which SPIR-V forbids), kept or made then; phis of such pointers at joins
-other than loop headers (WGSL cannot keep a pointer across iterations); loads and stores through
-the chosen pointer, now or in later blocks, atomic instructions on a chosen integer (not a
-compare-exchange, min or max, which the translation refuses through such a pointer), and
-`OpPtrEqual`/`OpPtrNotEqual` (SPIR-V 1.4) with either option or another pointer of its type.
+at or into a matrix, which SPIR-V forbids), kept or made then, or between pointers themselves
+chosen; phis of such pointers at joins other than loop headers (WGSL cannot keep a pointer across
+iterations); loads and stores through the chosen pointer, now or in later blocks, atomic
+instructions on a chosen integer, and `OpPtrEqual`/`OpPtrNotEqual` (SPIR-V 1.4) with either
+option or another pointer of its type.
 
 First thing, the entry point's invocations swap values through workgroup memory: each stores a
 struct to its slot of an array, an `OpControlBarrier`, each reads another's slot whole or in part,
@@ -301,9 +301,11 @@ class Program(Module):
         # A third choose pointers at run time (statement_pointer), also drawn apart.
         self.variable_pointers = random.Random(f"variable pointers {seed}").random() < 0.35
         # The pointers a variable pointer may choose between, by result: (type pointed to, storage);
-        # those of them at an integer atomic instructions may take (no vector's lane).
+        # those of them at an integer atomic instructions may take (no vector's lane); for those
+        # themselves chosen, how many access chains they choose between.
         self.selectable = {}
         self.atomic_places = set()
+        self.option_counts = {}
 
     def fresh(self, prefix):
         self.next_id += 1
@@ -474,7 +476,9 @@ class FunctionBuilder:
                 picks = {pred: self.r.choice(sorted(p for p, _ in edge.pointers if self.p.selectable.get(p) == kind))
                          for pred, edge in edges.items()}
                 if len(set(picks.values())) > 1:
-                    self.pointers = self.pointers | {(self.phi(block, picks, pointer(*kind)), kind[0])}
+                    chosen = self.phi(block, picks, pointer(*kind))
+                    self.pointers = self.pointers | {(chosen, kind[0])}
+                    self.selectable_choice(chosen, kind, list(picks.values()))
                     block.pointer_phis = True
                     self.p.note("pointer.phi")
         self.state, self.avail, self.bools, self.comps = state, avail, bools, comps
@@ -1742,15 +1746,12 @@ class FunctionBuilder:
         self.cur.insts.append((None, "copy_pointer", tuple(pair)))
         self.p.note("buffer.copy_with_variable")
 
-    def atomic(self, pointer, ty, scopes=(1, 2), plain=False):
+    def atomic(self, pointer, ty, scopes=(1, 2)):
         """An atomic instruction on the integer of type `ty` at `pointer`, the invocation's own (so
-        the result is the same in any order), at one of `scopes` (Device 1, Workgroup 2); with
-        `plain`, no compare-exchange, min or max."""
+        the result is the same in any order), at one of `scopes` (Device 1, Workgroup 2)."""
         r = self.r
         scope = self.c(r.choice(scopes))
         kinds = sorted(ATOMICS) + ["increment", "decrement", "load", "store", "compare"]
-        if plain:
-            kinds = [k for k in kinds if k != "compare" and "min" not in k and "max" not in k]
         kind = r.choice(kinds)
         self.p.note("atomic." + kind)
         if kind == "store":
@@ -1839,11 +1840,12 @@ class FunctionBuilder:
         r.shuffle(options)
         chosen = self.inst("select_composite", pointer(*kind), self.condition(), *options)
         self.p.note(f"pointer.select.{kind[1]}")
-        if set(options) <= self.p.atomic_places and r.random() < 0.3:
-            # An atomic instruction on the chosen integer; not a compare-exchange or a min or max,
-            # which WGSL would loop over per option (refused).
+        self.selectable_choice(chosen, kind, options)
+        if chosen in self.p.atomic_places and r.random() < 0.3:
+            # An atomic instruction on the chosen integer (a compare-exchange, min or max is a loop
+            # per option in WGSL).
             self.p.note("pointer.atomic")
-            self.atomic(chosen, kind[0], scopes=(2,) if kind[1] == "Workgroup" else (1, 2), plain=True)
+            self.atomic(chosen, kind[0], scopes=(2,) if kind[1] == "Workgroup" else (1, 2))
             return
         if self.p.minor_version >= 4 and r.random() < 0.3:
             other = r.choice(options + same + [self.selectable_pointer(kind)])
@@ -1854,6 +1856,20 @@ class FunctionBuilder:
         if r.random() < 0.4:
             self.pointers = self.pointers | {(chosen, kind[0])}
         self.through(chosen, kind[0])
+
+    def selectable_choice(self, chosen, kind, options):
+        """Records a pointer chosen between `options` (a select's two, a phi's incoming) as one a
+        later choice may choose in turn, while it stands for at most 8 access chains; as an
+        integer atomic instructions may take where every option is one."""
+        count = sum(self.p.option_counts.get(option, 1) for option in options)
+        if count > 8:
+            return
+        self.p.selectable[chosen] = kind
+        self.p.option_counts[chosen] = count
+        if any(self.p.option_counts.get(option, 1) > 1 for option in options):
+            self.p.note("pointer.nested")
+        if set(options) <= self.p.atomic_places:
+            self.p.atomic_places.add(chosen)
 
     def selectable_pointer(self, kind=None, integer=False):
         """A new access chain a variable pointer may choose (`chain` records which), maybe kept for
