@@ -19,7 +19,7 @@ use super::scopes::{self, Scopes};
 use super::uses::{self, Uses};
 use super::values::Values;
 use crate::error::{Error, Location};
-use crate::id_hash::{IdMap, IdSet};
+use crate::id_hash::IdMap;
 use crate::ops;
 use crate::spirv::structured::{Guard, Node};
 use crate::spirv::{Def, EntryPoint, Function, Id, Inst, Module, Operand, Type};
@@ -52,7 +52,7 @@ pub fn emit(e: &mut Emitter, f: usize, entry: Option<&EntryPoint>) -> Result<(as
         stmts: Vec::new(),
         block: 0,
         consumed_memory: false,
-        insert_vars: IdSet::default(),
+        insert_vars: IdMap::default(),
         scopes: Scopes::default(),
         next_scope: 0,
         hoisted_names: IdMap::default(),
@@ -320,8 +320,9 @@ pub(super) struct Lower<'m> {
     pub(super) block: usize,
     /// Set when `take` consumes a pending value that reads memory.
     pub(super) consumed_memory: bool,
-    /// `var`s made for OpCompositeInsert results, which a single-use insert may update in place.
-    pub(super) insert_vars: IdSet<Id>,
+    /// `var`s made for OpCompositeInsert results, which a single-use insert in the same block may
+    /// update in place, and the block each was made in.
+    pub(super) insert_vars: IdMap<Id, usize>,
     pub(super) scopes: Scopes,
     /// The number of the next scope `nodes` enters, as `scopes::analyse` numbered them.
     next_scope: usize,

@@ -827,18 +827,20 @@ impl Lower<'_> {
         }
         self.stmts.push(Stmt::Assign { target, value });
         let id = self.result(inst)?;
-        self.insert_vars.insert(id);
+        self.insert_vars.insert(id, self.block);
         self.values.insert(id, Value::Ident(var));
         Ok(())
     }
 
     /// A `var` holding a copy of the composite operand at `position`, to update in place. A
-    /// single-use insert result already in a `var` is updated without a copy.
+    /// single-use insert result already in a `var` made in this block is updated without a copy:
+    /// made in another, it may be in a loop the other is not in, where each iteration must start
+    /// from the value made before the loop.
     fn copy_to_var(&mut self, e: &mut Emitter, inst: &Inst, position: usize) -> Result<(Name, Expr), Error> {
         let base = self.operand(inst, position)?;
         let single_use = self.uses.get(&base).is_some_and(|u| u.count == 1 && u.block as usize == self.block);
         if single_use
-            && self.insert_vars.contains(&base)
+            && self.insert_vars.get(&base) == Some(&self.block)
             && let Some(Value::Ident(name)) = self.values.get(&base)
         {
             let name = name.clone();
