@@ -669,30 +669,67 @@ impl Lower<'_> {
         for position in 1..inst.operands.len() {
             let index = inst.literal(position).ok_or_else(|| self.missing(inst))?;
             let (next, step) = self.literal_step(e, ty, index, inst)?;
-            let parts = match self.module.ty(ty)? {
-                Type::Struct { members } => members.len(),
-                Type::Vector { count, .. } => *count as usize,
-                _ => 0,
-            };
-            expr = match (step, expr) {
-                // `T(a.fract, a.exp).member_1` is `a.exp`, `vec3<u32>(size_x, 2u, 1u).x` is
-                // `size_x`, `vec4<f32>(textureLoad(t, c, 0i), 0.0f, 0.0f, 1.0f).x` is the load: a
-                // composite built from its parts (modf and frexp results, workgroup sizes, depth
-                // texels) and taken apart again. Only when the other parts are paths to values,
-                // so dropping them drops no work.
-                (Step::Member(_) | Step::Component(_), Expr::Call(call))
-                    if call.args.len() == parts
-                        && call.callee == e.ty(ty)?
-                        && call.args.iter().enumerate().all(|(at, arg)| at == index as usize || arg.is_path()) =>
-                {
+            // `T(a.fract, a.exp).member_1` is `a.exp`, `vec3<u32>(size_x, 2u, 1u).x` is `size_x`,
+            // `vec4<f32>(textureLoad(t, c, 0i), 0.0f, 0.0f, 1.0f).x` is the load, and a member of
+            // a struct loaded from a buffer WGSL lays out otherwise (built member by member) is
+            // that member's path: a composite built from its parts and taken apart again. Only
+            // when the other parts are built from paths alone, so dropping them drops no effect.
+            expr = match expr {
+                Expr::Call(call) if self.taken_apart(e, &call, ty, index)? => {
                     let Call { mut args, .. } = *call;
                     args.swap_remove(index as usize)
                 }
-                (step, expr) => step.apply(expr),
+                expr => step.apply(expr),
             };
             ty = next;
         }
         self.define(e, inst, expr, false)
+    }
+
+    /// Whether `call` builds a `ty` from its parts, of which the others than `index` are built
+    /// from paths alone.
+    fn taken_apart(&self, e: &mut Emitter, call: &Call, ty: Id, index: u32) -> Result<bool, Error> {
+        let parts = self.parts(ty, call.args.len())?;
+        if parts.len() != call.args.len() || call.callee != e.ty(ty)? {
+            return Ok(false);
+        }
+        for (at, (arg, part)) in call.args.iter().zip(parts).enumerate() {
+            if at != index as usize && !self.built_from_paths(e, arg, part)? {
+                return Ok(false);
+            }
+        }
+        Ok(true)
+    }
+
+    /// Whether `expr`, a value of type `ty`, is a path to a value or built from such by
+    /// constructors alone.
+    fn built_from_paths(&self, e: &mut Emitter, expr: &Expr, ty: Id) -> Result<bool, Error> {
+        let Expr::Call(call) = expr else { return Ok(expr.is_path()) };
+        let parts = self.parts(ty, call.args.len())?;
+        if parts.len() != call.args.len() || call.callee != e.ty(ty)? {
+            return Ok(false);
+        }
+        for (arg, part) in call.args.iter().zip(parts) {
+            if !self.built_from_paths(e, arg, part)? {
+                return Ok(false);
+            }
+        }
+        Ok(true)
+    }
+
+    /// The types of the parts a constructor of `ty` with `args` arguments takes: a struct's
+    /// members, an array's elements, a matrix's columns, a vector's components (none where the
+    /// count does not match).
+    fn parts(&self, ty: Id, args: usize) -> Result<Vec<Id>, Error> {
+        Ok(match self.module.ty(ty)? {
+            Type::Struct { members } => members.clone(),
+            Type::Array { element, length } if self.module.const_u32(*length) == Some(args as u32) => {
+                vec![*element; args]
+            }
+            Type::Matrix { column, columns } if *columns as usize == args => vec![*column; args],
+            Type::Vector { component, count } if *count as usize == args => vec![*component; args],
+            _ => Vec::new(),
+        })
     }
 
     /// A load: a value read from memory, or, from memory nothing writes, a value like any other.
