@@ -12,7 +12,12 @@
 # Variants: plain (as generated), O (spirv-opt -O), merge-return (--merge-return: one return per
 # function, early ones turned into breaks out of a loop spirv-opt adds; it needs the unreachable
 # blocks gone first: --eliminate-dead-branches), dead-branches (--eliminate-dead-branches
-# --merge-blocks), inline (the same, then the helpers inlined into the entry point).
+# --merge-blocks), inline (the same, then the helpers inlined into the entry point), loops (the
+# same, then --loop-peeling: a loop's first or last iterations copied out in front of it or after
+# it), legalize (--legalize-hlsl, the passes DXC runs on every shader). Not a variant: spirv-opt's
+# --loop-invariant-code-motion (2023.1) moves loads of a variable out of loops that store to it
+# (seed 22414), which changes what the module computes; it found one bug of ours (seed 22371,
+# fixtures/exec/compute/insert_chain_base_before_loop.spvasm).
 #
 # Where the device is no reference (it cannot build the pipeline, crashes, or computes something
 # other than the generator's CPU model), the WGSL is checked against the CPU model alone and the
@@ -29,7 +34,7 @@ root="$(dirname "$here")"
 count="${1:-100}"
 first="${2:-0}"
 dir="$root/fixtures/exec/compute/random_spirv"
-variants="${VARIANTS:-plain O merge-return dead-branches inline}"
+variants="${VARIANTS:-plain O merge-return dead-branches inline loops legalize}"
 
 # The spirv-opt flags of a variant.
 passes() {
@@ -39,6 +44,8 @@ passes() {
         merge-return) echo "--eliminate-dead-branches --merge-return" ;;
         dead-branches) echo "--eliminate-dead-branches --merge-blocks" ;;
         inline) echo "--eliminate-dead-branches --merge-return --inline-entry-points-exhaustive --eliminate-dead-functions" ;;
+        loops) echo "--eliminate-dead-branches --merge-return --loop-peeling" ;;
+        legalize) echo "--legalize-hlsl" ;;
         *) echo "random_spirv.sh: unknown variant '$1'" >&2; exit 2 ;;
     esac
 }
