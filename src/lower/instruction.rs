@@ -689,8 +689,8 @@ impl Lower<'_> {
     /// Whether `call` builds a `ty` from its parts, of which the others than `index` are built
     /// from paths alone.
     fn taken_apart(&self, e: &mut Emitter, call: &Call, ty: Id, index: u32) -> Result<bool, Error> {
-        let parts = self.parts(ty, call.args.len())?;
-        if parts.len() != call.args.len() || call.callee != e.ty(ty)? {
+        let Some(parts) = self.parts(ty, call.args.len())? else { return Ok(false) };
+        if call.callee != e.ty(ty)? {
             return Ok(false);
         }
         for (at, (arg, part)) in call.args.iter().zip(parts).enumerate() {
@@ -705,8 +705,8 @@ impl Lower<'_> {
     /// constructors alone.
     fn built_from_paths(&self, e: &mut Emitter, expr: &Expr, ty: Id) -> Result<bool, Error> {
         let Expr::Call(call) = expr else { return Ok(expr.is_path()) };
-        let parts = self.parts(ty, call.args.len())?;
-        if parts.len() != call.args.len() || call.callee != e.ty(ty)? {
+        let Some(parts) = self.parts(ty, call.args.len())? else { return Ok(false) };
+        if call.callee != e.ty(ty)? {
             return Ok(false);
         }
         for (arg, part) in call.args.iter().zip(parts) {
@@ -717,18 +717,18 @@ impl Lower<'_> {
         Ok(true)
     }
 
-    /// The types of the parts a constructor of `ty` with `args` arguments takes: a struct's
-    /// members, an array's elements, a matrix's columns, a vector's components (none where the
-    /// count does not match).
-    fn parts(&self, ty: Id, args: usize) -> Result<Vec<Id>, Error> {
+    /// The types of the parts a constructor of `ty` with `args` arguments takes one by one: a
+    /// struct's members, an array's elements, a matrix's columns, a vector's components. `None`
+    /// where the arguments are not those parts (`vec4<f32>()`, `vec4<f32>(v.xy, 0.0f, 1.0f)`).
+    fn parts(&self, ty: Id, args: usize) -> Result<Option<Vec<Id>>, Error> {
         Ok(match self.module.ty(ty)? {
-            Type::Struct { members } => members.clone(),
+            Type::Struct { members } if members.len() == args => Some(members.clone()),
             Type::Array { element, length } if self.module.const_u32(*length) == Some(args as u32) => {
-                vec![*element; args]
+                Some(vec![*element; args])
             }
-            Type::Matrix { column, columns } if *columns as usize == args => vec![*column; args],
-            Type::Vector { component, count } if *count as usize == args => vec![*component; args],
-            _ => Vec::new(),
+            Type::Matrix { column, columns } if *columns as usize == args => Some(vec![*column; args]),
+            Type::Vector { component, count } if *count as usize == args => Some(vec![*component; args]),
+            _ => None,
         })
     }
 
