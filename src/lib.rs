@@ -164,8 +164,14 @@ pub fn translate_owned(input: Vec<u8>, options: &Options) -> Result<Translation,
 }
 
 /// Translates the module's `words`; `input`, the bytes they were read from if the caller handed
-/// them over (else empty), is freed with them.
+/// them over (else empty), is freed with them. A panic is a bug of ours: it becomes an internal
+/// error that says where, so that the command still exits with code 3 and writes no output.
 fn translate_words(words: Vec<u32>, input: Vec<u8>, options: &Options) -> Result<Translation, Error> {
+    panics::without_panicking(|| translate_unguarded(words, input, options))
+        .unwrap_or_else(|panic| Err(Error::internal(format!("the translator panicked: {panic}"))))
+}
+
+fn translate_unguarded(words: Vec<u32>, input: Vec<u8>, options: &Options) -> Result<Translation, Error> {
     let ir = options.validate.then(|| wgsl::naga_ir::Ir::validating(options.second_thread));
     let Lowered { ast, mut warnings, bindings, ir } = lower(words, input, options, ir)?;
     let text = wgsl::print::print(&ast);

@@ -1,5 +1,6 @@
 //! Panics of code we do not own (naga's front end, constant evaluator, validator and SPIR-V
-//! writer) caught and turned into messages, without the panic hook printing a backtrace.
+//! writer) caught and turned into messages, without the panic hook printing a backtrace; and
+//! those of ours in a translation, which become internal errors (`translate_words`).
 
 use std::cell::{Cell, RefCell};
 use std::panic::{self, AssertUnwindSafe};
