@@ -675,7 +675,7 @@ impl Lower<'_> {
             // that member's path: a composite built from its parts and taken apart again. Only
             // when the other parts are built from paths alone, so dropping them drops no effect.
             expr = match expr {
-                Expr::Call(call) if self.taken_apart(e, &call, ty, index)? => {
+                Expr::Call(call) if self.constructs(e, &call, ty, Some(index as usize))? => {
                     let Call { mut args, .. } = *call;
                     args.swap_remove(index as usize)
                 }
@@ -686,15 +686,15 @@ impl Lower<'_> {
         self.define(e, inst, expr, false)
     }
 
-    /// Whether `call` builds a `ty` from its parts, of which the others than `index` are built
+    /// Whether `call` builds a `ty` from its parts one by one, each but the one at `except` built
     /// from paths alone.
-    fn taken_apart(&self, e: &mut Emitter, call: &Call, ty: Id, index: u32) -> Result<bool, Error> {
+    fn constructs(&self, e: &mut Emitter, call: &Call, ty: Id, except: Option<usize>) -> Result<bool, Error> {
         let Some(parts) = self.parts(ty, call.args.len())? else { return Ok(false) };
         if call.callee != e.ty(ty)? {
             return Ok(false);
         }
         for (at, (arg, part)) in call.args.iter().zip(parts).enumerate() {
-            if at != index as usize && !self.built_from_paths(e, arg, part)? {
+            if Some(at) != except && !self.built_from_paths(e, arg, part)? {
                 return Ok(false);
             }
         }
@@ -704,17 +704,10 @@ impl Lower<'_> {
     /// Whether `expr`, a value of type `ty`, is a path to a value or built from such by
     /// constructors alone.
     fn built_from_paths(&self, e: &mut Emitter, expr: &Expr, ty: Id) -> Result<bool, Error> {
-        let Expr::Call(call) = expr else { return Ok(expr.is_path()) };
-        let Some(parts) = self.parts(ty, call.args.len())? else { return Ok(false) };
-        if call.callee != e.ty(ty)? {
-            return Ok(false);
+        match expr {
+            Expr::Call(call) => self.constructs(e, call, ty, None),
+            expr => Ok(expr.is_path()),
         }
-        for (arg, part) in call.args.iter().zip(parts) {
-            if !self.built_from_paths(e, arg, part)? {
-                return Ok(false);
-            }
-        }
-        Ok(true)
     }
 
     /// The types of the parts a constructor of `ty` with `args` arguments takes one by one: a
