@@ -104,8 +104,14 @@ impl Compiled {
     }
 }
 
-/// Translates WGSL source into a Vulkan SPIR-V module.
+/// Translates WGSL source into a Vulkan SPIR-V module. A panic is a bug of ours (or naga's): it
+/// becomes an internal error that says where, not a crash.
 pub fn compile(source: &str, options: &Options) -> Result<Compiled, Error> {
+    crate::panics::without_panicking(|| compile_unguarded(source, options))
+        .unwrap_or_else(|panic| Err(Error::internal(format!("the compiler panicked: {panic}"))))
+}
+
+fn compile_unguarded(source: &str, options: &Options) -> Result<Compiled, Error> {
     if !SPIRV_VERSIONS.contains(&options.spirv_version) {
         let (major, minor) = options.spirv_version;
         return Err(Error::unsupported(format!("SPIR-V {major}.{minor}: the versions written are 1.0 to 1.6")));
