@@ -256,6 +256,7 @@ fn lower(words: Vec<u32>, input: Vec<u8>, options: &Options, ir: Option<wgsl::na
 pub(crate) fn run_passes(module: &mut spirv::Module, options: &Options) -> Result<(), Error> {
     passes::entry_points::run(module, options)?;
     passes::stage_rules::run(module, options)?;
+    passes::ptr_access_chains::run(module, options)?;
     passes::spec_constants::run(module, options)?;
     passes::single_value_phis::run(module, options)?;
     passes::global_params::run(module, options)?;

@@ -319,10 +319,7 @@ static LACKING: &[(&[Op], &str)] = &[
     (&[Op::FragmentMaskFetchAMD, Op::FragmentFetchAMD], "WGSL cannot read the fragment mask of a multisampled texture"),
     (&[Op::ImageSampleFootprintNV], "WGSL has no texture footprint queries"),
     (&[Op::GroupNonUniformPartitionNV], "WGSL has no subgroup partitions"),
-    (
-        &[Op::ConvertUToPtr, Op::ConvertPtrToU, Op::PtrAccessChain, Op::InBoundsPtrAccessChain],
-        "WGSL has no pointer arithmetic and no pointers made from integers",
-    ),
+    (&[Op::ConvertUToPtr, Op::ConvertPtrToU], "WGSL has no pointers made from integers"),
     (
         &[
             Op::TraceRayKHR,

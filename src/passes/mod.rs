@@ -13,6 +13,7 @@ pub mod handles;
 pub mod io_wrapper;
 pub mod layout;
 pub mod parameter_counts;
+pub mod ptr_access_chains;
 pub mod signedness;
 pub mod single_store_locals;
 pub mod single_value_phis;
