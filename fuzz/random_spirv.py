@@ -176,7 +176,8 @@ at or into a matrix, which SPIR-V forbids), kept or made then, or between pointe
 chosen; phis of such pointers at joins other than loop headers (WGSL cannot keep a pointer across
 iterations); loads and stores through the chosen pointer, now or in later blocks, atomic
 instructions on a chosen integer, and `OpPtrEqual`/`OpPtrNotEqual` (SPIR-V 1.4) with either
-option or another pointer of its type.
+option or another pointer of its type; and `OpPtrAccessChain` from an element of an array in the
+storage-buffer element to another, by a step computed at run time.
 
 First thing, the entry point's invocations swap values through workgroup memory: each stores a
 struct to its slot of an array, an `OpControlBarrier`, each reads another's slot whole or in part,
@@ -205,7 +206,8 @@ from pathlib import Path
 
 from spirv_blocks import (ATOMICS, BINARY, COMPOSITES, EXTENDED, FLOAT, FLOAT_VALUES, HALF, INTEGER, LAID_OUT, MASK,
                           PACKING, POINTEES, PUSH_LAID_OUT, SPEC_INTEGER, SPEC_LOGICAL, TWINS, U32_OPS,
-                          UNIFORM_LAID_OUT, Block, Function, LaidOutBuffer, Module, members, pointer, reachable,
+                          UNIFORM_LAID_OUT, Block, Function, GeneratorBug, LaidOutBuffer, Module, members, pointer,
+                          reachable,
                           scalar_and_width, signed, vector_type)
 from spirv_textures import (COMPARE_SAMPLER, CUBE, HANDLES, SAMPLED_TYPES, SAMPLER, STORAGE_IMAGES, TEXEL_KIND,
                             TEXTURES, Textures)
@@ -1830,6 +1832,9 @@ class FunctionBuilder:
         (`OpPtrEqual`, `OpPtrNotEqual`, SPIR-V 1.4) with either option or another pointer of its
         type."""
         r = self.r
+        if r.random() < 0.2:
+            self.pointer_step()
+            return
         kept = sorted((p, self.p.selectable[p]) for p, _ in self.pointers if p in self.p.selectable)
         first = r.choice(kept) if kept and r.random() < 0.5 else self.selectable_pointer(integer=r.random() < 0.3)
         kind = first[1]
@@ -1856,6 +1861,26 @@ class FunctionBuilder:
         if r.random() < 0.4:
             self.pointers = self.pointers | {(chosen, kind[0])}
         self.through(chosen, kind[0])
+
+    def pointer_step(self):
+        """OpPtrAccessChain: from an access chain to an element of an array in the invocation's
+        storage-buffer element to another element of that array, the step worked out at run time
+        (the other's index minus this one's, a signed count), then loaded or stored through. The
+        pointer type gets the array's stride (each element type is in one array of the element)."""
+        r = self.r
+        types = {tuple(path): ty for path, ty in buffer_paths("%LE")}
+        paths = [(path, ty) for path, ty in types.items() if path and types[path[:-1]] in STEPPED_ARRAYS]
+        path, ty = r.choice(sorted(paths))
+        parent = types[path[:-1]]
+        base = self.buffer_chain("%data", list(path))
+        result, op, args = self.cur.insts[-1]
+        if (result, op) != (base, "chain"):
+            raise GeneratorBug("the access chain is not the last instruction")
+        other = self.index(COMPOSITES[parent][2])
+        step = self.emit("isub", other, args[-1])
+        self.p.stepped_arrays[ty] = parent
+        self.p.note("pointer.step")
+        self.through(self.inst("ptr_chain", ty, "StorageBuffer", base, step), ty)
 
     def selectable_choice(self, chosen, kind, options):
         """Records a pointer chosen between `options` (a select's two, a phi's incoming) as one a
@@ -2281,6 +2306,12 @@ def holds_matrix(ty, path, element):
             return True
         ty = members(ty)[index]
     return any(t in COMPOSITES and COMPOSITES[t][0] == "matrix" for t in reachable(element))
+
+
+# The arrays of the storage-buffer element whose elements OpPtrAccessChain steps between: the
+# element types differ, so each pointer type gets the one stride (not the array of matrices, whose
+# stride goes with the member holding it).
+STEPPED_ARRAYS = ("%LA", "%LB", "%LC")
 
 
 def buffer_paths(ty):

@@ -461,6 +461,9 @@ COMPOSITE_MODELS = {
     "store_variable": lambda value, memory, var, v: memory.__setitem__(var, pattern(value(v))),
     "copy_memory": lambda value, memory, destination, source: memory.__setitem__(destination, memory[source]),
     "chain": lambda value, memory, ty, storage, var, *indices: (var, [value(i) & MASK for i in indices]),
+    # OpPtrAccessChain from an array element: its index stepped by a signed count.
+    "ptr_chain": lambda value, memory, ty, storage, base, element: (
+        value(base)[0], value(base)[1][:-1] + [(value(base)[1][-1] + value(element)) & MASK]),
     "load_pointer": lambda value, memory, ty, pointer, access: at_path(memory[value(pointer)[0]], value(pointer)[1]),
     "store_pointer": lambda value, memory, pointer, v, access: store(memory, value(pointer), value(v)),
     "array_length": lambda value, memory, buffer: len(memory[buffer][0]),
@@ -764,6 +767,9 @@ class Module:
         self.textures = None  # Textures, where the module samples and fetches texels
         # Whether pointers are chosen at run time (OpCapability VariablePointers).
         self.variable_pointers = False
+        # The storage-buffer pointer types OpPtrAccessChain steps along, by the type pointed to:
+        # the array whose elements they point to, whose ArrayStride they take.
+        self.stepped_arrays = {}
         # Specialization constants and OpSpecConstantOp results, in the order to declare: lines
         # of assembly; their values (as the pipeline sets them) and types by name; the SpecIds
         # given other values than their defaults, with those values.
@@ -1033,6 +1039,8 @@ class Module:
             *[line for line in self.specs if line.startswith("OpDecorate")],
             *(self.textures.decorations() if textures else []),
         ] + self.data.layout.decorations("%rt_LE") + self.udata.layout.decorations("%UArr") + self.push.layout.decorations()
+        lines += [f"OpDecorate {pointer(ty, 'StorageBuffer')} ArrayStride {self.data.layout.strides[array]}"
+                  for ty, array in self.stepped_arrays.items()]
         # A helper's pointer parameter may point to a private variable the helper also uses by name:
         # both are declared Aliased, which makes SPIR-V define what such accesses do.
         lines += [f"OpDecorate {var} Aliased" for var, _, _ in self.privates]
@@ -1185,6 +1193,7 @@ INSTRUCTIONS = {
     "reinterpret": lambda r, a: [f"{r} = OpBitcast {a[0]} {a[1]}"],
     "any_all": lambda r, a: [f"{r} = {a[0]} %bool {a[1]}"],
     "chain": lambda r, a: [f"{r} = OpAccessChain {pointer(a[0], a[1])} {' '.join(a[2:])}"],
+    "ptr_chain": lambda r, a: [f"{r} = OpPtrAccessChain {pointer(a[0], a[1])} {' '.join(a[2:])}"],
     "load_pointer": lambda r, a: [f"{r} = OpLoad {a[0]} {a[1]} {a[2]}".rstrip()],
     "store_pointer": lambda r, a: [f"OpStore {a[0]} {a[1]} {a[2]}".rstrip()],
     "array_length": lambda r, a: [f"{r} = OpArrayLength %uint {a[0]} 0"],
