@@ -3,7 +3,7 @@
 //! arithmetic, but where the base is an access chain whose last index picks an array element, the
 //! step is that index plus `Element`: the instruction becomes an `OpAccessChain` from the base's
 //! own base, its last index replaced by an `OpIAdd` of it and `Element` (two's complement, as
-//! `Element` counts signed). With `Element` a constant 0, it is an `OpAccessChain` on the base,
+//! `Element` counts signed; a negative constant an `OpISub`). With `Element` a constant 0, it is an `OpAccessChain` on the base,
 //! whatever the base is. Any other (a non-zero step from a variable, a parameter or a pointer
 //! chosen at run time) is refused.
 //!
@@ -60,8 +60,13 @@ fn rewrite(module: &mut Module, f: usize, index: usize, out: &mut Vec<usize>) ->
             ));
         };
         let ty = module.type_of(last)?;
-        let sum = module.push_inst(f, out, Op::IAdd, Some(ty), vec![last, *element], None);
-        [chain_base].into_iter().chain(leading).chain([sum]).chain(rest.iter().copied()).collect()
+        // A constant step back is a subtraction, `i - 1u` rather than `i + 4294967295u`.
+        let (op, step) = match negative_constant(module, *element) {
+            Some(back) => (Op::ISub, module.index_constant(back)),
+            None => (Op::IAdd, *element),
+        };
+        let moved = module.push_inst(f, out, op, Some(ty), vec![last, step], None);
+        [chain_base].into_iter().chain(leading).chain([moved]).chain(rest.iter().copied()).collect()
     };
     let inst = &mut module.functions[f].insts[index];
     inst.op = match inst.op {
@@ -70,6 +75,13 @@ fn rewrite(module: &mut Module, f: usize, index: usize, out: &mut Vec<usize>) ->
     };
     inst.operands = operands.into_iter().map(Operand::IdRef).collect();
     Ok(())
+}
+
+/// How far back a signed 32-bit constant `id` steps, if it is negative.
+fn negative_constant(module: &Module, id: Id) -> Option<u32> {
+    let signed = matches!(module.type_def(module.value_type(id)?)?, Type::Int { width: 32, signed: true });
+    let value = module.const_u32(id)? as i32;
+    (signed && value < 0).then(|| value.unsigned_abs())
 }
 
 /// The base, the indices but the last, and the last index of the access chain `pointer` is
@@ -171,14 +183,13 @@ mod tests {
 
     #[test]
     fn a_step_back_counts_signed() {
-        // 2 + 0xFFFFFFFF, which WGSL would refuse as a constant expression that overflows.
         let wgsl = translate(
             "%p = OpAccessChain %ptr_uint %data %uint_1 %uint_2
              %q = OpPtrAccessChain %ptr_uint %p %int_m1
              OpStore %q %uint_1",
         )
         .unwrap();
-        assert!(wgsl.contains(".member_1[2u + 4294967295u] = 1u;"), "{wgsl}");
+        assert!(wgsl.contains(".member_1[2u - 1u] = 1u;"), "{wgsl}");
     }
 
     #[test]
