@@ -3,9 +3,9 @@
 //! arithmetic, but where the base is an access chain whose last index picks an array element, the
 //! step is that index plus `Element`: the instruction becomes an `OpAccessChain` from the base's
 //! own base, its last index replaced by an `OpIAdd` of it and `Element` (two's complement, as
-//! `Element` counts signed; a negative constant an `OpISub`). With `Element` a constant 0, it is an `OpAccessChain` on the base,
-//! whatever the base is. Any other (a non-zero step from a variable, a parameter or a pointer
-//! chosen at run time) is refused.
+//! `Element` counts signed; an `OpISub` for a negative constant). With `Element` a constant 0, it
+//! is an `OpAccessChain` on the base, whatever the base is. Any other (a non-zero step from a
+//! variable, a parameter, a pointer chosen at run time or a struct member) is refused.
 //!
 //! Before: any `OpPtrAccessChain` or `OpInBoundsPtrAccessChain`.
 //! After: none; the access chains they became read as any other.
@@ -40,8 +40,8 @@ fn is_ptr_access_chain(op: Op) -> bool {
     matches!(op, Op::PtrAccessChain | Op::InBoundsPtrAccessChain)
 }
 
-/// Makes instruction `index` of function `f` an `OpAccessChain`, appending to `out` the `OpIAdd`
-/// of its first index, if it needs one.
+/// Makes instruction `index` of function `f` an `OpAccessChain`, appending to `out` the
+/// instruction that moves its last index, if it needs one.
 fn rewrite(module: &mut Module, f: usize, index: usize, out: &mut Vec<usize>) -> Result<(), Error> {
     let inst = &module.functions[f].insts[index];
     let location = module.location_of(f, inst);
