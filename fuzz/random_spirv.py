@@ -207,8 +207,7 @@ from pathlib import Path
 from spirv_blocks import (ATOMICS, BINARY, COMPOSITES, EXTENDED, FLOAT, FLOAT_VALUES, HALF, INTEGER, LAID_OUT, MASK,
                           PACKING, POINTEES, PUSH_LAID_OUT, SPEC_INTEGER, SPEC_LOGICAL, TWINS, U32_OPS,
                           UNIFORM_LAID_OUT, Block, Function, GeneratorBug, LaidOutBuffer, Module, members, pointer,
-                          reachable,
-                          scalar_and_width, signed, vector_type)
+                          reachable, scalar_and_width, signed, vector_type)
 from spirv_textures import (COMPARE_SAMPLER, CUBE, HANDLES, SAMPLED_TYPES, SAMPLER, STORAGE_IMAGES, TEXEL_KIND,
                             TEXTURES, Textures)
 
