@@ -170,37 +170,31 @@ mod tests {
         crate::translate(text.as_bytes(), &Options::default()).map(|t| t.wgsl)
     }
 
+    /// `base` (an access chain into `%data`) stepped by `element`, then 1 stored there: the WGSL
+    /// must hold `store`.
+    fn assert_stores(base: &str, element: &str, store: &str) {
+        let body = format!(
+            "%p = OpAccessChain %ptr_uint %data {base}
+             %q = OpPtrAccessChain %ptr_uint %p {element}
+             OpStore %q %uint_1"
+        );
+        let wgsl = translate(&body).unwrap();
+        assert!(wgsl.contains(store), "{wgsl}");
+    }
+
     #[test]
     fn a_step_from_an_array_element_adds_to_its_index() {
-        let wgsl = translate(
-            "%p = OpAccessChain %ptr_uint %data %uint_1 %uint_2
-             %q = OpPtrAccessChain %ptr_uint %p %int_3
-             OpStore %q %uint_1",
-        )
-        .unwrap();
-        assert!(wgsl.contains(".member_1[2u + 3u] = 1u;"), "{wgsl}");
+        assert_stores("%uint_1 %uint_2", "%int_3", ".member_1[2u + 3u] = 1u;");
     }
 
     #[test]
     fn a_step_back_counts_signed() {
-        let wgsl = translate(
-            "%p = OpAccessChain %ptr_uint %data %uint_1 %uint_2
-             %q = OpPtrAccessChain %ptr_uint %p %int_m1
-             OpStore %q %uint_1",
-        )
-        .unwrap();
-        assert!(wgsl.contains(".member_1[2u - 1u] = 1u;"), "{wgsl}");
+        assert_stores("%uint_1 %uint_2", "%int_m1", ".member_1[2u - 1u] = 1u;");
     }
 
     #[test]
     fn a_step_of_zero_is_the_base() {
-        let wgsl = translate(
-            "%p = OpAccessChain %ptr_uint %data %uint_0
-             %q = OpPtrAccessChain %ptr_uint %p %uint_0
-             OpStore %q %uint_2",
-        )
-        .unwrap();
-        assert!(wgsl.contains(".member_0 = 2u;"), "{wgsl}");
+        assert_stores("%uint_0", "%uint_0", ".member_0 = 1u;");
     }
 
     #[test]
